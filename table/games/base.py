@@ -1,0 +1,308 @@
+"""The engine interface every game implements, and the types engines share.
+
+An engine is pure: no clocks, no randomness outside its seeded ``random.Random``
+built from the state's seed material, no hardware, no files. The table loop owns all
+of that and talks to an engine only through this interface:
+
+* ``new_game(setup, seed)`` builds the first state.
+* ``legal_actions(state)`` lists the inputs that would change the state now.
+* ``apply(state, action)`` returns the next state (the old one is untouched).
+* ``next_deadline(state)`` says when the game wants a ``tick`` (sand runs out ...).
+* ``is_over(state)`` / ``outcome(state)`` tell when and how the game ended.
+* ``view(state, station)`` is what one station (or, with ``None``, the public
+  display) may see, as JSON-compatible data; hidden things are removed here.
+
+Time is an input: every :class:`Action` carries ``t``, the game time in seconds at
+which the input happened (for presses: the edge timestamp). Engines never read a
+clock; deadlines are stored in the state and delivered back as ``tick`` actions.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generic, Protocol, TypeVar
+
+StationId = int
+"""A station's index, 0-based, in seating order (clockwise)."""
+
+JSONValue = Any
+"""A value that ``json.dumps`` accepts (dict/list/str/int/float/bool/None)."""
+
+# The action kinds that every engine understands. Engines may add their own
+# (for example ``dice`` for a tray reading); unknown kinds are ignored, never fatal.
+PRESS = "press"  # the station's big button
+TURN = "turn"  # the station's knob: ``value`` is {"delta": n} or {"sector": s}
+PUSH = "push"  # the knob's own switch, short push
+TICK = "tick"  # time passes: delivered by the loop at ``next_deadline``
+DICE = "dice"  # a tray reading: ``value`` is {"faces": [...]} in tray order
+SKIP_ROUND = "skip_round"  # from the table menu: abandon the current round
+
+
+class GameError(ValueError):
+    """Base class of the errors an engine raises for impossible requests."""
+
+
+class UnknownVariantError(GameError):
+    """The setup names a variant the game does not have."""
+
+
+class SetupError(GameError):
+    """The setup cannot start this game (station count, levels, ...)."""
+
+
+@dataclass(frozen=True)
+class Action:
+    """One input that reached the game.
+
+    ``kind`` is one of the constants above (or a game's own kind); ``station`` is the
+    acting station or ``None`` for table-level inputs (tick, dice from the tray when
+    the game knows whose turn it is, ...). ``value`` carries the kind's payload and
+    must be JSON-compatible so the journal can store it.
+    """
+
+    kind: str
+    t: float
+    station: StationId | None = None
+    value: JSONValue = None
+
+    def to_json(self) -> dict[str, JSONValue]:
+        """The action as a JSON object (used by the journal and scenarios)."""
+        out: dict[str, JSONValue] = {"kind": self.kind, "t": self.t}
+        if self.station is not None:
+            out["station"] = self.station
+        if self.value is not None:
+            out["value"] = self.value
+        return out
+
+    @staticmethod
+    def from_json(data: Mapping[str, JSONValue]) -> Action:
+        """Inverse of :meth:`to_json`; raises ``ValueError`` on a malformed object."""
+        try:
+            kind = data["kind"]
+            t = float(data["t"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"an action needs a 'kind' and a numeric 't' ({exc})") from None
+        if not isinstance(kind, str):
+            raise ValueError("an action's 'kind' must be a string")
+        station = data.get("station")
+        if station is not None and (not isinstance(station, int) or isinstance(station, bool)):
+            raise ValueError("an action's 'station' must be a whole number")
+        return Action(kind=kind, t=t, station=station, value=_freeze(data.get("value")))
+
+
+def _freeze(value: JSONValue) -> JSONValue:
+    """Lists become tuples so actions stay hashable and comparable after a round trip."""
+    if isinstance(value, list):
+        return tuple(_freeze(v) for v in value)
+    if isinstance(value, dict):
+        return FrozenDict({k: _freeze(v) for k, v in value.items()})
+    return value
+
+
+class FrozenDict(dict[str, Any]):
+    """A dict that can be hashed; used for action payloads only."""
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash(tuple(sorted(self.items())))
+
+
+def turn_delta(action: Action) -> int | None:
+    """The signed steps of a relative ``turn`` (encoder), or ``None`` if absolute."""
+    value = action.value
+    if isinstance(value, Mapping) and isinstance(value.get("delta"), int):
+        return int(value["delta"])
+    return None
+
+
+def turn_sector(action: Action) -> tuple[int, int] | None:
+    """``(sector, sectors)`` of an absolute ``turn`` (switch or potentiometer)."""
+    value = action.value
+    if isinstance(value, Mapping) and isinstance(value.get("sector"), int):
+        return int(value["sector"]), int(value.get("sectors", 16))
+    return None
+
+
+def knob_choice(current: int, action: Action, options: int) -> int:
+    """The option a knob selects among ``options`` after ``action``.
+
+    Works for both kinds of knob: an encoder's ``delta`` moves the cursor and wraps;
+    an absolute knob's ``sector`` of ``sectors`` maps proportionally onto the options,
+    so a 16-position switch selects directly when ``options == 16``.
+    """
+    if options <= 0:
+        return 0
+    delta = turn_delta(action)
+    if delta is not None:
+        return (current + delta) % options
+    absolute = turn_sector(action)
+    if absolute is not None:
+        sector, sectors = absolute
+        sectors = max(1, sectors)
+        return min(options - 1, (sector % sectors) * options // sectors)
+    return current
+
+
+@dataclass(frozen=True)
+class GameSetup:
+    """What the lobby decided: game variant, stations playing, per-player options.
+
+    ``stations`` lists the physical stations taking part, in seating order.
+    ``options`` holds game-specific settings (levels, names, card points, ...).
+    """
+
+    game: str
+    variant: str = "standard"
+    stations: tuple[StationId, ...] = (0, 1, 2, 3)
+    names: tuple[str, ...] = ()
+    options: Mapping[str, JSONValue] = field(default_factory=dict)
+
+    def name_of(self, station: StationId) -> str:
+        """The display name of ``station`` (``Player N`` when none was chosen)."""
+        idx = self.stations.index(station)
+        if idx < len(self.names) and self.names[idx]:
+            return self.names[idx]
+        return f"Player {station + 1}"
+
+    def to_json(self) -> dict[str, JSONValue]:
+        return {
+            "game": self.game,
+            "variant": self.variant,
+            "stations": list(self.stations),
+            "names": list(self.names),
+            "options": dict(self.options),
+        }
+
+    @staticmethod
+    def from_json(data: Mapping[str, JSONValue]) -> GameSetup:
+        try:
+            return GameSetup(
+                game=str(data["game"]),
+                variant=str(data.get("variant", "standard")),
+                stations=tuple(int(s) for s in data.get("stations", (0, 1, 2, 3))),
+                names=tuple(str(n) for n in data.get("names", ())),
+                options=dict(data.get("options", {})),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"a game setup needs a 'game' and whole-number stations ({exc})") from None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a game ended: final scores by station, the winner(s), and why."""
+
+    scores: Mapping[StationId, int]
+    winners: tuple[StationId, ...]
+    reason: str = ""
+
+    def to_json(self) -> dict[str, JSONValue]:
+        return {
+            "scores": {str(k): v for k, v in sorted(self.scores.items())},
+            "winners": list(self.winners),
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something that happened, for the display, the sounds and the JSON report."""
+
+    t: float
+    kind: str
+    station: StationId | None = None
+    detail: JSONValue = None
+
+    def to_json(self) -> dict[str, JSONValue]:
+        out: dict[str, JSONValue] = {"t": round(self.t, 6), "kind": self.kind}
+        if self.station is not None:
+            out["station"] = self.station
+        if self.detail is not None:
+            out["detail"] = _thaw(self.detail)
+        return out
+
+
+def _thaw(value: JSONValue) -> JSONValue:
+    if isinstance(value, tuple):
+        return [_thaw(v) for v in value]
+    if isinstance(value, Mapping):
+        return {str(k): _thaw(v) for k, v in value.items()}
+    return value
+
+
+class GameState(Protocol):
+    """What every game state offers the shell (engines add their own fields)."""
+
+    @property
+    def setup(self) -> GameSetup: ...
+
+    @property
+    def events(self) -> tuple[Event, ...]: ...
+
+    @property
+    def round(self) -> int: ...
+
+
+S = TypeVar("S", bound=GameState)
+
+
+class Engine(Protocol, Generic[S]):
+    """The contract of a game engine. See the module docstring.
+
+    Must provide every method below. ``name`` is the registry key used in configs,
+    scenarios and journals; ``variants`` lists the accepted variant names, the first
+    being the default. ``apply`` must ignore (return the same state for) an action
+    that means nothing now, and must never raise for a well-formed action.
+    """
+
+    name: str
+    title: str
+    variants: tuple[str, ...]
+    min_stations: int
+    max_stations: int
+
+    def new_game(self, setup: GameSetup, seed: int) -> S: ...
+
+    def legal_actions(self, state: S) -> Sequence[Action]: ...
+
+    def apply(self, state: S, action: Action) -> S: ...
+
+    def next_deadline(self, state: S) -> float | None: ...
+
+    def is_over(self, state: S) -> bool: ...
+
+    def outcome(self, state: S) -> Outcome | None: ...
+
+    def view(self, state: S, station: StationId | None) -> dict[str, JSONValue]: ...
+
+
+def check_setup(engine: Engine[Any], setup: GameSetup) -> None:
+    """Raise :class:`SetupError`/:class:`UnknownVariantError` for a setup ``engine`` cannot play."""
+    if setup.variant not in engine.variants:
+        raise UnknownVariantError(
+            f"{engine.title} has no variant '{setup.variant}' (it has: {', '.join(engine.variants)})"
+        )
+    n = len(setup.stations)
+    if not engine.min_stations <= n <= engine.max_stations:
+        raise SetupError(
+            f"{engine.title} is played by {engine.min_stations} to {engine.max_stations} stations, not {n}"
+        )
+    if len(set(setup.stations)) != n:
+        raise SetupError("a station can only take part once")
+
+
+def rng_for(seed: int, *salt: object) -> random.Random:
+    """A random generator derived from the game's seed and a salt (round, purpose).
+
+    Deriving a fresh generator per purpose keeps replays exact whatever order the
+    engine asks for randomness in.
+    """
+    return random.Random(f"{seed}:" + ":".join(str(s) for s in salt))
+
+
+def ranked_winners(scores: Mapping[StationId, Sequence[int] | int]) -> tuple[StationId, ...]:
+    """The stations with the highest score (a tuple key compares lexicographically)."""
+    if not scores:
+        return ()
+    best = max(scores.values())
+    return tuple(sorted(s for s, v in scores.items() if v == best))
