@@ -1,0 +1,79 @@
+"""The ``table`` command.
+
+Sub-commands live in ``table/commands/``: every module there defines
+``register(subparsers)`` that adds its parser and sets ``func`` (called with the
+parsed arguments, returning the exit status). Discovery keeps this file stable when
+a feature adds a command.
+
+Every problem the user can fix is raised as :class:`table.errors.TableError` (or
+``ValueError``/``OSError`` from reading their files) and printed as one sentence
+with exit status 2; argparse's own usage errors exit 2 too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import os
+import pkgutil
+import sys
+from collections.abc import Sequence
+
+from table import __version__, commands
+from table.errors import TableError
+
+log = logging.getLogger("table")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports a usage error in one line, without the usage dump."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        sys.stderr.write(f"table: {message} (see 'table --help')\n")
+        raise SystemExit(2)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="table", description="The game table daemon and its tools.")
+    parser.add_argument("--version", action="version", version=f"table {__version__}")
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="more log output")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda i: i.name):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"table.commands.{info.name}")
+        module.register(sub)
+    return parser
+
+
+def setup_logging(verbosity: int) -> None:
+    """Log to stderr in a form journald reads well (no timestamps under systemd)."""
+    level = logging.WARNING - 10 * verbosity
+    under_systemd = "JOURNAL_STREAM" in os.environ or "INVOCATION_ID" in os.environ
+    fmt = "%(levelname)s %(name)s: %(message)s" if under_systemd else "%(asctime)s %(levelname)s %(name)s: %(message)s"
+    logging.basicConfig(level=max(logging.DEBUG, level), format=fmt, stream=sys.stderr)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    setup_logging(args.verbose)
+    func = getattr(args, "func", None)
+    if func is None:
+        parser.print_help()
+        return 2
+    try:
+        return int(func(args) or 0)
+    except TableError as exc:
+        sys.stderr.write(f"table: {exc}\n")
+        return exc.exit_status
+    except (ValueError, OSError) as exc:
+        sys.stderr.write(f"table: {exc}\n")
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

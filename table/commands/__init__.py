@@ -1,0 +1,1 @@
+"""Sub-commands of ``table``; each module defines ``register(subparsers)``."""

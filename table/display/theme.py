@@ -1,0 +1,95 @@
+"""Colours, station colours and a type scale readable across a table.
+
+Sizes scale with the display height, so 1920x1080 and 1280x720 look the same.
+The fonts are pygame's bundled default font, so nothing is downloaded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cache
+
+import pygame
+
+Colour = tuple[int, int, int]
+
+BACKGROUND: Colour = (16, 20, 32)
+PANEL: Colour = (32, 38, 56)
+PANEL_LIGHT: Colour = (52, 60, 84)
+TEXT: Colour = (240, 240, 235)
+TEXT_DIM: Colour = (160, 166, 184)
+ACCENT: Colour = (255, 196, 64)
+GOOD: Colour = (96, 208, 120)
+BAD: Colour = (232, 88, 80)
+
+# Station colours, chosen to stay apart for the common colour-vision deficiencies
+# (after the Okabe-Ito palette); a station is also always labelled by name.
+STATION_COLOURS: tuple[Colour, ...] = (
+    (230, 159, 0),  # orange
+    (86, 180, 233),  # sky blue
+    (0, 158, 115),  # bluish green
+    (204, 121, 167),  # reddish purple
+    (240, 228, 66),  # yellow
+)
+STATION_COLOUR_NAMES: tuple[str, ...] = ("orange", "blue", "green", "pink", "yellow")
+
+
+def station_colour(station: int) -> Colour:
+    """The colour of ``station`` (wraps if there are more stations than colours)."""
+    return STATION_COLOURS[station % len(STATION_COLOURS)]
+
+
+@cache
+def _font(px: int, bold: bool) -> pygame.font.Font:
+    if not pygame.font.get_init():
+        pygame.font.init()
+    font = pygame.font.Font(None, px)
+    font.set_bold(bold)
+    return font
+
+
+@dataclass(frozen=True)
+class Theme:
+    """The type scale for one display size.
+
+    ``unit`` is 1/100 of the display height; all layout should be expressed in units
+    so that screens work at 1280x720 and 1920x1080 alike. Text sizes: ``huge`` for
+    one or two words seen from any seat (timer, die symbol), ``title``, ``body``
+    (the smallest text a player must read), ``small`` (hints such as the key map).
+    """
+
+    width: int
+    height: int
+    colours: tuple[Colour, ...] = field(default=STATION_COLOURS)
+
+    @property
+    def unit(self) -> float:
+        return self.height / 100.0
+
+    def px(self, units: float) -> int:
+        return max(1, round(units * self.unit))
+
+    def font(self, size: str, bold: bool = False) -> pygame.font.Font:
+        # pygame's default font renders small for its nominal size, hence the factors.
+        scale = {"huge": 22.0, "title": 9.0, "large": 6.5, "body": 5.0, "small": 3.6}[size]
+        return _font(self.px(scale), bold)
+
+    def station_colour(self, station: int) -> Colour:
+        return self.colours[station % len(self.colours)]
+
+
+def text(
+    surface: pygame.Surface,
+    theme: Theme,
+    message: str,
+    pos: tuple[float, float],
+    size: str = "body",
+    colour: Colour = TEXT,
+    anchor: str = "topleft",
+    bold: bool = False,
+) -> pygame.Rect:
+    """Draw ``message`` with its ``anchor`` point (a ``pygame.Rect`` attribute) at ``pos``."""
+    img = theme.font(size, bold).render(message, True, colour)
+    rect = img.get_rect(**{anchor: (round(pos[0]), round(pos[1]))})
+    surface.blit(img, rect)
+    return rect
