@@ -1,0 +1,143 @@
+"""Find dice in a top-down photo of the tray (classical vision, no model).
+
+Contract: :func:`find_dice` takes a BGR ``uint8`` image and returns candidate boxes
+``(x0, y0, x1, y1)`` in the image's pixels plus the estimated die size. It aims at high
+recall: anything die-like is returned and the face reader (which knows what a die looks
+like) rejects what is not a die.
+
+How: the empty tray is estimated as a smooth background (a coarse median, refined once
+with the dice masked out so a crowd of dice does not bias it). A pixel belongs to a die
+when it is much darker or brighter than the tray, differs in hue, or has fine texture
+(pips and die edges, which is what makes a white die visible on a white tray). Shadows
+(uniformly a little darker, no hue, no texture) are left out. Touching dice are split at
+the peaks of the distance transform, spaced by the typical die size of the frame.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+Box = tuple[int, int, int, int]
+Image = NDArray[np.uint8]
+
+
+@dataclass(frozen=True)
+class DetectSettings:
+    """Thresholds of the die finder; defaults were measured on the tray-d6 photos."""
+
+    dark_ratio: float = 0.6  # a die pixel is darker than this fraction of the tray's brightness
+    bright_ratio: float = 1.2  # ... or brighter than this
+    hue_shift: float = 0.06  # ... or its colour ratio differs this much between channels
+    texture: float = 6.0  # ... or the local texture (mean |pixel - 5x5 mean|) exceeds this
+    seed_depth: float = 0.25  # split seeds: distance-transform peaks deeper than this x die size
+    seed_spacing: float = 0.75  # ... and at least this x die size apart
+    split_above: float = 1.45  # blobs wider or taller than this x die size are split
+    frame_dark: int = 70  # grey level under which a tray's dark rim is found
+
+
+def _background(image: Image, mask: NDArray[np.uint8] | None) -> NDArray[np.float32]:
+    """Smooth estimate of the empty tray; pixels under ``mask`` are ignored."""
+    h, w = image.shape[:2]
+    small = cv2.resize(image, (80, 80), interpolation=cv2.INTER_AREA)
+    if mask is None:
+        bg = cv2.medianBlur(small, 15)
+    else:
+        keep = cv2.resize((1 - mask).astype(np.float32), (80, 80), interpolation=cv2.INTER_AREA)
+        keep = (keep > 0.99).astype(np.float32)
+        num = cv2.blur(small.astype(np.float32) * keep[..., None], (13, 13))
+        den = cv2.blur(keep, (13, 13))[..., None]
+        first = cv2.medianBlur(small, 15).astype(np.float32)
+        bg = np.where(den > 0.05, num / np.maximum(den, 1e-3), first)
+    return cv2.resize(bg.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR) + 1.0
+
+
+def _die_mask(image: Image, grey: Image, bg: NDArray[np.float32], s: DetectSettings) -> NDArray[np.uint8]:
+    ratio = (image.astype(np.float32) + 1.0) / bg
+    lum = ratio.mean(axis=2)
+    hue = np.abs(ratio - lum[..., None]).max(axis=2)
+    texture = cv2.blur(cv2.absdiff(grey, cv2.blur(grey, (5, 5))), (7, 7))
+    mask = (lum < s.dark_ratio) | (lum > s.bright_ratio) | (hue > s.hue_shift) | (texture > s.texture)
+    return mask.astype(np.uint8)
+
+
+def tray_area(grey: Image, frame_dark: int = 70) -> NDArray[np.uint8] | None:
+    """Inside of a tray with a dark rim (1 inside), or None when no rim spans the view."""
+    h, w = grey.shape
+    dark = cv2.morphologyEx((grey < frame_dark).astype(np.uint8), cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+    n, lab, st, _ = cv2.connectedComponentsWithStats(dark)
+    for k in range(1, n):
+        _, _, bw, bh, _ = st[k]
+        if bw > w // 2 and bh > h // 2:
+            rim = (lab == k).astype(np.uint8)
+            inside = np.zeros_like(rim)
+            cv2.fillConvexPoly(inside, cv2.convexHull(cv2.findNonZero(rim)), 1)
+            inside[cv2.dilate(rim, np.ones((5, 5), np.uint8)) > 0] = 0
+            return inside
+    return None
+
+
+def _split(blob: NDArray[np.uint8], size: float, s: DetectSettings) -> list[Box]:
+    """Split a blob of touching dice into one box per die (empty list: keep it whole)."""
+    dist = cv2.distanceTransform(blob, cv2.DIST_L2, 3)
+    seeds: list[tuple[int, int]] = []
+    work = dist.copy()
+    while True:
+        _, peak, _, loc = cv2.minMaxLoc(work)
+        if peak < s.seed_depth * size:
+            break
+        seeds.append((int(loc[0]), int(loc[1])))
+        cv2.circle(work, loc, int(s.seed_spacing * size), 0, -1)
+    if len(seeds) <= 1:
+        return []
+    ys, xs = np.nonzero(blob)
+    pts = np.array(seeds, np.float32)
+    owner = np.argmin((xs[:, None] - pts[None, :, 0]) ** 2 + (ys[:, None] - pts[None, :, 1]) ** 2, axis=1)
+    boxes: list[Box] = []
+    for k in range(len(seeds)):
+        sel = owner == k
+        if sel.sum() < 0.2 * size * size:
+            continue
+        boxes.append((int(xs[sel].min()), int(ys[sel].min()), int(xs[sel].max()) + 1, int(ys[sel].max()) + 1))
+    return boxes
+
+
+def find_dice(
+    image: Image, settings: DetectSettings | None = None, area: NDArray[np.uint8] | None = None
+) -> tuple[list[Box], float]:
+    """Candidate die boxes and the frame's typical die size in pixels (see module doc).
+
+    ``area`` (1 = inside the tray) limits the search; by default a dark tray rim is
+    looked for and, when found, its inside is used, else the whole frame.
+    """
+    s = settings or DetectSettings()
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    if area is None:
+        area = tray_area(grey, s.frame_dark)
+    first = _die_mask(image, grey, _background(image, None), s)
+    grown = cv2.dilate(first, np.ones((9, 9), np.uint8))
+    mask = _die_mask(image, grey, _background(image, grown), s)
+    if area is not None:
+        mask[area == 0] = 0
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+    n, lab, st, _ = cv2.connectedComponentsWithStats(mask)
+    sizes = [
+        max(bw, bh) for _, _, bw, bh, a in st[1:] if 300 <= a <= 5000 and 0.7 < bw / bh < 1.4 and a > 0.55 * bw * bh
+    ]
+    size = float(np.median(sizes)) if sizes else 40.0
+    boxes: list[Box] = []
+    for k in range(1, n):
+        x, y, bw, bh, a = (int(v) for v in st[k])
+        if a < 0.2 * size * size or a > 12 * size * size:
+            continue
+        if max(bw, bh) > s.split_above * size:
+            parts = _split((lab[y : y + bh, x : x + bw] == k).astype(np.uint8), size, s)
+            if parts:
+                boxes += [(x + a0, y + b0, x + a1, y + b1) for a0, b0, a1, b1 in parts]
+                continue
+        boxes.append((x, y, x + bw, y + bh))
+    return boxes, size

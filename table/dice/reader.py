@@ -1,0 +1,124 @@
+"""Read every die's top face from one still frame of the tray.
+
+Contract: :meth:`DiceReader.read` takes a BGR ``uint8`` frame and returns one
+:class:`DieReading` per die found: ``face`` (1-6, or a symbol name when the reader was
+given a calibrated symbol set), ``box`` (x0, y0, x1, y1 in the frame's pixels) and
+``confidence`` in 0..1. Dice below the configured confidence are still reported, marked
+by their confidence; :func:`tray_faces` turns a reading into the list the games use, or
+None when any die is unsure (the table then asks for the manual fallback).
+
+Pipeline: :func:`table.dice.detect.find_dice` proposes boxes, :mod:`table.dice.features`
+describes each one, and the trained classifier (:mod:`table.dice.model`) names the face
+or rejects the box as "not a die".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from table.dice.detect import Box, find_dice
+from table.dice.features import face_features
+from table.dice.model import FaceModel
+from table.dice.settings import ReaderSettings, load_settings
+from table.dice.symbols import REJECT_BELOW, SymbolSet
+
+
+@dataclass(frozen=True)
+class DieReading:
+    """One die: its top face, where it lies and how sure the reader is."""
+
+    face: int | str
+    box: Box
+    confidence: float
+
+    def as_json(self) -> dict[str, object]:
+        return {"face": self.face, "box": list(self.box), "confidence": round(self.confidence, 3)}
+
+
+class DiceReader:
+    """Reads pip dice (default) or a calibrated set of symbol dice from still frames."""
+
+    def __init__(self, settings: ReaderSettings | None = None, symbols: SymbolSet | None = None) -> None:
+        self.settings = settings or load_settings()
+        self.symbols = symbols
+        self._model: FaceModel | None = None
+
+    @property
+    def model(self) -> FaceModel:
+        if self._model is None:
+            self._model = FaceModel.load(self.settings.model_path)
+        return self._model
+
+    def _area(self, frame: NDArray[np.uint8]) -> NDArray[np.uint8] | None:
+        if self.settings.tray_area is None:
+            return None
+        x0, y0, x1, y1 = self.settings.tray_area
+        area = np.zeros(frame.shape[:2], np.uint8)
+        area[y0:y1, x0:x1] = 1
+        return area
+
+    def read(self, frame: NDArray[np.uint8]) -> list[DieReading]:
+        """All dice in ``frame``, in reading order (top to bottom, left to right)."""
+        boxes, size = find_dice(frame, area=self._area(frame))
+        out: list[DieReading] = []
+        if not boxes:
+            return out
+        if self.symbols is not None:
+            for box in boxes:
+                ranked = sorted(self.symbols.scores(frame, box).values(), reverse=True)
+                if ranked[0] < REJECT_BELOW:
+                    continue  # nothing like any calibrated face: tray hole, rim, shadow
+                face, confidence = self.symbols.classify(frame, box)
+                out.append(DieReading(face, box, confidence))
+        else:
+            feats = np.stack([face_features(frame, b, size) for b in boxes])
+            classes, conf = self.model.predict(feats)
+            for box, cls, c in zip(boxes, classes, conf, strict=True):
+                if int(cls) != 0:  # class 0: the classifier says "not a die"
+                    out.append(DieReading(int(cls), box, float(c)))
+        out.sort(key=lambda r: (r.box[1] // 20, r.box[0]))
+        return out
+
+    def read_file(self, path: Path) -> list[DieReading]:
+        return self.read(load_image(path))
+
+
+def load_image(path: Path) -> NDArray[np.uint8]:
+    """The image at ``path`` as BGR; OSError with one sentence when it cannot be read."""
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such image file")
+    img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    if img is None:
+        raise OSError(f"{path}: not an image OpenCV can read")
+    return img
+
+
+def tray_faces(readings: list[DieReading], min_confidence: float) -> list[int | str] | None:
+    """The faces for the game, or None (= ask for the manual fallback) when unsure."""
+    if not readings or any(r.confidence < min_confidence for r in readings):
+        return None
+    return [r.face for r in readings]
+
+
+_default: DiceReader | None = None
+
+
+def read_tray_image(path: str | Path) -> list[int | str] | None:
+    """Faces of the dice in a picture file, or None when unsure or unreadable.
+
+    This is what the simulator's dice tray calls with a picture file: None means the
+    table should ask for the faces by knob (the manual fallback).
+    """
+    global _default
+    if _default is None:
+        _default = DiceReader()
+    try:
+        readings = _default.read_file(Path(path))
+    except OSError:
+        return None
+    return tray_faces(readings, _default.settings.min_confidence)
