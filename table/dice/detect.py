@@ -33,9 +33,9 @@ class DetectSettings:
     bright_ratio: float = 1.2  # ... or brighter than this
     hue_shift: float = 0.06  # ... or its colour ratio differs this much between channels
     texture: float = 6.0  # ... or the local texture (mean |pixel - 5x5 mean|) exceeds this
-    seed_depth: float = 0.25  # split seeds: distance-transform peaks deeper than this x die size
+    seed_depth: float = 0.1  # split seeds: distance-transform peaks deeper than this x die size
     seed_spacing: float = 0.75  # ... and at least this x die size apart
-    split_above: float = 1.45  # blobs wider or taller than this x die size are split
+    split_above: float = 1.35
     frame_dark: int = 70  # grey level under which a tray's dark rim is found
 
 
@@ -48,18 +48,26 @@ def _background(image: Image, mask: NDArray[np.uint8] | None) -> NDArray[np.floa
     else:
         keep = cv2.resize((1 - mask).astype(np.float32), (80, 80), interpolation=cv2.INTER_AREA)
         keep = (keep > 0.99).astype(np.float32)
-        num = cv2.blur(small.astype(np.float32) * keep[..., None], (13, 13))
-        den = cv2.blur(keep, (13, 13))[..., None]
+        num = cv2.blur(small.astype(np.float32) * keep[..., None], (BG_WINDOW, BG_WINDOW))
+        den = cv2.blur(keep, (BG_WINDOW, BG_WINDOW))[..., None]
         first = cv2.medianBlur(small, 15).astype(np.float32)
         bg = np.where(den > 0.05, num / np.maximum(den, 1e-3), first)
     return cv2.resize(bg.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR) + 1.0
 
 
-def _die_mask(image: Image, grey: Image, bg: NDArray[np.float32], s: DetectSettings) -> NDArray[np.uint8]:
+BG_WINDOW = 11
+GROW = 15
+
+
+def _die_mask(
+    image: Image, grey: Image, bg: NDArray[np.float32], s: DetectSettings, strong: bool = False
+) -> NDArray[np.uint8]:
     ratio = (image.astype(np.float32) + 1.0) / bg
     lum = ratio.mean(axis=2)
     hue = np.abs(ratio - lum[..., None]).max(axis=2)
     texture = cv2.blur(cv2.absdiff(grey, cv2.blur(grey, (5, 5))), (7, 7))
+    if strong:  # only sure die pixels: used to keep dice out of the background estimate
+        return ((lum < 0.45) | (hue > 0.1) | (texture > 8)).astype(np.uint8)
     mask = (lum < s.dark_ratio) | (lum > s.bright_ratio) | (hue > s.hue_shift) | (texture > s.texture)
     return mask.astype(np.uint8)
 
@@ -117,8 +125,8 @@ def find_dice(
     grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     if area is None:
         area = tray_area(grey, s.frame_dark)
-    first = _die_mask(image, grey, _background(image, None), s)
-    grown = cv2.dilate(first, np.ones((9, 9), np.uint8))
+    first = _die_mask(image, grey, _background(image, None), s, strong=True)
+    grown = cv2.dilate(first, np.ones((GROW, GROW), np.uint8))
     mask = _die_mask(image, grey, _background(image, grown), s)
     if area is not None:
         mask[area == 0] = 0
@@ -126,7 +134,9 @@ def find_dice(
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
     n, lab, st, _ = cv2.connectedComponentsWithStats(mask)
     sizes = [
-        max(bw, bh) for _, _, bw, bh, a in st[1:] if 300 <= a <= 5000 and 0.7 < bw / bh < 1.4 and a > 0.55 * bw * bh
+        max(bw, bh)
+        for _, _, bw, bh, a in st[1:]
+        if 300 <= a <= 5000 and 0.7 < bw / bh < 1.4 and a > 0.55 * bw * bh
     ]
     size = float(np.median(sizes)) if sizes else 40.0
     boxes: list[Box] = []

@@ -22,7 +22,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from table.dice.detect import Box, find_dice
-from table.dice.features import face_features
+from table.dice.features import face_input
 from table.dice.model import FaceModel
 from table.dice.settings import ReaderSettings, load_settings
 from table.dice.symbols import REJECT_BELOW, SymbolSet
@@ -64,7 +64,7 @@ class DiceReader:
 
     def read(self, frame: NDArray[np.uint8]) -> list[DieReading]:
         """All dice in ``frame``, in reading order (top to bottom, left to right)."""
-        boxes, size = find_dice(frame, area=self._area(frame))
+        boxes, _ = find_dice(frame, area=self._area(frame))
         out: list[DieReading] = []
         if not boxes:
             return out
@@ -76,16 +76,31 @@ class DiceReader:
                 face, confidence = self.symbols.classify(frame, box)
                 out.append(DieReading(face, box, confidence))
         else:
-            feats = np.stack([face_features(frame, b, size) for b in boxes])
+            feats = np.stack([face_input(frame, b) for b in boxes])
             classes, conf = self.model.predict(feats)
             for box, cls, c in zip(boxes, classes, conf, strict=True):
                 if int(cls) != 0:  # class 0: the classifier says "not a die"
                     out.append(DieReading(int(cls), box, float(c)))
+        out = _one_per_die(out)
         out.sort(key=lambda r: (r.box[1] // 20, r.box[0]))
         return out
 
     def read_file(self, path: Path) -> list[DieReading]:
         return self.read(load_image(path))
+
+
+def _one_per_die(readings: list[DieReading]) -> list[DieReading]:
+    """Drop a reading whose box's centre lies in a more confident reading's box.
+
+    The finder sometimes offers a die twice (whole, and a piece of it next to a touching
+    neighbour); the classifier is then usually surer of the whole die.
+    """
+    kept: list[DieReading] = []
+    for r in sorted(readings, key=lambda r: -r.confidence):
+        cx, cy = (r.box[0] + r.box[2]) / 2, (r.box[1] + r.box[3]) / 2
+        if not any(k.box[0] < cx < k.box[2] and k.box[1] < cy < k.box[3] for k in kept):
+            kept.append(r)
+    return kept
 
 
 def load_image(path: Path) -> NDArray[np.uint8]:

@@ -26,10 +26,11 @@ from table.dice.detect import Box
 from table.dice.features import SIDE, canonical_crop
 from table.errors import TableError
 
-RINGS = 12
-ANGLES = 64
+RINGS = 14
+ANGLES = 72
 _YY, _XX = np.mgrid[0:SIDE, 0:SIDE].astype(np.float32) - (SIDE - 1) / 2.0
 _CENTRE = np.sqrt(_XX**2 + _YY**2) < SIDE * 0.36
+_SHIFTS = [(dx, dy) for dx in (-1.5, 0.0, 1.5) for dy in (-1.5, 0.0, 1.5)]
 # Below this best correlation a box is not taken for a die of the set at all.
 REJECT_BELOW = 0.35
 
@@ -88,7 +89,7 @@ class SymbolSet:
         sig = face_signature(image, box)
         templates = self._template_spectra()
         best = np.full(len(self.names), -1.0, np.float32)
-        for dx, dy in ((0, 0), (1.5, 0), (-1.5, 0), (0, 1.5), (0, -1.5)):
+        for dx, dy in _SHIFTS:
             best = np.maximum(best, _best_correlation(_polar(sig, dx, dy), templates))
         out: dict[str, float] = {}
         for face, s in zip(self.names, best, strict=True):
@@ -117,7 +118,10 @@ def load_symbols(directory: Path, name: str) -> SymbolSet:
     """The calibrated set ``name``; TableError when it was never calibrated."""
     path = directory / f"{name}.npz"
     if not path.is_file():
-        raise TableError(f"no calibrated symbol dice named '{name}' in {directory}; run 'table dice calibrate --dice {name}'")
+        raise TableError(
+            f"no calibrated symbol dice named '{name}' in {directory}; "
+            f"run 'table dice calibrate --dice {name}'"
+        )
     with np.load(path) as z:
         names = [str(v) for v in z["names"]]
         sigs = [s.astype(np.float32) for s in z["signatures"]]

@@ -1,84 +1,76 @@
-"""Quick evaluation of the die finder / reader against tray-d6 labels (development aid).
+"""Measure the dice reader on the tray-d6 photos (development aid and docs figures).
 
-    python tools/dice/evaluate.py detect [--show 0,5]
+    /work/venv/bin/python tools/dice/evaluate.py read  [--show 0,5] [--min-iou 0.5]
+    /work/venv/bin/python tools/dice/evaluate.py detect
+
+``read`` runs the real reader (config/dice) on every photo and prints the share of
+labelled dice read right, the share of reported dice that match no labelled die and
+the confusion matrix; ``detect`` checks the die finder alone (share of labelled dice
+with a proposal at IoU >= 0.5).
 """
+
 from __future__ import annotations
 
 import argparse
 import collections
-import csv
 import sys
 from pathlib import Path
 
 import cv2
-import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 DATA = ROOT.parent / "shared" / "data" / "dice" / "tray-d6"
-WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 
-
-def load_labels(data: Path = DATA) -> dict[str, list[tuple[tuple[float, float, float, float], int]]]:
-    out: dict[str, list[tuple[tuple[float, float, float, float], int]]] = collections.defaultdict(list)
-    with open(data / "labels.csv", newline="") as fh:
-        for row in csv.DictReader(fh):
-            box = (float(row["xmin"]), float(row["ymin"]), float(row["xmax"]), float(row["ymax"]))
-            out[row["filename"]].append((box, WORDS[row["face"]]))
-    return dict(sorted(out.items()))
-
-
-def iou(a, b) -> float:
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = ix * iy
-    return inter / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter)
-
-
-def match(labels, boxes, thr: float = 0.5) -> list[tuple[int, int]]:
-    """Greedy one-to-one pairing of labelled and reported boxes by IoU >= thr."""
-    pairs = sorted(((iou(l[0], d), i, j) for i, l in enumerate(labels) for j, d in enumerate(boxes)), reverse=True)
-    used_l: set[int] = set()
-    used_d: set[int] = set()
-    out = []
-    for v, i, j in pairs:
-        if v < thr:
-            break
-        if i in used_l or j in used_d:
-            continue
-        used_l.add(i)
-        used_d.add(j)
-        out.append((i, j))
-    return out
+from table.dice.score import MIN_IOU, Score, iou, load_labels, match  # noqa: E402,F401
 
 
 def main() -> None:
     from table.dice.detect import find_dice
+    from table.dice.reader import DiceReader
 
     ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=["detect"])
+    ap.add_argument("what", choices=["detect", "read"])
     ap.add_argument("--show", default="")
+    ap.add_argument("--min-iou", type=float, default=MIN_IOU)
     a = ap.parse_args()
     show = {int(v) for v in a.show.split(",") if v}
-    labels = load_labels()
-    tot = hit = extra = 0
-    miss: collections.Counter[int] = collections.Counter()
+    labels = load_labels(DATA)
+    if a.what == "detect":
+        tot = hit = extra = 0
+        miss: collections.Counter[int] = collections.Counter()
+        for i, (name, lab) in enumerate(labels.items()):
+            img = cv2.imread(str(DATA / name))
+            boxes, _ = find_dice(img)
+            m = match([b for b, _ in lab], boxes, a.min_iou)
+            tot += len(lab)
+            hit += len(m)
+            extra += len(boxes) - len(m)
+            miss[i] = len(lab) - len(m)
+        print(f"recall {hit / tot:.4f} {hit}/{tot} unmatched {extra}", miss.most_common(12))
+        return
+    reader = DiceReader()
+    score = Score()
     for i, (name, lab) in enumerate(labels.items()):
         img = cv2.imread(str(DATA / name))
-        boxes, _ = find_dice(img)
-        m = match(lab, boxes)
-        tot += len(lab)
-        hit += len(m)
-        extra += len(boxes) - len(m)
-        miss[i] = len(lab) - len(m)
+        rd = reader.read(img)
+        score.add(lab, [(r.box, r.face, r.confidence) for r in rd], reader.settings.min_confidence, a.min_iou)
         if i in show:
             c = img.copy()
-            for d in boxes:
-                cv2.rectangle(c, d[:2], d[2:], (0, 0, 255), 1)
-            for b, _ in lab:
+            for b, f in lab:
                 cv2.rectangle(c, (int(b[0]), int(b[1])), (int(b[2]), int(b[3])), (0, 255, 0), 1)
-            cv2.imwrite(f"/tmp/dv/q{i}.png", c)
-    print(f"recall {hit / tot:.4f} {hit}/{tot} unmatched {extra}", miss.most_common(12))
+                cv2.putText(c, str(f), (int(b[0]), int(b[3]) + 10), 0, 0.4, (0, 255, 0), 1)
+            for r in rd:
+                cv2.rectangle(c, r.box[:2], r.box[2:], (0, 0, 255), 1)
+                cv2.putText(c, f"{r.face}", (r.box[0], r.box[1] - 2), 0, 0.4, (0, 0, 255), 1)
+            cv2.imwrite(f"/tmp/dv/r{i}.png", c)
+    print(
+        f"right {score.right}/{score.labelled} = {score.accuracy:.4f}; "
+        f"extra {score.extra}/{score.reported} = {score.extra_rate:.4f}; "
+        f"unsure {score.unsure} (of which right {score.unsure_right})"
+    )
+    print("rows: labelled face 1-6; columns: not found, read as 1-6")
+    print(score.confusion[1:])
 
 
 if __name__ == "__main__":

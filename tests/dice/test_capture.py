@@ -1,0 +1,68 @@
+"""Capture: picture files as a camera, and waiting until the dice have settled."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from table.dice.capture import ImageFiles, open_source, wait_until_settled
+from table.dice.synth import render_tray
+from table.errors import TableError
+
+
+class Clock:
+    """Virtual time: each reading advances by one frame period."""
+
+    def __init__(self, period: float) -> None:
+        self.t = 0.0
+        self.period = period
+
+    def __call__(self) -> float:
+        self.t += self.period
+        return self.t
+
+
+def _frames(tmp_path: Path) -> list[Path]:
+    rng = np.random.default_rng(1)
+    paths = []
+    for i in range(4):  # four different throws: the dice are still rolling
+        p = tmp_path / f"a{i}.png"
+        cv2.imwrite(str(p), render_tray(rng, 3)[0])
+        paths.append(p)
+    still, _ = render_tray(rng, 3)
+    for i in range(6):  # then the same picture: settled
+        p = tmp_path / f"b{i}.png"
+        cv2.imwrite(str(p), still)
+        paths.append(p)
+    return paths
+
+
+def test_waits_for_still_frames(tmp_path: Path) -> None:
+    paths = _frames(tmp_path)
+    frame = wait_until_settled(ImageFiles(paths), settle_seconds=0.3, clock=Clock(0.1))
+    assert frame is not None
+    assert np.array_equal(frame, cv2.imread(str(paths[-1])))
+
+
+def test_gives_up_when_never_still(tmp_path: Path) -> None:
+    paths = _frames(tmp_path)[:4]
+    assert wait_until_settled(ImageFiles(paths), settle_seconds=0.3, clock=Clock(0.1)) is None
+    moving = ImageFiles(paths * 20)
+    assert wait_until_settled(moving, settle_seconds=0.3, timeout_seconds=1.0, clock=Clock(0.1)) is None
+
+
+def test_folder_source_and_bad_specs(tmp_path: Path) -> None:
+    paths = _frames(tmp_path)
+    source = open_source(str(tmp_path))
+    assert source.grab() is not None
+    assert open_source(str(paths[0])).grab() is not None
+    with pytest.raises(TableError):
+        open_source(str(tmp_path / "missing"))
+    (tmp_path / "zz.png").write_text("junk")
+    folder = ImageFiles(tmp_path)
+    with pytest.raises(TableError):
+        while folder.grab() is not None:
+            pass

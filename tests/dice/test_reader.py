@@ -1,0 +1,54 @@
+"""Reader API: the simulator's entry point, confidence fallback, settings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from table.dice.reader import DieReading, read_tray_image, tray_faces
+from table.dice.settings import load_settings
+from table.errors import TableError
+
+
+def test_tray_faces_falls_back_when_unsure() -> None:
+    sure = [DieReading(3, (0, 0, 10, 10), 0.9), DieReading(5, (20, 0, 30, 10), 0.8)]
+    assert tray_faces(sure, 0.6) == [3, 5]
+    assert tray_faces([*sure, DieReading(2, (40, 0, 50, 10), 0.3)], 0.6) is None
+    assert tray_faces([], 0.6) is None
+
+
+def test_read_tray_image_unreadable_is_none(tmp_path: Path) -> None:
+    assert read_tray_image(tmp_path / "missing.jpg") is None
+    bad = tmp_path / "bad.png"
+    bad.write_text("no")
+    assert read_tray_image(bad) is None
+
+
+def test_read_tray_image_on_a_photo(tray_d6: Path) -> None:
+    faces = read_tray_image(tray_d6 / "IMG_20191208_111820.jpg")
+    assert faces is None or all(f in range(1, 7) for f in faces)
+
+
+def test_empty_tray_has_no_dice(tmp_path: Path) -> None:
+    empty = np.full((640, 640, 3), 160, np.uint8)
+    path = tmp_path / "empty.png"
+    cv2.imwrite(str(path), empty)
+    assert read_tray_image(path) is None  # nothing read: ask the players
+
+
+def test_settings(tmp_path: Path) -> None:
+    good = tmp_path / "reader.toml"
+    good.write_text("[reader]\nmin_confidence = 0.7\n[tray]\narea = [1, 2, 300, 400]\n")
+    s = load_settings(good)
+    assert s.min_confidence == 0.7 and s.tray_area == (1, 2, 300, 400)
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[reader\n")
+    with pytest.raises(TableError):
+        load_settings(bad)
+    wrong = tmp_path / "wrong.toml"
+    wrong.write_text("[tray]\narea = [1, 2]\n")
+    with pytest.raises(TableError):
+        load_settings(wrong)

@@ -1,0 +1,65 @@
+"""Draw the reader's boxes and faces on a few tray-d6 photos for docs/dice.md.
+
+    /work/venv/bin/python tools/dice/doc_pictures.py PHOTO_NUMBER...
+
+Writes ``docs/images/dice/photo-NNN.jpg``: green = read right, red = wrong face or
+matching no labelled die, orange = unsure (below min_confidence), white outline = a
+labelled die the reader missed. The photos are from tray-d6 (BSD 3-Clause, see
+docs/dice.md).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import cv2
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+DATA = ROOT.parent / "shared" / "data" / "dice" / "tray-d6"
+
+from table.dice.reader import DiceReader  # noqa: E402
+from table.dice.score import load_labels, match  # noqa: E402
+
+
+def main() -> None:
+    out = ROOT / "docs" / "images" / "dice"
+    out.mkdir(parents=True, exist_ok=True)
+    labels = list(load_labels(DATA).items())
+    reader = DiceReader()
+    for arg in sys.argv[1:]:
+        k = int(arg)
+        name, lab = labels[k]
+        frame = cv2.imread(str(DATA / name))
+        rd = reader.read(frame)
+        pairs = {j: i for i, j in match([b for b, _ in lab], [r.box for r in rd])}
+        found = set(pairs.values())
+        pic = frame.copy()
+        for i, (b, _) in enumerate(lab):
+            if i not in found:
+                cv2.rectangle(pic, (int(b[0]), int(b[1])), (int(b[2]), int(b[3])), (255, 255, 255), 2)
+        for j, r in enumerate(rd):
+            ok = j in pairs and lab[pairs[j]][1] == r.face
+            colour = (
+                (0, 140, 255)
+                if r.confidence < reader.settings.min_confidence
+                else (0, 200, 0)
+                if ok
+                else (0, 0, 255)
+            )
+            cv2.rectangle(pic, r.box[:2], r.box[2:], colour, 2)
+            text = f"{r.face}" + ("" if ok or j not in pairs else f" (is {lab[pairs[j]][1]})")
+            cv2.putText(
+                pic, text, (r.box[0], max(12, r.box[1] - 4)), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 0), 3
+            )
+            cv2.putText(
+                pic, text, (r.box[0], max(12, r.box[1] - 4)), cv2.FONT_HERSHEY_SIMPLEX, 0.5, colour, 1
+            )
+        path = out / f"photo-{k:03d}.jpg"
+        cv2.imwrite(str(path), pic, [cv2.IMWRITE_JPEG_QUALITY, 80])
+        print(path)
+
+
+if __name__ == "__main__":
+    main()
