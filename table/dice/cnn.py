@@ -27,7 +27,11 @@ def _im2col(x: F32) -> F32:
     n, h, w, c = x.shape
     xp = np.zeros((n, h + 2, w + 2, c), np.float32)
     xp[:, 1:-1, 1:-1] = x
-    return np.concatenate([xp[:, i : i + h, j : j + w] for i in range(3) for j in range(3)], axis=3)
+    cols = np.empty((n, h, w, 9 * c), np.float32)
+    for k in range(9):
+        i, j = divmod(k, 3)
+        cols[..., k * c : (k + 1) * c] = xp[:, i : i + h, j : j + w]
+    return cols
 
 
 def _col2im(g: F32, c: int) -> F32:
@@ -78,10 +82,14 @@ class TinyCNN:
             cols = _im2col(h)
             pre = cols @ self.p[f"w{i}"] + self.p[f"b{i}"]
             act = np.maximum(pre, 0)
-            if i < 2:
+            mask = None
+            if i < 2 and keep is None:
+                n, hh, ww, cc = act.shape
+                pooled = act.reshape(n, hh // 2, 2, ww // 2, 2, cc).max(axis=(2, 4))
+            elif i < 2:
                 pooled, mask = _pool(act)
             else:
-                pooled, mask = act, None
+                pooled = act
             if keep is not None:
                 keep.append((h.shape[3], cols, pre, mask))
             h = pooled

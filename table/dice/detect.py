@@ -10,7 +10,9 @@ with the dice masked out so a crowd of dice does not bias it). A pixel belongs t
 when it is much darker or brighter than the tray, differs in hue, or has fine texture
 (pips and die edges, which is what makes a white die visible on a white tray). Shadows
 (uniformly a little darker, no hue, no texture) are left out. Touching dice are split at
-the peaks of the distance transform, spaced by the typical die size of the frame.
+the peaks of the distance transform, spaced by the typical die size of the frame, and
+boxes much smaller than that size (a pale die whose face merges with the tray, leaving
+only its pips) are widened about their centre.
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ class DetectSettings:
     seed_spacing: float = 0.75  # ... and at least this x die size apart
     split_above: float = 1.35
     frame_dark: int = 70  # grey level under which a tray's dark rim is found
+    grow_below: float = 0.85  # boxes smaller than this x the frame's die size ...
+    grow_to: float = 0.85  # ... are widened about their centre to this x die size
 
 
 def _background(image: Image, mask: NDArray[np.uint8] | None) -> NDArray[np.float32]:
@@ -62,9 +66,12 @@ GROW = 15
 def _die_mask(
     image: Image, grey: Image, bg: NDArray[np.float32], s: DetectSettings, strong: bool = False
 ) -> NDArray[np.uint8]:
-    ratio = (image.astype(np.float32) + 1.0) / bg
-    lum = ratio.mean(axis=2)
-    hue = np.abs(ratio - lum[..., None]).max(axis=2)
+    # cv2 on separate planes: numpy reductions over a 3-long last axis are slow.
+    planes = cv2.split(cv2.divide(image.astype(np.float32) + 1.0, bg))
+    lum = (planes[0] + planes[1] + planes[2]) * np.float32(1 / 3)
+    hue = cv2.max(
+        cv2.max(cv2.absdiff(planes[0], lum), cv2.absdiff(planes[1], lum)), cv2.absdiff(planes[2], lum)
+    )
     texture = cv2.blur(cv2.absdiff(grey, cv2.blur(grey, (5, 5))), (7, 7))
     if strong:  # only sure die pixels: used to keep dice out of the background estimate
         return ((lum < 0.45) | (hue > 0.1) | (texture > 8)).astype(np.uint8)
@@ -150,4 +157,24 @@ def find_dice(
                 boxes += [(x + a0, y + b0, x + a1, y + b1) for a0, b0, a1, b1 in parts]
                 continue
         boxes.append((x, y, x + bw, y + bh))
+    if s.grow_below:
+        boxes = [
+            _grow(b, size * s.grow_to, image.shape[1], image.shape[0])
+            if max(b[2] - b[0], b[3] - b[1]) < s.grow_below * size
+            else b
+            for b in boxes
+        ]
     return boxes, size
+
+
+def _grow(box: Box, side: float, width: int, height: int) -> Box:
+    """Widen a small box about its centre to ``side`` (a pale die shows only its pips)."""
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    w = max(box[2] - box[0], side)
+    h = max(box[3] - box[1], side)
+    return (
+        max(0, int(cx - w / 2)),
+        max(0, int(cy - h / 2)),
+        min(width, int(cx + w / 2)),
+        min(height, int(cy + h / 2)),
+    )

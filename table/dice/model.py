@@ -26,8 +26,9 @@ VIEWS = 4
 class FaceModel:
     """A trained :class:`TinyCNN`, asked about each die in four orientations."""
 
-    def __init__(self, net: TinyCNN) -> None:
+    def __init__(self, net: TinyCNN, views: int = VIEWS) -> None:
         self.net = net
+        self.views = views
 
     @classmethod
     def load(cls, path: Path) -> FaceModel:
@@ -35,9 +36,9 @@ class FaceModel:
 
     def probabilities(self, x: F32) -> F32:
         x = np.asarray(x, np.float32)
-        views = [np.ascontiguousarray(np.rot90(x, k, axes=(1, 2))) for k in range(VIEWS)]
+        views = [np.ascontiguousarray(np.rot90(x, k, axes=(1, 2))) for k in range(self.views)]
         p = self.net.probabilities(np.concatenate(views))
-        return p.reshape(VIEWS, len(x), -1).mean(axis=0).astype(np.float32)
+        return p.reshape(self.views, len(x), -1).mean(axis=0).astype(np.float32)
 
     def predict(self, x: F32) -> tuple[NDArray[np.int32], F32]:
         if len(x) == 0:

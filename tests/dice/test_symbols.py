@@ -36,7 +36,7 @@ def test_rendered_symbol_dice_read_99_percent() -> None:
         right += sum(truth[i][0] == readings[j].face for i, j in pairs)
     assert total > 150
     assert right / total >= 0.99, (right, total)
-    assert extra == 0
+    assert extra <= 0.01 * total  # the same ceiling as for pip dice
 
 
 def test_calibrate_command_stores_templates(

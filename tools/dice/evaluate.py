@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 DATA = ROOT.parent / "shared" / "data" / "dice" / "tray-d6"
 
-from table.dice.score import MIN_IOU, Score, iou, load_labels, match  # noqa: E402,F401
+from table.dice.score import MIN_IOU, OVERLAP, Score, iou, load_labels, match  # noqa: E402,F401
 
 
 def main() -> None:
@@ -51,10 +51,13 @@ def main() -> None:
         return
     reader = DiceReader()
     score = Score()
+    loose = Score()
     for i, (name, lab) in enumerate(labels.items()):
         img = cv2.imread(str(DATA / name))
         rd = reader.read(img)
-        score.add(lab, [(r.box, r.face, r.confidence) for r in rd], reader.settings.min_confidence, a.min_iou)
+        found = [(r.box, r.face, r.confidence) for r in rd]
+        score.add(lab, found, reader.settings.min_confidence, a.min_iou)
+        loose.add(lab, found, reader.settings.min_confidence, OVERLAP)
         if i in show:
             c = img.copy()
             for b, f in lab:
@@ -71,6 +74,11 @@ def main() -> None:
     )
     print("rows: labelled face 1-6; columns: not found, read as 1-6")
     print(score.confusion[1:])
+    print(
+        f"boxes only overlapping: right {loose.right}/{loose.labelled} = {loose.accuracy:.4f}; "
+        f"extra {loose.extra}/{loose.reported} = {loose.extra_rate:.4f}"
+    )
+    print(loose.confusion[1:])
 
 
 if __name__ == "__main__":
