@@ -111,6 +111,7 @@ class _Station:
     button: Switch
     knob_switch: Switch
     push_long_fired: bool = False
+    push_down_t: float = 0.0
     presses: int = 0
     pushes: int = 0
     false_starts: int = 0
@@ -277,10 +278,14 @@ class StationCore:
         st = self._st[station]
         if level == "down":
             st.push_long_fired = False
+            st.push_down_t = t
             return
         if not st.push_long_fired:
-            st.pushes += 1
-            self._push(StationInput(PUSH, station, t))
+            if t - st.push_down_t >= self.timing.long_push:  # nobody polled while it was held
+                self._push(StationInput(LONG_PUSH, station, st.push_down_t + self.timing.long_push))
+            else:
+                st.pushes += 1
+                self._push(StationInput(PUSH, station, t))
         st.push_long_fired = False
 
     def _with_ties(self, item: StationInput) -> StationInput:
