@@ -221,6 +221,11 @@ class StationCore:
                 times.append(st.knob_switch.down_since + self.timing.long_push)
         return min(times) if times else None
 
+    @property
+    def quiet(self) -> bool:
+        """Nothing is waiting to be ordered (a safe moment to re-estimate clocks)."""
+        return not self._queue
+
     def held(self, now: float) -> dict[int, float]:
         """Stations whose big button is down, with how long it has been down."""
         return {

@@ -108,6 +108,7 @@ class GpioStations(Stations):
         self._stopping = False
         self._next_pot_read = 0.0
         self.edges = 0
+        self._last_edge = float("-inf")
 
     # --- Stations ---------------------------------------------------------------------
 
@@ -222,8 +223,10 @@ class GpioStations(Stations):
 
     def _edge_time(self, ticks: Any) -> float:
         now = self.clock()
+        quiet = self.core.quiet and now - self._last_edge > self.timing.hold
+        self._last_edge = now
         try:
-            return self._ticks.to_table(float(ticks), now)
+            return self._ticks.to_table(float(ticks), now, adjust=quiet)
         except (TypeError, ValueError):
             return now
 

@@ -116,16 +116,19 @@ class TickMapper:
     Each callback gives (edge ticks, arrival time on the table clock). The arrival
     is never earlier than the edge, so the smallest ``arrival - ticks`` seen is the
     best estimate of the clock offset (off by the shortest interrupt latency,
-    about 10 µs on a Pi). Differences between edges are kept exactly, which is
-    what ordering presses needs. A jump of the library's clock by more than
-    ``jump`` seconds (a wall clock being set) restarts the estimate.
+    about 10 µs on a Pi). A new estimate is only taken when the caller says the
+    table is quiet (``adjust=True``: no input waiting to be ordered), because
+    changing the offset between two edges of the same race could swap them;
+    within a race, differences between edges are kept exactly. A jump of the
+    library's clock by more than ``jump`` seconds (a wall clock being set)
+    restarts the estimate.
     """
 
     jump: float = 1.0
     offset: float | None = None
 
-    def to_table(self, ticks: float, arrival: float) -> float:
+    def to_table(self, ticks: float, arrival: float, adjust: bool = True) -> float:
         d = arrival - ticks
-        if self.offset is None or d < self.offset or d > self.offset + self.jump:
+        if self.offset is None or (adjust and (d < self.offset or d > self.offset + self.jump)):
             self.offset = d
         return ticks + self.offset
