@@ -357,4 +357,12 @@ def load_hardware(directory: str | Path | None = None, *, check_pins: bool = Tru
         raise HardwareConfigError([f"{path}: not valid TOML ({exc})"]) from None
     except OSError as exc:
         raise HardwareConfigError([f"{path}: cannot be read ({exc.strerror})"]) from None
-    return parse_hardware(data, str(path), check_pins=check_pins)
+    return parse_hardware(data, _shown(path), check_pins=check_pins)
+
+
+def _shown(path: Path) -> str:
+    """The path as the user would type it: relative to the current directory when inside it."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
