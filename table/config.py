@@ -137,7 +137,11 @@ SCHEMA: dict[str, dict[str, Check]] = {
         "attract_after_s": _num(5, 86400),
     },
     "sound": {"enabled": _bool, "volume": _num(0, 1), "speech": _bool},
-    "hourglass": {"seconds": _num(1, 3600), "leds": _int(1, 2048), "layout": _choice("strip", "matrix", "two-matrices")},
+    "hourglass": {
+        "seconds": _num(1, 3600),
+        "leds": _int(1, 2048),
+        "layout": _choice("strip", "matrix", "two-matrices"),
+    },
 }
 GAME_SECTIONS = ("ubongo_shimo", "ubongo", "umtata", "ugah_ugah")
 

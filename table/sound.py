@@ -81,7 +81,7 @@ class SoundOutput:
 
             if not pygame.mixer.get_init():
                 pygame.mixer.init(frequency=RATE, size=-16, channels=1)
-            freq, _, channels = pygame.mixer.get_init()
+            _, _, channels = pygame.mixer.get_init()
             for name, samples in make_sounds().items():
                 data = samples if channels == 1 else np.repeat(samples[:, None], channels, axis=1)
                 snd = pygame.sndarray.make_sound(np.ascontiguousarray(data))

@@ -476,7 +476,7 @@ class AttractScreen(Screen):
         renderer = renderers().get(demo.engine.name)
         if renderer is not None:
             renderer.draw(surface, demo.view(None), RenderContext(self.theme, self.demo_time(now)))
-        w, h = surface.get_size()
+        w = surface.get_width()
         band = pygame.Rect(0, 0, w, self.theme.px(11))
         veil = pygame.Surface(band.size, pygame.SRCALPHA)
         veil.fill((0, 0, 0, 235))

@@ -188,7 +188,9 @@ class SimStations:
             keys = f"{PRESS_KEYS[s]} · {LEFT_KEYS[s].upper()}/{RIGHT_KEYS[s].upper()} · {PUSH_KEYS[s].upper()}"
             draw.label(surface, theme, keys, (rect.right - 10, rect.top + 6), "small", TEXT_DIM, "topright")
             self.layout[s] = {"button": button, "knob": knob}
-        hint = self.tray_message or "Keys per station: button · turn left/right · push (hold 2 s: table menu) · Enter: dice tray"
+        hint = self.tray_message or (
+            "Keys per station: button · turn left/right · push (hold 2 s: table menu) · Enter: dice tray"
+        )
         if self.typing is not None:
             hint = f"Tray> {self.typing}_"
         draw.label(surface, theme, hint, (area.centerx, area.bottom - 4), "small", TEXT, "midbottom")
