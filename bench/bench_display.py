@@ -1,0 +1,150 @@
+"""Display figures: start-up to the first frame, input to frame, drawing cost, static screens.
+
+Run: python bench/bench_display.py   (headless: SDL dummy drivers)
+Each figure is printed with a baseline measured in the same run and the ratio.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import pygame  # noqa: E402
+from _common import machine, median, pct  # noqa: E402
+
+from table.app import ScriptedInputs, Table, VirtualClock  # noqa: E402
+from table.config import TableConfig  # noqa: E402
+from table.display.games import RenderContext, renderers  # noqa: E402
+from table.display.snapshots import _shimo  # noqa: E402
+from table.display.theme import Theme  # noqa: E402
+from table.games.base import Action, GameSetup  # noqa: E402
+from table.journal import Journal  # noqa: E402
+from table.session import run_until_idle  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+
+FIRST_FRAME = """
+import os, sys, time
+t0 = float(sys.argv[1])
+os.environ["SDL_VIDEODRIVER"] = "dummy"; os.environ["SDL_AUDIODRIVER"] = "dummy"
+import pygame
+from table.app import Table
+from table.config import load_config
+from table.journal import Journal
+pygame.display.init(); pygame.font.init()
+config = load_config()
+window = pygame.display.set_mode((config.display.width, config.display.height))
+surface = pygame.Surface(window.get_size()).convert()
+table = Table(config, time.monotonic, surface, Journal(sys.argv[2]))
+table.resume_unfinished()
+table.step(time.monotonic())
+window.blit(surface, (0, 0)); pygame.display.flip()
+print(time.time() - t0)
+"""
+
+BASELINE_START = "import sys, time; t0 = float(sys.argv[1]); import pygame; print(time.time() - t0)"
+
+
+def startup(runs: int = 7) -> tuple[float, float]:
+    firsts, bases = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        for _ in range(runs):
+            out = subprocess.run([sys.executable, "-c", FIRST_FRAME, str(time.time()), f"{tmp}/j.db"],
+                                 capture_output=True, text=True, cwd=ROOT, check=True)
+            firsts.append(float(out.stdout.strip().splitlines()[-1]))
+            out = subprocess.run([sys.executable, "-c", BASELINE_START, str(time.time())],
+                                 capture_output=True, text=True, cwd=ROOT, check=True)
+            bases.append(float(out.stdout.strip().splitlines()[-1]))
+    return median(firsts), median(bases)
+
+
+def busiest_draw(size: tuple[int, int], frames: int = 300) -> tuple[float, float, float]:
+    """Median and p95 ms to draw the Shimo racing screen (4 players, sand running), and a
+    baseline: filling the frame and blitting a full-screen picture."""
+    s = _shimo(4)
+    run_until_idle(s, until=3.0)
+    s.apply(Action("press", 20.0, 1))
+    s.apply(Action("press", 30.0, 2))
+    surface = pygame.Surface(size)
+    theme = Theme(*size)
+    renderer = renderers()["ubongo_shimo"]
+    times = []
+    for i in range(frames):
+        ctx = RenderContext(theme, 31.0 + i * 0.1)
+        t = time.perf_counter()
+        renderer.draw(surface, s.view(None), ctx)
+        times.append((time.perf_counter() - t) * 1000)
+    picture = surface.copy()
+    base = []
+    for _ in range(frames):
+        t = time.perf_counter()
+        surface.fill((0, 0, 0))
+        surface.blit(picture, (0, 0))
+        base.append((time.perf_counter() - t) * 1000)
+    return median(times), pct(times, 95), median(base)
+
+
+def input_to_frame(samples: int = 400) -> tuple[float, float, float]:
+    """ms from an input becoming available to the frame that shows it being drawn
+    (dispatch, journal append with fsync, engine, draw), and an idle frame as baseline."""
+    with tempfile.TemporaryDirectory() as tmp:
+        clock = VirtualClock(10.0)
+        inputs = ScriptedInputs()
+        table = Table(TableConfig(stations=4), clock, pygame.Surface((1920, 1080)), Journal(f"{tmp}/j.db"),
+                      inputs=[inputs], seed_source=lambda: 1, attract=False)
+        table.start_game(GameSetup("ubongo_shimo", stations=(0, 1, 2, 3), options={"levels": [1, 2, 3, 4]}))
+        lat, idle = [], []
+        for i in range(samples):
+            clock.advance(4.0)
+            table.step(clock.now)
+            # Alternate presses so each one changes the game (call, solvers, next round ...).
+            inputs.add(Action("press", clock.now, i % 4))
+            t = time.perf_counter()
+            table.step(clock.now)
+            lat.append((time.perf_counter() - t) * 1000)
+            t = time.perf_counter()
+            table.step(clock.now)
+            idle.append((time.perf_counter() - t) * 1000)
+        table.close()
+    return median(lat), pct(lat, 99), median(idle)
+
+
+def static_redraws(seconds: float = 10.0) -> int:
+    clock = VirtualClock(0.0)
+    table = Table(TableConfig(stations=4), clock, pygame.Surface((1920, 1080)), None, attract=False)
+    table.step(0.0)
+    before = table.frames_drawn
+    for _ in range(int(seconds * 60)):
+        clock.advance(1 / 60)
+        table.step(clock.now)
+    return table.frames_drawn - before
+
+
+def main() -> None:
+    pygame.display.init()
+    pygame.font.init()
+    print(f"machine: {machine()}")
+    first, base = startup()
+    print(f"start-up to first drawn frame: {first * 1000:.0f} ms median; baseline 'import pygame' process: "
+          f"{base * 1000:.0f} ms; ratio {first / base:.1f}x (goal <= 1000 ms)")
+    for size in ((1920, 1080), (1280, 720)):
+        med, p95, b = busiest_draw(size)
+        print(f"busiest screen draw at {size[0]}x{size[1]}: median {med:.2f} ms, p95 {p95:.2f} ms; baseline fill+blit "
+              f"{b:.2f} ms; ratio {med / b:.1f}x (goal <= 4 ms median at 1920x1080)")
+    med, p99, idle = input_to_frame()
+    print(f"input to drawn frame (incl. journal fsync): median {med:.2f} ms, p99 {p99:.2f} ms; baseline idle frame "
+          f"{idle:.3f} ms; ratio {med / idle:.0f}x; worst case adds one poll interval (16.7 ms at 60 Hz)")
+    print(f"static lobby over 10 s at 60 Hz: {static_redraws()} redraws (baseline: 600 frames)")
+
+
+if __name__ == "__main__":
+    main()
