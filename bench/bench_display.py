@@ -18,17 +18,17 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import pygame  # noqa: E402
-from _common import machine, median, pct  # noqa: E402
+import pygame
+from _common import machine, median, pct
 
-from table.app import ScriptedInputs, Table, VirtualClock  # noqa: E402
-from table.config import TableConfig  # noqa: E402
-from table.display.games import RenderContext, renderers  # noqa: E402
-from table.display.snapshots import _shimo  # noqa: E402
-from table.display.theme import Theme  # noqa: E402
-from table.games.base import Action, GameSetup  # noqa: E402
-from table.journal import Journal  # noqa: E402
-from table.session import run_until_idle  # noqa: E402
+from table.app import ScriptedInputs, Table, VirtualClock
+from table.config import TableConfig
+from table.display.games import RenderContext, renderers
+from table.display.snapshots import _shimo
+from table.display.theme import Theme
+from table.games.base import Action, GameSetup
+from table.journal import Journal
+from table.session import run_until_idle
 
 ROOT = Path(__file__).resolve().parent.parent
 

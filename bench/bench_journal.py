@@ -15,11 +15,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import machine, median, pct  # noqa: E402
+from _common import machine, median, pct
 
-from table.games.base import Action, GameSetup  # noqa: E402
-from table.journal import Journal  # noqa: E402
-from table.session import Session  # noqa: E402
+from table.games.base import Action, GameSetup
+from table.journal import Journal
+from table.session import Session
 
 
 def main(n: int = 500) -> None:

@@ -121,7 +121,7 @@ def test_bad_scenarios_give_one_sentence_and_exit_2(name: str, tmp_path: Path,
                                                     capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / name
     path.write_text(BAD_SCENARIOS[name])
-    code, out, err = run_cli(capsys, "play", str(path))
+    code, _, err = run_cli(capsys, "play", str(path))
     assert code == 2
     assert err.startswith("table: ") and "Traceback" not in err
     assert len(err.strip().splitlines()) == 1
