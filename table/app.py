@@ -176,9 +176,24 @@ class Table:
             return False
         at = Action(action.kind, max(self.game_time(action.t), session.last_t), action.station, action.value)
         changed = session.apply(at, self._record)
-        if changed and session.is_over():
-            self._finish()
+        if changed:
+            for output in list(self.outputs):
+                on_input = getattr(output, "on_input", None)
+                if on_input is not None:
+                    self._guard(output, on_input, session, at)
+            if session.is_over():
+                self._finish()
         return changed
+
+    def _guard(self, output: Output, method: Callable[..., None], *args: object) -> None:
+        """Run an output's method; an output that fails is logged once and dropped,
+        and the game goes on without it."""
+        try:
+            method(*args)
+        except Exception:
+            log.exception("output %s failed; the table goes on without it", type(output).__name__)
+            if output in self.outputs:
+                self.outputs.remove(output)
 
     def _record(self, action: Action) -> None:
         if self.journal is not None and self.game_id is not None:
@@ -230,8 +245,8 @@ class Table:
         for screen in self.screens:
             screen.update(now)
         drawn = self.draw(now)
-        for output in self.outputs:
-            output.update(self._session, self.game_time(now))
+        for output in list(self.outputs):
+            self._guard(output, output.update, self._session, self.game_time(now))
         return drawn
 
     def _visible(self) -> list[Screen]:
