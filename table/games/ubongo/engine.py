@@ -27,7 +27,7 @@ Decisions where the rulebook is silent are listed in ``docs/rules-decisions.md``
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -466,22 +466,28 @@ def explain_win(state: UbongoState, winners: tuple[StationId, ...]) -> str:
     keys = {s: state.ranking_key(s) for s in state.setup.stations}
     best = keys[winners[0]]
     others = [keys[s] for s in state.setup.stations if s not in winners]
-    names = " and ".join(state.setup.name_of(s) for s in winners)
+    names = _join(state.setup.name_of(s) for s in winners)
     if not others:
         return f"complete tie: {names} share the win"
     runner = max(others)
     depth = next(i for i in range(len(best)) if best[i] != runner[i])
     if depth == 0:
         if len(winners) > 1:
-            return f"most gems of one colour ({best[0]}), and {names} are tied on every colour: shared win"
+            return f"most gems of one colour ({best[0]}); {names} are tied on every colour and share the win"
         return f"most gems of one colour: {best[0]}"
-    runner_names = " and ".join(state.setup.name_of(s) for s in state.setup.stations if keys[s] == runner)
+    runner_names = _join(state.setup.name_of(s) for s in state.setup.stations if keys[s] == runner)
     ordinal = ("best", "2nd", "3rd", "4th", "5th", "6th")[depth]
     tied = ", ".join(str(best[i]) for i in range(depth))
     colours = "colour" if depth == 1 else f"{depth} colours"
-    verb = "share the win" if len(winners) > 1 else "wins"
+    verb = "share the win (tied on every colour)" if len(winners) > 1 else "wins"
     return (f"{names} and {runner_names} tied on the best {colours} ({tied}); "
             f"the {ordinal} colour decided {best[depth]} to {runner[depth]}: {names} {verb}")
+
+
+def _join(names: Iterable[str]) -> str:
+    """``A``, ``A and B``, ``A, B and C``."""
+    items = list(names)
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 ENGINE = Ubongo()
