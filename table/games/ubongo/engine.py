@@ -475,12 +475,12 @@ def explain_win(state: UbongoState, winners: tuple[StationId, ...]) -> str:
         if len(winners) > 1:
             return f"most gems of one colour ({best[0]}); {names} are tied on every colour and share the win"
         return f"most gems of one colour: {best[0]}"
-    runner_names = _join(state.setup.name_of(s) for s in state.setup.stations if keys[s] == runner)
+    tied_names = _join(state.setup.name_of(s) for s in state.setup.stations if keys[s] in (best, runner))
     ordinal = ("best", "2nd", "3rd", "4th", "5th", "6th")[depth]
     tied = ", ".join(str(best[i]) for i in range(depth))
     colours = "colour" if depth == 1 else f"{depth} colours"
     verb = "share the win (tied on every colour)" if len(winners) > 1 else "wins"
-    return (f"{names} and {runner_names} tied on the best {colours} ({tied}); "
+    return (f"{tied_names} tied on the best {colours} ({tied}); "
             f"the {ordinal} colour decided {best[depth]} to {runner[depth]}: {names} {verb}")
 
 
