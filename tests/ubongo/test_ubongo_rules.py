@@ -144,8 +144,10 @@ def test_with_a_dice_reader_the_round_waits_for_the_tray() -> None:
 
 def test_pips_map_to_symbols_from_the_config() -> None:
     die = {
-        "symbols": [{"name": n, "picture": "ring", "row": r} for n, r in
-                    [("Gecko", 3), ("Zebra", 1), ("Snake", 2), ("Lion", 6), ("Hippo", 5), ("Okapi", 4)]],
+        "symbols": [
+            {"name": n, "picture": "ring", "row": r}
+            for n, r in [("Gecko", 3), ("Zebra", 1), ("Snake", 2), ("Lion", 6), ("Hippo", 5), ("Okapi", 4)]
+        ],
         "pips": {"1": "Lion", "2": "Zebra", "3": "Gecko", "4": "Okapi", "5": "Snake", "6": "Hippo"},
     }
     table = started(2, options={"dice_reader": True, "die": die})
@@ -232,7 +234,7 @@ def test_a_finisher_takes_the_two_front_gems_of_the_chosen_row() -> None:
     assert table.figure(0) == 2
     assert table.state.board[2] == (V,) * 10
     taken = table.events("gems_taken")[-1]
-    assert taken.detail == {"row": 2, "from_row": 0, "gems": [B, Y], "place": 1}
+    assert taken.detail == {"row": 2, "from_row": 0, "gems": [B, Y], "place": 1, "left": 10}
     table.turn(t + 23, 0, 1)  # done for this round
     table.push(t + 24, 0)
     assert table.gems(0) == (B, Y)
@@ -396,15 +398,19 @@ def test_most_gems_of_one_colour_wins_even_with_fewer_gems() -> None:
 
 
 def test_colour_tie_break_goes_down_several_colours() -> None:
-    table = finish_with({
-        0: [R] * 4 + [G] * 4 + [B] * 2 + [V] * 2,  # 4, 4, 2, 2
-        1: [L] * 4 + [Y] * 4 + [V] * 2 + [B] * 1 + [G] * 1,  # 4, 4, 2, 1, 1
-        2: [G] * 4 + [R] * 2 + [L] * 2 + [Y] * 2,  # 4, 2, 2, 2
-    }, names=("Ada", "Ben", "Cleo"))
+    table = finish_with(
+        {
+            0: [R] * 4 + [G] * 4 + [B] * 2 + [V] * 2,  # 4, 4, 2, 2
+            1: [L] * 4 + [Y] * 4 + [V] * 2 + [B] * 1 + [G] * 1,  # 4, 4, 2, 1, 1
+            2: [G] * 4 + [R] * 2 + [L] * 2 + [Y] * 2,  # 4, 2, 2, 2
+        },
+        names=("Ada", "Ben", "Cleo"),
+    )
     outcome = ENGINE.outcome(table.state)
     assert outcome is not None and outcome.winners == (0,)
-    assert outcome.reason == ("Ada and Ben tied on the best 3 colours (4, 4, 2); "
-                              "the 4th colour decided 2 to 1: Ada wins")
+    assert outcome.reason == (
+        "Ada and Ben tied on the best 3 colours (4, 4, 2); the 4th colour decided 2 to 1: Ada wins"
+    )
     ranking = table.view()["ranking"]
     assert [r["station"] for r in ranking] == [0, 1, 2]
     assert [r["rank"] for r in ranking] == [1, 2, 3]
@@ -414,8 +420,10 @@ def test_tie_on_every_colour_is_a_shared_win() -> None:
     table = finish_with({0: [R, R, G, G], 1: [L, L, Y, Y], 2: [B, B, V, Y]})
     outcome = ENGINE.outcome(table.state)
     assert outcome is not None and outcome.winners == (0, 1)
-    assert outcome.reason == ("Player 1, Player 2 and Player 3 tied on the best colour (2); the 2nd colour "
-                              "decided 2 to 1: Player 1 and Player 2 share the win (tied on every colour)")
+    assert outcome.reason == (
+        "Player 1, Player 2 and Player 3 tied on the best colour (2); the 2nd colour "
+        "decided 2 to 1: Player 1 and Player 2 share the win (tied on every colour)"
+    )
     assert [r["rank"] for r in table.view()["ranking"]] == [1, 1, 3]
 
 

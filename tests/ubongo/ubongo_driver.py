@@ -17,10 +17,21 @@ from table.games.ubongo.engine import ENGINE, UbongoState
 class Table:
     """One Ubongo game on a virtual clock."""
 
-    def __init__(self, stations: int = 4, variant: str = "easy", seed: int = 1,
-                 options: dict[str, Any] | None = None, names: Sequence[str] = ()) -> None:
-        setup = GameSetup(game="ubongo", variant=variant, stations=tuple(range(stations)),
-                          names=tuple(names), options=options or {})
+    def __init__(
+        self,
+        stations: int = 4,
+        variant: str = "easy",
+        seed: int = 1,
+        options: dict[str, Any] | None = None,
+        names: Sequence[str] = (),
+    ) -> None:
+        setup = GameSetup(
+            game="ubongo",
+            variant=variant,
+            stations=tuple(range(stations)),
+            names=tuple(names),
+            options=options or {},
+        )
         self.state: UbongoState = ENGINE.new_game(setup, seed)
 
     # -- inputs -------------------------------------------------------------------------

@@ -176,16 +176,17 @@ def deal_board(seed: int) -> tuple[tuple[str, ...], ...]:
     """The 72 gems laid at random from the game's seed: 6 rows of 12, front gem first."""
     gems = [c for c in COLOURS for _ in range(GEMS_PER_COLOUR)]
     rng_for(seed, "gem board").shuffle(gems)
-    return tuple(tuple(gems[r * GEMS_PER_ROW:(r + 1) * GEMS_PER_ROW]) for r in range(ROWS))
+    return tuple(tuple(gems[r * GEMS_PER_ROW : (r + 1) * GEMS_PER_ROW]) for r in range(ROWS))
 
 
-def _with_event(state: UbongoState, t: float, kind: str, station: StationId | None = None,
-                detail: JSONValue = None) -> UbongoState:
+def _with_event(
+    state: UbongoState, t: float, kind: str, station: StationId | None = None, detail: JSONValue = None
+) -> UbongoState:
     return replace(state, events=(*state.events, Event(t, kind, station, detail)))
 
 
 def _set(items: tuple[Any, ...], i: int, value: Any) -> tuple[Any, ...]:
-    return (*items[:i], value, *items[i + 1:])
+    return (*items[:i], value, *items[i + 1 :])
 
 
 class Ubongo:
@@ -212,8 +213,14 @@ class Ubongo:
         rules = Rules.from_options(setup.options, n)
         die = die_from_options(setup.options.get("die"))
         return UbongoState(
-            setup=setup, seed=seed, rules=rules, die=die, board=deal_board(seed),
-            figures=(None,) * n, cursors=(0,) * n, collections=((),) * n,
+            setup=setup,
+            seed=seed,
+            rules=rules,
+            die=die,
+            board=deal_board(seed),
+            figures=(None,) * n,
+            cursors=(0,) * n,
+            collections=((),) * n,
         )
 
     # -- the interface ----------------------------------------------------------------
@@ -224,12 +231,18 @@ class Ubongo:
         if state.phase == PLACE:
             for i, s in enumerate(state.setup.stations):
                 if state.figures[i] is None:
-                    out += [Action(TURN, now, s, {"delta": 1}), Action(TURN, now, s, {"delta": -1}),
-                            Action(PUSH, now, s)]
+                    out += [
+                        Action(TURN, now, s, {"delta": 1}),
+                        Action(TURN, now, s, {"delta": -1}),
+                        Action(PUSH, now, s),
+                    ]
         elif state.phase == ROLL:
             s = state.start_player
-            out += [Action(TURN, now, s, {"delta": 1}), Action(TURN, now, s, {"delta": -1}),
-                    Action(PUSH, now, s)]
+            out += [
+                Action(TURN, now, s, {"delta": 1}),
+                Action(TURN, now, s, {"delta": -1}),
+                Action(PUSH, now, s),
+            ]
             out += [Action(DICE, now, None, {"faces": [pips]}) for pips in range(1, 7)]
         elif state.phase == SAND:
             for i, s in enumerate(state.setup.stations):
@@ -330,10 +343,16 @@ class Ubongo:
 
     # -- the round --------------------------------------------------------------------
     def _start_round(self, state: UbongoState, t: float) -> UbongoState:
-        state = replace(state, finishers=(), takers=(), symbol=None, hourglass=0, sand_started=None,
-                        deadline=None)
-        state = _with_event(state, t, "round_start", state.start_player,
-                            {"round": state.round, "boards_left": state.boards_total - state.boards_played})
+        state = replace(
+            state, finishers=(), takers=(), symbol=None, hourglass=0, sand_started=None, deadline=None
+        )
+        state = _with_event(
+            state,
+            t,
+            "round_start",
+            state.start_player,
+            {"round": state.round, "boards_left": state.boards_total - state.boards_played},
+        )
         if state.rules.dice_reader:
             return replace(state, phase=ROLL, die_cursor=0)
         symbol = rng_for(state.seed, state.round).randrange(len(state.die.symbols))
@@ -342,12 +361,14 @@ class Ubongo:
     def _die_known(self, state: UbongoState, symbol: int, source: str, t: float) -> UbongoState:
         face = state.die.symbols[symbol]
         state = replace(state, phase=REVEAL, symbol=symbol, deadline=t + state.rules.reveal)
-        return _with_event(state, t, "die", state.start_player,
-                           {"symbol": face.name, "row": face.row, "source": source})
+        return _with_event(
+            state, t, "die", state.start_player, {"symbol": face.name, "row": face.row, "source": source}
+        )
 
     def _turn_hourglass(self, state: UbongoState, at: float) -> UbongoState:
-        state = replace(state, phase=SAND, hourglass=state.hourglass + 1, sand_started=at,
-                        deadline=at + state.rules.sand)
+        state = replace(
+            state, phase=SAND, hourglass=state.hourglass + 1, sand_started=at, deadline=at + state.rules.sand
+        )
         return _with_event(state, at, "sand_start", None, {"hourglass": state.hourglass})
 
     def _finish_puzzle(self, state: UbongoState, station: StationId, t: float) -> UbongoState:
@@ -368,13 +389,23 @@ class Ubongo:
         state = replace(
             state,
             figures=_set(state.figures, i, row),
-            board=_set(state.board, row, state.board[row][len(taken):]),
+            board=_set(state.board, row, state.board[row][len(taken) :]),
             collections=_set(state.collections, i, (*state.collections[i], *taken)),
             takers=(*state.takers, station),
         )
-        state = _with_event(state, t, "gems_taken", station, {
-            "row": row, "from_row": start, "gems": list(taken), "place": state.finishers.index(station) + 1,
-        })
+        state = _with_event(
+            state,
+            t,
+            "gems_taken",
+            station,
+            {
+                "row": row,
+                "from_row": start,
+                "gems": list(taken),
+                "place": state.finishers.index(station) + 1,
+                "left": len(state.board[row]),
+            },
+        )
         if len(state.takers) == len(state.setup.stations):
             # Everyone has taken: the sand cannot change anything any more.
             return self._end_round(state, t, "everyone has taken")
@@ -480,8 +511,10 @@ def explain_win(state: UbongoState, winners: tuple[StationId, ...]) -> str:
     tied = ", ".join(str(best[i]) for i in range(depth))
     colours = "colour" if depth == 1 else f"{depth} colours"
     verb = "share the win (tied on every colour)" if len(winners) > 1 else "wins"
-    return (f"{tied_names} tied on the best {colours} ({tied}); "
-            f"the {ordinal} colour decided {best[depth]} to {runner[depth]}: {names} {verb}")
+    return (
+        f"{tied_names} tied on the best {colours} ({tied}); "
+        f"the {ordinal} colour decided {best[depth]} to {runner[depth]}: {names} {verb}"
+    )
 
 
 def _join(names: Iterable[str]) -> str:

@@ -56,7 +56,10 @@ def _prompt(state: UbongoState, station: StationId) -> tuple[str, str]:
     if phase == RESULTS:
         return "results", "Press for the next round"
     if phase == OVER:
-        return ("winner" if station in state.winners else "done"), ""
+        if station in state.winners:
+            return "winner", "Winner!"
+        better = sum(1 for s in state.setup.stations if state.ranking_key(s) > state.ranking_key(station))
+        return "done", f"Place {better + 1}"
     return "", ""
 
 
@@ -97,6 +100,17 @@ def public_view(engine: Ubongo, state: UbongoState) -> dict[str, JSONValue]:
     for s in ranking:
         better = sum(1 for o in state.setup.stations if state.ranking_key(o) > state.ranking_key(s))
         ranks.append({"station": s, "rank": better + 1, "ranking_key": list(state.ranking_key(s))})
+    tiebreak: JSONValue = None
+    if state.phase == OVER and len(state.winners) < len(state.setup.stations):
+        keys = {s: state.ranking_key(s) for s in state.setup.stations}
+        best = keys[state.winners[0]]
+        runner = max(k for s, k in keys.items() if s not in state.winners)
+        depth = next(i for i in range(len(best)) if best[i] != runner[i])
+        if depth > 0:  # the best colour alone did not decide: say which colour rank did
+            tiebreak = {
+                "rank": depth,
+                "stations": [s for s in state.setup.stations if keys[s] in (best, runner)],
+            }
     die: JSONValue = None
     if state.symbol is not None:
         face = state.die.symbols[state.symbol]
@@ -127,6 +141,7 @@ def public_view(engine: Ubongo, state: UbongoState) -> dict[str, JSONValue]:
         "takers": list(state.takers),
         "players": players,
         "ranking": ranks,
+        "tiebreak": tiebreak,
         "scores": {str(s): v for s, v in engine.scores(state).items()},
         "winners": list(state.winners),
         "reason": state.reason,
