@@ -42,7 +42,8 @@ def _prompt(state: UbongoState, station: StationId) -> tuple[str, str]:
             return "rolling", "Throw the die into the tray (or turn to set it, push)"
         return "waiting", "Take a puzzle board; the die is being thrown"
     if phase == REVEAL:
-        return "ready", "Find the row of the die symbol - the sand starts"
+        row = state.die.symbols[state.symbol].row if state.symbol is not None else 0
+        return "ready", f"Take a board and look at row {row}: the sand starts"
     if phase == SAND:
         if station not in state.finishers:
             return "solving", "Press when your puzzle is done"
