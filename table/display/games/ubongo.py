@@ -302,6 +302,10 @@ class UbongoRenderer:
         if ctx.paused:
             text(surface, theme, "PAUSED", layout.board.center, "title", ACCENT, "center", bold=True)
 
+    def draw_gem_board(self, surface: pygame.Surface, view: dict[str, Any], ctx: RenderContext) -> None:
+        """Only the gem board with its figures (what ``bench/bench_ubongo.py`` times)."""
+        self._board(surface, ctx.theme, view, Layout(ctx.theme, len(view["players"])))
+
     # -- parts --------------------------------------------------------------------------
     def _header(self, surface: pygame.Surface, theme: Theme, view: dict[str, Any], layout: Layout) -> None:
         pygame.draw.rect(surface, PANEL, layout.header)
