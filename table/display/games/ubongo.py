@@ -24,6 +24,7 @@ from typing import Any
 
 import pygame
 
+from table.display.draw import label
 from table.display.games import RenderContext
 from table.display.theme import (
     ACCENT,
@@ -36,7 +37,6 @@ from table.display.theme import (
     TEXT_DIM,
     Colour,
     Theme,
-    text,
 )
 
 FLIGHT = 0.9
@@ -195,15 +195,15 @@ def draw_figure(
     if ghost:
         pygame.draw.polygon(surface, colour, body, max(3, round(h / 9)))
         pygame.draw.circle(surface, colour, head_c, round(head), max(3, round(h / 9)))
-        label = theme.font("small", bold=True).render(str(station + 1), True, colour)
-        surface.blit(label, label.get_rect(center=(round(cx), round(cy + h * 0.25))))
+        number = theme.font("small", bold=True).render(str(station + 1), True, colour)
+        surface.blit(number, number.get_rect(center=(round(cx), round(cy + h * 0.25))))
         return
     pygame.draw.polygon(surface, colour, body)
     pygame.draw.polygon(surface, OUTLINE, body, max(2, round(h / 20)))
     pygame.draw.circle(surface, colour, head_c, round(head))
     pygame.draw.circle(surface, OUTLINE, head_c, round(head), max(2, round(h / 20)))
-    label = theme.font("small", bold=True).render(str(station + 1), True, OUTLINE)
-    surface.blit(label, label.get_rect(center=(round(cx), round(cy + h * 0.22))))
+    number = theme.font("small", bold=True).render(str(station + 1), True, OUTLINE)
+    surface.blit(number, number.get_rect(center=(round(cx), round(cy + h * 0.22))))
 
 
 def wrap(theme: Theme, message: str, size: str, width: int) -> list[str]:
@@ -300,7 +300,7 @@ class UbongoRenderer:
         if view["phase"] == "over":
             self._ranking(surface, theme, view, layout)
         if ctx.paused:
-            text(surface, theme, "PAUSED", layout.board.center, "title", ACCENT, "center", bold=True)
+            label(surface, theme, "PAUSED", layout.board.center, "title", ACCENT, "center", bold=True)
 
     def draw_gem_board(self, surface: pygame.Surface, view: dict[str, Any], ctx: RenderContext) -> None:
         """Only the gem board with its figures (what ``bench/bench_ubongo.py`` times)."""
@@ -311,11 +311,11 @@ class UbongoRenderer:
         pygame.draw.rect(surface, PANEL, layout.header)
         u = theme.unit
         left = "Ubongo" if view["phase"] == "place" else f"Ubongo - round {view['round']} of {view['rounds']}"
-        text(surface, theme, left, (2 * u, layout.header.centery), "large", TEXT, "midleft", bold=True)
+        label(surface, theme, left, (2 * u, layout.header.centery), "large", TEXT, "midleft", bold=True)
         title = PHASE_TITLES.get(view["phase"], "")
         if view["phase"] == "sand" and view["hourglass"] == 2:
             title = "Second hourglass"
-        text(
+        label(
             surface,
             theme,
             title,
@@ -326,9 +326,7 @@ class UbongoRenderer:
             bold=True,
         )
         right = f"{view['pieces']}-piece boards, {view['boards_left']} of {view['boards_total']} left"
-        text(
-            surface, theme, right, (theme.width - 2 * u, layout.header.centery), "small", TEXT_DIM, "midright"
-        )
+        label(surface, theme, right, (theme.width - 2 * u, layout.header.centery), "small", TEXT_DIM, "midright")
 
     def _board(self, surface: pygame.Surface, theme: Theme, view: dict[str, Any], layout: Layout) -> None:
         u = theme.unit
@@ -344,7 +342,7 @@ class UbongoRenderer:
             first = 12 - len(gems)  # taken gems leave the front holes, next to the field, empty
             for place, colour in enumerate(gems):
                 draw_gem(surface, colour, layout.gem_centre(row, first + place), r)
-            text(
+            label(
                 surface,
                 theme,
                 f"{len(gems)}",
@@ -358,7 +356,7 @@ class UbongoRenderer:
         x = layout.field_x
         for colour in view["colours"]:
             draw_gem(surface, colour, (x + 1.3 * u, layout.legend_y), 1.1 * u)
-            rect = text(surface, theme, colour, (x + 3 * u, layout.legend_y), "small", TEXT, "midleft")
+            rect = label(surface, theme, colour, (x + 3 * u, layout.legend_y), "small", TEXT, "midleft")
             x = rect.right + 2.2 * u
 
     def _figures(self, surface: pygame.Surface, theme: Theme, view: dict[str, Any], layout: Layout) -> None:
@@ -413,16 +411,14 @@ class UbongoRenderer:
         die = view.get("die")
         symbols: list[dict[str, Any]] = view["die_symbols"]
         if view["phase"] == "place":
-            text(
-                surface, theme, "The die decides", (rect.centerx, rect.y + 4 * u), "body", TEXT_DIM, "center"
-            )
-            text(surface, theme, "the puzzle row", (rect.centerx, rect.y + 9 * u), "body", TEXT_DIM, "center")
+            label(surface, theme, "The die decides", (rect.centerx, rect.y + 4 * u), "body", TEXT_DIM, "center")
+            label(surface, theme, "the puzzle row", (rect.centerx, rect.y + 9 * u), "body", TEXT_DIM, "center")
             self._die_strip(surface, theme, symbols, None, rect)
             return
         if die is None:  # waiting for the tray: the start player's knob choice is shown small
             starter = view["start_player"]
             name = next(p["name"] for p in view["players"] if p["station"] == starter)
-            text(
+            label(
                 surface,
                 theme,
                 f"{name}: throw the die",
@@ -433,7 +429,7 @@ class UbongoRenderer:
                 bold=True,
             )
             cursor = view.get("die_cursor")
-            text(
+            label(
                 surface,
                 theme,
                 "or turn the knob and push",
@@ -451,8 +447,8 @@ class UbongoRenderer:
         pygame.draw.rect(surface, PANEL_LIGHT, face, border_radius=round(2 * u))
         draw_die_picture(surface, die["picture"], pic, ACCENT)
         tx = face.right + 2.5 * u
-        text(surface, theme, die["name"], (tx, pic.y + 2 * u), "title", TEXT, "topleft", bold=True)
-        text(
+        label(surface, theme, die["name"], (tx, pic.y + 2 * u), "title", TEXT, "topleft", bold=True)
+        label(
             surface,
             theme,
             f"Row {die['row']}",
@@ -462,7 +458,7 @@ class UbongoRenderer:
             "topleft",
             bold=True,
         )
-        text(surface, theme, "of the puzzle board", (tx, pic.bottom - 1 * u), "small", TEXT_DIM, "topleft")
+        label(surface, theme, "of the puzzle board", (tx, pic.bottom - 1 * u), "small", TEXT_DIM, "topleft")
         self._die_strip(surface, theme, symbols, die["index"], rect)
 
     def _die_strip(
@@ -492,7 +488,7 @@ class UbongoRenderer:
                     border_radius=round(0.8 * u),
                 )
             draw_die_picture(surface, sym["picture"], box, ACCENT if lit else TEXT_DIM)
-            text(
+            label(
                 surface,
                 theme,
                 f"{sym['row']}",
@@ -510,14 +506,12 @@ class UbongoRenderer:
         pygame.draw.rect(surface, PANEL, rect, border_radius=round(1.5 * u))
         phase = view["phase"]
         deadline = view.get("deadline")
-        bar = pygame.Rect(
-            rect.x + round(2 * u), rect.bottom - round(5 * u), rect.width - round(4 * u), round(3 * u)
-        )
+        bar = pygame.Rect(rect.x + round(2 * u), rect.bottom - round(5 * u), rect.width - round(4 * u), round(3 * u))
         if phase == "sand" and deadline is not None:
             left = max(0.0, deadline - ctx.now)
             frac = min(1.0, left / max(0.001, view["sand_seconds"]))
             colour = BAD if left <= 10 else ACCENT
-            text(
+            label(
                 surface,
                 theme,
                 f"{math.ceil(left)}",
@@ -527,17 +521,15 @@ class UbongoRenderer:
                 "center",
                 bold=True,
             )
-            label = (
-                "seconds of sand" if view["hourglass"] == 1 else "nobody finished: the sand runs once more"
-            )
-            text(surface, theme, label, (rect.centerx, bar.y - 2 * u), "small", TEXT_DIM, "center")
+            caption = "seconds of sand" if view["hourglass"] == 1 else "nobody finished: the sand runs once more"
+            label(surface, theme, caption, (rect.centerx, bar.y - 2 * u), "small", TEXT_DIM, "center")
             pygame.draw.rect(surface, PANEL_LIGHT, bar, border_radius=round(1 * u))
             fill = bar.copy()
             fill.width = round(bar.width * frac)
             pygame.draw.rect(surface, colour, fill, border_radius=round(1 * u))
         elif phase == "reveal" and deadline is not None:
             left = max(0.0, deadline - ctx.now)
-            text(
+            label(
                 surface,
                 theme,
                 f"Sand starts in {math.ceil(left)}",
@@ -548,7 +540,7 @@ class UbongoRenderer:
                 bold=True,
             )
         elif phase == "results":
-            text(
+            label(
                 surface,
                 theme,
                 "Sand has run out",
@@ -558,7 +550,7 @@ class UbongoRenderer:
                 "center",
                 bold=True,
             )
-            text(
+            label(
                 surface,
                 theme,
                 "Any button: next round",
@@ -568,11 +560,11 @@ class UbongoRenderer:
                 "center",
             )
         elif phase == "place":
-            text(surface, theme, "60 s per round", rect.center, "large", TEXT_DIM, "center")
+            label(surface, theme, "60 s per round", rect.center, "large", TEXT_DIM, "center")
         elif phase == "roll":
-            text(surface, theme, "Sand waits for the die", rect.center, "body", TEXT_DIM, "center")
+            label(surface, theme, "Sand waits for the die", rect.center, "body", TEXT_DIM, "center")
         elif phase == "over":
-            text(surface, theme, "All boards played", rect.center, "large", TEXT, "center", bold=True)
+            label(surface, theme, "All boards played", rect.center, "large", TEXT, "center", bold=True)
 
     def _panel(
         self,
@@ -598,12 +590,10 @@ class UbongoRenderer:
         x = rect.x + 1.5 * u
         y = rect.y + 0.8 * u
         name = player["name"] + ("  (start)" if player["start_player"] and view["phase"] != "over" else "")
-        text(surface, theme, name, (x, y), "body", colour, "topleft", bold=True)
+        label(surface, theme, name, (x, y), "body", colour, "topleft", bold=True)
         best = max(player["collection"].values())
-        score = text(
-            surface, theme, f"{best}", (rect.right - 1.5 * u, y), "body", TEXT, "topright", bold=True
-        )
-        text(
+        score = label(surface, theme, f"{best}", (rect.right - 1.5 * u, y), "body", TEXT, "topright", bold=True)
+        label(
             surface,
             theme,
             "best",
@@ -635,12 +625,12 @@ class UbongoRenderer:
             line = f"{_ordinal(player['place'])}: move {player['allowance']}, {math.ceil(left)} s left"
             line_colour = ACCENT
         if line:
-            text(surface, theme, line, (x, y), "small", line_colour, "topleft", bold=True)
+            label(surface, theme, line, (x, y), "small", line_colour, "topleft", bold=True)
         y += 3.8 * u
         prompt = player["prompt"]
         if prompt:
             for ln in wrap(theme, prompt, "small", rect.width - round(3 * u))[:2]:
-                text(surface, theme, ln, (x, y), "small", TEXT if may_act else TEXT_DIM)
+                label(surface, theme, ln, (x, y), "small", TEXT if may_act else TEXT_DIM)
                 y += 3.4 * u
         # The collection, sorted: most of one colour first (the order that decides the game).
         counts: dict[str, int] = player["collection"]
@@ -648,15 +638,13 @@ class UbongoRenderer:
         cell = (rect.width - 2 * u) / 6
         gy = rect.bottom - 3.2 * u
         if not any(counts.values()):
-            text(surface, theme, "no gems yet", (x, gy), "small", TEXT_DIM, "midleft")
+            label(surface, theme, "no gems yet", (x, gy), "small", TEXT_DIM, "midleft")
         for k, c in enumerate(c for c in order if counts[c]):
             cx = rect.x + 1 * u + cell * (k + 0.5)
             draw_gem(surface, c, (cx - 1.1 * u, gy), 1.4 * u)
-            text(surface, theme, f"{counts[c]}", (cx + 0.6 * u, gy), "small", TEXT, "midleft", bold=True)
+            label(surface, theme, f"{counts[c]}", (cx + 0.6 * u, gy), "small", TEXT, "midleft", bold=True)
 
-    def _flying_gems(
-        self, surface: pygame.Surface, view: dict[str, Any], layout: Layout, ctx: RenderContext
-    ) -> None:
+    def _flying_gems(self, surface: pygame.Surface, view: dict[str, Any], layout: Layout, ctx: RenderContext) -> None:
         stations = [p["station"] for p in view["players"]]
         for event in view["events"]:
             if event["kind"] != "gems_taken":
@@ -687,14 +675,14 @@ class UbongoRenderer:
         winners = view["winners"]
         names = " and ".join(by_station[s]["name"] for s in winners)
         headline = f"{names} win{'' if len(winners) > 1 else 's'}!"
-        text(surface, theme, headline, (rect.centerx, rect.y + 5 * u), "title", ACCENT, "center", bold=True)
+        label(surface, theme, headline, (rect.centerx, rect.y + 5 * u), "title", ACCENT, "center", bold=True)
         y = rect.y + 11 * u
         row_h = 8.5 * u
         col_w = 9.5 * u
         for entry in view["ranking"]:
             p = by_station[entry["station"]]
             colour = theme.station_colour(p["station"])
-            text(
+            label(
                 surface,
                 theme,
                 f"{entry['rank']}.",
@@ -704,7 +692,7 @@ class UbongoRenderer:
                 "midleft",
                 bold=True,
             )
-            text(
+            label(
                 surface,
                 theme,
                 p["name"],
@@ -723,25 +711,19 @@ class UbongoRenderer:
             for k, c in enumerate(order):
                 x = x0 + k * col_w
                 if k == deciding:  # the colour rank that broke the tie, boxed
-                    box = pygame.Rect(
-                        round(x - 2.4 * u), round(cy - 3.6 * u), round(col_w - 0.6 * u), round(7.2 * u)
-                    )
-                    pygame.draw.rect(
-                        surface, ACCENT, box, max(3, round(0.4 * u)), border_radius=round(0.8 * u)
-                    )
+                    box = pygame.Rect(round(x - 2.4 * u), round(cy - 3.6 * u), round(col_w - 0.6 * u), round(7.2 * u))
+                    pygame.draw.rect(surface, ACCENT, box, max(3, round(0.4 * u)), border_radius=round(0.8 * u))
                 if counts[c]:
                     draw_gem(surface, c, (x, cy), 1.7 * u)
-                    text(
-                        surface, theme, str(counts[c]), (x + 2.2 * u, cy), "large", TEXT, "midleft", bold=True
-                    )
+                    label(surface, theme, str(counts[c]), (x + 2.2 * u, cy), "large", TEXT, "midleft", bold=True)
                 elif k == deciding:
-                    text(surface, theme, "0", (x + 2.2 * u, cy), "large", TEXT_DIM, "midleft", bold=True)
+                    label(surface, theme, "0", (x + 2.2 * u, cy), "large", TEXT_DIM, "midleft", bold=True)
             y += row_h
         reason = view.get("reason", "")
         lines = wrap(theme, reason, "body", rect.width - round(6 * u))
         ry = rect.bottom - 2 * u - len(lines) * 5.2 * u
         for ln in lines:
-            text(surface, theme, ln, (rect.x + 3 * u, ry), "body", TEXT)
+            label(surface, theme, ln, (rect.x + 3 * u, ry), "body", TEXT)
             ry += 5.2 * u
 
 
