@@ -13,8 +13,8 @@ import pygame
 from make_ubongo_screens import SHOTS, make
 
 from table.display.games import RenderContext, renderers
-from table.display.games.ubongo import GEM_SHAPES, RENDERER, gem_points
-from table.display.theme import Theme
+from table.display.games.ubongo import GEM_SHAPES, RENDERER, _with_player_colours, gem_points
+from table.display.theme import STATION_COLOURS, Theme
 
 
 def test_renderer_is_registered_for_the_engine() -> None:
@@ -45,3 +45,14 @@ def test_every_gem_colour_has_its_own_shape() -> None:
     outlines = {shape: gem_points(shape, 0, 0, 10) for shape in GEM_SHAPES.values()}
     assert sum(1 for pts in outlines.values() if pts is None) == 1  # one plain circle, the rest polygons
     assert len({len(pts) for pts in outlines.values() if pts is not None}) >= 4
+
+
+def test_players_keep_the_colours_they_chose_in_the_lobby() -> None:
+    from ubongo_driver import Table
+
+    table = Table(2, options={"colours": [4, 0]})
+    players = table.view()["players"]
+    assert [p["colour"] for p in players] == [4, 0]
+    theme = _with_player_colours(Theme(1280, 720), players)
+    assert theme.station_colour(0) == STATION_COLOURS[4]
+    assert theme.station_colour(1) == STATION_COLOURS[0]

@@ -18,6 +18,7 @@ Gems a player has just taken fly from the row to the player's panel for
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -223,6 +224,15 @@ def wrap(theme: Theme, message: str, size: str, width: int) -> list[str]:
     return lines
 
 
+def _with_player_colours(theme: Theme, players: list[dict[str, Any]]) -> Theme:
+    """The theme with each station's colour replaced by the one its player chose in the lobby."""
+    size = max(len(theme.colours), *(p["station"] + 1 for p in players))
+    colours = [theme.colours[k % len(theme.colours)] for k in range(size)]
+    for p in players:
+        colours[p["station"]] = theme.colours[p.get("colour", p["station"]) % len(theme.colours)]
+    return replace(theme, colours=tuple(colours))
+
+
 def _ordinal(n: int) -> str:
     return {1: "1st", 2: "2nd", 3: "3rd"}.get(n, f"{n}th")
 
@@ -286,8 +296,8 @@ class UbongoRenderer:
     game = "ubongo"
 
     def draw(self, surface: pygame.Surface, view: dict[str, Any], ctx: RenderContext) -> None:
-        theme = ctx.theme
         players: list[dict[str, Any]] = view["players"]
+        theme = _with_player_colours(ctx.theme, players)
         layout = Layout(theme, len(players))
         surface.fill(BACKGROUND)
         self._header(surface, theme, view, layout)
@@ -304,7 +314,8 @@ class UbongoRenderer:
 
     def draw_gem_board(self, surface: pygame.Surface, view: dict[str, Any], ctx: RenderContext) -> None:
         """Only the gem board with its figures (what ``bench/bench_ubongo.py`` times)."""
-        self._board(surface, ctx.theme, view, Layout(ctx.theme, len(view["players"])))
+        theme = _with_player_colours(ctx.theme, view["players"])
+        self._board(surface, theme, view, Layout(theme, len(view["players"])))
 
     # -- parts --------------------------------------------------------------------------
     def _header(self, surface: pygame.Surface, theme: Theme, view: dict[str, Any], layout: Layout) -> None:
@@ -353,7 +364,7 @@ class UbongoRenderer:
             )
         self._figures(surface, theme, view, layout)
         # The legend: colour name and shape for every gem colour.
-        x = layout.field_x
+        x: float = layout.field_x
         for colour in view["colours"]:
             draw_gem(surface, colour, (x + 1.3 * u, layout.legend_y), 1.1 * u)
             rect = label(surface, theme, colour, (x + 3 * u, layout.legend_y), "small", TEXT, "midleft")

@@ -343,9 +343,7 @@ class Ubongo:
 
     # -- the round --------------------------------------------------------------------
     def _start_round(self, state: UbongoState, t: float) -> UbongoState:
-        state = replace(
-            state, finishers=(), takers=(), symbol=None, hourglass=0, sand_started=None, deadline=None
-        )
+        state = replace(state, finishers=(), takers=(), symbol=None, hourglass=0, sand_started=None, deadline=None)
         state = _with_event(
             state,
             t,

@@ -74,8 +74,12 @@ def public_view(engine: Ubongo, state: UbongoState) -> dict[str, JSONValue]:
     for e in state.events[round_start:]:
         if e.kind == "gems_taken" and e.station is not None and isinstance(e.detail, dict):
             round_taken[e.station] = list(e.detail["gems"])
+    chosen = state.setup.options.get("colours")
     players: list[JSONValue] = []
     for i, s in enumerate(state.setup.stations):
+        colour = s  # the lobby may have given a player another station colour
+        if isinstance(chosen, list | tuple) and i < len(chosen) and isinstance(chosen[i], int):
+            colour = chosen[i]
         status, prompt = _prompt(state, s)
         finished = s in state.finishers
         counts = state.counts(s)
@@ -94,6 +98,7 @@ def public_view(engine: Ubongo, state: UbongoState) -> dict[str, JSONValue]:
             "ranking_key": list(state.ranking_key(s)),
             "gems": len(state.collections[i]),
             "start_player": s == state.start_player,
+            "colour": colour,
         }
         players.append(entry)
     ranking = sorted(state.setup.stations, key=lambda s: state.ranking_key(s), reverse=True)
