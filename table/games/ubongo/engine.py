@@ -45,6 +45,7 @@ from table.games.base import (
     Outcome,
     SetupError,
     StationId,
+    knob_choice,
     rng_for,
     turn_delta,
     turn_sector,
@@ -300,15 +301,15 @@ class Ubongo:
     def _turn(self, state: UbongoState, station: StationId, action: Action, t: float) -> UbongoState:
         i = state.seat(station)
         if state.phase == PLACE and state.figures[i] is None:
-            row = _knob_row(state.cursors[i], action, 0, ROWS - 1, wrap=True)
+            row = knob_choice(state.cursors[i], action, ROWS)  # choosing, not moving: wraps
         elif state.phase == ROLL and station == state.start_player:
-            cursor = _knob_row(state.die_cursor, action, 0, len(state.die.symbols) - 1, wrap=True)
+            cursor = knob_choice(state.die_cursor, action, len(state.die.symbols))
             if cursor == state.die_cursor:
                 return state
             return replace(state, now=t, die_cursor=cursor)
         elif state.phase == SAND and station in state.finishers and station not in state.takers:
             lo, hi = state.reach(station)
-            row = _knob_row(state.cursors[i], action, lo, hi, wrap=False)
+            row = _move_within(state.cursors[i], action, lo, hi)
         else:
             return state
         if row == state.cursors[i]:
@@ -469,24 +470,18 @@ class Ubongo:
         return public_view(self, state)
 
 
-def _knob_row(current: int, action: Action, lo: int, hi: int, wrap: bool) -> int:
-    """Where a knob input moves a cursor within rows ``lo..hi``.
+def _move_within(current: int, action: Action, lo: int, hi: int) -> int:
+    """Where a knob input moves a finisher's figure, kept within rows ``lo..hi``.
 
-    An encoder steps (wrapping around only when ``wrap``, as when choosing a start
-    field; a moving figure stops at the end of its reach). An absolute knob points at
-    one of the six rows directly and the figure goes as far towards it as it may.
+    An encoder steps the figure and it stops at the end of its reach (no wrapping: the
+    column of fields has two ends). An absolute knob points at one of the six rows and
+    the figure goes as far towards it as its allowance lets.
     """
     delta = turn_delta(action)
     if delta is not None:
-        if wrap:
-            return lo + (current - lo + delta) % (hi - lo + 1)
         return min(hi, max(lo, current + delta))
-    absolute = turn_sector(action)
-    if absolute is not None:
-        sector, sectors = absolute
-        sectors = max(1, sectors)
-        target = (sector % sectors) * ROWS // sectors
-        return min(hi, max(lo, target))
+    if turn_sector(action) is not None:
+        return min(hi, max(lo, knob_choice(current, action, ROWS)))
     return current
 
 
