@@ -304,6 +304,9 @@ class UbongoRenderer:
         self._board(surface, theme, view, layout)
         self._die(surface, theme, view, layout)
         self._hourglass(surface, theme, view, layout, ctx)
+        if view["phase"] == "over":  # leave room for the table's "press any button" line
+            for panel in layout.panels:
+                panel.height -= theme.px(4)
         for panel, player in zip(layout.panels, players, strict=True):
             self._panel(surface, theme, view, player, panel, ctx)
         self._flying_gems(surface, view, layout, ctx)
