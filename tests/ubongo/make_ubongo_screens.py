@@ -52,7 +52,7 @@ def _roll() -> tuple[Table, float]:
     return table, 1.2
 
 
-def _reveal() -> tuple[Table, float]:
+def _countdown() -> tuple[Table, float]:
     table = _started()
     return table, table.state.now + 1.2
 
@@ -109,7 +109,7 @@ def _over() -> tuple[Table, float]:
 SHOTS: dict[str, Callable[[], tuple[Table, float]]] = {
     "1-place": _place,
     "2-roll-dice-reader": _roll,
-    "3-reveal": _reveal,
+    "3-countdown": _countdown,
     "4-sand-moving": _sand,
     "5-second-hourglass": _second_hourglass,
     "6-results": _results,

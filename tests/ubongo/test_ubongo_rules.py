@@ -48,7 +48,7 @@ def test_figures_are_placed_with_the_knob_and_the_game_waits_for_all() -> None:
     assert table.figure(0) == 5 and table.figure(1) == 3
     table.push(0.6, 2)
     assert table.figure(2) == 0
-    assert table.state.phase == "reveal"
+    assert table.state.phase == "countdown"
     assert [e.detail["row"] for e in table.events("figure_placed")] == [5, 3, 0]
 
 
@@ -135,7 +135,7 @@ def test_with_a_dice_reader_the_round_waits_for_the_tray() -> None:
     table.act("dice", 5.0, None, {"faces": [7]})
     assert table.state.phase == "roll"
     table.act("dice", 6.0, None, {"faces": [4]})
-    assert table.state.phase == "reveal"
+    assert table.state.phase == "countdown"
     assert table.view()["die"]["name"] == "Ring" and table.view()["die"]["row"] == 4
     assert table.events("die")[-1].detail["source"] == "tray"
     table.act("dice", 6.5, None, {"faces": [1]})  # a second throw now changes nothing
@@ -178,7 +178,7 @@ def test_dice_outside_the_roll_are_ignored() -> None:
 # -- the hourglass and the finishing order ---------------------------------------------
 def test_presses_before_the_sand_runs_are_ignored() -> None:
     table = started(2)
-    assert table.state.phase == "reveal"
+    assert table.state.phase == "countdown"
     before = table.state
     table.press(before.now + 0.5, 0)
     assert table.state.finishers == ()

@@ -67,7 +67,7 @@ OUTLINE: Colour = (12, 12, 16)
 PHASE_TITLES = {
     "place": "Place your figures",
     "roll": "Throw the die",
-    "reveal": "Get ready",
+    "countdown": "Get ready",
     "sand": "The sand is running",
     "results": "Round over",
     "over": "Game over",
@@ -541,7 +541,7 @@ class UbongoRenderer:
             fill = bar.copy()
             fill.width = round(bar.width * frac)
             pygame.draw.rect(surface, colour, fill, border_radius=round(1 * u))
-        elif phase == "reveal" and deadline is not None:
+        elif phase == "countdown" and deadline is not None:
             left = max(0.0, deadline - ctx.now)
             label(
                 surface,

@@ -7,7 +7,7 @@ gems. How a game runs:
 1. ``place``: every station turns its knob to choose the row (figure field) its
    figure starts on, and pushes to place it. The game starts when all are placed.
 2. Each round: ``roll`` (only with a dice reader: wait for the tray, or for the
-   start player to set the die with the knob and push), then ``reveal`` (the symbol
+   start player to set the die with the knob and push), then ``countdown`` (the symbol
    and the row it selects are shown for a few seconds), then ``sand`` (60 s).
 3. During ``sand`` a press means "done". Finishing places follow the presses'
    edge timestamps; place 1/2/3/4 may move the figure up to 3/2/1/0 rows. A finisher
@@ -69,7 +69,7 @@ HOURGLASSES = 2  # the sand is turned once more when nobody finished
 # Phases
 PLACE = "place"
 ROLL = "roll"
-REVEAL = "reveal"
+COUNTDOWN = "countdown"  # the die is shown; the sand starts when this runs out
 SAND = "sand"
 RESULTS = "results"
 OVER = "over"
@@ -276,7 +276,7 @@ class Ubongo:
                 return state
             return self._expire(replace(state, now=t), state.deadline)
         if action.kind == SKIP_ROUND:
-            if state.phase in (ROLL, REVEAL, SAND):
+            if state.phase in (ROLL, COUNTDOWN, SAND):
                 return self._skip_round(replace(state, now=t), t)
             return state
         if state.deadline is not None and t >= state.deadline:
@@ -359,7 +359,7 @@ class Ubongo:
 
     def _die_known(self, state: UbongoState, symbol: int, source: str, t: float) -> UbongoState:
         face = state.die.symbols[symbol]
-        state = replace(state, phase=REVEAL, symbol=symbol, deadline=t + state.rules.reveal)
+        state = replace(state, phase=COUNTDOWN, symbol=symbol, deadline=t + state.rules.reveal)
         return _with_event(
             state, t, "die", state.start_player, {"symbol": face.name, "row": face.row, "source": source}
         )
@@ -411,7 +411,7 @@ class Ubongo:
         return state
 
     def _expire(self, state: UbongoState, at: float) -> UbongoState:
-        if state.phase == REVEAL:
+        if state.phase == COUNTDOWN:
             return self._turn_hourglass(state, at)
         if state.phase == SAND:
             state = _with_event(state, at, "sand_out", None, {"hourglass": state.hourglass})

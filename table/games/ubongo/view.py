@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING
 from table.games.base import JSONValue, StationId
 from table.games.ubongo.engine import (
     COLOURS,
+    COUNTDOWN,
     OVER,
     PIECES,
     PLACE,
     RESULTS,
-    REVEAL,
     ROLL,
     ROUNDS,
     SAND,
@@ -41,7 +41,7 @@ def _prompt(state: UbongoState, station: StationId) -> tuple[str, str]:
         if station == state.start_player:
             return "rolling", "Throw the die into the tray (or turn to set it, push)"
         return "waiting", "Take a puzzle board; the die is being thrown"
-    if phase == REVEAL:
+    if phase == COUNTDOWN:
         row = state.die.symbols[state.symbol].row if state.symbol is not None else 0
         return "ready", f"Take a board and look at row {row}: the sand starts"
     if phase == SAND:
