@@ -20,7 +20,8 @@ def test_every_screen_renders_with_content(tmp_path: Path, moments: object) -> N
     assert written
     for path in written:
         img = pygame.image.load(str(path))
-        colours = {img.get_at((x, y))[:3] for x in range(0, img.get_width(), 37) for y in range(0, img.get_height(), 29)}
+        w, h = img.get_size()
+        colours = {img.get_at((x, y))[:3] for x in range(0, w, 37) for y in range(0, h, 29)}
         assert len(colours) > 8, f"{path.name} looks blank"
 
 

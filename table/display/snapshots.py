@@ -95,8 +95,9 @@ def shell_moments(stations: int = 4) -> Iterator[tuple[str, Snapshot]]:
 
     def lobby(surface: pygame.Surface) -> None:
         table, clock, inputs = table_at(surface)
-        go(table, clock, inputs, [Action("press", 0.1, 0), Action("press", 0.2, 2), Action("turn", 0.3, 0, {"delta": 2}),
-                                  Action("push", 0.4, 2), Action("push", 0.5, 2)], 1.0)
+        joins = [Action("press", 0.1, 0), Action("press", 0.2, 2)]
+        levels = [Action("turn", 0.3, 0, {"delta": 2}), Action("push", 0.4, 2), Action("push", 0.5, 2)]
+        go(table, clock, inputs, joins + levels, 1.0)
         table.draw(clock.now, force=True)
 
     def menu(surface: pygame.Surface) -> None:
