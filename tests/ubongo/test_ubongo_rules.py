@@ -340,6 +340,19 @@ def test_no_second_hourglass_when_someone_finished() -> None:
     assert table.state.phase == "results" and table.state.hourglass == 1
 
 
+def test_a_late_done_press_does_not_skip_the_results() -> None:
+    table = started(2)
+    t = table.sand_start()
+    table.press(t + 10, 0)
+    table.ticks_until(t + 60)
+    assert table.state.phase == "results"
+    table.press(t + 60.5, 1)  # meant as "done", arrived after the sand: ignored
+    table.press(t + 62.9, 0)
+    assert table.state.phase == "results" and table.state.round == 1
+    table.press(t + 63.0, 1)
+    assert table.state.round == 2
+
+
 def test_results_move_on_by_themselves_when_configured() -> None:
     table = started(2, options={"next_round_after": 8})
     t = table.sand_start()

@@ -83,6 +83,9 @@ class Rules:
     reveal: float = 3.0
     next_round_after: float = 0.0
     """Seconds after which results move on by themselves (0: wait for a press)."""
+    results_hold: float = 3.0
+    """Presses this soon after a round ended do not start the next (a late "done" press
+    must not skip the results)."""
     dice_reader: bool = False
     """True: the die is thrown physically and read from the tray (or set with the knob)."""
     start_index: int = 0
@@ -96,13 +99,17 @@ class Rules:
                 sand=float(options.get("sand_seconds", 60.0)),
                 reveal=float(options.get("reveal_seconds", 3.0)),
                 next_round_after=float(options.get("next_round_after", 0.0)),
+                results_hold=float(options.get("results_hold_seconds", 3.0)),
                 dice_reader=bool(options.get("dice_reader", False)),
                 start_index=int(options.get("start_player", 0)),
             )
         except (TypeError, ValueError) as exc:
             raise SetupError(f"Ubongo options are not numbers ({exc})") from None
-        if rules.sand <= 0 or rules.reveal < 0 or rules.next_round_after < 0:
-            raise SetupError("sand_seconds must be positive, reveal_seconds and next_round_after>= 0")
+        if rules.sand <= 0 or min(rules.reveal, rules.next_round_after, rules.results_hold) < 0:
+            raise SetupError(
+                "sand_seconds must be positive; reveal_seconds, next_round_after and results_hold_seconds "
+                "must not be negative"
+            )
         if not 0 <= rules.start_index < stations:
             raise SetupError(f"start_player must be a seat from 0 to {stations - 1}")
         return rules
@@ -137,6 +144,7 @@ class UbongoState:
     finishers: tuple[StationId, ...] = ()
     takers: tuple[StationId, ...] = ()
     boards_played: int = 0
+    results_at: float | None = None
     winners: tuple[StationId, ...] = ()
     reason: str = ""
     events: tuple[Event, ...] = ()
@@ -257,7 +265,8 @@ class Ubongo:
                         out.append(Action(TURN, now, s, {"delta": -1}))
                     out.append(Action(PUSH, now, s))
         elif state.phase == RESULTS:
-            out += [Action(PRESS, now, s) for s in state.setup.stations]
+            at = max(now, (state.results_at or 0.0) + state.rules.results_hold)
+            out += [Action(PRESS, at, s) for s in state.setup.stations]
         return out
 
     def next_deadline(self, state: UbongoState) -> float | None:
@@ -294,6 +303,8 @@ class Ubongo:
             if state.phase == SAND and station not in state.finishers:
                 return self._finish_puzzle(state, station, t)
             if state.phase == RESULTS:
+                if state.results_at is not None and t - state.results_at < state.rules.results_hold:
+                    return state
                 return self._next_round(replace(state, now=t), t)
         return state
 
@@ -434,7 +445,7 @@ class Ubongo:
         if state.round >= ROUNDS:
             return self._end_of_game(state, at)
         deadline = at + state.rules.next_round_after if state.rules.next_round_after > 0 else None
-        return replace(state, phase=RESULTS, deadline=deadline)
+        return replace(state, phase=RESULTS, deadline=deadline, results_at=at)
 
     def _next_round(self, state: UbongoState, t: float) -> UbongoState:
         return self._start_round(replace(state, round=state.round + 1), t)
