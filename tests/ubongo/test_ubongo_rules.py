@@ -112,6 +112,8 @@ def test_bad_setups_are_refused_in_one_sentence() -> None:
         ENGINE.new_game(GameSetup(game="ubongo", stations=(0, 1), options={"sand_seconds": 0}), 1)
     with pytest.raises(SetupError):
         ENGINE.new_game(GameSetup(game="ubongo", stations=(0, 1), options={"start_player": 2}), 1)
+    with pytest.raises(SetupError, match="true or false"):
+        ENGINE.new_game(GameSetup(game="ubongo", stations=(0, 1), options={"dice_reader": "no"}), 1)
 
 
 # -- the die -----------------------------------------------------------------------------

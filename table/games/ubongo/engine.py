@@ -110,6 +110,8 @@ class Rules:
                 "sand_seconds must be positive; reveal_seconds, next_round_after and results_hold_seconds "
                 "must not be negative"
             )
+        if not isinstance(options.get("dice_reader", False), bool):
+            raise SetupError("dice_reader must be true or false")
         if not 0 <= rules.start_index < stations:
             raise SetupError(f"start_player must be a seat from 0 to {stations - 1}")
         return rules
