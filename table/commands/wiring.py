@@ -35,6 +35,7 @@ def draw_header_png(cfg: HardwareConfig, path: Path, width: int = 1600) -> None:
     """Draw the header as on the board (pin 1 top left), each used pin labelled and
     coloured by station; reserved pins grey, power red, ground black."""
     os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
     import pygame
 
     from table.display.theme import station_colour

@@ -189,3 +189,14 @@ def test_selftest_walks_every_station_on_mock_pins() -> None:
     assert strip.frames and strip.colours() == [(0, 0, 0)] * 60  # swept, then off
     table = format_results(results)
     assert "19 checks: 17 passed, 1 failed, 1 skipped" in table
+
+
+EXAMPLES = Path(__file__).resolve().parent / "wiring_examples"
+
+
+@pytest.mark.parametrize("name", ["pi5-absolute", "pi4-potentiometers"])
+def test_build_guide_wiring_examples_are_valid(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    cfg = load_hardware(EXAMPLES / f"{name}.toml")
+    assert cfg.stations
+    assert main(["wiring", "--config", str(EXAMPLES / f"{name}.toml"), "--png", str(tmp_path / "w.png")]) == 0
