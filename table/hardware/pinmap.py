@@ -49,6 +49,8 @@ def pin_uses(cfg: HardwareConfig) -> Iterator[PinUse]:
             yield PinUse(gpio, f"station[{i}].{key}", f"S{i + 1} {key.replace('_', ' ')}")
     if cfg.leds.backend in ("neopixel", "pi5"):
         yield PinUse(cfg.leds.pin, "leds.pin", "LED data")
+    elif cfg.leds.backend == "spi":
+        yield PinUse(10, "leds.backend", "LED data (SPI0 MOSI)")
 
 
 def _buses_in_use(cfg: HardwareConfig) -> dict[str, str]:
@@ -100,10 +102,15 @@ def wiring_problems(cfg: HardwareConfig) -> list[str]:
             problems.append(f"{src}: {use.key}: GPIO {use.gpio} is reserved for the {why}")
             continue
         for bus, why in buses.items():
-            if use.gpio in BUS_PINS[bus] and not (bus == "spi" and use.key == "leds.pin"):
+            if use.gpio in BUS_PINS[bus] and not (bus == "spi" and use.key.startswith("leds.")):
                 problems.append(
                     f"{src}: {use.key}: GPIO {use.gpio} is {BUS_PINS[bus][use.gpio]}, reserved because {why}"
                 )
+    if cfg.leds.backend == "spi" and any(s.knob == "potentiometer" for s in cfg.stations):
+        problems.append(
+            f"{src}: leds.backend: LEDs on SPI would also receive the MCP3008's traffic on GPIO 10; "
+            "use the neopixel (Pi 1-4) or pi5 backend with potentiometer knobs"
+        )
     if cfg.leds.backend == "neopixel" and cfg.leds.pin not in NEOPIXEL_PINS:
         problems.append(
             f"{src}: leds.pin: the neopixel backend can drive GPIO 10, 12, 18 or 21 only, not {cfg.leds.pin}"

@@ -48,7 +48,7 @@ def test_shipped_config_loads_and_prints_the_header(capsys: Capture) -> None:
     assert len(cfg.stations) == 4 and cfg.pin_factory == "lgpio"
     assert main(["wiring", "--config", str(SHIPPED)]) == 0
     out = capsys.readouterr().out
-    assert "GPIO18 LED data" in out and "S1 button  GPIO4 [ 7]" in out
+    assert "LED data (SPI0 MOSI) GPIO10 [19]" in out and "S1 button  GPIO4 [ 7]" in out
 
 
 def test_wiring_png_is_drawn(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -91,7 +91,8 @@ backend = "spi"
     assert main(["wiring", "--config", str(path)]) == 2
     err = capsys.readouterr().err
     assert "station[0].button: GPIO 9 is SPI0 MISO, reserved because" in err
-    assert err.count("\n") == 1
+    assert "leds.backend: LEDs on SPI would also receive the MCP3008's traffic" in err
+    assert err.count("\n") == 2
 
 
 def test_config_errors_name_file_and_key_path(tmp_path: Path) -> None:
@@ -134,7 +135,7 @@ def test_off_a_pi_gpio_is_unavailable_in_one_sentence(capsys: Capture) -> None:
     assert "table sim" in err and err.count("\n") == 1
     assert main(["selftest", "--config", str(SHIPPED), "--skip", "stations,camera,display"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("table: the neopixel LED backend is not available on this machine")
+    assert err.startswith("table: the spi LED backend is not available on this machine")
     assert err.count("\n") == 1
 
 
