@@ -75,6 +75,8 @@ class SelfTest:
         self.display = display
         self.clock = clock
         self.inputs: queue.Queue[StationInput] = queue.Queue()
+        self._sector: dict[int, int] = {}  # last sector of each absolute knob
+        self._sector_before: dict[int, int | None] = {}
 
     def run(self, parts: Sequence[str] = PARTS) -> list[Result]:
         results: list[Result] = []
@@ -110,6 +112,7 @@ class SelfTest:
                 item = self.inputs.get(timeout=min(left, 0.25))
             except queue.Empty:
                 continue
+            self._note_sector(item)
             if step.station is not None and item.station != step.station:
                 continue
             if accept(item):
@@ -117,7 +120,18 @@ class SelfTest:
 
     def _drain(self) -> None:
         while not self.inputs.empty():
-            self.inputs.get_nowait()
+            self._note_sector(self.inputs.get_nowait())
+
+    def _note_sector(self, item: StationInput) -> None:
+        if item.kind == "turn" and item.value is not None and "sector" in item.value:
+            self._sector_before[item.station] = self._sector.get(item.station)
+            self._sector[item.station] = item.value["sector"]
+
+    def _clockwise(self, item: StationInput) -> bool:
+        return _turned(item, +1, self._sector_before.get(item.station))
+
+    def _counter_clockwise(self, item: StationInput) -> bool:
+        return _turned(item, -1, self._sector_before.get(item.station))
 
     def _stations(self) -> list[Result]:
         out: list[Result] = []
@@ -127,16 +141,14 @@ class SelfTest:
                 self.stations.set_leds({k: ("blink" if k == s else "off") for k in range(self.station_count)})
             knob = self.knobs[s] if s < len(self.knobs) else "encoder"
             steps: list[tuple[Step, Callable[[StationInput], bool]]] = [
-                (Step("stations", f"{label} press", "press", s), lambda i: i.kind == "press"),
+                (Step("stations", f"{label} press", "press", s), _is_press),
             ]
             if knob != "none":
-                last_sector: list[int | None] = [None]
                 steps += [
-                    (Step("stations", f"{label} turn clockwise", "turn clockwise", s),
-                     lambda i, ls=last_sector: _turned(i, +1, ls)),
+                    (Step("stations", f"{label} turn clockwise", "turn clockwise", s), self._clockwise),
                     (Step("stations", f"{label} turn counter-clockwise", "turn counter-clockwise", s),
-                     lambda i, ls=last_sector: _turned(i, -1, ls)),
-                    (Step("stations", f"{label} push", "push the knob", s), lambda i: i.kind == "push"),
+                     self._counter_clockwise),
+                    (Step("stations", f"{label} push", "push the knob", s), _is_push),
                 ]
             for step, accept in steps:
                 self._drain()
@@ -176,16 +188,25 @@ class SelfTest:
         return Result("LEDs colour sweep", result.status, result.detail)
 
 
-def _turned(item: StationInput, direction: int, last: list[int | None]) -> bool:
+def _is_press(item: StationInput) -> bool:
+    return item.kind == "press"
+
+
+def _is_push(item: StationInput) -> bool:
+    return item.kind == "push"
+
+
+def _turned(item: StationInput, direction: int, before: int | None) -> bool:
+    """A turn in ``direction``: a signed delta, or an absolute knob moving a short way
+    round from the sector it showed ``before``."""
     if item.kind != "turn" or item.value is None:
         return False
     if "delta" in item.value:
         return item.value["delta"] * direction > 0
-    sector, sectors = item.value["sector"], item.value.get("sectors", 16)
-    before, last[0] = last[0], sector
     if before is None:
         return False  # the first reading only says where the pointer is
-    step = (sector - before) % sectors
+    sectors = item.value.get("sectors", 16)
+    step = (item.value["sector"] - before) % sectors
     return (0 < step < sectors // 2) if direction > 0 else (step > sectors // 2)
 
 

@@ -189,10 +189,12 @@ class GpioStations(Stations):
     def set_leds(self, states: Mapping[int, LedState]) -> None:
         on_time = 0.5 / max(self.cfg.blink_hz, 0.1)
         for station, state in states.items():
-            led = self._leds.get(station)
-            if led is None or self._led_states.get(station) == state:
+            if self._led_states.get(station) == state:
                 continue
-            self._led_states[station] = state
+            self._led_states[station] = state  # also for a button without LED: diagnostics show the wish
+            led = self._leds.get(station)
+            if led is None:
+                continue
             if state == "on":
                 led.on()
             elif state == "blink":

@@ -8,6 +8,7 @@ pins, with edge timestamps chosen by the test and delivered late and out of orde
 from __future__ import annotations
 
 import random
+import time
 
 import pytest
 
@@ -283,3 +284,35 @@ def test_held_button_through_gpio_shows_in_diagnostics() -> None:
     stations.stop()
     assert [i.station for i in got] == [0, 1]
     assert diag["held"]["0"] == pytest.approx(241.0) and diag["held"]["1"] == pytest.approx(1.0)
+
+
+def test_button_leds_on_blink_off_through_gpiozero_leds() -> None:
+    wiring = (StationWiring(button=4, button_led=5, knob="none"), StationWiring(button=16, knob="none"))
+    factory = timed_factory()
+    stations = GpioStations(HardwareConfig(stations=wiring, blink_hz=20.0), T, pin_factory=factory,
+                            clock=VirtualClock(), run_thread=False)
+    stations.start(lambda item: None)
+    led = factory.pin(5)
+    stations.set_leds({0: "on", 1: "on"})  # station 2 has no LED: ignored
+    assert led.state
+    stations.set_leds({0: "blink"})
+    time.sleep(0.2)
+    changes = len(led.states)
+    assert changes > 4  # toggling at 20 Hz
+    stations.set_leds({0: "off"})
+    time.sleep(0.06)
+    assert not led.state
+    assert stations.diagnostics()["leds"] == {"0": "off", "1": "on"}
+    stations.stop()
+
+
+@pytest.mark.parametrize("factory", ["lgpio", "rpigpio"])
+def test_off_a_pi_the_pin_factory_is_one_sentence(factory: str) -> None:
+    from table.errors import TableError
+    from table.hardware.gpio import make_pin_factory
+
+    with pytest.raises(TableError) as info:
+        make_pin_factory(factory)
+    message = str(info.value)
+    assert message.startswith("GPIO is not available on this machine") and "table sim" in message
+    assert "\n" not in message

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -13,7 +15,7 @@ from table.cli import main
 from table.commands.selftest import Result, SelfTest, Step, format_results
 from table.hardware.config import HardwareConfigError, load_hardware
 from table.hardware.gpio import GpioStations
-from table.hardware.interfaces import HourglassLayout
+from table.hardware.interfaces import HourglassLayout, LedState, StationInput, Stations
 from table.hardware.leds import PixelBufHourglass
 from tests.fakes.pins import timed_factory
 from tests.fakes.strip import RecordingStrip
@@ -201,3 +203,54 @@ def test_build_guide_wiring_examples_are_valid(name: str, tmp_path: Path, monkey
     cfg = load_hardware(EXAMPLES / f"{name}.toml")
     assert cfg.stations
     assert main(["wiring", "--config", str(EXAMPLES / f"{name}.toml"), "--png", str(tmp_path / "w.png")]) == 0
+
+
+class ScriptedStations(Stations):
+    """Answers each self-test prompt with the inputs an installer would make."""
+
+    def __init__(self) -> None:
+        self.sink: Callable[[StationInput], None] | None = None
+        self.sector = 5
+        self.t = 0.0
+
+    def start(self, sink: Callable[[StationInput], None]) -> None:
+        self.sink = sink
+        sink(StationInput("turn", 0, 0.0, {"sector": self.sector, "sectors": 16}))  # where it points
+
+    def stop(self) -> None:
+        self.sink = None
+
+    def set_leds(self, states: Mapping[int, LedState]) -> None:
+        return None
+
+    def diagnostics(self) -> dict[str, Any]:
+        return {}
+
+    def act(self, step: Step | None, text: str) -> None:
+        assert self.sink is not None
+        if step is None:
+            return
+        self.t += 1.0
+        if step.action == "turn clockwise":
+            for _ in range(2):
+                self.sector = (self.sector + 1) % 16
+                self.sink(StationInput("turn", 0, self.t, {"sector": self.sector, "sectors": 16}))
+        elif step.action == "turn counter-clockwise":
+            self.sector = (self.sector - 3) % 16
+            self.sink(StationInput("turn", 0, self.t, {"sector": self.sector, "sectors": 16}))
+        elif step.action == "push the knob":
+            self.sink(StationInput("push", 0, self.t))
+        else:
+            self.sink(StationInput("press", 0, self.t))
+
+
+def test_selftest_understands_absolute_knobs() -> None:
+    fake = ScriptedStations()
+    test = SelfTest(fake, 1, ["absolute"], None, say=fake.act, timeout=0.5)
+    results = test.run(["stations"])
+    assert [(r.name, r.status) for r in results] == [
+        ("station 1 press", "pass"),
+        ("station 1 turn clockwise", "pass"),
+        ("station 1 turn counter-clockwise", "pass"),
+        ("station 1 push", "pass"),
+    ]
