@@ -25,6 +25,9 @@ def cmd_wiring(args: argparse.Namespace) -> int:
         for problem in problems:
             sys.stderr.write(f"table: {problem}\n")
         return 2
+    if cfg.backend != "gpio":
+        print(f"The stations are on the {cfg.backend} backend (input.backend), not on the Pi's header;"
+              " for the I/O bridge see firmware/config.py.\n")
     print(format_header(cfg))
     if args.png:
         draw_header_png(cfg, Path(args.png))

@@ -292,7 +292,9 @@ def parse_hardware(data: Mapping[str, Any], source: str, *, check_pins: bool = T
         sections[key] = _section(source, key, value, SECTIONS[key], problems)
     stations: list[StationWiring] = []
     raw_stations = data.get("station", [])
-    if not isinstance(raw_stations, list) or not raw_stations:
+    inp_raw = data.get("input", {})
+    on_pins = not isinstance(inp_raw, dict) or inp_raw.get("backend", "gpio") == "gpio"
+    if not isinstance(raw_stations, list) or (on_pins and not raw_stations):
         problems.append(f"{source}: station: needs one [[station]] table per station (1 to 5)")
         raw_stations = []
     elif len(raw_stations) > 5:
@@ -334,7 +336,7 @@ def parse_hardware(data: Mapping[str, Any], source: str, *, check_pins: bool = T
         problems.append(f"{source}: leds.count: a strip needs an even count (two halves), not {leds.count}")
     if leds.layout == "matrix" and leds.matrices == 1 and leds.height % 2:
         problems.append(f"{source}: leds.height: one matrix needs an even number of rows (two halves)")
-    if check_pins and cfg.backend == "gpio":
+    if check_pins:
         from table.hardware.pinmap import wiring_problems
 
         problems.extend(wiring_problems(cfg))

@@ -43,8 +43,12 @@ class PinUse:
 
 
 def pin_uses(cfg: HardwareConfig) -> Iterator[PinUse]:
-    """Every GPIO the configured table uses (stations, LEDs, the MCP3008's SPI)."""
-    for i, station in enumerate(cfg.stations):
+    """Every GPIO of the Pi the configured table uses (stations on GPIO, LED data).
+
+    With ``input.backend = "serial"`` (or ``"sim"``) the stations are not on the
+    Pi's header, so their ``[[station]]`` pins (if any) are not claimed."""
+    stations = cfg.stations if cfg.backend == "gpio" else ()
+    for i, station in enumerate(stations):
         for key, gpio in station.pins().items():
             yield PinUse(gpio, f"station[{i}].{key}", f"S{i + 1} {key.replace('_', ' ')}")
     if cfg.leds.backend in ("neopixel", "pi5"):
@@ -53,12 +57,17 @@ def pin_uses(cfg: HardwareConfig) -> Iterator[PinUse]:
         yield PinUse(10, "leds.backend", "LED data (SPI0 MOSI)")
 
 
+def _on_pins(cfg: HardwareConfig) -> bool:
+    return cfg.backend == "gpio"
+
+
 def _buses_in_use(cfg: HardwareConfig) -> dict[str, str]:
     """Bus -> why it is in use."""
     out: dict[str, str] = {}
     if cfg.buses.i2c:
         out["i2c"] = "buses.i2c is on"
-    if cfg.spi_in_use:
+    pots = _on_pins(cfg) and any(s.knob == "potentiometer" for s in cfg.stations)
+    if cfg.buses.spi or cfg.leds.backend == "spi" or pots:
         if cfg.buses.spi:
             out["spi"] = "buses.spi is on"
         elif cfg.leds.backend == "spi":
@@ -106,7 +115,7 @@ def wiring_problems(cfg: HardwareConfig) -> list[str]:
                 problems.append(
                     f"{src}: {use.key}: GPIO {use.gpio} is {BUS_PINS[bus][use.gpio]}, reserved because {why}"
                 )
-    if cfg.leds.backend == "spi" and any(s.knob == "potentiometer" for s in cfg.stations):
+    if cfg.leds.backend == "spi" and _on_pins(cfg) and any(s.knob == "potentiometer" for s in cfg.stations):
         problems.append(
             f"{src}: leds.backend: LEDs on SPI would also receive the MCP3008's traffic on GPIO 10; "
             "use the neopixel (Pi 1-4) or pi5 backend with potentiometer knobs"
@@ -137,7 +146,7 @@ def header_rows(cfg: HardwareConfig) -> list[tuple[int, str, str]]:
             rows.append((pos, name, f"({reserved[what]})"))
         else:
             rows.append((pos, name, ""))
-    if any(s.knob == "potentiometer" for s in cfg.stations):
+    if _on_pins(cfg) and any(s.knob == "potentiometer" for s in cfg.stations):
         cs = 8 if cfg.mcp3008_chip_select == 0 else 7
         spi = BUS_PINS["spi"]
         rows = [

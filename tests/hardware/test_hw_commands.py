@@ -254,3 +254,11 @@ def test_selftest_understands_absolute_knobs() -> None:
         ("station 1 turn counter-clockwise", "pass"),
         ("station 1 push", "pass"),
     ]
+
+
+def test_a_serial_bridge_table_needs_no_station_pins(tmp_path: Path, capsys: Capture) -> None:
+    path = write(tmp_path, '[input]\nbackend = "serial"\n[leds]\nbackend = "serial"\n')
+    cfg = load_hardware(path)
+    assert cfg.stations == () and cfg.serial.port == "/dev/ttyACM0"
+    assert main(["wiring", "--config", str(path)]) == 0
+    assert "not on the Pi's header" in capsys.readouterr().out
