@@ -11,6 +11,8 @@ import random
 import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from table.hardware.buttons import StationCore, Timing
 from table.hardware.config import HardwareConfig, StationWiring
@@ -316,3 +318,37 @@ def test_off_a_pi_the_pin_factory_is_one_sentence(factory: str) -> None:
     message = str(info.value)
     assert message.startswith("GPIO is not available on this machine") and "table sim" in message
     assert "\n" not in message
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 4), st.floats(0, 10), st.floats(0, 0.010), st.floats(0.001, 0.5)),
+        min_size=1, max_size=30,
+    )
+)
+def test_property_each_clean_press_counts_once_in_time_order(
+    presses: list[tuple[int, float, float, float]],
+) -> None:
+    """Any presses (station, time, delivery delay <= 10 ms, hold time), at least
+    debounce apart per station: each counted once, released in edge-time order."""
+    core = StationCore(5, T)
+    kept: list[tuple[float, int]] = []
+    last_release: dict[int, float] = {}
+    edges: list[tuple[float, int, bool, float]] = []
+    for station, t, delay, held in sorted(presses, key=lambda p: p[1]):
+        if t < last_release.get(station, -1.0) + T.debounce:
+            continue  # not a separate press of this button
+        kept.append((t, station))
+        release = t + max(held, T.debounce)
+        last_release[station] = release
+        edges.append((t + delay, station, True, t))
+        edges.append((release + delay, station, False, release))
+    out: list[StationInput] = []
+    for arrival, station, level, t in sorted(edges):
+        out.extend(core.poll(arrival))
+        core.button_edge(station, level, t)
+    out.extend(core.poll(100.0))
+    got = [(i.t, i.station) for i in out]
+    assert sorted(got) == sorted(kept)  # each press once (equal times: a tie, any order)
+    assert [t for t, _ in got] == sorted(t for t, _ in got)
