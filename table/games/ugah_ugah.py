@@ -469,6 +469,8 @@ class UgahUgah:
                 return state
             return self._tray_reading(replace(state, now=t), action.value, t)
         if action.kind == SKIP_ROUND:
+            if state.phase not in (THROW, CHOOSE):
+                return state  # see _skip_turn
             return self._skip_turn(replace(state, now=t), t)
         if action.station != state.station or action.kind not in (PRESS, TURN, PUSH):
             return state
@@ -706,8 +708,6 @@ class UgahUgah:
         Once the dice are all aside, spoils and chips are being handed out and the turn
         is finished with the knob instead (stopping half-way would lose chips).
         """
-        if state.phase not in (THROW, CHOOSE):
-            return state
         state = replace(state, aside=(), events=_event(state, t, "turn_skipped", state.station,
                                                       {"turn": state.turn}))
         return self._end_turn(state, t)
