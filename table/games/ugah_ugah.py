@@ -545,7 +545,8 @@ class UgahUgah:
         if unsure:
             problem = "unsure"
         elif len(faces) != state.dice_in_play:
-            problem = f"the tray shows {len(faces)} dice, {state.dice_in_play} are in play"
+            problem = (f"the tray shows {len(faces)} {'die' if len(faces) == 1 else 'dice'}, "
+                       f"{state.dice_in_play} {'is' if state.dice_in_play == 1 else 'are'} in play")
         elif len(readable) != len(faces):
             problem = "a die in the tray could not be read"
         if problem:
