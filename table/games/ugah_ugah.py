@@ -815,8 +815,42 @@ class UgahUgah:
             "winners": list(state.winners),
             "reason": state.reason,
             "ended_by_hunters": state.ended_by_hunters,
+            "hunters_met": hunters_met(state.circle, state.masher, state.breaker),
             "may_act": [] if over else [state.station],
+            "log": self._log(state),
         }
+
+    def _log(self, state: UgahState, lines: int = 4) -> list[str]:
+        """The last few things that happened, in words, newest first (no hidden values)."""
+        name = state.setup.name_of
+        out: list[str] = []
+        for e in reversed(state.events):
+            d = e.detail if isinstance(e.detail, Mapping) else {}
+            who = name(e.station) if e.station is not None else ""
+            text = ""
+            if e.kind == "throw" and d.get("bones") == len(d.get("faces", ())) and d.get("bones"):
+                text = f"{who} threw only bones"
+            elif e.kind == "spoils":
+                giver = d.get("from")
+                text = f"{who} took the {d.get('card')} card" + (f" from {name(giver)}" if giver is not None
+                                                                 else "")
+            elif e.kind == "spoils_left":
+                text = f"{who} left the {d.get('card')} card with {name(d.get('with'))}"
+            elif e.kind == "hunters_moved":
+                steps = d.get("steps", {})
+                walked = [f"{HUNTER_NAMES[h]} {steps.get(h)}" for h in HUNTERS if steps.get(h)]
+                text = f"{who} moved " + " and ".join(walked)
+            elif e.kind == "chip_given":
+                text = f"{who} gave a chip to {name(d.get('to'))}"
+            elif e.kind == "chip_taken" and (not out or "gave" not in out[-1]):
+                text = f"{who} took a chip"
+            elif e.kind == "turn_skipped":
+                text = f"{who}'s turn was skipped"
+            if text:
+                out.append(text)
+            if len(out) >= lines:
+                break
+        return out
 
     @staticmethod
     def _hunter_view(position: int) -> dict[str, JSONValue]:
