@@ -10,12 +10,12 @@ import pytest
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
-import pygame  # noqa: E402
+import pygame
 
-from table.display.games import RenderContext, renderers  # noqa: E402
-from table.display.theme import Theme  # noqa: E402
-from table.games.ugah_ugah import ENGINE  # noqa: E402
-from tests.ugah_ugah.screens import states  # noqa: E402
+from table.display.games import RenderContext, renderers
+from table.display.theme import Theme
+from table.games.ugah_ugah import ENGINE
+from tests.ugah_ugah.screens import states
 
 STATES = states()
 

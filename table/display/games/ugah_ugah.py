@@ -437,7 +437,7 @@ class UgahRenderer:
                        TEXT_DIM, "topright")
             # the revealed pile
             r = theme.px(2.1)
-            cx = rect.left + pad + r
+            cx: float = rect.left + pad + r
             cy = rect.bottom - r - theme.px(1.2)
             for chip in sorted(p["pile"], key=lambda c: -c["points"]):
                 fill = CATERPILLAR if chip["caterpillar"] else CHIP_FACE
