@@ -835,13 +835,13 @@ class UgahUgah:
                 text = f"{who} took the {d.get('card')} card" + (f" from {name(giver)}" if giver is not None
                                                                  else "")
             elif e.kind == "spoils_left":
-                text = f"{who} left the {d.get('card')} card with {name(d.get('with'))}"
+                text = f"{who} left the {d.get('card')} card with {name(d['with'])}"
             elif e.kind == "hunters_moved":
                 steps = d.get("steps", {})
                 walked = [f"{HUNTER_NAMES[h]} {steps.get(h)}" for h in HUNTERS if steps.get(h)]
                 text = f"{who} moved " + " and ".join(walked)
             elif e.kind == "chip_given":
-                text = f"{who} gave a chip to {name(d.get('to'))}"
+                text = f"{who} gave a chip to {name(d['to'])}"
             elif e.kind == "chip_taken" and (not out or "gave" not in out[-1]):
                 text = f"{who} took a chip"
             elif e.kind == "turn_skipped":
