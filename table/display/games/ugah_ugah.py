@@ -263,8 +263,8 @@ class UgahRenderer:
             draw.label(surface, theme, problem[0].upper() + problem[1:], (x0, y), "body", BAD, bold=True,
                        max_width=width)
         else:
-            draw.label(surface, theme, f"The tray camera waits for {n} {'die' if n == 1 else 'dice'}", (x0, y),
-                       "body", TEXT_DIM, max_width=width)
+            draw.label(surface, theme, f"The camera waits for {n} {'die' if n == 1 else 'dice'}"
+                       " · button: set them by knob", (x0, y), "body", TEXT_DIM, max_width=width)
         for i in range(n):
             self._die(surface, theme, (x0 + size / 2 + i * step, y + theme.px(10)), size, None)
         return y + theme.px(22)
