@@ -546,6 +546,15 @@ def test_the_public_view_never_leaks_face_down_chips_or_piles() -> None:
     assert "pile" not in ENGINE.view(table.state, 0)["players"][1]
 
 
+def test_turns_go_round_and_rounds_count_them() -> None:
+    table = Table(players=3)
+    seen = []
+    for _ in range(4):
+        seen.append((table.state.station, table.state.round))
+        table.throw("bone", "bone", "bone", "bone", "bone")
+    assert seen == [(0, 1), (1, 1), (2, 1), (0, 2)]
+
+
 # -- random play, skipping, meaningless input ---------------------------------------------
 
 
