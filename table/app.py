@@ -20,7 +20,7 @@ import os
 import random
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 import pygame
 
@@ -101,6 +101,7 @@ class Table:
         outputs: Iterable[Output] = (),
         seed_source: Callable[[], int] | None = None,
         attract: bool = True,
+        game_options: dict[str, dict[str, Any]] | None = None,
     ) -> None:
         self.config = config
         self.clock = clock
@@ -119,7 +120,8 @@ class Table:
         self.last_input = clock()
         self._last_key: object = object()
         self.frames_drawn = 0
-        self.lobby = LobbyScreen(self, self.theme, config.stations, {k: dict(v) for k, v in config.games.items()})
+        options = game_options if game_options is not None else {k: dict(v) for k, v in config.games.items()}
+        self.lobby = LobbyScreen(self, self.theme, config.stations, options)
         self.screens.append(self.lobby)
 
     # -- TableControl -----------------------------------------------------------------

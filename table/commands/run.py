@@ -78,7 +78,8 @@ class Runner:
     """
 
     def __init__(self, config: TableConfig, *, sim: bool, headless: bool, journal_path: Path | None,
-                 attract_now: bool = False, hardware: HardwareConfig | None = None) -> None:
+                 attract_now: bool = False, hardware: HardwareConfig | None = None,
+                 config_dir: Path | None = None) -> None:
         global WAKE
         if headless:
             os.environ["SDL_VIDEODRIVER"] = "dummy"
@@ -129,7 +130,10 @@ class Runner:
                                  ButtonLeds(stations, config.stations),
                                  HourglassOutput(hourglass, STATION_COLOURS)]
         inputs = [self.station_inputs, self.sim_stations] if sim else [self.station_inputs]
-        self.table = Table(config, self.clock, self.surface, self.journal, inputs=inputs, outputs=outputs)
+        from table.gamedata import game_options
+
+        self.table = Table(config, self.clock, self.surface, self.journal, inputs=inputs, outputs=outputs,
+                           game_options=game_options(config, config_dir or DEFAULT_DIR))
         if self.table.resume_unfinished():
             print(f"table: resumed the unfinished game from {self.journal.path}", file=sys.stderr)
         if attract_now:
@@ -201,10 +205,10 @@ class Runner:
 
 def run_table(config: TableConfig, *, sim: bool, headless: bool, seconds: float | None,
               journal_path: Path | None, screenshot: Path | None = None, attract_now: bool = False,
-              hardware: HardwareConfig | None = None) -> int:
+              hardware: HardwareConfig | None = None, config_dir: Path | None = None) -> int:
     """Run the table until SIGTERM/SIGINT, the window closes, or ``seconds`` pass."""
     runner = Runner(config, sim=sim, headless=headless, journal_path=journal_path, attract_now=attract_now,
-                    hardware=hardware)
+                    hardware=hardware, config_dir=config_dir)
 
     def stop(signum: int, frame: FrameType | None) -> None:
         log.info("signal %d: stopping cleanly", signum)
@@ -230,6 +234,7 @@ def cmd_run(args: argparse.Namespace, force_sim: bool = False) -> int:
     if headless and not args.headless:
         print("table: no display found: running the simulator headless in attract mode", file=sys.stderr)
     return run_table(config, sim=sim, headless=headless, seconds=args.seconds, hardware=hardware,
+                     config_dir=Path(args.config),
                      journal_path=Path(args.journal) if args.journal else None,
                      screenshot=Path(args.screenshot) if args.screenshot else None,
                      attract_now=headless and not args.headless)
