@@ -25,7 +25,7 @@ from typing import Any, Protocol
 import pygame
 
 from table.config import TableConfig
-from table.display.screens import AttractScreen, GameScreen, LobbyScreen, Screen
+from table.display.screens import AttractScreen, GameScreen, LobbyScreen, PausedScreen, Screen
 from table.display.theme import Theme
 from table.games.base import TICK, Action, GameSetup
 from table.journal import Journal
@@ -164,6 +164,9 @@ class Table:
         self.epoch = self.clock() - session.last_t
         log.warning("resumed game %d (%s) after %d journaled actions", record.id, record.engine, self.seq)
         self.push_screen(GameScreen(self, self.theme))
+        if session.paused:
+            # It stopped with the table menu's pause on: a push continues, as before.
+            self.push_screen(PausedScreen(self, self.theme))
         if session.is_over():
             self._finish()
         return True
