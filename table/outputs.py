@@ -142,7 +142,8 @@ class HourglassOutput:
         return hourglass_frame(at, state, self.layout)
 
     def update(self, session: Session | None, now: float) -> None:
-        if now - self._last_shown < self.min_interval:
+        # Game time starts again at 0 with every game, so a jump backwards is a new frame too.
+        if 0 <= now - self._last_shown < self.min_interval:
             return
         self._last_shown = now
         frame = self.frame(session, now)

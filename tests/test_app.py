@@ -56,6 +56,11 @@ def test_lobby_joins_players_and_starts_a_journaled_game(tmp_path: Path) -> None
     assert session is not None and session.setup.stations == (0, 1)
     run(table, clock, inputs, Action("press", 10.0, 1), until=12.0)
     assert session.view()["callers"] == [1]
+    # The screen draws at the game's own time (the clock reads 1000 s and more here).
+    screen = table.screens[-1]
+    assert isinstance(screen, GameScreen)
+    deadline = session.view()["deadline"]
+    assert deadline - screen._render_now(clock.now) == pytest.approx(58.0, abs=0.1)
     record = table.journal.unfinished() if table.journal else None
     assert record is not None and [a.kind for a in record.actions] == ["tick", "press"]
 
