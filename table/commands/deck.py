@@ -22,9 +22,13 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("deck", help="check the Umtata question deck")
     sub = parser.add_subparsers(dest="deck_command", metavar="ACTION")
     check = sub.add_parser("check", help="validate the deck and print counts per country and topic")
-    check.add_argument("files", nargs="*", type=Path, help="deck files (default: every questions*.toml in --dir)")
+    check.add_argument(
+        "files", nargs="*", type=Path, help="deck files (default: every questions*.toml in --dir)"
+    )
     check.add_argument("--dir", type=Path, default=None, help="deck folder (default: config/umtata)")
-    check.add_argument("--board", type=Path, default=None, help="board file (default: config/umtata/board.toml)")
+    check.add_argument(
+        "--board", type=Path, default=None, help="board file (default: config/umtata/board.toml)"
+    )
     check.set_defaults(func=run_check)
     parser.set_defaults(func=lambda args: _usage(parser))
 

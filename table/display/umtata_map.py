@@ -93,7 +93,8 @@ def label_anchor(area: pygame.Rect, layout: MapLayout, code: str) -> tuple[pygam
     """
     cells = layout.cells_of(code)
     mid_y = sum(y for _, y in cells) / len(cells)
-    best: tuple[float, int, int, int] | None = None  # (-(width), distance, y, x0)
+    # Prefer a run of two or more cells, then the row nearest the middle.
+    best: tuple[tuple[int, float, int, int], int] | None = None
     for y in sorted({y for _, y in cells}):
         xs = sorted(x for x, yy in cells if yy == y)
         start = xs[0]
@@ -102,12 +103,12 @@ def label_anchor(area: pygame.Rect, layout: MapLayout, code: str) -> tuple[pygam
             if end != x + 1:
                 width = x - start + 1
                 key = (-min(width, 2), abs(y - mid_y), y, start)
-                if best is None or key < best:
-                    best = key
+                if best is None or key < best[0]:
+                    best = (key, width)
                 if end is not None:
                     start = end
     assert best is not None
-    width, _, y, x0 = -best[0], best[1], best[2], best[3]
+    (_, _, y, x0), width = best
     first = _cell_rect(area, layout, x0, y)
     last = _cell_rect(area, layout, x0 + width - 1, y)
     return first.union(last), width
@@ -153,7 +154,10 @@ def _pattern(surface: pygame.Surface, rect: pygame.Rect, region: str, colour: Co
                 pygame.draw.polygon(surface, shade, [(xx, yy - r), (xx - r, yy + r), (xx + r, yy + r)], 1)
     elif region == "south":  # waves
         for yy in range(rect.y + s // 2, rect.bottom, s):
-            pts = [(xx, yy + (2 if (xx // (s // 2 or 1)) % 2 else -2)) for xx in range(rect.x, rect.right + 1, max(2, s // 2))]
+            pts = [
+                (xx, yy + (2 if (xx // (s // 2 or 1)) % 2 else -2))
+                for xx in range(rect.x, rect.right + 1, max(2, s // 2))
+            ]
             if len(pts) > 1:
                 pygame.draw.lines(surface, shade, False, pts, 1)
     surface.set_clip(clip)
@@ -210,7 +214,7 @@ def _base_map(width: int, height: int) -> pygame.Surface:
     for country in board.countries:
         if not layout.cells_of(country.id):
             continue
-        run, cells = label_anchor(area, layout, country.id)
+        run, _ = label_anchor(area, layout, country.id)
         font = _fitted_font(max_px, country.label, run.w - 2 * gap - 2)
         img = font.render(country.label, True, LABEL_ON[country.colour])
         surface.blit(img, img.get_rect(center=run.center))

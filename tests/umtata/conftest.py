@@ -16,10 +16,17 @@ WORLD_CUP = {
     "topic": "sport",
     "explain": "Italy beat France on penalties in the 2006 final in Berlin.",
 }
-PARIS = {"country": "fr", "text": "Umtata's capital is Paris.", "topic": "capital", "explain": "Paris is France's capital."}
+PARIS = {
+    "country": "fr",
+    "text": "Umtata's capital is Paris.",
+    "topic": "capital",
+    "explain": "Paris is France's capital.",
+}
 
 
-def new(stations: Sequence[int] = (0, 1, 2), deck: Sequence[dict[str, str]] = (WORLD_CUP,), **options: object) -> UmtataState:
+def new(
+    stations: Sequence[int] = (0, 1, 2), deck: Sequence[dict[str, str]] = (WORLD_CUP,), **options: object
+) -> UmtataState:
     opts: dict[str, object] = {"deck": list(deck), "whole_deck": True, **options}
     return ENGINE.new_game(GameSetup("umtata", stations=tuple(stations), options=opts), seed=1)
 

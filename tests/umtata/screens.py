@@ -27,7 +27,9 @@ NAMES = ("Steven", "Andreas", "Frank", "Maria")
 
 def phases() -> dict[str, UmtataState]:
     """One state per screen worth showing, from the rulebook's World Cup round."""
-    setup = GameSetup("umtata", stations=(0, 1, 2, 3), names=NAMES, options={"deck": [WORLD_CUP], "whole_deck": True})
+    setup = GameSetup(
+        "umtata", stations=(0, 1, 2, 3), names=NAMES, options={"deck": [WORLD_CUP], "whole_deck": True}
+    )
     s = ENGINE.new_game(setup, 7)
     s = replace(s, scores=(5, 9, 7, 3), round=6, reader=0)
     out: dict[str, UmtataState] = {"guess_start": s}

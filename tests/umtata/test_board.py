@@ -52,8 +52,20 @@ def test_expected_borders_are_listed() -> None:
     board = load_board()
     pairs = {frozenset(p) for p in board.land + board.sea}
     for a, b in [
-        ("fr", "de"), ("ru", "fi"), ("ie", "ni"), ("en", "sc"), ("en", "wa"), ("li", "ch"), ("mc", "fr"),
-        ("lu", "be"), ("sc", "ni"), ("wa", "ie"), ("is", "gl"), ("fo", "is"), ("mt", "it"), ("dk", "se"),
+        ("fr", "de"),
+        ("ru", "fi"),
+        ("ie", "ni"),
+        ("en", "sc"),
+        ("en", "wa"),
+        ("li", "ch"),
+        ("mc", "fr"),
+        ("lu", "be"),
+        ("sc", "ni"),
+        ("wa", "ie"),
+        ("is", "gl"),
+        ("fo", "is"),
+        ("mt", "it"),
+        ("dk", "se"),
     ]:
         assert frozenset((a, b)) in pairs, (a, b)
     assert len(pairs) == len(board.land) + len(board.sea)  # no pair listed twice

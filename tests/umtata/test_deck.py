@@ -55,11 +55,14 @@ def test_an_owner_file_joins_the_deck(tmp_path: Path, capsys: pytest.CaptureFixt
     for path in deck_files(CONFIG_DIR):
         (tmp_path / path.name).write_bytes(path.read_bytes())
     (tmp_path / "questions-ours.toml").write_text(
-        'question = [ { country = "mt", topic = "culture", text = "Umtata is where we met.", explain = "Malta, 2019." } ]\n',
+        'question = [ { country = "mt", topic = "culture", text = "Umtata is where we met.",'
+        ' explain = "Malta, 2019." } ]\n',
         encoding="utf-8",
     )
     assert main(["deck", "check", "--dir", str(tmp_path)]) == 0
-    assert f"{len(check_deck(deck_files(CONFIG_DIR)).questions) + 1} good questions" in capsys.readouterr().out
+    assert (
+        f"{len(check_deck(deck_files(CONFIG_DIR)).questions) + 1} good questions" in capsys.readouterr().out
+    )
 
 
 def test_every_question_names_a_single_board_country() -> None:

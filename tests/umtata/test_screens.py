@@ -53,13 +53,16 @@ def test_every_country_is_on_the_map_with_room_for_its_label() -> None:
 def test_speech_is_used_when_installed_and_silent_without() -> None:
     view = ENGINE.view(phases()["guess_start"], None)
     spoken: list[Sequence[str]] = []
-    speaker = QuestionSpeaker(which=lambda name: "/usr/bin/espeak-ng" if name == "espeak-ng" else None,
-                              runner=spoken.append)
+    speaker = QuestionSpeaker(
+        which=lambda name: "/usr/bin/espeak-ng" if name == "espeak-ng" else None, runner=spoken.append
+    )
     assert speaker.on_view(view) is True
     assert speaker.on_view(view) is False  # once per round
     assert spoken[0][0] == "/usr/bin/espeak-ng" and spoken[0][-1] == view["question"]["text"]
     silent = QuestionSpeaker(which=lambda name: None, runner=spoken.append)
     assert silent.on_view(view) is False and "nothing is wrong" in silent.status()
-    off = QuestionSpeaker(settings=SpeechSettings(speak_questions=False), which=lambda n: "/x", runner=spoken.append)
+    off = QuestionSpeaker(
+        settings=SpeechSettings(speak_questions=False), which=lambda n: "/x", runner=spoken.append
+    )
     assert off.on_view(view) is False and "switched off" in off.status()
     assert len(spoken) == 1

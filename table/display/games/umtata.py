@@ -54,8 +54,14 @@ def wrap(font: pygame.font.Font, message: str, width: int) -> list[str]:
 
 
 def _block(
-    surface: pygame.Surface, theme: Theme, message: str, rect: pygame.Rect, size: str, colour: tuple[int, int, int],
-    max_lines: int = 3, bold: bool = False,
+    surface: pygame.Surface,
+    theme: Theme,
+    message: str,
+    rect: pygame.Rect,
+    size: str,
+    colour: tuple[int, int, int],
+    max_lines: int = 3,
+    bold: bool = False,
 ) -> int:
     """Wrapped text in ``rect`` (shrinking the size if it would not fit); returns the bottom."""
     sizes = ["title", "large", "body", "small"]
@@ -80,7 +86,9 @@ def _station_name(view: dict[str, Any], station: int) -> str:
     return f"Player {station + 1}"
 
 
-def _swatch(surface: pygame.Surface, theme: Theme, colour: str, pos: tuple[int, int], size: int) -> pygame.Rect:
+def _swatch(
+    surface: pygame.Surface, theme: Theme, colour: str, pos: tuple[int, int], size: int
+) -> pygame.Rect:
     rect = pygame.Rect(pos[0], pos[1], size, size)
     pygame.draw.rect(surface, TILE_COLOURS.get(colour, TEXT_DIM), rect, border_radius=max(2, size // 5))
     pygame.draw.rect(surface, TEXT, rect, 1, border_radius=max(2, size // 5))
@@ -102,7 +110,9 @@ class UmtataRenderer:
         self._header(surface, view, theme, pygame.Rect(u(2), u(1), W - u(4), top_h - u(1)))
         map_area = pygame.Rect(u(1), top_h + u(1), panel_x - u(2), H - top_h - u(2))
         self._map(surface, view, theme, map_area)
-        self._players(surface, view, theme, pygame.Rect(panel_x, top_h, W - panel_x - u(1.5), H - top_h - u(1)))
+        self._players(
+            surface, view, theme, pygame.Rect(panel_x, top_h, W - panel_x - u(1.5), H - top_h - u(1))
+        )
         if ctx.paused:
             shade = pygame.Surface((W, H), pygame.SRCALPHA)
             shade.fill((0, 0, 0, 160))
@@ -116,7 +126,9 @@ class UmtataRenderer:
         phase = view["phase"]
         reader = view["reader"]
         question = view["question"]
-        info = f"Round {view['round']}  -  read by {_station_name(view, reader)}  -  topic: {question['topic']}"
+        info = (
+            f"Round {view['round']}  -  read by {_station_name(view, reader)}  -  topic: {question['topic']}"
+        )
         pygame.draw.circle(surface, theme.station_colour(reader), (rect.x + u(1), rect.y + u(2)), u(1))
         text(surface, theme, info, (rect.x + u(3), rect.y), "small", TEXT_DIM)
         body = pygame.Rect(rect.x, rect.y + u(4.5), rect.w, rect.h - u(4.5))
@@ -124,26 +136,64 @@ class UmtataRenderer:
         if phase in ("reveal", "over") and reveal:
             if phase == "over":
                 winners = [_station_name(view, s) for s in view["winners"]]
-                title = f"{winners[0]} wins!" if len(winners) == 1 else f"{' and '.join(winners)} share the win!"
+                title = (
+                    f"{winners[0]} wins!" if len(winners) == 1 else f"{' and '.join(winners)} share the win!"
+                )
                 text(surface, theme, title, (body.x, body.y), "title", ACCENT, bold=True)
                 line_y = body.y + theme.font("title").get_linesize()
                 answer = f"Umtata was {reveal['name']}: {reveal['explain']}"
-                _block(surface, theme, answer, pygame.Rect(body.x, line_y, body.w, body.bottom - line_y), "body", TEXT, 2)
+                _block(
+                    surface,
+                    theme,
+                    answer,
+                    pygame.Rect(body.x, line_y, body.w, body.bottom - line_y),
+                    "body",
+                    TEXT,
+                    2,
+                )
                 return
             x = body.x
             r = text(surface, theme, "Umtata is ", (x, body.y), "title", TEXT_DIM)
             r = text(surface, theme, reveal["name"], (r.right, body.y), "title", ACCENT, bold=True)
             sw = _swatch(surface, theme, reveal["colour"], (r.right + u(2), r.y + u(1.5)), u(5))
-            text(surface, theme, f"{reveal['region']}, {reveal['colour']}", (sw.right + u(1), sw.centery), "body",
-                 TEXT, "midleft")
+            text(
+                surface,
+                theme,
+                f"{reveal['region']}, {reveal['colour']}",
+                (sw.right + u(1), sw.centery),
+                "body",
+                TEXT,
+                "midleft",
+            )
             line_y = r.bottom
-            bottom = _block(surface, theme, reveal["explain"],
-                            pygame.Rect(body.x, line_y, body.w, body.bottom - line_y - u(4)), "body", TEXT, 2)
-            text(surface, theme, f"{question['text']}   -   {PHASE_HINT['reveal']}",
-                 (body.x, max(bottom, body.bottom - u(4))), "small", TEXT_DIM)
+            bottom = _block(
+                surface,
+                theme,
+                reveal["explain"],
+                pygame.Rect(body.x, line_y, body.w, body.bottom - line_y - u(4)),
+                "body",
+                TEXT,
+                2,
+            )
+            text(
+                surface,
+                theme,
+                f"{question['text']}   -   {PHASE_HINT['reveal']}",
+                (body.x, max(bottom, body.bottom - u(4))),
+                "small",
+                TEXT_DIM,
+            )
             return
-        bottom = _block(surface, theme, question["text"], pygame.Rect(body.x, body.y, body.w, body.h - u(4)),
-                        "title", TEXT, 2, bold=True)
+        bottom = _block(
+            surface,
+            theme,
+            question["text"],
+            pygame.Rect(body.x, body.y, body.w, body.h - u(4)),
+            "title",
+            TEXT,
+            2,
+            bold=True,
+        )
         hint = PHASE_HINT.get(phase, "")
         if hint:
             text(surface, theme, hint, (body.x, max(bottom, body.bottom - u(4))), "small", ACCENT)
@@ -162,12 +212,20 @@ class UmtataRenderer:
             if answering["step"] == "country" and answering["choice"] is not None:
                 choice = answering["options"][answering["choice"]]
                 focus = None if choice == "back" else choice
-            used = draw_map(surface, pygame.Rect(area.x, area.y + box_h, area.w, area.h - box_h), theme,
-                            highlight=options, focus=focus, dim_others=True)
+            used = draw_map(
+                surface,
+                pygame.Rect(area.x, area.y + box_h, area.w, area.h - box_h),
+                theme,
+                highlight=options,
+                focus=focus,
+                dim_others=True,
+            )
             self._answer_box(surface, view, theme, pygame.Rect(area.x, area.y, area.w, box_h - u(1)), board)
             del used
         elif reveal:
-            draw_map(surface, area, theme, highlight=[reveal["country"]], focus=reveal["country"], dim_others=True)
+            draw_map(
+                surface, area, theme, highlight=[reveal["country"]], focus=reveal["country"], dim_others=True
+            )
         else:
             draw_map(surface, area, theme)
 
@@ -180,14 +238,36 @@ class UmtataRenderer:
         colour = theme.station_colour(a["station"])
         pygame.draw.rect(surface, colour, rect, max(2, u(0.5)), border_radius=u(1))
         rank = view["tataaa_order"].index(a["station"]) + 1
-        r = text(surface, theme, f"{a['name']} answers (Tataaa #{rank}):", (rect.x + u(1.5), rect.y + u(1)), "body",
-                 colour, bold=True)
+        r = text(
+            surface,
+            theme,
+            f"{a['name']} answers (Tataaa #{rank}):",
+            (rect.x + u(1.5), rect.y + u(1)),
+            "body",
+            colour,
+            bold=True,
+        )
         sw = _swatch(surface, theme, a["colour"], (r.right + u(1.5), r.y), u(4.5))
-        text(surface, theme, f"{a['region']} {a['colour']}", (sw.right + u(1), sw.centery), "body", TEXT, "midleft",
-             bold=True)
+        text(
+            surface,
+            theme,
+            f"{a['region']} {a['colour']}",
+            (sw.right + u(1), sw.centery),
+            "body",
+            TEXT,
+            "midleft",
+            bold=True,
+        )
         y = rect.y + u(8)
         if a["step"] == "sector":
-            text(surface, theme, "Turn to the region + colour, then push.", (rect.x + u(1.5), y), "body", TEXT_DIM)
+            text(
+                surface,
+                theme,
+                "Turn to the region + colour, then push.",
+                (rect.x + u(1.5), y),
+                "body",
+                TEXT_DIM,
+            )
             return
         x = rect.x + u(1.5)
         for i, option in enumerate(a["options"]):
@@ -204,7 +284,9 @@ class UmtataRenderer:
 
     # -- the players: score track, status, round points ------------------------------------------
 
-    def _players(self, surface: pygame.Surface, view: dict[str, Any], theme: Theme, rect: pygame.Rect) -> None:
+    def _players(
+        self, surface: pygame.Surface, view: dict[str, Any], theme: Theme, rect: pygame.Rect
+    ) -> None:
         u = theme.px
         players = view["players"]
         target = int(view["target"])
@@ -224,11 +306,27 @@ class UmtataRenderer:
                 pygame.draw.rect(surface, ACCENT, box, max(2, u(0.5)), border_radius=u(1))
             name = p["name"] + ("  (reader)" if p["reader"] else "")
             text(surface, theme, name, (box.x + u(2.5), box.y + u(0.8)), "body", colour, bold=True)
-            score_rect = text(surface, theme, str(p["score"]), (box.right - u(1.5), box.y + u(0.3)), "large", TEXT,
-                              "topright", bold=True)
+            score_rect = text(
+                surface,
+                theme,
+                str(p["score"]),
+                (box.right - u(1.5), box.y + u(0.3)),
+                "large",
+                TEXT,
+                "topright",
+                bold=True,
+            )
             if p["round_points"] is not None:
-                text(surface, theme, f"+{p['round_points']}", (score_rect.x - u(1.5), score_rect.centery), "body",
-                     GOOD if p["round_points"] else TEXT_DIM, "midright", bold=True)
+                text(
+                    surface,
+                    theme,
+                    f"+{p['round_points']}",
+                    (score_rect.x - u(1.5), score_rect.centery),
+                    "body",
+                    GOOD if p["round_points"] else TEXT_DIM,
+                    "midright",
+                    bold=True,
+                )
             status, status_colour = self._status(p, guesses, tataaa_answers, board)
             text(surface, theme, status, (box.x + u(2.5), box.y + u(6)), "small", status_colour)
             # The score track: one step per point up to the target.
@@ -258,7 +356,9 @@ class UmtataRenderer:
                 return f"{rank} - right!", GOOD
             if p["result"] == "wrong":
                 return f"{rank} - wrong", BAD
-            return f"{rank} - " + ("answer now!" if p["next"].startswith("pick") else "waits to answer"), ACCENT
+            return f"{rank} - " + (
+                "answer now!" if p["next"].startswith("pick") else "waits to answer"
+            ), ACCENT
         if p["status"] == "locked":
             return "guess locked", GOOD
         return p["next"], TEXT_DIM

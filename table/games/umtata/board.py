@@ -86,7 +86,7 @@ def sector_parts(sector: int) -> tuple[str, str]:
 
 def _pairs(raw: Any, where: str) -> tuple[tuple[str, str], ...]:
     if not isinstance(raw, list):
-        raise BoardError(f"{where} must be a list of \"aa-bb\" pairs")
+        raise BoardError(f'{where} must be a list of "aa-bb" pairs')
     out = []
     for item in raw:
         parts = str(item).split("-")

@@ -99,7 +99,10 @@ def parse_questions(data: Mapping[str, Any], where: str, problems: list[str]) ->
         if not isinstance(raw, Mapping):
             problems.append(f"{at}: not a table")
             continue
-        values = {k: raw.get(k, default_topic if k == "topic" else "") for k in ("country", "text", "topic", "explain")}
+        values = {
+            k: raw.get(k, default_topic if k == "topic" else "")
+            for k in ("country", "text", "topic", "explain")
+        }
         bad = False
         for key in ("country", "text", "topic", "explain"):
             if not isinstance(values[key], str) or not values[key].strip():
@@ -119,9 +122,7 @@ def parse_questions(data: Mapping[str, Any], where: str, problems: list[str]) ->
     return out
 
 
-def check_questions(
-    questions: Iterable[Question], board: Board, complete: bool = True
-) -> DeckReport:
+def check_questions(questions: Iterable[Question], board: Board, complete: bool = True) -> DeckReport:
     """Check questions against ``board``: unknown countries and topics, duplicates, and
     (when ``complete``) the deck's size and the minimum number of questions per country."""
     problems: list[str] = []
@@ -151,7 +152,8 @@ def check_questions(
         for c in board.countries:
             if counts[c.id] < MIN_PER_COUNTRY:
                 problems.append(
-                    f"{c.name} ({c.id}) answers only {counts[c.id]} questions (at least {MIN_PER_COUNTRY} needed)"
+                    f"{c.name} ({c.id}) answers only {counts[c.id]} questions"
+                    f" (at least {MIN_PER_COUNTRY} needed)"
                 )
         if len(good) < MIN_DECK:
             problems.append(f"the deck has {len(good)} good questions (at least {MIN_DECK} needed)")

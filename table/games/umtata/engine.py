@@ -38,7 +38,7 @@ from table.games.base import (
     rng_for,
 )
 from table.games.umtata.board import SECTORS, Board, Country, load_board, sector_parts
-from table.games.umtata.deck import Question, default_deck, deck_from_option
+from table.games.umtata.deck import Question, deck_from_option, default_deck
 
 GUESS = "guess"
 ANSWER = "answer"
@@ -286,7 +286,11 @@ class UmtataEngine:
         if action.kind == TURN:
             if state.step == STEP_SECTOR:
                 knob = knob_choice(state.knobs[player], action, SECTORS)
-                return state if knob == state.knobs[player] else replace(state, knobs=_set(state.knobs, player, knob))
+                return (
+                    state
+                    if knob == state.knobs[player]
+                    else replace(state, knobs=_set(state.knobs, player, knob))
+                )
             pick = knob_choice(state.pick, action, len(self.choices(state)) + 1)
             return state if pick == state.pick else replace(state, pick=pick)
         if action.kind != PUSH:
@@ -350,7 +354,10 @@ class UmtataEngine:
                 state,
                 phase=OVER,
                 winners=winners,
-                events=(*state.events, Event(t, "game_over", None, {"winners": [stations[p] for p in winners]})),
+                events=(
+                    *state.events,
+                    Event(t, "game_over", None, {"winners": [stations[p] for p in winners]}),
+                ),
             )
         return state
 
@@ -358,7 +365,9 @@ class UmtataEngine:
         """The table menu abandoned the round: nobody scores, the card goes to the back."""
         if state.phase == REVEAL:
             return self._next_round(state, t)
-        state = replace(state, events=(*state.events, Event(t, "round_skipped", None, {"round": state.round})))
+        state = replace(
+            state, events=(*state.events, Event(t, "round_skipped", None, {"round": state.round}))
+        )
         return self._next_round(state, t)
 
     def _next_round(self, state: UmtataState, t: float) -> UmtataState:

@@ -112,7 +112,8 @@ def build_view(engine: UmtataEngine, state: UmtataState, station: StationId | No
             "explain": question.explain,
             "guesses": guesses,
             "attempts": [
-                {"station": stations[a.player], "country": a.country, "right": a.right} for a in state.attempts
+                {"station": stations[a.player], "country": a.country, "right": a.right}
+                for a in state.attempts
             ],
         }
     if station is not None and station in stations:
@@ -122,6 +123,8 @@ def build_view(engine: UmtataEngine, state: UmtataState, station: StationId | No
         view["you"] = {
             "station": station,
             "knob": {"region": knob_region, "colour": knob_colour},
-            "guess": None if mine is None else dict(zip(("region", "colour"), sector_parts(mine), strict=True)),
+            "guess": None
+            if mine is None
+            else dict(zip(("region", "colour"), sector_parts(mine), strict=True)),
         }
     return view
