@@ -264,3 +264,14 @@ def test_random_legal_play_ends() -> None:
             s = nxt
         assert ENGINE.is_over(s)
         json.dumps(ENGINE.view(s, None))
+
+
+def test_may_act_lists_the_stations_expected_to_act() -> None:
+    s = new(stations=(0, 1, 2))
+    assert ENGINE.view(s, None)["may_act"] == [0, 1, 2]
+    s = tataaa(s, 2)
+    s = guess(s, 0, "fr")
+    assert ENGINE.view(s, None)["may_act"] == [1]
+    s = guess(s, 1, "fr")
+    assert ENGINE.view(s, None)["may_act"] == [2]  # the Tataaa player answers
+    assert ENGINE.view(s, None)["scores"] == {"0": 0, "1": 0, "2": 0}

@@ -104,6 +104,8 @@ def deck_of(setup: GameSetup) -> tuple[Question, ...]:
     if hit is not None and hit[0] is raw:
         return hit[1]
     deck = deck_from_option(raw)
+    if len(_DECK_CACHE) > 16:  # replays build many setups; keep the memo small
+        _DECK_CACHE.clear()
     _DECK_CACHE[id(raw)] = (raw, deck)
     return deck
 

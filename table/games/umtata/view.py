@@ -76,6 +76,9 @@ def build_view(engine: UmtataEngine, state: UmtataState, station: StationId | No
         "reader": stations[state.reader],
         "question": {"text": question.text, "topic": question.topic},
         "players": players,
+        "scores": {str(s): state.scores[p] for p, s in enumerate(stations)},
+        # Stations whose button LED is lit: those that may act now.
+        "may_act": sorted({a.station for a in engine.legal_actions(state) if a.station is not None}),
         "tataaa_order": [stations[p] for p in state.tataaa],
         "attempts": [
             {"station": stations[a.player], "result": "right" if a.right else "wrong"} for a in state.attempts
