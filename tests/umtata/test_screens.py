@@ -66,3 +66,12 @@ def test_speech_is_used_when_installed_and_silent_without() -> None:
     )
     assert off.on_view(view) is False and "switched off" in off.status()
     assert len(spoken) == 1
+
+
+def test_no_two_tiles_of_one_colour_touch_on_the_map() -> None:
+    layout = load_layout()
+    board = load_board()
+    for (x, y), code in layout.cells.items():
+        for other in (layout.cells.get((x + 1, y)), layout.cells.get((x, y + 1))):
+            if other and other != code and board.has(code) and board.has(other):
+                assert board.get(code).colour != board.get(other).colour, (code, other)
