@@ -55,6 +55,12 @@ def phases() -> dict[str, UmtataState]:
     out["answer_after_wrong"] = w
     w = answer(w, 2, "xk")
     out["over_shared"] = w
+    # The longest question of the shipped deck, to check the wrapping.
+    from table.games.umtata.deck import default_deck
+
+    longest = max(default_deck(), key=lambda q: len(q.text))
+    long_setup = replace(setup, options={"deck": [longest.to_json()], "whole_deck": True})
+    out["guess_long_question"] = tataaa(ENGINE.new_game(long_setup, 7), 2, 1.0)
     return out
 
 
