@@ -11,7 +11,7 @@ from tests.umtata.conftest import PARIS, WORLD_CUP, answer, guess, new, sector, 
 
 def test_rulebook_example_world_cup_2006() -> None:
     # Steven (0) reads, Andreas (1) calls Tataaa, Frank (2) guesses. Steven guesses Spain.
-    s = new(names=None)
+    s = new()
     s = tataaa(s, 1)
     s = guess(s, 0, "es")
     s = guess(s, 2, "gr")

@@ -260,14 +260,10 @@ class UmtataRenderer:
         )
         y = rect.y + u(8)
         if a["step"] == "sector":
-            text(
-                surface,
-                theme,
-                "Turn to the region + colour, then push.",
-                (rect.x + u(1.5), y),
-                "body",
-                TEXT_DIM,
-            )
+            names = ", ".join(board.get(c).name for c in a["options"] if c != "back")
+            line = f"Push to choose among: {names}" if names else "No country here: turn on."
+            area = pygame.Rect(rect.x + u(1.5), y, rect.w - u(3), rect.bottom - y)
+            _block(surface, theme, line, area, "body", TEXT_DIM, 1)
             return
         x = rect.x + u(1.5)
         for i, option in enumerate(a["options"]):
