@@ -91,6 +91,21 @@ def test_a_restart_resumes_the_same_game_at_the_same_moment(tmp_path: Path) -> N
     assert again.game_time(clock2.now) == pytest.approx(before.last_t)
 
 
+def test_a_game_that_stopped_paused_resumes_paused_and_a_push_continues(tmp_path: Path) -> None:
+    table, clock, inputs = make_table(tmp_path)
+    start_shimo(table, clock, inputs)
+    run(table, clock, inputs, Action("long_push", 5.0, 0), until=6.0)
+    assert table.session is not None and table.session.paused
+    clock2 = VirtualClock(0.0)
+    inputs2 = ScriptedInputs()
+    again = Table(TableConfig(stations=4), clock2, pygame.Surface((640, 360)), Journal(tmp_path / "j.db"),
+                  inputs=[inputs2])
+    assert again.resume_unfinished()
+    assert isinstance(again.screens[-1], PausedScreen)
+    run(again, clock2, inputs2, Action("push", 0.5, 3), until=1.0)
+    assert again.session is not None and not again.session.paused
+
+
 def test_long_push_opens_the_table_menu_which_pauses_and_undoes(tmp_path: Path) -> None:
     table, clock, inputs = make_table(tmp_path)
     start_shimo(table, clock, inputs)

@@ -15,13 +15,31 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
+from typing import Any
 
 from table.config import DEFAULT_DIR, TableConfig, load_config
-from table.errors import TableError
+from table.hardware.config import HardwareConfig, load_hardware_or_sim
+from table.outputs import draw_led_hourglass
 
 log = logging.getLogger("table.run")
 
 SIM_BAR = 170  # height of the virtual stations bar under the display in the window
+SIM_SIDE = 90  # width of the LED hourglass column beside the display
+
+
+def _hardware_backends(config: TableConfig, hardware: HardwareConfig, clock: Callable[[], float]) -> tuple[Any, Any]:
+    """The real stations and LED hourglass the hardware config names (Pi libraries load here)."""
+    from table.hardware.leds import make_hourglass
+
+    timing = hardware.timing(config.timing.settle_ms, config.timing.tie_window_ms, config.timing.long_push_s)
+    if hardware.backend == "serial":
+        from table.hardware.serial_bridge import SerialBridge
+
+        bridge = SerialBridge(hardware.serial.port, config.stations, timing, baud=hardware.serial.baud, clock=clock)
+        return bridge, make_hourglass(hardware.leds, bridge)
+    from table.hardware.gpio import GpioStations
+
+    return GpioStations(hardware, timing, clock=clock), make_hourglass(hardware.leds)
 
 
 def has_display() -> bool:
@@ -60,16 +78,18 @@ class Runner:
     """
 
     def __init__(self, config: TableConfig, *, sim: bool, headless: bool, journal_path: Path | None,
-                 attract_now: bool = False) -> None:
+                 attract_now: bool = False, hardware: HardwareConfig | None = None,
+                 config_dir: Path | None = None) -> None:
         global WAKE
         if headless:
             os.environ["SDL_VIDEODRIVER"] = "dummy"
             os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
         import pygame
 
-        from table.app import Table
+        from table.app import Output, Table
         from table.hardware.sim import SimStations
         from table.journal import Journal
+        from table.outputs import ButtonLeds, HourglassOutput, ScreenHourglass, StationInputs
         from table.sound import SoundOutput
 
         pygame.display.init()
@@ -80,14 +100,14 @@ class Runner:
         width, height = config.display.width, config.display.height
         self.size = (width, height)
         if sim and not headless:
-            # Fit the display and the stations bar on a laptop screen.
+            # Fit the display, the stations bar and the LED hourglass on a laptop screen.
             scale = min(1.0, 1280 / width)
             self.disp_size = (int(width * scale), int(height * scale))
-            self.window = pygame.display.set_mode((self.disp_size[0], self.disp_size[1] + SIM_BAR))
+            self.window = pygame.display.set_mode((self.disp_size[0] + SIM_SIDE, self.disp_size[1] + SIM_BAR))
             pygame.display.set_caption("The game table (simulator)")
         elif headless:
             self.disp_size = (width, height)
-            self.window = pygame.display.set_mode((width, height + (SIM_BAR if sim else 0)))
+            self.window = pygame.display.set_mode((width + (SIM_SIDE if sim else 0), height + (SIM_BAR if sim else 0)))
         else:
             flags = pygame.FULLSCREEN if config.display.fullscreen else 0
             self.window = pygame.display.set_mode((width, height), flags)
@@ -96,10 +116,24 @@ class Runner:
         self.surface = pygame.Surface((width, height)).convert()
         self.journal = Journal(journal_path or config.journal_path())
         self.clock = time.monotonic
-        self.stations = SimStations(config.stations, self.clock, config.timing.long_push_s)
-        self.sounds = SoundOutput(config.sound.volume, config.sound.enabled)
-        self.table = Table(config, self.clock, self.surface, self.journal, inputs=[self.stations],
-                           outputs=[self.sounds])
+        hardware = hardware or HardwareConfig()
+        layout = hardware.leds.hourglass_layout()
+        self.sim_stations = SimStations(config.stations, self.clock, config.timing.long_push_s)
+        self.screen_hourglass = ScreenHourglass(layout)
+        stations, hourglass = (self.sim_stations, self.screen_hourglass) if sim else \
+            _hardware_backends(config, hardware, self.clock)
+        self.station_inputs = StationInputs(stations, wake)
+        self.station_inputs.start()
+        from table.display.theme import STATION_COLOURS
+
+        outputs: list[Output] = [SoundOutput(config.sound.volume, config.sound.enabled),
+                                 ButtonLeds(stations, config.stations),
+                                 HourglassOutput(hourglass, STATION_COLOURS)]
+        inputs = [self.station_inputs, self.sim_stations] if sim else [self.station_inputs]
+        from table.gamedata import game_options
+
+        self.table = Table(config, self.clock, self.surface, self.journal, inputs=inputs, outputs=outputs,
+                           game_options=game_options(config, config_dir or DEFAULT_DIR))
         if self.table.resume_unfinished():
             print(f"table: resumed the unfinished game from {self.journal.path}", file=sys.stderr)
         if attract_now:
@@ -128,21 +162,21 @@ class Runner:
         for event in events:
             if event.type == pygame.QUIT:
                 self.stop = True
-            elif event.type not in (pygame.NOEVENT, WAKE):
-                self.stations.handle_event(event)
+            elif event.type not in (pygame.NOEVENT, WAKE) and self.sim:
+                self.sim_stations.handle_event(event)
         now = self.clock()
         if now >= self.next_frame:
             self.next_frame = max(self.next_frame + period, now)
         drawn = self.table.step(now)
-        session = self.table.session
-        self.stations.set_leds(session.view(None).get("may_act") if session else None)
         if self.sim:
             if drawn:
                 shown = self.surface if self.disp_size == self.size else pygame.transform.smoothscale(
                     self.surface, self.disp_size)
                 self.window.blit(shown, (0, 0))
-            bar = pygame.Rect(0, self.disp_size[1], self.window.get_width(), SIM_BAR)
-            self.stations.draw(self.window, bar, self.bar_theme, now)
+            bar = pygame.Rect(0, self.disp_size[1], self.window.get_width() - SIM_SIDE, SIM_BAR)
+            self.sim_stations.draw(self.window, bar, self.bar_theme, now)
+            side = pygame.Rect(self.window.get_width() - SIM_SIDE, 0, SIM_SIDE, self.window.get_height())
+            draw_led_hourglass(self.window, side, self.screen_hourglass.frame, self.screen_hourglass.layout)
             pygame.display.flip()
         elif drawn:
             self.window.blit(self.surface, (0, 0))
@@ -162,15 +196,19 @@ class Runner:
 
         if screenshot is not None:
             pygame.image.save(self.window, str(screenshot))
+        # Reverse order of start: inputs first (no new input), then outputs and journal.
+        self.station_inputs.close()
         self.table.close()
         pygame.quit()
         log.info("stopped after %d frames drawn", self.table.frames_drawn)
 
 
 def run_table(config: TableConfig, *, sim: bool, headless: bool, seconds: float | None,
-              journal_path: Path | None, screenshot: Path | None = None, attract_now: bool = False) -> int:
+              journal_path: Path | None, screenshot: Path | None = None, attract_now: bool = False,
+              hardware: HardwareConfig | None = None, config_dir: Path | None = None) -> int:
     """Run the table until SIGTERM/SIGINT, the window closes, or ``seconds`` pass."""
-    runner = Runner(config, sim=sim, headless=headless, journal_path=journal_path, attract_now=attract_now)
+    runner = Runner(config, sim=sim, headless=headless, journal_path=journal_path, attract_now=attract_now,
+                    hardware=hardware, config_dir=config_dir)
 
     def stop(signum: int, frame: FrameType | None) -> None:
         log.info("signal %d: stopping cleanly", signum)
@@ -187,17 +225,16 @@ def run_table(config: TableConfig, *, sim: bool, headless: bool, seconds: float 
 
 def cmd_run(args: argparse.Namespace, force_sim: bool = False) -> int:
     config = load_config(args.config)
-    sim = force_sim or args.sim or not has_gpio()
+    hardware = load_hardware_or_sim(args.config)
+    sim = force_sim or args.sim or hardware.backend == "sim" or (hardware.backend == "gpio" and not has_gpio())
     headless = args.headless or not has_display()
-    if not has_gpio() and not force_sim and not args.sim:
-        print("table: no GPIO on this machine, so the table runs with simulated stations (table sim)",
-              file=sys.stderr)
+    if sim and not force_sim and not args.sim and hardware.backend == "gpio":
+        print("table: GPIO is not available on this machine, so the table runs with simulated stations "
+              "(the simulator: 'table sim')", file=sys.stderr)
     if headless and not args.headless:
         print("table: no display found: running the simulator headless in attract mode", file=sys.stderr)
-    if not sim:
-        raise TableError("GPIO stations are configured in config/hardware.toml; this build runs them with "
-                         "'table run' once the hardware backend is installed (use 'table sim' meanwhile)")
-    return run_table(config, sim=sim, headless=headless, seconds=args.seconds,
+    return run_table(config, sim=sim, headless=headless, seconds=args.seconds, hardware=hardware,
+                     config_dir=Path(args.config),
                      journal_path=Path(args.journal) if args.journal else None,
                      screenshot=Path(args.screenshot) if args.screenshot else None,
                      attract_now=headless and not args.headless)

@@ -270,7 +270,11 @@ class GameScreen(Screen):
         if session is None:
             return None
         game_now = self._render_now(now)
-        # Whole tenths of a second are enough for timers and the sand.
+        events = session.state.events
+        if events and 0 <= game_now - events[-1].t < 1.2 and not session.paused:
+            # Just after something happened (gems flying, a flash): animate every frame.
+            return (id(session.state), int(game_now * 60))
+        # Otherwise whole tenths of a second are enough for timers and the sand.
         return (id(session.state), session.paused, int(game_now * 10))
 
     def draw(self, surface: pygame.Surface, now: float) -> None:

@@ -433,6 +433,7 @@ class UbongoShimo:
             "deadline": state.deadline,
             "sand_seconds": rules.sand,
             "sand_started": state.sand_started,
+            "sand": {"started": state.sand_started, "seconds": rules.sand},
             "flips": state.flips,
             "callers": list(state.callers),
             "solvers": list(state.solvers),

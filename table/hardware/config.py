@@ -343,6 +343,15 @@ def parse_hardware(data: Mapping[str, Any], source: str, *, check_pins: bool = T
     return cfg
 
 
+def load_hardware_or_sim(directory: str | Path) -> HardwareConfig:
+    """``load_hardware`` for a config directory, where a missing ``hardware.toml`` means
+    a table without wiring: simulated stations only."""
+    base = Path(directory)
+    if base.suffix != ".toml" and not (base / HARDWARE_FILE).exists():
+        return HardwareConfig(source=str(base / HARDWARE_FILE), backend="sim")
+    return load_hardware(base)
+
+
 def load_hardware(directory: str | Path | None = None, *, check_pins: bool = True) -> HardwareConfig:
     """Load ``hardware.toml`` from ``directory`` (default: the shipped ``config/``)
     or from a file path given directly."""
