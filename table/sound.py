@@ -67,6 +67,13 @@ EVENT_SOUNDS = {
     "finished": "chime",
     "gems_taken": "chime",
     "too_late": "buzzer",
+    # Wo ist bitte Umtata?
+    "round_started": "go",
+    "locked": "tick",
+    "tataaa": "buzzer",
+    "answer_right": "chime",
+    "answer_wrong": "tick",
+    "revealed": "go",
 }
 
 

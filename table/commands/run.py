@@ -89,7 +89,7 @@ class Runner:
         from table.app import Output, Table
         from table.hardware.sim import SimStations
         from table.journal import Journal
-        from table.outputs import ButtonLeds, HourglassOutput, ScreenHourglass, StationInputs
+        from table.outputs import ButtonLeds, HourglassOutput, ScreenHourglass, SpeechOutput, StationInputs
         from table.sound import SoundOutput
 
         pygame.display.init()
@@ -125,10 +125,14 @@ class Runner:
         self.station_inputs = StationInputs(stations, wake)
         self.station_inputs.start()
         from table.display.theme import STATION_COLOURS
+        from table.display.umtata_speech import QuestionSpeaker, load_settings
 
+        speech_file = (config_dir or DEFAULT_DIR) / "umtata" / "speech.toml"
+        speaker = QuestionSpeaker(load_settings(speech_file if speech_file.is_file() else None))
         outputs: list[Output] = [SoundOutput(config.sound.volume, config.sound.enabled),
                                  ButtonLeds(stations, config.stations),
-                                 HourglassOutput(hourglass, STATION_COLOURS)]
+                                 HourglassOutput(hourglass, STATION_COLOURS),
+                                 SpeechOutput(speaker)]
         inputs = [self.station_inputs, self.sim_stations] if sim else [self.station_inputs]
         from table.gamedata import game_options
 
