@@ -229,6 +229,12 @@ def run_table(config: TableConfig, *, sim: bool, headless: bool, seconds: float 
 
 def cmd_run(args: argparse.Namespace, force_sim: bool = False) -> int:
     config = load_config(args.config)
+    from table.config import ConfigError
+    from table.gamedata import option_problems
+
+    problems = option_problems(config, args.config)
+    if problems:
+        raise ConfigError(problems)
     hardware = load_hardware_or_sim(args.config)
     sim = force_sim or args.sim or hardware.backend == "sim" or (hardware.backend == "gpio" and not has_gpio())
     headless = args.headless or not has_display()

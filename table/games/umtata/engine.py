@@ -122,6 +122,7 @@ class UmtataEngine:
     variants: tuple[str, ...] = ("standard",)
     min_stations = 2
     max_stations = 5
+    option_names = frozenset({"target", "first_reader", "deck", "whole_deck", "colours"})
 
     # -- queries -----------------------------------------------------------------
 
