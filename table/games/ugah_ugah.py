@@ -39,10 +39,10 @@ import tomllib
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import cache
 from pathlib import Path
 from typing import Any
 
+from table.errors import TableError
 from table.games.base import (
     DICE,
     PRESS,
@@ -92,7 +92,6 @@ _ALIASES: Mapping[str, str] = {
 }
 
 DEFAULT_PIPS: Mapping[int, str] = {1: BONE, 2: DINOSAUR, 3: MAMMOTH, 4: BIRD, 5: MASHER, 6: BREAKER}
-CONFIG_FILE = Path(__file__).resolve().parents[2] / "config" / "ugah_ugah" / "ugah_ugah.toml"
 
 # Phases
 THROW = "throw"
@@ -187,19 +186,41 @@ def parse_pips(mapping: Any, where: str) -> tuple[tuple[int, str], ...]:
     return tuple(sorted(out.items()))
 
 
-@cache
-def default_config() -> tuple[tuple[Chip, ...], tuple[tuple[int, str], ...]]:
-    """The chips and pip map of ``config/ugah_ugah/ugah_ugah.toml`` (read once per process)."""
-    where = str(CONFIG_FILE)
+DEFAULT_CHIP_GROUPS: tuple[Mapping[str, Any], ...] = (
+    {"points": 1, "caterpillar": True, "count": 6},
+    {"points": 2, "count": 7},
+    {"points": 3, "count": 7},
+    {"points": 4, "count": 5},
+    {"points": 5, "count": 4},
+    {"points": 6, "count": 2},
+)
+"""The chip set a game uses when its setup names none; the same as the shipped
+``config/ugah_ugah/ugah_ugah.toml`` (a test holds them together; reasons in its README)."""
+
+
+def config_options(config_dir: Path) -> dict[str, Any]:
+    """Setup options from ``<config_dir>/ugah_ugah/ugah_ugah.toml`` (the table's data-file hook).
+
+    Returns ``{"chips": [...groups...], "pips": {"1": symbol, ...}}``, or nothing when the
+    file is absent (the built-in set is then used). Raises :class:`TableError` naming the
+    file for a file that cannot be read or does not describe 31 chips. The engine never
+    reads files itself: the options go into the setup, so a journal replays without them.
+    """
+    path = config_dir / "ugah_ugah" / "ugah_ugah.toml"
+    if not path.is_file():
+        return {}
     try:
-        data = tomllib.loads(CONFIG_FILE.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise SetupError(f"the Ugah Ugah chip set {where} is missing") from None
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise SetupError(f"cannot read the Ugah Ugah chip set {where} ({exc})") from None
+        raise TableError(f"cannot read the Ugah Ugah chip set {path} ({exc})") from None
     dice = data.get("dice", {})
-    pips = parse_pips(dice.get("pips", DEFAULT_PIPS) if isinstance(dice, Mapping) else None, where)
-    return parse_chips(data.get("chips"), where), pips
+    raw_pips = dice.get("pips", {str(k): v for k, v in DEFAULT_PIPS.items()}) if isinstance(dice, Mapping) else None
+    try:
+        parse_chips(data.get("chips"), str(path))
+        pips = parse_pips(raw_pips, str(path))
+    except SetupError as exc:
+        raise TableError(str(exc)) from None
+    return {"chips": [dict(g) for g in data["chips"]], "pips": {str(k): v for k, v in pips}}
 
 
 def normalise_symbol(face: Any) -> str | None:
@@ -365,6 +386,7 @@ class UgahUgah:
     variants: tuple[str, ...] = (STANDARD, UNCERTAIN)
     min_stations: int = 2
     max_stations: int = 4
+    option_names = frozenset({"chips", "pips", "dice_reader", "colours"})
 
     # -- setup ------------------------------------------------------------------------
     def new_game(self, setup: GameSetup, seed: int) -> UgahState:
@@ -375,17 +397,8 @@ class UgahUgah:
         default false: the dice are set with the knob).
         """
         options = setup.options
-        chips: tuple[Chip, ...]
-        pips: tuple[tuple[int, str], ...]
-        if "chips" in options and "pips" in options:
-            chips = parse_chips(options["chips"], "option chips")
-            pips = parse_pips(options["pips"], "option pips")
-        else:
-            chips, pips = default_config()
-            if "chips" in options:
-                chips = parse_chips(options["chips"], "option chips")
-            if "pips" in options:
-                pips = parse_pips(options["pips"], "option pips")
+        chips = parse_chips(options.get("chips", DEFAULT_CHIP_GROUPS), "option chips")
+        pips = parse_pips(options.get("pips", DEFAULT_PIPS), "option pips")
         reader = options.get("dice_reader", False)
         if not isinstance(reader, bool):
             raise SetupError("option dice_reader must be true or false")

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
+from table.errors import TableError
 from table.games.base import Action, GameSetup, SetupError, check_setup, rng_for
 from table.games.ugah_ugah import (
     BONE,
     BREAKER,
     CHOOSE,
+    DEFAULT_CHIP_GROUPS,
     ENGINE,
     GIVE,
     KEEP,
@@ -25,11 +28,13 @@ from table.games.ugah_ugah import (
     THROW,
     TRAY,
     UNCERTAIN,
-    default_config,
+    config_options,
     hunters_met,
     parse_chips,
 )
 from tests.ugah_ugah.table_helper import Table
+
+CONFIG_DIR = Path(__file__).resolve().parents[2] / "config"
 
 # -- preparation ---------------------------------------------------------------------
 
@@ -60,10 +65,35 @@ def test_the_circle_is_shuffled_from_the_seed() -> None:
 
 
 def test_default_chip_set_has_31_chips_and_caterpillars_count_one() -> None:
-    chips, pips = default_config()
+    chips = parse_chips(DEFAULT_CHIP_GROUPS, "default")
     assert len(chips) == 31
     assert all(c.points == 1 for c in chips if c.caterpillar)
-    assert dict(pips) == {1: BONE, 2: "dinosaur", 3: "mammoth", 4: "bird", 5: MASHER, 6: BREAKER}
+    assert Table().state.rules.chips == chips
+    assert dict(Table().state.rules.pips) == {1: BONE, 2: "dinosaur", 3: "mammoth", 4: "bird", 5: MASHER,
+                                              6: BREAKER}
+
+
+def test_the_shipped_config_file_is_the_default_set() -> None:
+    options = config_options(CONFIG_DIR)
+    assert parse_chips(options["chips"], "file") == parse_chips(DEFAULT_CHIP_GROUPS, "default")
+    assert options["pips"] == {"1": BONE, "2": "dinosaur", "3": "mammoth", "4": "bird", "5": MASHER,
+                               "6": BREAKER}
+    assert Table(options=options).state.rules == Table().state.rules
+
+
+def test_a_config_file_for_another_box(tmp_path: Path) -> None:
+    (tmp_path / "ugah_ugah").mkdir()
+    path = tmp_path / "ugah_ugah" / "ugah_ugah.toml"
+    path.write_text("[[chips]]\npoints = 4\ncount = 31\n", encoding="utf-8")
+    options = config_options(tmp_path)
+    assert [c.points for c in Table(options=options).state.rules.chips] == [4] * 31
+    path.write_text("[[chips]]\npoints = 4\ncount = 30\n", encoding="utf-8")
+    with pytest.raises(TableError, match="exactly 31"):
+        config_options(tmp_path)
+    path.write_text("chips = [", encoding="utf-8")
+    with pytest.raises(TableError, match="cannot read"):
+        config_options(tmp_path)
+    assert config_options(tmp_path / "nowhere") == {}
 
 
 def test_chip_set_from_options_and_its_mistakes() -> None:
