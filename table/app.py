@@ -20,12 +20,12 @@ import os
 import random
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 import pygame
 
 from table.config import TableConfig
-from table.display.screens import AttractScreen, GameScreen, LobbyScreen, Screen
+from table.display.screens import AttractScreen, GameScreen, LobbyScreen, PausedScreen, Screen
 from table.display.theme import Theme
 from table.games.base import TICK, Action, GameSetup
 from table.journal import Journal
@@ -101,6 +101,7 @@ class Table:
         outputs: Iterable[Output] = (),
         seed_source: Callable[[], int] | None = None,
         attract: bool = True,
+        game_options: dict[str, dict[str, Any]] | None = None,
     ) -> None:
         self.config = config
         self.clock = clock
@@ -119,7 +120,8 @@ class Table:
         self.last_input = clock()
         self._last_key: object = object()
         self.frames_drawn = 0
-        self.lobby = LobbyScreen(self, self.theme, config.stations, {k: dict(v) for k, v in config.games.items()})
+        options = game_options if game_options is not None else {k: dict(v) for k, v in config.games.items()}
+        self.lobby = LobbyScreen(self, self.theme, config.stations, options)
         self.screens.append(self.lobby)
 
     # -- TableControl -----------------------------------------------------------------
@@ -162,6 +164,9 @@ class Table:
         self.epoch = self.clock() - session.last_t
         log.warning("resumed game %d (%s) after %d journaled actions", record.id, record.engine, self.seq)
         self.push_screen(GameScreen(self, self.theme))
+        if session.paused:
+            # It stopped with the table menu's pause on: a push continues, as before.
+            self.push_screen(PausedScreen(self, self.theme))
         if session.is_over():
             self._finish()
         return True

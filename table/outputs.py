@@ -6,7 +6,8 @@
 * :class:`ButtonLeds` lights the buttons of the stations that may act (from the
   view's ``may_act``) and arms them, so a press from any other station is a false
   start in the hardware layer.
-* :class:`HourglassOutput` turns the game's sand (the view's ``hourglass``) and the
+* :class:`HourglassOutput` turns the game's sand (the view's ``sand``:
+  ``{"started": game time or None, "seconds": length}``) and the
   stations' presses into LED frames with the pure ``hourglass_frame``.
 * :class:`ScreenHourglass` is the simulator's LED hourglass: it keeps the last frame
   for the window to draw.
@@ -103,13 +104,11 @@ def hourglass_state(session: Session | None, now: float, colours: Sequence[RGB],
         return HourglassState(flashes=tuple(flashes)), now
     game_now = session.game_time(session.paused_since if session.paused_since is not None else now)
     view = session.view(None)
-    glass = view.get("hourglass")
-    if isinstance(glass, Mapping):
-        started, seconds = glass.get("started"), glass.get("seconds", 60.0)
+    sand = view.get("sand")
+    if isinstance(sand, Mapping):
+        started, seconds = sand.get("started"), sand.get("seconds", 60.0)
     else:
-        # Engines without an "hourglass" key: derive it from a running deadline.
-        deadline, seconds = view.get("deadline"), view.get("sand_seconds")
-        started = None if deadline is None or seconds is None else float(deadline) - float(seconds)
+        started, seconds = None, 60.0  # a game without an hourglass: the idle glow
     paused_at = game_now if session.paused else None
     state = HourglassState(
         sand_started=None if started is None else float(started),
@@ -143,7 +142,8 @@ class HourglassOutput:
         return hourglass_frame(at, state, self.layout)
 
     def update(self, session: Session | None, now: float) -> None:
-        if now - self._last_shown < self.min_interval:
+        # Game time starts again at 0 with every game, so a jump backwards is a new frame too.
+        if 0 <= now - self._last_shown < self.min_interval:
             return
         self._last_shown = now
         frame = self.frame(session, now)
@@ -167,6 +167,24 @@ class ScreenHourglass(Hourglass):
 
     def close(self) -> None:
         self.frame = [(0, 0, 0)] * self.layout.pixels
+
+
+class SpeechOutput:
+    """Reads each new Umtata question aloud through the game's speaker, when enabled."""
+
+    def __init__(self, speaker: Any) -> None:
+        self.speaker = speaker
+        self._state: object = None
+        log.info("speech: %s", speaker.status())
+
+    def update(self, session: Session | None, now: float) -> None:
+        if session is None or session.engine.name != "umtata" or session.state is self._state:
+            return
+        self._state = session.state
+        self.speaker.on_view(session.view(None))
+
+    def close(self) -> None:
+        return None
 
 
 def draw_led_hourglass(surface: Any, rect: Any, frame: Sequence[RGB], layout: HourglassLayout) -> None:

@@ -56,6 +56,11 @@ def test_lobby_joins_players_and_starts_a_journaled_game(tmp_path: Path) -> None
     assert session is not None and session.setup.stations == (0, 1)
     run(table, clock, inputs, Action("press", 10.0, 1), until=12.0)
     assert session.view()["callers"] == [1]
+    # The screen draws at the game's own time (the clock reads 1000 s and more here).
+    screen = table.screens[-1]
+    assert isinstance(screen, GameScreen)
+    deadline = session.view()["deadline"]
+    assert deadline - screen._render_now(clock.now) == pytest.approx(58.0, abs=0.1)
     record = table.journal.unfinished() if table.journal else None
     assert record is not None and [a.kind for a in record.actions] == ["tick", "press"]
 
@@ -89,6 +94,21 @@ def test_a_restart_resumes_the_same_game_at_the_same_moment(tmp_path: Path) -> N
     deadline = again.session.deadline()
     assert deadline is not None
     assert again.game_time(clock2.now) == pytest.approx(before.last_t)
+
+
+def test_a_game_that_stopped_paused_resumes_paused_and_a_push_continues(tmp_path: Path) -> None:
+    table, clock, inputs = make_table(tmp_path)
+    start_shimo(table, clock, inputs)
+    run(table, clock, inputs, Action("long_push", 5.0, 0), until=6.0)
+    assert table.session is not None and table.session.paused
+    clock2 = VirtualClock(0.0)
+    inputs2 = ScriptedInputs()
+    again = Table(TableConfig(stations=4), clock2, pygame.Surface((640, 360)), Journal(tmp_path / "j.db"),
+                  inputs=[inputs2])
+    assert again.resume_unfinished()
+    assert isinstance(again.screens[-1], PausedScreen)
+    run(again, clock2, inputs2, Action("push", 0.5, 3), until=1.0)
+    assert again.session is not None and not again.session.paused
 
 
 def test_long_push_opens_the_table_menu_which_pauses_and_undoes(tmp_path: Path) -> None:

@@ -185,3 +185,13 @@ def test_the_run_command_plays_attract_mode_headless(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "headless in attract mode" in proc.stderr
     assert (tmp_path / "shot.png").stat().st_size > 10_000
+
+
+def test_game_options_in_the_config_are_checked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "table.toml").write_text(
+        '[games.ubongo_shimo]\ncard_ponts = [1, 2, 3, 4]\n[games.ubongo]\nsand_seconds = -5\n'
+    )
+    code, _, err = run_cli(capsys, "check-config", str(tmp_path))
+    assert code == 2
+    assert "games.ubongo_shimo.card_ponts: unknown option (did you mean 'card_points'?)" in err
+    assert "games.ubongo:" in err and "Traceback" not in err

@@ -95,6 +95,7 @@ def test_station_inputs_arrive_through_the_backend_sink(table: Any) -> None:
 
 def test_the_hourglass_flashes_a_press_runs_the_sand_and_flashes_at_the_end(table: Any) -> None:
     t, clock, stations, glass = table
+    step(t, clock, 1.0)  # the menu first: game time restarts at 0 when the game starts
     t.start_game(GameSetup("ubongo_shimo", stations=(0, 2)))
     step(t, clock, 4.0)
     stations.sink(StationInput("press", 2, clock.now))

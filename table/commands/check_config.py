@@ -23,6 +23,10 @@ def cmd_check_config(args: argparse.Namespace) -> int:
             and len(hardware.stations) < config.stations:
         problems.append(f"{hardware.source}: station: {config.stations} stations play (table.toml) but only "
                         f"{len(hardware.stations)} are wired")
+    if config is not None:
+        from table.gamedata import option_problems
+
+        problems += option_problems(config, args.directory)
     if problems:
         raise ConfigError(problems)
     assert config is not None and hardware is not None

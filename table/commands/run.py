@@ -78,7 +78,8 @@ class Runner:
     """
 
     def __init__(self, config: TableConfig, *, sim: bool, headless: bool, journal_path: Path | None,
-                 attract_now: bool = False, hardware: HardwareConfig | None = None) -> None:
+                 attract_now: bool = False, hardware: HardwareConfig | None = None,
+                 config_dir: Path | None = None) -> None:
         global WAKE
         if headless:
             os.environ["SDL_VIDEODRIVER"] = "dummy"
@@ -88,7 +89,7 @@ class Runner:
         from table.app import Output, Table
         from table.hardware.sim import SimStations
         from table.journal import Journal
-        from table.outputs import ButtonLeds, HourglassOutput, ScreenHourglass, StationInputs
+        from table.outputs import ButtonLeds, HourglassOutput, ScreenHourglass, SpeechOutput, StationInputs
         from table.sound import SoundOutput
 
         pygame.display.init()
@@ -124,12 +125,19 @@ class Runner:
         self.station_inputs = StationInputs(stations, wake)
         self.station_inputs.start()
         from table.display.theme import STATION_COLOURS
+        from table.display.umtata_speech import QuestionSpeaker, load_settings
 
+        speech_file = (config_dir or DEFAULT_DIR) / "umtata" / "speech.toml"
+        speaker = QuestionSpeaker(load_settings(speech_file if speech_file.is_file() else None))
         outputs: list[Output] = [SoundOutput(config.sound.volume, config.sound.enabled),
                                  ButtonLeds(stations, config.stations),
-                                 HourglassOutput(hourglass, STATION_COLOURS)]
+                                 HourglassOutput(hourglass, STATION_COLOURS),
+                                 SpeechOutput(speaker)]
         inputs = [self.station_inputs, self.sim_stations] if sim else [self.station_inputs]
-        self.table = Table(config, self.clock, self.surface, self.journal, inputs=inputs, outputs=outputs)
+        from table.gamedata import game_options
+
+        self.table = Table(config, self.clock, self.surface, self.journal, inputs=inputs, outputs=outputs,
+                           game_options=game_options(config, config_dir or DEFAULT_DIR))
         if self.table.resume_unfinished():
             print(f"table: resumed the unfinished game from {self.journal.path}", file=sys.stderr)
         if attract_now:
@@ -201,10 +209,10 @@ class Runner:
 
 def run_table(config: TableConfig, *, sim: bool, headless: bool, seconds: float | None,
               journal_path: Path | None, screenshot: Path | None = None, attract_now: bool = False,
-              hardware: HardwareConfig | None = None) -> int:
+              hardware: HardwareConfig | None = None, config_dir: Path | None = None) -> int:
     """Run the table until SIGTERM/SIGINT, the window closes, or ``seconds`` pass."""
     runner = Runner(config, sim=sim, headless=headless, journal_path=journal_path, attract_now=attract_now,
-                    hardware=hardware)
+                    hardware=hardware, config_dir=config_dir)
 
     def stop(signum: int, frame: FrameType | None) -> None:
         log.info("signal %d: stopping cleanly", signum)
@@ -221,6 +229,12 @@ def run_table(config: TableConfig, *, sim: bool, headless: bool, seconds: float 
 
 def cmd_run(args: argparse.Namespace, force_sim: bool = False) -> int:
     config = load_config(args.config)
+    from table.config import ConfigError
+    from table.gamedata import option_problems
+
+    problems = option_problems(config, args.config)
+    if problems:
+        raise ConfigError(problems)
     hardware = load_hardware_or_sim(args.config)
     sim = force_sim or args.sim or hardware.backend == "sim" or (hardware.backend == "gpio" and not has_gpio())
     headless = args.headless or not has_display()
@@ -230,6 +244,7 @@ def cmd_run(args: argparse.Namespace, force_sim: bool = False) -> int:
     if headless and not args.headless:
         print("table: no display found: running the simulator headless in attract mode", file=sys.stderr)
     return run_table(config, sim=sim, headless=headless, seconds=args.seconds, hardware=hardware,
+                     config_dir=Path(args.config),
                      journal_path=Path(args.journal) if args.journal else None,
                      screenshot=Path(args.screenshot) if args.screenshot else None,
                      attract_now=headless and not args.headless)

@@ -76,6 +76,20 @@ def shimo_moments() -> Iterator[tuple[str, Snapshot]]:
             g.apply(Action("press", g.last_t + 5.0, 0))
     yield "shimo-8-final", _draw(g, g.last_t + 1)
 
+    # Tied on points and cards after round 9 (cards worth nothing here): the extra round.
+    x = Session.start("ubongo_shimo", GameSetup("ubongo_shimo", "standard", (0, 1, 2), NAMES[:3],
+                                                {"card_points": [0, 0, 0, 0]}), 7)
+    for rnd, winner in enumerate([0, 2, 2, 1, 1, 2, 0, 0, 1]):
+        start = x.last_t + 3.0
+        _feed(x, Action("press", start + 10, winner))
+        run_until_idle(x)
+        if rnd < 8:
+            x.apply(Action("press", x.last_t + 5.0, 0))
+    yield "shimo-9-extra-round-announced", _draw(x, x.last_t + 1)
+    x.apply(Action("press", x.last_t + 5.0, 0))
+    run_until_idle(x, until=x.last_t + 3.0)
+    yield "shimo-10-extra-round", _draw(x, x.last_t + 4)
+
 
 def shell_moments(stations: int = 4) -> Iterator[tuple[str, Snapshot]]:
     """Lobby, table menu, paused and attract mode, through the real table loop."""

@@ -121,8 +121,9 @@ class ShimoRenderer:
         names = {p["station"]: p["name"] for p in view["players"]}
         callers = view["callers"]
         cx = area.centerx
-        if view.get("extra_round") and not callers:
-            head = "Tie! The tied players play an extra round"
+        if view.get("extra_round"):
+            tied = [p["name"] for p in view["players"] if p["playing"]]
+            head = "Tied: " + " & ".join(tied) + " play an extra round"
         elif len(callers) == 1:
             head = f"{names[callers[0]]} wins the round"
         elif callers:
@@ -173,12 +174,12 @@ class ShimoRenderer:
         if not p["playing"]:
             return ""
         if s in callers and len(callers) == 1:
-            return "First! Takes the gem and the unsolved cards"
+            return "First: gem and cards"
         if s in view["solvers"]:
             return "Solved: keeps the card"
         if len(callers) == 1:
-            return f"Not solved: card goes to {names[callers[0]]}"
-        return "Not solved: card goes back to the box"
+            return f"Card goes to {names[callers[0]]}"
+        return "Card goes to the box"
 
     def _players(self, surface: pygame.Surface, area: pygame.Rect, view: dict[str, Any], theme: Theme) -> None:
         players = view["players"]
@@ -205,12 +206,10 @@ class ShimoRenderer:
             for value in p["gems"]:
                 draw.gem(surface, (gx, rect.top + theme.px(20)), theme.px(1.5), value)
                 gx += theme.px(4)
-            note = self._round_note(view, p)
-            if note:
-                draw.label(surface, theme, note, (rect.left + pad, rect.top + theme.px(24.5)), "small", TEXT,
-                           max_width=rect.width - 2 * pad)
             status_colour = STATUS_COLOURS.get(p["status"], TEXT)
-            prompt = p["prompt"] or p["status"].capitalize()
+            # With the results, what the round did to the card says more than the prompt
+            # (the middle of the screen already says how to go on).
+            prompt = self._round_note(view, p) or p["prompt"] or p["status"].capitalize()
             draw.label(surface, theme, prompt, (rect.centerx, rect.bottom - pad), "body", status_colour, "midbottom",
                        bold=True, max_width=rect.width - 2 * pad)
 

@@ -208,6 +208,8 @@ class Ubongo:
     variants = (EASY, HARD)
     min_stations = 2
     max_stations = 4
+    option_names = frozenset({"sand_seconds", "reveal_seconds", "next_round_after", "results_hold_seconds",
+                              "dice_reader", "start_player", "die", "colours"})
 
     # -- setup ------------------------------------------------------------------------
     def new_game(self, setup: GameSetup, seed: int) -> UbongoState:

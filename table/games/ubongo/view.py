@@ -134,6 +134,7 @@ def public_view(engine: Ubongo, state: UbongoState) -> dict[str, JSONValue]:
         "reveal_seconds": state.rules.reveal,
         "sand_started": state.sand_started,
         "hourglass": state.hourglass,
+        "sand": {"started": state.sand_started, "seconds": state.rules.sand},
         "dice_reader": state.rules.dice_reader,
         "die": die,
         "die_cursor": state.die_cursor if state.phase == ROLL else None,
