@@ -248,8 +248,8 @@ STATION_KEYS: dict[str, Check] = {
 }
 KNOB_NEEDS: dict[str, tuple[str, ...]] = {
     "encoder": ("encoder_a", "encoder_b", "knob_switch"),
-    "absolute": ("data",),
-    "potentiometer": ("adc_channel",),
+    "absolute": ("data", "knob_switch"),  # every station pushes (TABLE.md): a separate push button
+    "potentiometer": ("adc_channel", "knob_switch"),
     "none": (),
 }
 

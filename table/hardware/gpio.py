@@ -191,7 +191,9 @@ class GpioStations(Stations):
         for station, state in states.items():
             if self._led_states.get(station) == state:
                 continue
-            self._led_states[station] = state  # also for a button without LED: diagnostics show the wish
+            # Replaced, never mutated (diagnostics read it from other threads); kept also
+            # for a button without LED, so the diagnostics show what the loop asked.
+            self._led_states = {**self._led_states, station: state}
             led = self._leds.get(station)
             if led is None:
                 continue

@@ -87,6 +87,7 @@ def test_a_potentiometer_reserves_spi(tmp_path: Path, capsys: Capture) -> None:
 button = 9
 knob = "potentiometer"
 adc_channel = 0
+knob_switch = 17
 [leds]
 backend = "spi"
 """)
@@ -118,6 +119,7 @@ data = [1, 2]
         f"{path}: leds.brightness: must be from 0 to 1, not 2",
         f"{path}: station[0].button: must be a GPIO number (BCM), e.g. 17",
         f"{path}: station[0].data: must be a list of four GPIO numbers, least significant line first",
+        f"{path}: station[0].knob_switch: missing (a knob = \"absolute\" needs it)",
     ]
 
 

@@ -256,3 +256,21 @@ def test_selftest_through_the_serial_bridge(tmp_path: Path) -> None:
     assert all(r.status == "pass" for r in results), results
     assert len(results) == 9
     assert fake.frames and fake.frames[-1] == [(0, 0, 0)] * 10
+
+
+def test_leds_changing_while_the_bridge_reconnects(rig: Rig) -> None:
+    """Regression: the reader re-sent the LED states while set_leds changed them."""
+    bridge, fake, got = rig
+    fake.unplug()
+    assert wait_for(lambda: not bridge.connected.is_set())
+    fake.replug()
+    states = ("on", "off", "blink")
+    deadline = time.monotonic() + 1.0
+    k = 0
+    while time.monotonic() < deadline:
+        bridge.set_leds({k % 5: states[k % 3]})
+        k += 1
+    assert wait_for(bridge.connected.is_set)
+    assert all(t.is_alive() for t in bridge._threads)
+    fake.send("B", 1, 1, 5_000_000)
+    assert take(got, 1)[0].station == 1
