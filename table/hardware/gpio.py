@@ -313,7 +313,11 @@ class GpioStations(Stations):
 
     def _run(self) -> None:
         while True:
-            nxt = self.pump()
+            try:
+                nxt = self.pump()
+            except Exception:  # a failing ADC read or the like: log, keep the stations alive
+                log.exception("station input processing failed")
+                nxt = None
             with self._lock:
                 if self._stopping:
                     return

@@ -315,7 +315,11 @@ class SerialBridge(Stations):
 
     def _pump_loop(self) -> None:
         while True:
-            nxt = self.pump()
+            try:
+                nxt = self.pump()
+            except Exception:  # a failing ADC read or the like: log, keep the stations alive
+                log.exception("station input processing failed")
+                nxt = None
             with self._lock:
                 if self._stopping:
                     return
