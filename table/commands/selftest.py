@@ -222,28 +222,58 @@ def format_results(results: Sequence[Result]) -> str:
 
 # --- camera and display on the real machine ------------------------------------------------
 
-def camera_check(out_dir: Path) -> Result:
-    """Take one picture of the tray: picamera2 on a Pi, else the first USB webcam."""
-    path = out_dir / "selftest-tray.png"
+def _grab_one(spec: str) -> Any:
+    """One frame from ``spec`` (``auto``, ``pi``, ``usb[:N]`` or a picture file), or None.
+
+    Uses the dice reader's frame sources (``table.dice.capture``) when they are
+    installed, so the self-test sees the camera exactly as the game will."""
+    import cv2
+
+    specs = ["pi", "usb:0"] if spec == "auto" else [spec]
+    try:
+        from table.dice.capture import open_source  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        open_source = None
+    for one in specs:
+        try:
+            if open_source is not None:
+                source = open_source(one)
+                try:
+                    frame = source.grab()
+                finally:
+                    source.close()
+            elif one == "pi":
+                from picamera2 import Picamera2  # type: ignore[import-not-found,unused-ignore]
+
+                cam = Picamera2()
+                cam.start()
+                frame = cv2.cvtColor(cam.capture_array(), cv2.COLOR_RGB2BGR)
+                cam.close()
+            elif one.startswith("usb"):
+                cap = cv2.VideoCapture(int(one.split(":", 1)[1]) if ":" in one else 0)
+                ok, frame = cap.read() if cap.isOpened() else (False, None)
+                cap.release()
+                frame = frame if ok else None
+            else:
+                frame = cv2.imread(one, cv2.IMREAD_COLOR)
+        except Exception:  # no such camera here: try the next kind
+            frame = None
+        if frame is not None:
+            return frame
+    return None
+
+
+def camera_check(out_dir: Path, spec: str = "auto") -> Result:
+    """Take one picture of the tray into ``out_dir/selftest-tray.png``."""
     try:
         import cv2
     except ImportError:
         return Result("camera", "fail", "OpenCV is not installed")
-    image: Any = None
-    try:
-        from picamera2 import Picamera2
-
-        cam = Picamera2()
-        cam.start()
-        image = cv2.cvtColor(cam.capture_array(), cv2.COLOR_RGB2BGR)
-        cam.close()
-    except Exception:  # not a Pi, or no Pi camera: try a USB webcam
-        cap = cv2.VideoCapture(0)
-        ok, frame = cap.read() if cap.isOpened() else (False, None)
-        cap.release()
-        image = frame if ok else None
+    image = _grab_one(spec)
     if image is None:
-        return Result("camera", "fail", "no camera answered (Pi camera or USB webcam)")
+        what = "Pi camera or USB webcam" if spec == "auto" else spec
+        return Result("camera", "fail", f"no picture from the camera ({what})")
+    path = out_dir / "selftest-tray.png"
     out_dir.mkdir(parents=True, exist_ok=True)
     cv2.imwrite(str(path), image)
     return Result("camera", "pass", f"picture of the tray in {path}")
@@ -313,7 +343,7 @@ def cmd_selftest(args: argparse.Namespace) -> int:
     test = SelfTest(
         stations, len(cfg.stations), [s.knob for s in cfg.stations], hourglass,
         say=say, timeout=args.timeout,
-        camera=lambda: camera_check(out_dir),
+        camera=lambda: camera_check(out_dir, args.camera),
         display=display_check,
     )
     results = test.run(parts)
@@ -328,4 +358,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for each step (default 30)")
     p.add_argument("--skip", metavar="PARTS", help=f"comma-separated parts to leave out: {', '.join(PARTS)}")
     p.add_argument("--out", default=".", metavar="DIR", help="folder for the camera's picture (default: .)")
+    p.add_argument("--camera", default="auto", metavar="SPEC",
+                   help="auto (Pi camera, then USB), pi, usb[:N], or a picture file")
     p.set_defaults(func=cmd_selftest)

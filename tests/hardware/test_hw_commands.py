@@ -264,3 +264,17 @@ def test_a_serial_bridge_table_needs_no_station_pins(tmp_path: Path, capsys: Cap
     assert cfg.stations == () and cfg.serial.port == "/dev/ttyACM0"
     assert main(["wiring", "--config", str(path)]) == 0
     assert "not on the Pi's header" in capsys.readouterr().out
+
+
+def test_camera_check_saves_the_tray_picture(tmp_path: Path) -> None:
+    import cv2
+    import numpy as np
+
+    from table.commands.selftest import camera_check
+
+    picture = tmp_path / "tray.png"
+    cv2.imwrite(str(picture), np.full((48, 64, 3), 200, np.uint8))
+    result = camera_check(tmp_path / "out", str(picture))
+    assert result.status == "pass" and (tmp_path / "out" / "selftest-tray.png").exists()
+    missing = camera_check(tmp_path / "out", str(tmp_path / "nothing.png"))
+    assert missing.status == "fail" and "no picture" in missing.detail
