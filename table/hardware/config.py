@@ -126,15 +126,6 @@ class HardwareConfig:
     leds: LedConfig = field(default_factory=LedConfig)
     serial: SerialConfig = field(default_factory=SerialConfig)
 
-    @property
-    def spi_in_use(self) -> bool:
-        """SPI0 is needed: switched on, a potentiometer knob (MCP3008) or SPI LEDs."""
-        return (
-            self.buses.spi
-            or self.leds.backend == "spi"
-            or any(s.knob == "potentiometer" for s in self.stations)
-        )
-
     def timing(
         self, settle_ms: float = 15.0, tie_window_ms: float = 2.0, long_push_s: float = 2.0
     ) -> Timing:
