@@ -352,3 +352,27 @@ def test_property_each_clean_press_counts_once_in_time_order(
     got = [(i.t, i.station) for i in out]
     assert sorted(got) == sorted(kept)  # each press once (equal times: a tie, any order)
     assert [t for t, _ in got] == sorted(t for t, _ in got)
+
+
+def test_a_button_already_held_at_start_is_held_not_pressed() -> None:
+    wiring = (StationWiring(button=4, knob="none"), StationWiring(button=16, knob="none"))
+    factory = timed_factory()
+    factory.pin(4).held = True  # stuck down before the table starts
+    clock = VirtualClock()
+    stations = GpioStations(HardwareConfig(stations=wiring), T, pin_factory=factory, clock=clock,
+                            run_thread=False)
+    got: list[StationInput] = []
+    stations.start(got.append)
+    clock.t += 120.0
+    factory.pin(16).edge(False, clock.t)
+    clock.t += 1.0
+    stations.pump()
+    assert [i.station for i in got] == [1]
+    assert stations.diagnostics()["held"]["0"] == pytest.approx(121.0)
+    factory.pin(4).edge(True, clock.t)  # released at last, then a real press
+    clock.t += 0.5
+    factory.pin(4).edge(False, clock.t)
+    clock.t += 1.0
+    stations.pump()
+    stations.stop()
+    assert [i.station for i in got] == [1, 0]
