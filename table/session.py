@@ -167,7 +167,9 @@ class Session:
         if result is not None:
             return result
         if self.ended:
-            scores = self.scores()
+            # Games with hidden scores (face-down chips) count them all for the end.
+            final = getattr(self.engine, "final_scores", None)
+            scores = {int(k): int(v) for k, v in final(self.state).items()} if final else self.scores()
             best = max(scores.values(), default=0)
             winners = tuple(s for s, v in scores.items() if v == best) if scores else ()
             return Outcome(scores=scores, winners=winners, reason="ended from the table menu")
