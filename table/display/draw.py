@@ -7,16 +7,10 @@ cached by (text, size, colour, bold); screens stay free to draw every line each 
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 
 import pygame
 
-from table.display.theme import PANEL, TEXT, Colour, Theme
-
-
-@lru_cache(maxsize=4096)
-def _render(message: str, size: str, colour: Colour, bold: bool, theme_h: int) -> pygame.Surface:
-    return Theme(1, theme_h).font(size, bold).render(message, True, colour)
+from table.display.theme import PANEL, TEXT, Colour, Theme, rendered
 
 
 def label(
@@ -31,7 +25,7 @@ def label(
     max_width: int | None = None,
 ) -> pygame.Rect:
     """Draw one line of text (cached) with ``anchor`` at ``pos``; shrink to ``max_width``."""
-    img = _render(message, size, colour, bold, theme.height)
+    img = rendered(message, size, colour, bold, theme.height)
     if max_width is not None and img.get_width() > max_width > 0:
         scale = max_width / img.get_width()
         img = pygame.transform.smoothscale(img, (max_width, max(1, int(img.get_height() * scale))))

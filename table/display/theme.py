@@ -7,7 +7,7 @@ The fonts are pygame's bundled default font, so nothing is downloaded.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 
 import pygame
 
@@ -78,6 +78,12 @@ class Theme:
         return self.colours[station % len(self.colours)]
 
 
+@lru_cache(maxsize=4096)
+def rendered(message: str, size: str, colour: Colour, bold: bool, height: int) -> pygame.Surface:
+    """One line of text for a display ``height`` pixels high (cached; do not draw on it)."""
+    return Theme(1, height).font(size, bold).render(message, True, colour)
+
+
 def text(
     surface: pygame.Surface,
     theme: Theme,
@@ -88,8 +94,10 @@ def text(
     anchor: str = "topleft",
     bold: bool = False,
 ) -> pygame.Rect:
-    """Draw ``message`` with its ``anchor`` point (a ``pygame.Rect`` attribute) at ``pos``."""
-    img = theme.font(size, bold).render(message, True, colour)
+    """Draw ``message`` with its ``anchor`` point (a ``pygame.Rect`` attribute) at ``pos``.
+
+    Rendered lines are cached (rendering text is the costliest part of most frames)."""
+    img = rendered(message, size, colour, bold, theme.height)
     rect = img.get_rect(**{anchor: (round(pos[0]), round(pos[1]))})
     surface.blit(img, rect)
     return rect

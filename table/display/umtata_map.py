@@ -16,7 +16,7 @@ from __future__ import annotations
 import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 import pygame
 
@@ -246,6 +246,19 @@ def map_rect_for(area: pygame.Rect) -> pygame.Rect:
     return rect
 
 
+@lru_cache(maxsize=32)
+def _shade(w: int, h: int, marked: frozenset[str]) -> pygame.Surface:
+    """The darkening over every country not in ``marked`` (kept: a knob sector is shown
+    for many frames, and filling a hundred cells each frame cost more than the map)."""
+    layout = load_layout()
+    shade = pygame.Surface((w, h), pygame.SRCALPHA)
+    local = pygame.Rect(0, 0, w, h)
+    for (x, y), code in layout.cells.items():
+        if code not in marked:
+            shade.fill((0, 0, 0, 150), _cell_rect(local, layout, x, y))
+    return shade
+
+
 def draw_map(
     surface: pygame.Surface,
     area: pygame.Rect,
@@ -264,12 +277,7 @@ def draw_map(
     layout = load_layout()
     marked = set(highlight)
     if dim_others and marked:
-        shade = pygame.Surface((rect.w, rect.h), pygame.SRCALPHA)
-        local = pygame.Rect(0, 0, rect.w, rect.h)
-        for (x, y), code in layout.cells.items():
-            if code not in marked:
-                shade.fill((0, 0, 0, 150), _cell_rect(local, layout, x, y))
-        surface.blit(shade, rect.topleft)
+        surface.blit(_shade(rect.w, rect.h, frozenset(marked)), rect.topleft)
     width = max(3, theme.px(0.6))
     for code in marked | ({focus} if focus else set()):
         colour = (255, 64, 64) if code == focus else (255, 255, 255)
