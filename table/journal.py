@@ -159,8 +159,7 @@ class Journal:
             raise JournalError(f"{self.path}: game {game} has an unreadable setup ({exc})") from None
         actions: list[Action] = []
         bad_from: int | None = None
-        expected = 0
-        for seq, text in self._rows(game):
+        for expected, (seq, text) in enumerate(self._rows(game)):
             if seq != expected:
                 bad_from = expected
                 break
@@ -169,7 +168,6 @@ class Journal:
             except (ValueError, TypeError):
                 bad_from = seq
                 break
-            expected += 1
         if bad_from is not None:
             self._set_aside(game, bad_from)
         return GameRecord(game, str(row[0]), setup, seed, tuple(actions), row[3] is not None)

@@ -177,12 +177,15 @@ def run_scenario(scenario: Scenario, journal: Journal | None = None) -> Session:
     game_id = journal.start_game(scenario.setup, scenario.seed) if journal else None
     seq = 0
 
-    def feed(action: Action) -> None:
+    def record(action: Action) -> None:
         nonlocal seq
         if journal is not None and game_id is not None:
             journal.append(game_id, seq, action)
-        seq += 1
-        session.apply(action)
+            seq += 1
+
+    def feed(action: Action) -> None:
+        # As in the live loop: only inputs that change the game are journaled.
+        session.apply(action, record if journal is not None else None)
 
     def ticks_until(limit: float | None) -> None:
         while True:

@@ -20,7 +20,7 @@ Meta actions (from the long-push table menu):
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -80,11 +80,39 @@ class Session:
         return None if d is None else d + self.paused_total
 
     # -- applying ---------------------------------------------------------------------
-    def apply(self, action: Action) -> bool:
-        """Apply one journaled action (table time). Returns whether anything changed.
+    def apply(self, action: Action, record: Callable[[Action], None] | None = None) -> bool:
+        """Apply one action (table time). Returns whether anything changed.
 
-        Never raises for a well-formed action; actions after the end are ignored.
+        ``record`` (the journal's append) is called with the action *before* it takes
+        effect, and only when it changes the game: an input that means nothing now is
+        neither journaled nor applied. Never raises for a well-formed action; actions
+        after the end are ignored.
         """
+        if record is None:
+            return self._apply(action)
+        if self._changes(action):
+            record(action)
+            return self._apply(action)
+        return False
+
+    def _changes(self, action: Action) -> bool:
+        if self.ended:
+            return False
+        kind = action.kind
+        if kind == PAUSE:
+            return not self.paused
+        if kind == RESUME:
+            return self.paused
+        if kind == END:
+            return True
+        if kind == UNDO:
+            return any(a.kind != TICK for a in self.history)
+        if self.paused or self.engine.is_over(self.state):
+            return False
+        game_action = Action(action.kind, self.game_time(action.t), action.station, action.value)
+        return self.engine.apply(self.state, game_action) is not self.state
+
+    def _apply(self, action: Action) -> bool:
         self.last_t = max(self.last_t, action.t)
         self.applied += 1
         if self.ended:
@@ -111,7 +139,7 @@ class Session:
             return False
         game_action = Action(action.kind, self.game_time(action.t), action.station, action.value)
         new_state = self.engine.apply(self.state, game_action)
-        if new_state == self.state:
+        if new_state is self.state:
             return False
         self.state = new_state
         self.history.append(game_action)

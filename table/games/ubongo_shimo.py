@@ -70,6 +70,8 @@ class Rules:
     card_points: tuple[int, int, int, int] = (1, 2, 3, 4)
     next_round_after: float = 0.0
     """Seconds after which results move on by themselves (0: wait for a press)."""
+    results_hold: float = 3.0
+    """Presses this soon after the sand ran out are late finishers, not "next round"."""
 
     @staticmethod
     def from_options(options: Mapping[str, Any]) -> Rules:
@@ -82,6 +84,7 @@ class Rules:
                 tie_window=float(options.get("tie_window_ms", 2.0)) / 1000.0,
                 card_points=points,  # type: ignore[arg-type]
                 next_round_after=float(options.get("next_round_after", 0.0)),
+                results_hold=float(options.get("results_hold_seconds", 3.0)),
             )
         except (TypeError, ValueError) as exc:
             raise SetupError(f"Ubongo Shimo options are not numbers ({exc})") from None
@@ -127,6 +130,7 @@ class ShimoState:
     gems_boxed: tuple[int, ...] = ()
     cards_boxed: int = 0
     extra_rounds: int = 0
+    results_at: float | None = None
     winners: tuple[StationId, ...] = ()
     reason: str = ""
     events: tuple[Event, ...] = ()
@@ -197,7 +201,8 @@ class UbongoShimo:
         if state.phase in (SOLVING, RACING):
             return [Action(PRESS, state.now, s) for s in state.contenders if s not in state.solvers]
         if state.phase == RESULTS:
-            return [Action(PRESS, state.now, s) for s in state.setup.stations]
+            at = max(state.now, (state.results_at or 0.0) + state.rules.results_hold)
+            return [Action(PRESS, at, s) for s in state.setup.stations]
         return []
 
     def next_deadline(self, state: ShimoState) -> float | None:
@@ -222,6 +227,10 @@ class UbongoShimo:
         if state.deadline is not None and t >= state.deadline:
             return state  # the loop delivers the expiry first; a late press is too late
         station = action.station
+        if state.phase in (COUNTDOWN, SOLVING, RACING) and (
+            station not in state.contenders or station in state.solvers
+        ):
+            return state  # not playing this round, or already done
         if state.phase == COUNTDOWN:
             if station not in state.contenders:
                 return state
@@ -231,6 +240,8 @@ class UbongoShimo:
         if state.phase == RACING:
             return self._late_press(replace(state, now=t), station, t)
         if state.phase == RESULTS and station in state.setup.stations:
+            if state.results_at is not None and t - state.results_at < state.rules.results_hold:
+                return state
             return self._next_round(replace(state, now=t), t)
         return state
 
@@ -266,7 +277,8 @@ class UbongoShimo:
         if station not in state.contenders or station in state.solvers:
             return state
         assert state.call_t is not None
-        if t - state.call_t <= state.rules.tie_window:
+        # A nanosecond of slack: edge times are whole nanoseconds, floats are not.
+        if t - state.call_t <= state.rules.tie_window + 1e-9:
             state = replace(state, callers=(*state.callers, station), solvers=(*state.solvers, station))
             return replace(state, events=_event(state, t, "simultaneous_call", station,
                                                 {"callers": list(state.callers)}))
@@ -318,7 +330,7 @@ class UbongoShimo:
 
     def _results(self, state: ShimoState, at: float) -> ShimoState:
         deadline = at + state.rules.next_round_after if state.rules.next_round_after > 0 else None
-        return replace(state, phase=RESULTS, deadline=deadline)
+        return replace(state, phase=RESULTS, deadline=deadline, results_at=at)
 
     def _next_round(self, state: ShimoState, t: float) -> ShimoState:
         state = replace(state, round=state.round + 1)
