@@ -155,13 +155,65 @@ def _same_game(scenario: Scenario, engine: str, setup_json: object, seed: int) -
     return engine == scenario.setup.game and setup_json == scenario.setup.to_json() and seed == scenario.seed
 
 
-def _skip_journaled(inputs: Sequence[Action], journaled: Sequence[Action]) -> int:
-    """How many of the script's inputs the journal already holds (in order)."""
-    i = 0
-    for action in journaled:
-        if i < len(inputs) and action == inputs[i]:
-            i += 1
-    return i
+def script_steps(session: Session, inputs: Sequence[Action], start: int,
+                 until: float | None) -> Iterator[tuple[int, bool, Action]]:
+    """The actions a script feeds, in order: ``(input index, is_input, action)``.
+
+    Before each input, the ticks due by its time; after the last input, the ticks up
+    to ``until``. Ticks carry the index of the input they precede (``len(inputs)``
+    after the last). The caller applies each action before asking for the next,
+    exactly as :func:`table.scenario.run_scenario` does.
+    """
+
+    def ticks(index: int, limit: float | None) -> Iterator[tuple[int, bool, Action]]:
+        while True:
+            d = session.deadline()
+            if d is None or (limit is not None and d > limit):
+                return
+            before = session.state
+            yield index, False, Action(TICK, max(d, session.last_t))
+            if session.state == before and session.deadline() == d:
+                return  # an engine that does not advance its deadline would spin
+
+    for i in range(start, len(inputs)):
+        if session.is_over():
+            return
+        yield from ticks(i, inputs[i].t)
+        if session.is_over():
+            return
+        yield i, True, inputs[i]
+    if not session.is_over():
+        yield from ticks(len(inputs), until)
+
+
+def script_position(scenario: Scenario, journaled: Sequence[Action]) -> tuple[int, Session] | None:
+    """Where the script stands once the journal's actions are in: the index of the
+    first input not yet fed, and the session at that point.
+
+    Plays the script in memory the way the loop feeds it until as many actions have
+    been journaled as the journal holds. Inputs that change nothing are not
+    journaled, so counting inputs or comparing times would not be exact; this is.
+    None if the journal does not follow this script.
+    """
+    session = Session.start(scenario.setup.game, scenario.setup, scenario.seed)
+    if not journaled:
+        return 0, session
+    count = 0
+    mismatch = False
+
+    def record(action: Action) -> None:
+        nonlocal count, mismatch
+        if count >= len(journaled) or action != journaled[count]:
+            mismatch = True
+        count += 1
+
+    for index, is_input, action in script_steps(session, scenario.inputs, 0, scenario.until):
+        session.apply(action, record)
+        if mismatch:
+            return None
+        if count == len(journaled):
+            return (index + 1 if is_input else index), session
+    return None
 
 
 def run_headless(
@@ -200,69 +252,61 @@ def _play(
     session: Session | None = None
     journaled: tuple[Action, ...] = ()
     try:
-        record = journal.unfinished() or journal.latest()
+        found = journal.unfinished() or journal.latest()
     except JournalError as exc:
         log.warning("%s; starting the scenario as a new game", exc)
-        record = None
-    if record is not None and _same_game(scenario, record.engine, record.setup.to_json(), record.seed):
-        game_id = record.id
-        journaled = record.actions
-        session = Session.replay(record.engine, record.setup, record.seed, journaled)
-        if record.finished:
+        found = None
+    if found is not None and _same_game(scenario, found.engine, found.setup.to_json(), found.seed):
+        game_id = found.id
+        journaled = found.actions
+        session = Session.replay(found.engine, found.setup, found.seed, journaled)
+        if found.finished:
             log.info("game %d of %s is already finished; nothing to play", game_id, scenario.path)
             notifier.ready(f"game {game_id} already finished")
             return HeadlessResult(session, game_id, len(journaled), False)
         log.info("resuming game %d of %s after %d journaled actions", game_id, scenario.path, len(journaled))
-    elif record is not None and not record.finished:
+    elif found is not None and not found.finished:
         # Another game was left unfinished: the script replaces it, the journal keeps it.
-        log.warning("journal game %d (%s) was unfinished; closing it to play %s", record.id, record.engine,
+        log.warning("journal game %d (%s) was unfinished; closing it to play %s", found.id, found.engine,
                     scenario.path)
-        journal.finish(record.id, None)
+        journal.finish(found.id, None)
     if session is None or game_id is None:
         session = Session.start(scenario.setup.game, scenario.setup, scenario.seed)
         game_id = journal.start_game(scenario.setup, scenario.seed)
     seq = len(journaled)
-    pending = list(scenario.inputs[_skip_journaled(scenario.inputs, journaled):])
+    start = 0
+    if journaled:
+        position = script_position(scenario, journaled)
+        if position is None:
+            # Not this script's journal after all: go on with the inputs still to come.
+            start = sum(1 for a in scenario.inputs if a.t < session.last_t)
+            log.warning("the journal of game %d does not follow %s; continuing with the inputs after t=%.3f",
+                        game_id, scenario.path, session.last_t)
+        else:
+            start, simulated = position
+            if simulated.state != session.state:
+                log.warning("game %d: the script replays to another state than the journal; trusting the journal",
+                            game_id)
     clock.start(session.last_t)
     notifier.ready(f"playing {scenario.setup.game}, game {game_id}")
 
-    def idle() -> None:
+    def ping() -> None:
         notifier.watchdog()
 
-    def feed(action: Action) -> bool:
+    def record(action: Action) -> None:
         nonlocal seq
-        if not clock.wait_until(action.t, stop.is_set, idle):
-            return False
         journal.append(game_id, seq, action)  # durable before it takes effect
         seq += 1
-        session.apply(action)
-        if on_action is not None:
-            on_action(action)
-        return True
-
-    def ticks_until(limit: float | None) -> bool:
-        while True:
-            d = session.deadline()
-            if d is None or (limit is not None and d > limit):
-                return True
-            before = session.state
-            if not feed(Action(TICK, max(d, session.last_t))):
-                return False
-            if session.state == before and session.deadline() == d:
-                return True  # an engine that does not advance its deadline would spin
 
     running = True
-    for action in pending:
-        if session.is_over():
+    for _, _, action in script_steps(session, scenario.inputs, start, scenario.until):
+        if not clock.wait_until(action.t, stop.is_set, ping):
+            running = False
             break
-        running = ticks_until(action.t)
-        if not running or session.is_over():
-            break
-        running = feed(action)
-        if not running:
-            break
-    if running and not session.is_over():
-        running = ticks_until(scenario.until)
+        # Journaled (and fsynced) first, applied after; inputs that change nothing are neither.
+        session.apply(action, record)
+        if on_action is not None:
+            on_action(action)
     if session.is_over():
         journal.finish(game_id, session.outcome())
         notifier.status(f"game {game_id} finished")
