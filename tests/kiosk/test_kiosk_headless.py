@@ -1,6 +1,6 @@
 """The headless daemon resumes a journal cut at *every* point to the uninterrupted result.
 
-The kill test (test_kill.py) does this with real processes at random moments; this
+The kill test (test_kiosk_kill.py) does this with real processes at random moments; this
 one is exhaustive and in-process: for each cut of the reference journal, a journal
 holding only that prefix is resumed with ``run_headless`` in virtual time.
 """
