@@ -46,8 +46,8 @@ from types import FrameType
 from typing import Protocol
 
 from table.errors import TableError
-from table.games.base import TICK, Action
-from table.journal import Journal, JournalError
+from table.games.base import TICK, Action, GameError
+from table.journal import GameRecord, Journal, JournalError
 from table.scenario import Scenario, load_scenario
 from table.session import Session
 from table.systemd import Notifier, refuse_root
@@ -132,6 +132,32 @@ def open_journal_resilient(path: str | Path) -> Journal:
         log.warning("journal %s could not be used (%s); set aside as %s, starting a new journal",
                     p, exc, aside)
         return Journal(p)
+
+
+def resumable_game(journal: Journal) -> tuple[GameRecord, Session] | None:
+    """The journal's unfinished game, replayed, or None.
+
+    A game that cannot be replayed (unreadable setup, a game or variant this build
+    does not have) must not keep the table from starting: it is marked finished
+    without an outcome (its rows stay in the journal for ``table replay``) and the
+    log says why. ``table run`` calls this on start, as the scripted daemon does.
+    """
+    try:
+        record = journal.unfinished()
+    except JournalError as exc:
+        # open_journal_resilient sets such a file aside; a caller without it still starts.
+        log.warning("%s; the table starts without resuming it", exc)
+        return None
+    if record is None:
+        return None
+    try:
+        session = Session.replay(record.engine, record.setup, record.seed, record.actions)
+    except (GameError, ValueError, TypeError) as exc:
+        log.warning("journal game %d (%s) cannot be resumed (%s); closed without an outcome, still in %s",
+                    record.id, record.engine, exc, journal.path)
+        journal.finish(record.id, None)
+        return None
+    return record, session
 
 
 def sqlite_errors() -> type[Exception]:
