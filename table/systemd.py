@@ -122,3 +122,74 @@ class Notifier:
 
 
 __all__ = ["Notifier", "RunningAsRootError", "refuse_root"]
+
+
+# -- leaving the kiosk -------------------------------------------------------------------------
+EXIT_LEAVE_KIOSK = 3
+"""Exit status of a confirmed "leave the kiosk": the unit neither restarts the daemon
+(``RestartPreventExitStatus=3``) nor calls it a failure (``SuccessExitStatus=3``),
+and ``OnSuccess=getty@tty1.service`` puts a login prompt on the first console."""
+
+
+class LeaveGesture:
+    """The one way out of the kiosk: a held combination of station inputs, confirmed.
+
+    1. The first and the last station hold their knob switches together: both
+       ``long_push`` inputs arrive within ``together_s`` of each other. The table
+       then asks on screen (``feed`` returns ``"ask"``).
+    2. Within ``confirm_s``, the same two stations press their buttons (in any
+       order): ``feed`` returns ``"leave"`` and the daemon exits with
+       :data:`EXIT_LEAVE_KIOSK`. Any other input, or the time running out, cancels
+       (``"cancel"``); the game was paused by the long push and simply goes on.
+
+    Pure: inputs are ``(kind, station, t)`` in table time; no clock is read.
+    A single long push still opens the ordinary table menu; the loop should hold a
+    lone ``long_push`` back for ``together_s`` before treating it as the menu.
+    """
+
+    def __init__(self, first: int, last: int, together_s: float = 1.0, confirm_s: float = 10.0) -> None:
+        self.pair = (first, last)
+        self.together_s = together_s
+        self.confirm_s = confirm_s
+        self._held: dict[int, float] = {}
+        self._asked_at: float | None = None
+        self._pressed: set[int] = set()
+
+    @property
+    def asking(self) -> bool:
+        return self._asked_at is not None
+
+    def feed(self, kind: str, station: int | None, t: float) -> str | None:
+        """One input; returns ``"ask"``, ``"leave"``, ``"cancel"`` or None."""
+        if self._asked_at is not None:
+            if t - self._asked_at > self.confirm_s:
+                self._reset()
+                return "cancel"
+            if kind == "press" and station in self.pair:
+                self._pressed.add(station)
+                if self._pressed == set(self.pair):
+                    self._reset()
+                    return "leave"
+                return None
+            self._reset()
+            return "cancel"
+        if kind == "long_push" and station in self.pair:
+            self._held = {s: at for s, at in self._held.items() if t - at <= self.together_s}
+            self._held[station] = t
+            if set(self._held) == set(self.pair):
+                self._held = {}
+                self._asked_at = t
+                return "ask"
+        return None
+
+    def expire(self, now: float) -> str | None:
+        """Call on each loop pass: ``"cancel"`` once the question has timed out."""
+        if self._asked_at is not None and now - self._asked_at > self.confirm_s:
+            self._reset()
+            return "cancel"
+        return None
+
+    def _reset(self) -> None:
+        self._held = {}
+        self._asked_at = None
+        self._pressed = set()

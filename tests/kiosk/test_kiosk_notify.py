@@ -102,3 +102,33 @@ def test_refuse_root() -> None:
     assert isinstance(info.value, TableError)
     assert "root" in str(info.value)
     refuse_root(euid=1000)
+
+
+def test_leave_gesture_needs_both_holds_then_both_presses() -> None:
+    from table.systemd import LeaveGesture
+
+    g = LeaveGesture(first=0, last=3)
+    assert g.feed("long_push", 0, 10.0) is None  # alone: the ordinary table menu
+    assert g.feed("long_push", 3, 10.4) == "ask"
+    assert g.asking
+    assert g.feed("press", 0, 12.0) is None
+    assert g.feed("press", 3, 12.5) == "leave"
+    assert not g.asking
+
+
+def test_leave_gesture_cancels_on_anything_else_or_time() -> None:
+    from table.systemd import LeaveGesture
+
+    g = LeaveGesture(first=0, last=3)
+    assert g.feed("long_push", 0, 10.0) is None
+    assert g.feed("long_push", 3, 11.5) is None  # too far apart
+    assert g.feed("long_push", 0, 11.9) == "ask"
+    assert g.feed("turn", 1, 12.0) == "cancel"
+    g.feed("long_push", 0, 20.0)
+    assert g.feed("long_push", 3, 20.2) == "ask"
+    assert g.expire(25.0) is None
+    assert g.expire(30.3) == "cancel"
+    g.feed("long_push", 0, 40.0)
+    g.feed("long_push", 3, 40.0)
+    assert g.feed("press", 1, 41.0) == "cancel"  # another station's press is not a yes
+    assert g.feed("long_push", 1, 50.0) is None and g.feed("long_push", 2, 50.0) is None
