@@ -20,12 +20,12 @@ import os
 import random
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 import pygame
 
 from table.config import TableConfig
-from table.display.screens import AttractScreen, GameScreen, LobbyScreen, Screen
+from table.display.screens import AttractScreen, GameScreen, LobbyScreen, PausedScreen, Screen
 from table.display.theme import Theme
 from table.games.base import TICK, Action, GameSetup
 from table.journal import Journal
@@ -101,6 +101,7 @@ class Table:
         outputs: Iterable[Output] = (),
         seed_source: Callable[[], int] | None = None,
         attract: bool = True,
+        game_options: dict[str, dict[str, Any]] | None = None,
     ) -> None:
         self.config = config
         self.clock = clock
@@ -119,7 +120,8 @@ class Table:
         self.last_input = clock()
         self._last_key: object = object()
         self.frames_drawn = 0
-        self.lobby = LobbyScreen(self, self.theme, config.stations, {k: dict(v) for k, v in config.games.items()})
+        options = game_options if game_options is not None else {k: dict(v) for k, v in config.games.items()}
+        self.lobby = LobbyScreen(self, self.theme, config.stations, options)
         self.screens.append(self.lobby)
 
     # -- TableControl -----------------------------------------------------------------
@@ -162,6 +164,9 @@ class Table:
         self.epoch = self.clock() - session.last_t
         log.warning("resumed game %d (%s) after %d journaled actions", record.id, record.engine, self.seq)
         self.push_screen(GameScreen(self, self.theme))
+        if session.paused:
+            # It stopped with the table menu's pause on: a push continues, as before.
+            self.push_screen(PausedScreen(self, self.theme))
         if session.is_over():
             self._finish()
         return True
@@ -176,9 +181,24 @@ class Table:
             return False
         at = Action(action.kind, max(self.game_time(action.t), session.last_t), action.station, action.value)
         changed = session.apply(at, self._record)
-        if changed and session.is_over():
-            self._finish()
+        if changed:
+            for output in list(self.outputs):
+                on_input = getattr(output, "on_input", None)
+                if on_input is not None:
+                    self._guard(output, on_input, session, at)
+            if session.is_over():
+                self._finish()
         return changed
+
+    def _guard(self, output: Output, method: Callable[..., None], *args: object) -> None:
+        """Run an output's method; an output that fails is logged once and dropped,
+        and the game goes on without it."""
+        try:
+            method(*args)
+        except Exception:
+            log.exception("output %s failed; the table goes on without it", type(output).__name__)
+            if output in self.outputs:
+                self.outputs.remove(output)
 
     def _record(self, action: Action) -> None:
         if self.journal is not None and self.game_id is not None:
@@ -230,8 +250,8 @@ class Table:
         for screen in self.screens:
             screen.update(now)
         drawn = self.draw(now)
-        for output in self.outputs:
-            output.update(self._session, self.game_time(now))
+        for output in list(self.outputs):
+            self._guard(output, output.update, self._session, self.game_time(now))
         return drawn
 
     def _visible(self) -> list[Screen]:

@@ -53,7 +53,6 @@ class TimingConfig:
 class SoundConfig:
     enabled: bool = True
     volume: float = 0.6
-    speech: bool = False
 
 
 @dataclass(frozen=True)
@@ -136,7 +135,7 @@ SCHEMA: dict[str, dict[str, Check]] = {
         "long_push_s": _num(0.5, 10),
         "attract_after_s": _num(5, 86400),
     },
-    "sound": {"enabled": _bool, "volume": _num(0, 1), "speech": _bool},
+    "sound": {"enabled": _bool, "volume": _num(0, 1)},
     "hourglass": {
         "seconds": _num(1, 3600),
         "leds": _int(1, 2048),

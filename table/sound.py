@@ -54,6 +54,7 @@ def make_sounds() -> dict[str, np.ndarray]:
 
 
 EVENT_SOUNDS = {
+    # Ubongo Shimo
     "cards_turned": "go",
     "ubongo": "buzzer",
     "simultaneous_call": "buzzer",
@@ -61,6 +62,18 @@ EVENT_SOUNDS = {
     "sand_out": "gong",
     "game_over": "fanfare",
     "flip": "go",
+    # Ubongo
+    "sand_start": "go",
+    "finished": "chime",
+    "gems_taken": "chime",
+    "too_late": "buzzer",
+    # Wo ist bitte Umtata?
+    "round_started": "go",
+    "locked": "tick",
+    "tataaa": "buzzer",
+    "answer_right": "chime",
+    "answer_wrong": "tick",
+    "revealed": "go",
 }
 
 

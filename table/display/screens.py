@@ -45,6 +45,10 @@ class TableControl(Protocol):
 
     def leave_game(self) -> None: ...
 
+    def game_time(self, t: float) -> float:
+        """The current game's table time (seconds since it started) for clock time ``t``."""
+        ...
+
     def push_screen(self, screen: Screen) -> None: ...
 
     def pop_screen(self) -> None: ...
@@ -261,8 +265,8 @@ class GameScreen(Screen):
         session = self.control.session
         if session is None:
             return now
-        # Game time for the renderer; frozen while paused.
-        t = session.paused_since if session.paused_since is not None else now
+        # Game time for the renderer (the engine's clock); frozen while paused.
+        t = session.paused_since if session.paused_since is not None else self.control.game_time(now)
         return session.game_time(t)
 
     def frame_key(self, now: float) -> Hashable:
@@ -270,7 +274,11 @@ class GameScreen(Screen):
         if session is None:
             return None
         game_now = self._render_now(now)
-        # Whole tenths of a second are enough for timers and the sand.
+        events = session.state.events
+        if events and 0 <= game_now - events[-1].t < 1.2 and not session.paused:
+            # Just after something happened (gems flying, a flash): animate every frame.
+            return (id(session.state), int(game_now * 60))
+        # Otherwise whole tenths of a second are enough for timers and the sand.
         return (id(session.state), session.paused, int(game_now * 10))
 
     def draw(self, surface: pygame.Surface, now: float) -> None:

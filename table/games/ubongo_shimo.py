@@ -169,6 +169,8 @@ class UbongoShimo:
     variants = (STANDARD, RUNNING_SAND, ADVANCED, ADVANCED_RUNNING_SAND)
     min_stations = 1
     max_stations = 4
+    option_names = frozenset({"levels", "card_points", "sand_seconds", "countdown_seconds", "tie_window_ms",
+                              "next_round_after", "results_hold_seconds", "colours"})
 
     # -- setup ------------------------------------------------------------------------
     def new_game(self, setup: GameSetup, seed: int) -> ShimoState:
@@ -433,6 +435,7 @@ class UbongoShimo:
             "deadline": state.deadline,
             "sand_seconds": rules.sand,
             "sand_started": state.sand_started,
+            "sand": {"started": state.sand_started, "seconds": rules.sand},
             "flips": state.flips,
             "callers": list(state.callers),
             "solvers": list(state.solvers),

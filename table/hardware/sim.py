@@ -20,7 +20,7 @@ centre to push (hold for a long push). The tray: Enter opens a line where typed 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +29,7 @@ import pygame
 from table.display import draw
 from table.display.theme import ACCENT, BACKGROUND, PANEL, PANEL_LIGHT, TEXT, TEXT_DIM, Theme
 from table.games.base import Action
+from table.hardware.interfaces import InputSink, LedState, StationInput, Stations
 
 PRESS_KEYS = "12345"
 LEFT_KEYS = "qwert"
@@ -36,12 +37,14 @@ RIGHT_KEYS = "asdfg"
 PUSH_KEYS = "zxcvb"
 
 
-@dataclass
-class SimStations:
-    """Turns window events into station inputs stamped with the table clock.
+@dataclass(eq=False)
+class SimStations(Stations):
+    """The simulator's :class:`Stations`: window events become station inputs.
 
-    ``handle_event`` consumes pygame events; ``poll`` returns what is ready, including a
-    long push once the push key has been held for ``long_push_s``.
+    ``handle_event`` consumes pygame events and hands station inputs, stamped with the
+    table clock, to the sink given to :meth:`start`. ``poll`` is the loop's input
+    source for what is not a station input (the dice tray) and reports a long push
+    once a push key has been held for ``long_push_s``.
     """
 
     stations: int
@@ -50,14 +53,34 @@ class SimStations:
     queue: list[Action] = field(default_factory=list)
     held_push: dict[int, float] = field(default_factory=dict)
     knob: dict[int, int] = field(default_factory=dict)
-    leds: dict[int, bool] = field(default_factory=dict)
+    leds: dict[int, LedState] = field(default_factory=dict)
+    sink: InputSink | None = None
+    presses: int = 0
     typing: str | None = None
     tray_message: str = ""
     dice_reader: Callable[[str], list[Any] | None] | None = None
     layout: dict[int, dict[str, pygame.Rect]] = field(default_factory=dict)
 
+    # -- Stations ----------------------------------------------------------------------
+    def start(self, sink: InputSink) -> None:
+        self.sink = sink
+
+    def stop(self) -> None:
+        self.sink = None
+
+    def set_leds(self, states: Mapping[int, LedState]) -> None:
+        self.leds.update(states)
+
+    def diagnostics(self) -> dict[str, Any]:
+        return {"backend": "sim", "presses": self.presses, "held_push": sorted(self.held_push)}
+
     def _station_input(self, kind: str, station: int, value: Any = None) -> None:
-        if 0 <= station < self.stations:
+        if not 0 <= station < self.stations:
+            return
+        self.presses += kind == "press"
+        if self.sink is not None:
+            self.sink(StationInput(kind, station, self.clock(), value))  # type: ignore[arg-type]
+        else:
             self.queue.append(Action(kind, self.clock(), station, value))
 
     def _turn(self, station: int, delta: int) -> None:
@@ -149,14 +172,11 @@ class SimStations:
         for station, start in list(self.held_push.items()):
             if now - start >= self.long_push_s:
                 del self.held_push[station]
-                self.queue.append(Action("long_push", now, station))
+                self._station_input("long_push", station)
         out, self.queue = self.queue, []
         return out
 
     # -- the picture of the virtual stations --------------------------------------------
-    def set_leds(self, may_act: list[int] | None) -> None:
-        self.leds = {s: (may_act is not None and s in may_act) for s in range(self.stations)}
-
     def draw(self, surface: pygame.Surface, area: pygame.Rect, theme: Theme, now: float) -> None:
         """Draw the stations bar (button with LED, knob with its position, key map)."""
         pygame.draw.rect(surface, BACKGROUND, area)
@@ -173,9 +193,9 @@ class SimStations:
             r = min(rect.height // 3 - 2, w // 6)
             button = pygame.Rect(0, 0, 2 * r, 2 * r)
             button.center = (rect.left + w // 4, rect.centery + 10)
-            lit = self.leds.get(s, False)
-            blink_on = lit and int(now * 2) % 2 == 0
-            pygame.draw.circle(surface, colour if blink_on or lit else PANEL_LIGHT, button.center, r)
+            led = self.leds.get(s, "on")
+            lit = led == "on" or (led == "blink" and int(now * 4) % 2 == 0)
+            pygame.draw.circle(surface, colour if lit else PANEL_LIGHT, button.center, r)
             pygame.draw.circle(surface, TEXT, button.center, r, 2)
             knob = pygame.Rect(0, 0, 2 * r + 40, 2 * r)
             knob.center = (rect.left + 3 * w // 4 - 10, rect.centery + 10)

@@ -53,7 +53,9 @@ class ShimoRenderer:
         w = surface.get_width()
         pad = theme.px(2)
         pygame.draw.rect(surface, PANEL, pygame.Rect(0, 0, w, theme.px(11)))
-        if view.get("extra_round"):
+        if view["phase"] == "over":
+            title = "Ubongo Shimo · game over"
+        elif view.get("extra_round"):
             title = "Ubongo Shimo · extra round"
         else:
             title = f"Ubongo Shimo · round {min(view['round'], view['rounds'])} of {view['rounds']}"
@@ -119,8 +121,9 @@ class ShimoRenderer:
         names = {p["station"]: p["name"] for p in view["players"]}
         callers = view["callers"]
         cx = area.centerx
-        if view.get("extra_round") and not callers:
-            head = "Tie! The tied players play an extra round"
+        if view.get("extra_round"):
+            tied = [p["name"] for p in view["players"] if p["playing"]]
+            head = "Tied: " + " & ".join(tied) + " play an extra round"
         elif len(callers) == 1:
             head = f"{names[callers[0]]} wins the round"
         elif callers:
@@ -141,8 +144,13 @@ class ShimoRenderer:
         winners = [p["name"] for p in players if p["station"] in view["winners"]]
         head = " & ".join(winners) + (" win!" if len(winners) > 1 else " wins!")
         draw.label(surface, theme, head, (area.centerx, area.top + theme.px(7)), "title", ACCENT, "center", bold=True)
-        draw.label(surface, theme, view.get("reason", ""), (area.centerx, area.top + theme.px(16)), "body", TEXT_DIM,
-                   "center")
+        reason = {
+            "most points": "Most points (gems plus cards)",
+            "tied on points, more cards": "Tied on points: more cards decides",
+            "won the extra round": "Tied on points and cards: won the extra round",
+            "ended from the table menu": "Game ended early from the table menu",
+        }.get(view.get("reason", ""), view.get("reason", ""))
+        draw.label(surface, theme, reason, (area.centerx, area.top + theme.px(16)), "body", TEXT_DIM, "center")
         y = area.top + theme.px(23)
         for rank, p in enumerate(players, 1):
             colour = theme.station_colour(p["station"])
@@ -154,6 +162,24 @@ class ShimoRenderer:
             draw.label(surface, theme, f"{p['points']} points · {p['cards']} cards · {len(p['gems'])} gems",
                        (row.right - theme.px(2), row.centery), "body", TEXT, "midright")
             y += theme.px(7.5)
+
+    @staticmethod
+    def _round_note(view: dict[str, Any], p: dict[str, Any]) -> str:
+        """What the last round did to this station's cards (shown with the results)."""
+        if view["phase"] != "results" or not view["callers"]:
+            return ""
+        names = {q["station"]: q["name"] for q in view["players"]}
+        callers = view["callers"]
+        s = p["station"]
+        if not p["playing"]:
+            return ""
+        if s in callers and len(callers) == 1:
+            return "First: gem and cards"
+        if s in view["solvers"]:
+            return "Solved: keeps the card"
+        if len(callers) == 1:
+            return f"Card goes to {names[callers[0]]}"
+        return "Card goes to the box"
 
     def _players(self, surface: pygame.Surface, area: pygame.Rect, view: dict[str, Any], theme: Theme) -> None:
         players = view["players"]
@@ -173,14 +199,17 @@ class ShimoRenderer:
                        TEXT_DIM, "topright")
             draw.label(surface, theme, f"{p['points']}", (rect.left + pad, rect.top + theme.px(9)), "title", TEXT,
                        bold=True)
-            draw.label(surface, theme, f"points · {p['cards']} cards", (rect.left + pad + theme.px(11),
+            cards = f"{p['cards']} card" + ("" if p["cards"] == 1 else "s")
+            draw.label(surface, theme, f"points · {cards}", (rect.left + pad + theme.px(11),
                        rect.top + theme.px(12.5)), "body", TEXT_DIM, "midleft")
             gx = rect.left + pad + theme.px(1.6)
             for value in p["gems"]:
                 draw.gem(surface, (gx, rect.top + theme.px(20)), theme.px(1.5), value)
                 gx += theme.px(4)
             status_colour = STATUS_COLOURS.get(p["status"], TEXT)
-            prompt = p["prompt"] or p["status"].capitalize()
+            # With the results, what the round did to the card says more than the prompt
+            # (the middle of the screen already says how to go on).
+            prompt = self._round_note(view, p) or p["prompt"] or p["status"].capitalize()
             draw.label(surface, theme, prompt, (rect.centerx, rect.bottom - pad), "body", status_colour, "midbottom",
                        bold=True, max_width=rect.width - 2 * pad)
 
