@@ -197,7 +197,7 @@ class Bridge:
             raise ValueError("frame length")
         if self.strip is None:
             return
-        n = min(count, len(self.strip))
+        n = min(count, getattr(self.strip, "n", None) or len(self.strip))
         for i in range(n):
             j = 6 * i
             r, g, b = hexes[j:j + 2], hexes[j + 2:j + 4], hexes[j + 4:j + 6]

@@ -107,6 +107,12 @@ def make_strip():
 def run(io=None, strip=None, passes=None):
     """The main loop; ``passes`` limits it for tests (None: forever)."""
     if io is None:
+        try:
+            import micropython
+
+            micropython.kbd_intr(-1)  # a stray 0x03 on the line must not stop the program
+        except ImportError:
+            pass
         io = UsbSerial()
     if strip is None:
         strip = make_strip()

@@ -69,28 +69,54 @@ def _may_act(session: Session | None) -> tuple[int, ...] | None:
     return tuple(sorted(int(s) for s in may))
 
 
+def _may_act_after_deadline(session: Session) -> tuple[float, tuple[int, ...]] | None:
+    """When nobody may act now but a deadline will open presses (a count-down), the
+    deadline and who may act then, found by trying the expiry on the pure engine."""
+    deadline = session.engine.next_deadline(session.state)
+    if deadline is None:
+        return None
+    after = session.engine.apply(session.state, Action("tick", deadline))
+    may = session.engine.view(after, None).get("may_act") or []
+    return deadline, tuple(sorted(int(s) for s in may))
+
+
 class ButtonLeds:
     """Blink the buttons of the stations that may act; arm only those for presses.
 
     Outside a game (menu, attract mode) every button may be pressed and all LEDs glow.
+    While nobody may press but a deadline will let them (the count-down before the
+    cards turn), the stations are armed *from that moment*, so a press a hair after the
+    deadline counts even if the loop has not run yet, and one before it is a false start.
+    ``clock`` is the backend's clock (the table's monotonic clock).
     """
 
-    def __init__(self, stations: Stations, count: int) -> None:
+    def __init__(self, stations: Stations, count: int, clock: Callable[[], float] | None = None) -> None:
         self.stations = stations
         self.count = count
-        self._last: tuple[int, ...] | str | None = "unset"
+        self.clock = clock
+        self._last: object = "unset"
 
     def update(self, session: Session | None, now: float) -> None:
         may = _may_act(session)
-        if may == self._last:
+        upcoming = None
+        if session is not None and may == () and self.clock is not None:
+            upcoming = _may_act_after_deadline(session)
+        key = (may, upcoming)
+        if key == self._last:
             return
-        self._last = may
+        self._last = key
         if may is None:
             states: dict[int, LedState] = {s: "on" for s in range(self.count)}
         else:
             states = {s: ("blink" if s in may else "off") for s in range(self.count)}
         self.stations.set_leds(states)
-        self.stations.arm(None if may is None else set(may))
+        if upcoming is not None and self.clock is not None and session is not None:
+            deadline, stations = upcoming
+            # Game time to the backend's clock: the same distance from now.
+            at = self.clock() + (deadline - session.game_time(now))
+            self.stations.arm(set(stations), at)
+        else:
+            self.stations.arm(None if may is None else set(may))
 
     def close(self) -> None:
         return None

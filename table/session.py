@@ -52,6 +52,7 @@ class Session:
     ended: bool = False
     last_t: float = 0.0
     applied: int = 0
+    _public_view: tuple[Any, bool, dict[str, JSONValue]] | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         check_setup(self.engine, self.setup)
@@ -167,7 +168,9 @@ class Session:
         if result is not None:
             return result
         if self.ended:
-            scores = self.scores()
+            # Games with hidden scores (face-down chips) count them all for the end.
+            final = getattr(self.engine, "final_scores", None)
+            scores = {int(k): int(v) for k, v in final(self.state).items()} if final else self.scores()
             best = max(scores.values(), default=0)
             winners = tuple(s for s, v in scores.items() if v == best) if scores else ()
             return Outcome(scores=scores, winners=winners, reason="ended from the table menu")
@@ -180,8 +183,16 @@ class Session:
         return {int(k): int(v) for k, v in raw.items()}
 
     def view(self, station: int | None = None) -> dict[str, JSONValue]:
+        """The engine's view plus ``paused``. The public view (``station=None``) is
+        computed once per state, since screens and every output ask each frame: treat
+        it as read-only."""
+        cached = self._public_view
+        if station is None and cached is not None and cached[0] is self.state and cached[1] == self.paused:
+            return cached[2]
         out = self.engine.view(self.state, station)
         out["paused"] = self.paused
+        if station is None:
+            self._public_view = (self.state, self.paused, out)
         return out
 
     def report(self) -> dict[str, JSONValue]:

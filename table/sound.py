@@ -74,6 +74,11 @@ EVENT_SOUNDS = {
     "answer_right": "chime",
     "answer_wrong": "tick",
     "revealed": "go",
+    # Ugah Ugah!
+    "spoils": "fanfare",
+    "hunters_moved": "chime",
+    "chip_given": "tick",
+    "tray_problem": "buzzer",
 }
 
 

@@ -22,6 +22,7 @@ class RecordingStations(Stations):
     def __init__(self) -> None:
         self.leds: list[dict[int, LedState]] = []
         self.armed: list[Collection[int] | None] = []
+        self.armed_at: list[float | None] = []
         self.sink: InputSink | None = None
 
     def start(self, sink: InputSink) -> None:
@@ -35,6 +36,7 @@ class RecordingStations(Stations):
 
     def arm(self, stations: Collection[int] | None, at: float | None = None) -> None:
         self.armed.append(stations)
+        self.armed_at.append(at)
 
     def diagnostics(self) -> dict[str, Any]:
         return {}
@@ -60,7 +62,8 @@ def table(tmp_path: Path) -> tuple[Table, VirtualClock, RecordingStations, Scree
     inputs = StationInputs(stations)
     inputs.start()
     glass = ScreenHourglass(HourglassLayout("strip", 60))
-    outputs: list[Any] = [Broken(), ButtonLeds(stations, 3), HourglassOutput(glass, STATION_COLOURS, max_fps=1000)]
+    outputs: list[Any] = [Broken(), ButtonLeds(stations, 3, clock),
+                          HourglassOutput(glass, STATION_COLOURS, max_fps=1000)]
     t = Table(TableConfig(stations=3), clock, pygame.Surface((640, 360)), None, inputs=[inputs, ScriptedInputs()],
               outputs=outputs, attract=False)
     return t, clock, stations, glass
@@ -78,10 +81,14 @@ def test_leds_follow_who_may_act_and_only_they_are_armed(table: Any) -> None:
     step(t, clock, 0.2)
     assert stations.leds[-1] == {0: "on", 1: "on", 2: "on"} and stations.armed[-1] is None
     t.start_game(GameSetup("ubongo_shimo", stations=(0, 2)))
-    step(t, clock, 0.2)  # count-down: nobody may press
-    assert stations.leds[-1] == {0: "off", 1: "off", 2: "off"} and stations.armed[-1] == set()
+    started = clock.now
+    step(t, clock, 0.2)  # count-down: nobody may press yet; armed from the moment the cards turn
+    assert stations.leds[-1] == {0: "off", 1: "off", 2: "off"}
+    assert stations.armed[-1] == {0, 2}
+    assert stations.armed_at[-1] == pytest.approx(started + 3.0, abs=0.06)
     step(t, clock, 3.0)
     assert stations.leds[-1] == {0: "blink", 1: "off", 2: "blink"} and stations.armed[-1] == {0, 2}
+    assert stations.armed_at[-1] is None
 
 
 def test_station_inputs_arrive_through_the_backend_sink(table: Any) -> None:

@@ -130,7 +130,7 @@ class Runner:
         speech_file = (config_dir or DEFAULT_DIR) / "umtata" / "speech.toml"
         speaker = QuestionSpeaker(load_settings(speech_file if speech_file.is_file() else None))
         outputs: list[Output] = [SoundOutput(config.sound.volume, config.sound.enabled),
-                                 ButtonLeds(stations, config.stations),
+                                 ButtonLeds(stations, config.stations, self.clock),
                                  HourglassOutput(hourglass, STATION_COLOURS),
                                  SpeechOutput(speaker)]
         inputs = [self.station_inputs, self.sim_stations] if sim else [self.station_inputs]

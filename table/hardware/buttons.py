@@ -95,6 +95,14 @@ class Switch:
         """When :meth:`poll` may next have something to do."""
         return self.lock_until if self.raw != self.pressed else None
 
+    def assume(self, pressed: bool, t: float) -> None:
+        """The level found when the switch is opened: no transition is reported
+        (a button already held when the table starts is not a press), but a held
+        button shows as held."""
+        self.pressed = self.raw = pressed
+        self.raw_t = t
+        self.down_since = t if pressed else None
+
     def _take(self, pressed: bool, t: float) -> tuple[Level, float]:
         self.pressed = pressed
         self.lock_until = t + self.debounce
@@ -147,6 +155,14 @@ class StationCore:
         """Which stations may press from table time ``at`` on (``None``: all, always)."""
         self._armed = None if stations is None else frozenset(stations)
         self._armed_at = at
+
+    def initial_levels(self, station: int, button: bool, knob_switch: bool, t: float) -> None:
+        """The switches' levels when the backend opened them (see :meth:`Switch.assume`);
+        a knob switch already held does not become a long push."""
+        st = self._st[station]
+        st.button.assume(button, t)
+        st.knob_switch.assume(knob_switch, t)
+        st.push_long_fired = knob_switch
 
     def button_edge(self, station: int, pressed: bool, t: float) -> None:
         """A raw edge of a station's big button (``pressed`` = level after the edge)."""

@@ -126,15 +126,6 @@ class HardwareConfig:
     leds: LedConfig = field(default_factory=LedConfig)
     serial: SerialConfig = field(default_factory=SerialConfig)
 
-    @property
-    def spi_in_use(self) -> bool:
-        """SPI0 is needed: switched on, a potentiometer knob (MCP3008) or SPI LEDs."""
-        return (
-            self.buses.spi
-            or self.leds.backend == "spi"
-            or any(s.knob == "potentiometer" for s in self.stations)
-        )
-
     def timing(
         self, settle_ms: float = 15.0, tie_window_ms: float = 2.0, long_push_s: float = 2.0
     ) -> Timing:
@@ -248,8 +239,8 @@ STATION_KEYS: dict[str, Check] = {
 }
 KNOB_NEEDS: dict[str, tuple[str, ...]] = {
     "encoder": ("encoder_a", "encoder_b", "knob_switch"),
-    "absolute": ("data",),
-    "potentiometer": ("adc_channel",),
+    "absolute": ("data", "knob_switch"),  # every station pushes (TABLE.md): a separate push button
+    "potentiometer": ("adc_channel", "knob_switch"),
     "none": (),
 }
 
@@ -292,7 +283,9 @@ def parse_hardware(data: Mapping[str, Any], source: str, *, check_pins: bool = T
         sections[key] = _section(source, key, value, SECTIONS[key], problems)
     stations: list[StationWiring] = []
     raw_stations = data.get("station", [])
-    if not isinstance(raw_stations, list) or not raw_stations:
+    inp_raw = data.get("input", {})
+    on_pins = not isinstance(inp_raw, dict) or inp_raw.get("backend", "gpio") == "gpio"
+    if not isinstance(raw_stations, list) or (on_pins and not raw_stations):
         problems.append(f"{source}: station: needs one [[station]] table per station (1 to 5)")
         raw_stations = []
     elif len(raw_stations) > 5:
@@ -334,7 +327,7 @@ def parse_hardware(data: Mapping[str, Any], source: str, *, check_pins: bool = T
         problems.append(f"{source}: leds.count: a strip needs an even count (two halves), not {leds.count}")
     if leds.layout == "matrix" and leds.matrices == 1 and leds.height % 2:
         problems.append(f"{source}: leds.height: one matrix needs an even number of rows (two halves)")
-    if check_pins and cfg.backend == "gpio":
+    if check_pins:
         from table.hardware.pinmap import wiring_problems
 
         problems.extend(wiring_problems(cfg))
@@ -366,4 +359,12 @@ def load_hardware(directory: str | Path | None = None, *, check_pins: bool = Tru
         raise HardwareConfigError([f"{path}: not valid TOML ({exc})"]) from None
     except OSError as exc:
         raise HardwareConfigError([f"{path}: cannot be read ({exc.strerror})"]) from None
-    return parse_hardware(data, str(path), check_pins=check_pins)
+    return parse_hardware(data, _shown(path), check_pins=check_pins)
+
+
+def _shown(path: Path) -> str:
+    """The path as the user would type it: relative to the current directory when inside it."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)

@@ -99,6 +99,7 @@ class GpioStations(Stations):
         self._devices: list[Any] = []
         self._callbacks: list[Callable[..., None]] = []
         self._leds: dict[int, Any] = {}
+        self._inputs: dict[tuple[int, str], Any] = {}
         self._led_states: dict[int, LedState] = {}
         self._encoders: dict[int, tuple[Any, list[int]]] = {}
         self._absolute: dict[int, tuple[list[Any], AbsoluteDecoder]] = {}
@@ -124,6 +125,7 @@ class GpioStations(Stations):
             for i, st in enumerate(self.cfg.stations):
                 button = InputDevice(st.button, pull_up=True, pin_factory=f)
                 self._devices.append(button)
+                self._inputs[(i, "button")] = button
                 self._watch(button, self._button_cb(i))
                 if st.button_led is not None:
                     led = LED(st.button_led, pin_factory=f)
@@ -132,6 +134,7 @@ class GpioStations(Stations):
                 if st.knob_switch is not None:
                     switch = InputDevice(st.knob_switch, pull_up=True, pin_factory=f)
                     self._devices.append(switch)
+                    self._inputs[(i, "switch")] = switch
                     self._watch(switch, self._switch_cb(i))
                 if st.knob == "encoder" and st.encoder_a is not None and st.encoder_b is not None:
                     enc = RotaryEncoder(st.encoder_a, st.encoder_b, max_steps=0, pin_factory=f)
@@ -153,6 +156,10 @@ class GpioStations(Stations):
                     adc = MCP3008(st.adc_channel, device=self.cfg.mcp3008_chip_select, pin_factory=f)
                     self._devices.append(adc)
                     self._pots[i] = (adc, SectorQuantiser(16, self.cfg.pot_hysteresis))
+            now = self.clock()
+            with self._lock:
+                for i in range(len(self.cfg.stations)):
+                    self.core.initial_levels(i, self._is_down(i, "button"), self._is_down(i, "switch"), now)
         except TableError:
             self.stop()
             raise
@@ -181,6 +188,7 @@ class GpioStations(Stations):
                 log.debug("closing %r failed", dev, exc_info=True)
         self._devices.clear()
         self._callbacks.clear()
+        self._inputs.clear()
         self._leds.clear()
         self._encoders.clear()
         self._absolute.clear()
@@ -189,10 +197,14 @@ class GpioStations(Stations):
     def set_leds(self, states: Mapping[int, LedState]) -> None:
         on_time = 0.5 / max(self.cfg.blink_hz, 0.1)
         for station, state in states.items():
-            led = self._leds.get(station)
-            if led is None or self._led_states.get(station) == state:
+            if self._led_states.get(station) == state:
                 continue
-            self._led_states[station] = state
+            # Replaced, never mutated (diagnostics read it from other threads); kept also
+            # for a button without LED, so the diagnostics show what the loop asked.
+            self._led_states = {**self._led_states, station: state}
+            led = self._leds.get(station)
+            if led is None:
+                continue
             if state == "on":
                 led.on()
             elif state == "blink":
@@ -214,6 +226,10 @@ class GpioStations(Stations):
         return out
 
     # --- callbacks (gpiozero's threads) -------------------------------------------------
+
+    def _is_down(self, station: int, which: str) -> bool:
+        device = self._inputs.get((station, which))
+        return device is not None and bool(device.value)  # pull-up: value 1 while held
 
     def _watch(self, device: Any, callback: Callable[[Any, Any], None]) -> None:
         pin = device.pin
@@ -309,7 +325,11 @@ class GpioStations(Stations):
 
     def _run(self) -> None:
         while True:
-            nxt = self.pump()
+            try:
+                nxt = self.pump()
+            except Exception:  # a failing ADC read or the like: log, keep the stations alive
+                log.exception("station input processing failed")
+                nxt = None
             with self._lock:
                 if self._stopping:
                     return

@@ -43,12 +43,22 @@ class PinUse:
 
 
 def pin_uses(cfg: HardwareConfig) -> Iterator[PinUse]:
-    """Every GPIO the configured table uses (stations, LEDs, the MCP3008's SPI)."""
-    for i, station in enumerate(cfg.stations):
+    """Every GPIO of the Pi the configured table uses (stations on GPIO, LED data).
+
+    With ``input.backend = "serial"`` (or ``"sim"``) the stations are not on the
+    Pi's header, so their ``[[station]]`` pins (if any) are not claimed."""
+    stations = cfg.stations if cfg.backend == "gpio" else ()
+    for i, station in enumerate(stations):
         for key, gpio in station.pins().items():
             yield PinUse(gpio, f"station[{i}].{key}", f"S{i + 1} {key.replace('_', ' ')}")
     if cfg.leds.backend in ("neopixel", "pi5"):
         yield PinUse(cfg.leds.pin, "leds.pin", "LED data")
+    elif cfg.leds.backend == "spi":
+        yield PinUse(10, "leds.backend", "LED data (SPI0 MOSI)")
+
+
+def _on_pins(cfg: HardwareConfig) -> bool:
+    return cfg.backend == "gpio"
 
 
 def _buses_in_use(cfg: HardwareConfig) -> dict[str, str]:
@@ -56,7 +66,8 @@ def _buses_in_use(cfg: HardwareConfig) -> dict[str, str]:
     out: dict[str, str] = {}
     if cfg.buses.i2c:
         out["i2c"] = "buses.i2c is on"
-    if cfg.spi_in_use:
+    pots = _on_pins(cfg) and any(s.knob == "potentiometer" for s in cfg.stations)
+    if cfg.buses.spi or cfg.leds.backend == "spi" or pots:
         if cfg.buses.spi:
             out["spi"] = "buses.spi is on"
         elif cfg.leds.backend == "spi":
@@ -100,10 +111,15 @@ def wiring_problems(cfg: HardwareConfig) -> list[str]:
             problems.append(f"{src}: {use.key}: GPIO {use.gpio} is reserved for the {why}")
             continue
         for bus, why in buses.items():
-            if use.gpio in BUS_PINS[bus] and not (bus == "spi" and use.key == "leds.pin"):
+            if use.gpio in BUS_PINS[bus] and not (bus == "spi" and use.key.startswith("leds.")):
                 problems.append(
                     f"{src}: {use.key}: GPIO {use.gpio} is {BUS_PINS[bus][use.gpio]}, reserved because {why}"
                 )
+    if cfg.leds.backend == "spi" and _on_pins(cfg) and any(s.knob == "potentiometer" for s in cfg.stations):
+        problems.append(
+            f"{src}: leds.backend: LEDs on SPI would also receive the MCP3008's traffic on GPIO 10; "
+            "use the neopixel (Pi 1-4) or pi5 backend with potentiometer knobs"
+        )
     if cfg.leds.backend == "neopixel" and cfg.leds.pin not in NEOPIXEL_PINS:
         problems.append(
             f"{src}: leds.pin: the neopixel backend can drive GPIO 10, 12, 18 or 21 only, not {cfg.leds.pin}"
@@ -130,7 +146,7 @@ def header_rows(cfg: HardwareConfig) -> list[tuple[int, str, str]]:
             rows.append((pos, name, f"({reserved[what]})"))
         else:
             rows.append((pos, name, ""))
-    if any(s.knob == "potentiometer" for s in cfg.stations):
+    if _on_pins(cfg) and any(s.knob == "potentiometer" for s in cfg.stations):
         cs = 8 if cfg.mcp3008_chip_select == 0 else 7
         spi = BUS_PINS["spi"]
         rows = [

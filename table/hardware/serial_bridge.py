@@ -113,7 +113,7 @@ class SerialBridge(Stations):
         for station, state in states.items():
             if self._leds.get(station) == state:
                 continue
-            self._leds[station] = state
+            self._leds = {**self._leds, station: state}  # replaced, never mutated: the reader iterates it
             self._write(encode("L", station, state))
 
     def arm(self, stations: Collection[int] | None, at: float | None = None) -> None:
@@ -165,7 +165,7 @@ class SerialBridge(Stations):
         self.connected.set()
         log.info("I/O bridge connected on %s", self.port_name)
         self._write(encode("HELLO?", PROTOCOL_VERSION))
-        for station, state in self._leds.items():
+        for station, state in list(self._leds.items()):  # set_leds may run meanwhile
             self._write(encode("L", station, state))
         return True
 
@@ -199,6 +199,16 @@ class SerialBridge(Stations):
         return False
 
     def _read_loop(self) -> None:
+        """Read lines until :meth:`stop`; survives every error (the thread must not die)."""
+        while not self._stopping:
+            try:
+                self._read_until_lost()
+            except Exception:
+                log.exception("the I/O bridge reader failed; reconnecting")
+                self._lost("reader error")
+                time.sleep(self.reconnect_every)
+
+    def _read_until_lost(self) -> None:
         pending = b""
         skipping = False  # inside a line that was already thrown away as too long
         while not self._stopping:
@@ -305,7 +315,11 @@ class SerialBridge(Stations):
 
     def _pump_loop(self) -> None:
         while True:
-            nxt = self.pump()
+            try:
+                nxt = self.pump()
+            except Exception:  # a failing ADC read or the like: log, keep the stations alive
+                log.exception("station input processing failed")
+                nxt = None
             with self._lock:
                 if self._stopping:
                     return

@@ -28,7 +28,18 @@ class VirtualClock:
 
 
 class TimedMockPin(MockPin):
-    """A mock input pin whose edges carry the test's own timestamps."""
+    """A mock input pin whose edges carry the test's own timestamps.
+
+    ``held = True`` before the pin is opened makes it read low even after the
+    pull-up is switched on: a button already held down when the table starts.
+    """
+
+    held = False
+
+    def _set_pull(self, value: str) -> None:
+        super()._set_pull(value)
+        if self.held:
+            self._change_state(False)
 
     def edge(self, state: bool, ticks: float) -> None:
         """Set the line to ``state`` and deliver the edge now, stamped ``ticks``.

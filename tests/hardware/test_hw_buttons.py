@@ -8,8 +8,11 @@ pins, with edge timestamps chosen by the test and delivered late and out of orde
 from __future__ import annotations
 
 import random
+import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from table.hardware.buttons import StationCore, Timing
 from table.hardware.config import HardwareConfig, StationWiring
@@ -283,3 +286,93 @@ def test_held_button_through_gpio_shows_in_diagnostics() -> None:
     stations.stop()
     assert [i.station for i in got] == [0, 1]
     assert diag["held"]["0"] == pytest.approx(241.0) and diag["held"]["1"] == pytest.approx(1.0)
+
+
+def test_button_leds_on_blink_off_through_gpiozero_leds() -> None:
+    wiring = (StationWiring(button=4, button_led=5, knob="none"), StationWiring(button=16, knob="none"))
+    factory = timed_factory()
+    stations = GpioStations(HardwareConfig(stations=wiring, blink_hz=20.0), T, pin_factory=factory,
+                            clock=VirtualClock(), run_thread=False)
+    stations.start(lambda item: None)
+    led = factory.pin(5)
+    stations.set_leds({0: "on", 1: "on"})  # station 2 has no LED: ignored
+    assert led.state
+    stations.set_leds({0: "blink"})
+    time.sleep(0.2)
+    changes = len(led.states)
+    assert changes > 4  # toggling at 20 Hz
+    stations.set_leds({0: "off"})
+    time.sleep(0.06)
+    assert not led.state
+    assert stations.diagnostics()["leds"] == {"0": "off", "1": "on"}
+    stations.stop()
+
+
+@pytest.mark.parametrize("factory", ["lgpio", "rpigpio"])
+def test_off_a_pi_the_pin_factory_is_one_sentence(factory: str) -> None:
+    from table.errors import TableError
+    from table.hardware.gpio import make_pin_factory
+
+    with pytest.raises(TableError) as info:
+        make_pin_factory(factory)
+    message = str(info.value)
+    assert message.startswith("GPIO is not available on this machine") and "table sim" in message
+    assert "\n" not in message
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 4), st.floats(0, 10), st.floats(0, 0.010), st.floats(0.001, 0.5)),
+        min_size=1, max_size=30,
+    )
+)
+def test_property_each_clean_press_counts_once_in_time_order(
+    presses: list[tuple[int, float, float, float]],
+) -> None:
+    """Any presses (station, time, delivery delay <= 10 ms, hold time), at least
+    debounce apart per station: each counted once, released in edge-time order."""
+    core = StationCore(5, T)
+    kept: list[tuple[float, int]] = []
+    last_release: dict[int, float] = {}
+    edges: list[tuple[float, int, bool, float]] = []
+    for station, t, delay, held in sorted(presses, key=lambda p: p[1]):
+        if t < last_release.get(station, -1.0) + T.debounce:
+            continue  # not a separate press of this button
+        kept.append((t, station))
+        release = t + max(held, T.debounce)
+        last_release[station] = release
+        edges.append((t + delay, station, True, t))
+        edges.append((release + delay, station, False, release))
+    out: list[StationInput] = []
+    for arrival, station, level, t in sorted(edges):
+        out.extend(core.poll(arrival))
+        core.button_edge(station, level, t)
+    out.extend(core.poll(100.0))
+    got = [(i.t, i.station) for i in out]
+    assert sorted(got) == sorted(kept)  # each press once (equal times: a tie, any order)
+    assert [t for t, _ in got] == sorted(t for t, _ in got)
+
+
+def test_a_button_already_held_at_start_is_held_not_pressed() -> None:
+    wiring = (StationWiring(button=4, knob="none"), StationWiring(button=16, knob="none"))
+    factory = timed_factory()
+    factory.pin(4).held = True  # stuck down before the table starts
+    clock = VirtualClock()
+    stations = GpioStations(HardwareConfig(stations=wiring), T, pin_factory=factory, clock=clock,
+                            run_thread=False)
+    got: list[StationInput] = []
+    stations.start(got.append)
+    clock.t += 120.0
+    factory.pin(16).edge(False, clock.t)
+    clock.t += 1.0
+    stations.pump()
+    assert [i.station for i in got] == [1]
+    assert stations.diagnostics()["held"]["0"] == pytest.approx(121.0)
+    factory.pin(4).edge(True, clock.t)  # released at last, then a real press
+    clock.t += 0.5
+    factory.pin(4).edge(False, clock.t)
+    clock.t += 1.0
+    stations.pump()
+    stations.stop()
+    assert [i.station for i in got] == [1, 0]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import queue
 import random
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -217,3 +218,59 @@ def test_hundred_thousand_random_and_malformed_lines_do_not_crash(
 def test_frame_encoding_round_trips() -> None:
     frame = [(0, 1, 2), (255, 128, 7)]
     assert decode_frame(decode(encode_frame(frame), {"F": 2})) == frame
+
+
+def test_selftest_through_the_serial_bridge(tmp_path: Path) -> None:
+    from table.commands.selftest import SelfTest, Step, build_backends
+    from table.hardware.config import parse_hardware
+
+    link = tmp_path / "ttyBridge"
+    fake = FakeBridge(link, stations=2)
+    cfg = parse_hardware({"input": {"backend": "serial"}, "leds": {"backend": "serial", "count": 10},
+                          "serial": {"port": str(link)}}, "test.toml")
+    stations, glass = build_backends(cfg)
+    assert isinstance(stations, SerialBridge) and glass is not None
+    stations.stations = 2
+    stations.core = type(stations.core)(2, stations.timing)
+    def act(step: Step | None, text: str) -> None:
+        if step is None:
+            return
+        assert wait_for(lambda: stations.hello is not None, 20), (fake.received, stations.diagnostics())
+        now_us = int(time.monotonic() * 1e6)  # the fake bridge's clock runs with the real one
+        s = step.station if step.station is not None else 0
+        lines = {
+            "press": [("B", s, 1), ("B", s, 0)],
+            "confirm": [("B", 0, 1), ("B", 0, 0)],
+            "turn clockwise": [("R", s, 1)],
+            "turn counter-clockwise": [("R", s, -2)],
+            "push the knob": [("S", s, 1), ("S", s, 0)],
+        }[step.action]
+        for k, (verb, station, value) in enumerate(lines):
+            fake.send(verb, station, value, now_us + 50_000 * k)
+
+    test = SelfTest(stations, 2, ["encoder", "encoder"], glass, say=act, timeout=3.0)
+    try:
+        results = test.run(["stations", "leds"])
+    finally:
+        fake.close()
+    assert all(r.status == "pass" for r in results), results
+    assert len(results) == 9
+    assert fake.frames and fake.frames[-1] == [(0, 0, 0)] * 10
+
+
+def test_leds_changing_while_the_bridge_reconnects(rig: Rig) -> None:
+    """Regression: the reader re-sent the LED states while set_leds changed them."""
+    bridge, fake, got = rig
+    fake.unplug()
+    assert wait_for(lambda: not bridge.connected.is_set())
+    fake.replug()
+    states = ("on", "off", "blink")
+    deadline = time.monotonic() + 1.0
+    k = 0
+    while time.monotonic() < deadline:
+        bridge.set_leds({k % 5: states[k % 3]})
+        k += 1
+    assert wait_for(bridge.connected.is_set)
+    assert all(t.is_alive() for t in bridge._threads)
+    fake.send("B", 1, 1, 5_000_000)
+    assert take(got, 1)[0].station == 1
