@@ -38,7 +38,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -398,8 +398,18 @@ def random_script(game: str, seed: int, stations: int | None = None, meta_rate: 
         "variant": setup.variant,
         "seed": seed,
         "stations": list(setup.stations),
-        "input": [a.to_json() for a in actions if a.kind != TICK],
+        "input": [_scenario_input(a) for a in actions if a.kind != TICK],
     }
+
+
+def _scenario_input(action: Action) -> dict[str, object]:
+    """An action as a scenario ``[[input]]`` table (a tray reading is written as ``faces``)."""
+    out = action.to_json()
+    value = out.get("value")
+    if action.kind == "dice" and isinstance(value, Mapping) and set(value) == {"faces"}:
+        del out["value"]
+        out["faces"] = list(value["faces"])
+    return out
 
 
 def _toml_value(value: object) -> str:

@@ -7,6 +7,8 @@ holding only that prefix is resumed with ``run_headless`` in virtual time.
 
 from __future__ import annotations
 
+import json
+import sqlite3
 import threading
 import tomllib
 from pathlib import Path
@@ -30,10 +32,15 @@ def reference(scenario: Scenario, path: Path) -> tuple[tuple[Action, ...], str]:
 
 
 def write_prefix(path: Path, scenario: Scenario, actions: tuple[Action, ...]) -> None:
+    """A journal holding the first actions, as an interrupted run leaves it (written in
+    one transaction: this is set-up, the appends under test are the daemon's)."""
     with Journal(path) as journal:
         game = journal.start_game(scenario.setup, scenario.seed)
-        for seq, action in enumerate(actions):
-            journal.append(game, seq, action)
+    db = sqlite3.connect(path)
+    with db:
+        db.executemany("INSERT INTO actions (game, seq, action) VALUES (?, ?, ?)",
+                       [(game, seq, json.dumps(a.to_json())) for seq, a in enumerate(actions)])
+    db.close()
 
 
 def check_every_cut(scenario: Scenario, tmp_path: Path, step: int = 1) -> None:
@@ -55,6 +62,10 @@ def check_every_cut(scenario: Scenario, tmp_path: Path, step: int = 1) -> None:
 def test_resume_from_every_cut_of_a_random_game(name: str, tmp_path: Path) -> None:
     engine = registry()[name]
     script = random_script(name, seed=11, stations=max(engine.min_stations, 2), meta_rate=0.05)
+    # Long games are cut short (each resumed action is fsynced; the machine is shared).
+    inputs = script["input"]
+    assert isinstance(inputs, list)
+    script["input"] = inputs[:120]
     scenario = parse_scenario(tomllib.loads(scenario_toml(script)))
     reference_length = len(reference(scenario, tmp_path / "length.db")[0])
     check_every_cut(scenario, tmp_path, step=max(1, reference_length // 8))
