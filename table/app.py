@@ -120,6 +120,7 @@ class Table:
         self.last_input = clock()
         self._last_key: object = object()
         self.frames_drawn = 0
+        self.input_filter: Callable[[Action], bool] | None = None
         options = game_options if game_options is not None else {k: dict(v) for k, v in config.games.items()}
         self.lobby = LobbyScreen(self, self.theme, config.stations, options)
         self.screens.append(self.lobby)
@@ -153,10 +154,13 @@ class Table:
         """Resume the journal's unfinished game, if any, at the moment it stopped."""
         if self.journal is None:
             return False
-        record = self.journal.unfinished()
-        if record is None:
+        from table.headless import resumable_game
+
+        # A game this build cannot replay is closed and logged; it never stops the table.
+        found = resumable_game(self.journal)
+        if found is None:
             return False
-        session = Session.replay(record.engine, record.setup, record.seed, record.actions)
+        record, session = found
         self._session = session
         self.game_id = record.id
         self.seq = len(record.actions)
@@ -222,8 +226,10 @@ class Table:
 
     # -- the loop ---------------------------------------------------------------------
     def dispatch(self, action: Action) -> None:
-        """Hand one station input to the top screen."""
+        """Hand one station input to the top screen (unless ``input_filter`` takes it)."""
         self.last_input = max(self.last_input, action.t)
+        if self.input_filter is not None and self.input_filter(action):
+            return
         self.screens[-1].handle(action)
 
     def deliver_deadlines(self, now: float) -> None:
@@ -239,9 +245,12 @@ class Table:
 
     def step(self, now: float) -> bool:
         """One frame at table time ``now``; returns whether a new picture was drawn."""
-        for source in self.inputs:
-            for action in source.poll(now):
-                self.dispatch(action)
+        arrived = sorted((a for source in self.inputs for a in source.poll(now)), key=lambda a: a.t)
+        for action in arrived:
+            # Expiries that happened before the input come first, whatever the frame
+            # timing: a press a moment after the sand ran out is too late, always.
+            self.deliver_deadlines(min(action.t, now))
+            self.dispatch(action)
         self.deliver_deadlines(now)
         if (self.attract_enabled and len(self.screens) == 1
                 and now - self.last_input >= self.config.timing.attract_after_s):

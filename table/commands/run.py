@@ -20,6 +20,7 @@ from typing import Any
 from table.config import DEFAULT_DIR, TableConfig, load_config
 from table.hardware.config import HardwareConfig, load_hardware_or_sim
 from table.outputs import draw_led_hourglass
+from table.systemd import EXIT_LEAVE_KIOSK, LeaveGesture, Notifier, refuse_root
 
 log = logging.getLogger("table.run")
 
@@ -88,7 +89,6 @@ class Runner:
 
         from table.app import Output, Table
         from table.hardware.sim import SimStations
-        from table.journal import Journal
         from table.outputs import ButtonLeds, HourglassOutput, ScreenHourglass, SpeechOutput, StationInputs
         from table.sound import SoundOutput
 
@@ -114,7 +114,10 @@ class Runner:
             pygame.mouse.set_visible(False)
             self.disp_size = (width, height)
         self.surface = pygame.Surface((width, height)).convert()
-        self.journal = Journal(journal_path or config.journal_path())
+        from table.headless import open_journal_resilient
+
+        # A journal that cannot be used is set aside (and logged); the table still starts.
+        self.journal = open_journal_resilient(journal_path or config.journal_path())
         self.clock = time.monotonic
         hardware = hardware or HardwareConfig()
         layout = hardware.leds.hourglass_layout()
@@ -146,10 +149,33 @@ class Runner:
 
         self.bar_theme = Theme(self.window.get_width(), 720)
         self.stop = False
+        self.exit_status = 0
         self.next_frame = self.clock()
         self.on_present: Callable[[], None] | None = None
         self.wait_for_input = True
+        self.notifier = Notifier()
+        self.ready_sent = False
+        self.leave = LeaveGesture(0, config.stations - 1)
+        self.table.input_filter = self._leave_filter
 
+    def _leave_filter(self, action: Any) -> bool:
+        """The kiosk's way out: first and last station hold their knobs, then press."""
+        from table.display.screens import LeaveKioskScreen
+
+        was_asking = self.leave.asking
+        verdict = self.leave.feed(action.kind, action.station, action.t)
+        if verdict == "ask":
+            self.table.push_screen(LeaveKioskScreen(self.table.theme, *self.leave.pair))
+            return True
+        if verdict == "leave":
+            log.warning("leaving the kiosk: confirmed at stations %d and %d", *self.leave.pair)
+            self.exit_status = EXIT_LEAVE_KIOSK
+            self.stop = True
+            return True
+        if verdict == "cancel":
+            self.table.pop_screen()
+            return True
+        return was_asking
     def frame(self) -> None:
         """Wait for an input or the next frame time, then run one frame and show it."""
         import pygame
@@ -171,7 +197,14 @@ class Runner:
         now = self.clock()
         if now >= self.next_frame:
             self.next_frame = max(self.next_frame + period, now)
+        if self.leave.expire(now) == "cancel":
+            self.table.pop_screen()
         drawn = self.table.step(now)
+        if not self.ready_sent:
+            # The first frame is drawn: tell systemd the table is up.
+            self.notifier.ready("the table is running")
+            self.ready_sent = True
+        self.notifier.watchdog(now)
         if self.sim:
             if drawn:
                 shown = self.surface if self.disp_size == self.size else pygame.transform.smoothscale(
@@ -201,9 +234,12 @@ class Runner:
         if screenshot is not None:
             pygame.image.save(self.window, str(screenshot))
         # Reverse order of start: inputs first (no new input), then outputs and journal.
+        self.notifier.stopping()
         self.station_inputs.close()
         self.table.close()
-        pygame.quit()
+        self.notifier.close()
+        # The display goes; the font module stays, so cached fonts and text stay valid.
+        pygame.display.quit()
         log.info("stopped after %d frames drawn", self.table.frames_drawn)
 
 
@@ -224,7 +260,7 @@ def run_table(config: TableConfig, *, sim: bool, headless: bool, seconds: float 
         runner.run(seconds)
     finally:
         runner.close(screenshot)
-    return 0
+    return runner.exit_status
 
 
 def cmd_run(args: argparse.Namespace, force_sim: bool = False) -> int:
@@ -237,6 +273,11 @@ def cmd_run(args: argparse.Namespace, force_sim: bool = False) -> int:
         raise ConfigError(problems)
     hardware = load_hardware_or_sim(args.config)
     sim = force_sim or args.sim or hardware.backend == "sim" or (hardware.backend == "gpio" and not has_gpio())
+    # The kiosk (real hardware, or anything under systemd) never runs as root; the
+    # simulator on a developer's machine may, and --allow-root says so explicitly.
+    under_systemd = "NOTIFY_SOCKET" in os.environ or "INVOCATION_ID" in os.environ
+    if (not sim or under_systemd) and not args.allow_root:
+        refuse_root()
     headless = args.headless or not has_display()
     if sim and not force_sim and not args.sim and hardware.backend == "gpio":
         print("table: GPIO is not available on this machine, so the table runs with simulated stations "
@@ -256,6 +297,7 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--headless", action="store_true", help="no window (SDL dummy video driver)")
     p.add_argument("--seconds", type=float, help="stop after this many seconds")
     p.add_argument("--screenshot", metavar="PNG", help="save the last frame to this file on exit")
+    p.add_argument("--allow-root", action="store_true", help="run the kiosk as root anyway (not recommended)")
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

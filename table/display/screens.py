@@ -493,3 +493,37 @@ class AttractScreen(Screen):
         colour = tuple(int(c * (0.6 + 0.4 * pulse)) for c in ACCENT)
         draw.label(surface, self.theme, f"Demo: {demo.engine.title} · press any button to play", band.center,
                    "large", colour, "center", bold=True)  # type: ignore[arg-type]
+
+
+class LeaveKioskScreen(Screen):
+    """Asks whether to leave the kiosk after the first and last stations held their knobs.
+
+    Inputs never reach it: while it shows, the table loop hands every input to the
+    leave gesture, which confirms (both buttons) or cancels (anything else, or time).
+    """
+
+    overlay = True
+
+    def __init__(self, theme: Theme, first: int, last: int) -> None:
+        self.theme = theme
+        self.first = first
+        self.last = last
+
+    def frame_key(self, now: float) -> Hashable:
+        return "leave"
+
+    def draw(self, surface: pygame.Surface, now: float) -> None:
+        theme = self.theme
+        w, h = surface.get_size()
+        veil = pygame.Surface((w, h), pygame.SRCALPHA)
+        veil.fill((0, 0, 0, 200))
+        surface.blit(veil, (0, 0))
+        box = pygame.Rect(0, 0, theme.px(130), theme.px(40))
+        box.center = (w // 2, h // 2)
+        draw.panel(surface, box, PANEL, theme.px(2), ACCENT, theme.px(0.5))
+        draw.label(surface, theme, "Leave the kiosk?", (box.centerx, box.top + theme.px(9)), "title", ACCENT,
+                   "center", bold=True)
+        draw.label(surface, theme, f"Stations {self.first + 1} and {self.last + 1}: press both buttons to leave",
+                   (box.centerx, box.top + theme.px(21)), "large", TEXT, "center", max_width=box.width - theme.px(6))
+        draw.label(surface, theme, "Anything else, or waiting 10 s, goes back to the game",
+                   (box.centerx, box.top + theme.px(31)), "body", TEXT_DIM, "center", max_width=box.width - theme.px(6))

@@ -78,10 +78,15 @@ class Theme:
         return self.colours[station % len(self.colours)]
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=512)
 def rendered(message: str, size: str, colour: Colour, bold: bool, height: int) -> pygame.Surface:
     """One line of text for a display ``height`` pixels high (cached; do not draw on it)."""
-    return Theme(1, height).font(size, bold).render(message, True, colour)
+    try:
+        return Theme(1, height).font(size, bold).render(message, True, colour)
+    except pygame.error:
+        # pygame.quit() in between made the cached fonts invalid: open them again.
+        _font.cache_clear()
+        return Theme(1, height).font(size, bold).render(message, True, colour)
 
 
 def text(

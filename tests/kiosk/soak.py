@@ -181,7 +181,7 @@ def soak(hours: float, journal_path: Path, seed: int = 1, step_s: float = 1.0, s
         stats.journal_actions = sum(len(journal.load(g).actions) for g in journal.game_ids())
     finally:
         table.close()
-        pygame.quit()
+        pygame.display.quit()  # fonts stay valid for whatever runs next in this process
     return stats
 
 

@@ -135,9 +135,6 @@ def test_table_run_starts_with_a_bad_journal(name: str, tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(REPO), "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy"}
     done = subprocess.run([sys.executable, "-m", "table", "run", "--headless", "--journal", str(journal),
                            "--seconds", "0.3"], cwd=REPO, capture_output=True, text=True, timeout=120, env=env)
-    if done.returncode != 0 and "Journal(" in (REPO / "table/commands/run.py").read_text():
-        pytest.xfail("table run opens the journal with Journal(); it should use "
-                     "table.headless.open_journal_resilient and survive an unreplayable unfinished game")
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
 
