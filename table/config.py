@@ -8,14 +8,14 @@ each as ``file: key.path: what is wrong (did you mean 'x'?)``. Other config file
 
 from __future__ import annotations
 
-import difflib
 import os
 import tomllib
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from table.checks import Check, boolean, did_you_mean, number, one_of, string, whole
 from table.errors import TableError
 
 DEFAULT_DIR = Path(__file__).resolve().parent.parent / "config"
@@ -87,39 +87,6 @@ class TableConfig:
         return Path.home() / ".local" / "state" / "table" / "journal.db"
 
 
-Check = Callable[[Any], str | None]
-
-
-def _int(lo: int, hi: int) -> Check:
-    def check(v: Any) -> str | None:
-        if not isinstance(v, int) or isinstance(v, bool):
-            return f"must be a whole number from {lo} to {hi}"
-        return None if lo <= v <= hi else f"must be from {lo} to {hi}, not {v}"
-    return check
-
-
-def _num(lo: float, hi: float) -> Check:
-    def check(v: Any) -> str | None:
-        if not isinstance(v, int | float) or isinstance(v, bool):
-            return f"must be a number from {lo:g} to {hi:g}"
-        return None if lo <= v <= hi else f"must be from {lo:g} to {hi:g}, not {v}"
-    return check
-
-
-def _bool(v: Any) -> str | None:
-    return None if isinstance(v, bool) else "must be true or false"
-
-
-def _str(v: Any) -> str | None:
-    return None if isinstance(v, str) else "must be a string"
-
-
-def _choice(*options: str) -> Check:
-    def check(v: Any) -> str | None:
-        return None if v in options else f"must be one of {', '.join(options)}"
-    return check
-
-
 def _names(v: Any) -> str | None:
     if not isinstance(v, list) or not all(isinstance(n, str) for n in v):
         return "must be a list of names"
@@ -127,27 +94,22 @@ def _names(v: Any) -> str | None:
 
 
 SCHEMA: dict[str, dict[str, Check]] = {
-    "table": {"stations": _int(1, 5), "station_names": _names, "journal": _str},
-    "display": {"width": _int(320, 7680), "height": _int(240, 4320), "fullscreen": _bool, "fps": _int(10, 240)},
+    "table": {"stations": whole(1, 5), "station_names": _names, "journal": string},
+    "display": {"width": whole(320, 7680), "height": whole(240, 4320), "fullscreen": boolean, "fps": whole(10, 240)},
     "timing": {
-        "tie_window_ms": _num(0, 1000),
-        "settle_ms": _num(0, 1000),
-        "long_push_s": _num(0.5, 10),
-        "attract_after_s": _num(5, 86400),
+        "tie_window_ms": number(0, 1000),
+        "settle_ms": number(0, 1000),
+        "long_push_s": number(0.5, 10),
+        "attract_after_s": number(5, 86400),
     },
-    "sound": {"enabled": _bool, "volume": _num(0, 1)},
+    "sound": {"enabled": boolean, "volume": number(0, 1)},
     "hourglass": {
-        "seconds": _num(1, 3600),
-        "leds": _int(1, 2048),
-        "layout": _choice("strip", "matrix", "two-matrices"),
+        "seconds": number(1, 3600),
+        "leds": whole(1, 2048),
+        "layout": one_of("strip", "matrix", "two-matrices"),
     },
 }
 GAME_SECTIONS = ("ubongo_shimo", "ubongo", "umtata", "ugah_ugah")
-
-
-def _suggest(word: str, options: list[str]) -> str:
-    close = difflib.get_close_matches(word, options, n=1, cutoff=0.6)
-    return f" (did you mean '{close[0]}'?)" if close else ""
 
 
 def parse_config(data: Mapping[str, Any], source: str) -> TableConfig:
@@ -157,7 +119,7 @@ def parse_config(data: Mapping[str, Any], source: str) -> TableConfig:
     known_top = [*SCHEMA, "games"]
     for key, value in data.items():
         if key not in known_top:
-            problems.append(f"{source}: {key}: unknown section{_suggest(key, known_top)}")
+            problems.append(f"{source}: {key}: unknown section{did_you_mean(key, known_top)}")
             continue
         if not isinstance(value, dict):
             problems.append(f"{source}: {key}: must be a table ([{key}])")
@@ -165,7 +127,7 @@ def parse_config(data: Mapping[str, Any], source: str) -> TableConfig:
         if key == "games":
             for game, opts in value.items():
                 if game not in GAME_SECTIONS:
-                    problems.append(f"{source}: games.{game}: unknown game{_suggest(game, list(GAME_SECTIONS))}")
+                    problems.append(f"{source}: games.{game}: unknown game{did_you_mean(game, list(GAME_SECTIONS))}")
                 elif not isinstance(opts, dict):
                     problems.append(f"{source}: games.{game}: must be a table")
             continue
@@ -173,7 +135,7 @@ def parse_config(data: Mapping[str, Any], source: str) -> TableConfig:
         clean: dict[str, Any] = {}
         for sub, v in value.items():
             if sub not in schema:
-                problems.append(f"{source}: {key}.{sub}: unknown key{_suggest(sub, list(schema))}")
+                problems.append(f"{source}: {key}.{sub}: unknown key{did_you_mean(sub, list(schema))}")
                 continue
             msg = schema[sub](v)
             if msg:

@@ -9,11 +9,11 @@ for a bad file; the options are plain data, so a journaled setup replays without
 
 from __future__ import annotations
 
-import difflib
 import importlib
 from pathlib import Path
 from typing import Any
 
+from table.checks import did_you_mean
 from table.config import TableConfig
 from table.errors import TableError
 from table.games import registry
@@ -34,9 +34,7 @@ def option_problems(config: TableConfig, config_dir: str | Path) -> list[str]:
         known = getattr(engine, "option_names", None)
         if known is not None:
             for key in sorted(set(config.games.get(name, {})) - set(known)):
-                close = difflib.get_close_matches(key, sorted(known), n=1)
-                hint = f" (did you mean '{close[0]}'?)" if close else ""
-                problems.append(f"{where}: games.{name}.{key}: unknown option{hint}")
+                problems.append(f"{where}: games.{name}.{key}: unknown option{did_you_mean(key, sorted(known))}")
         n = max(engine.min_stations, min(engine.max_stations, config.stations))
         trial = {k: v for k, v in opts.items() if k not in ("levels", "colours")}
         try:

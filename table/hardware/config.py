@@ -10,13 +10,13 @@ calls it for the hardware part of the table's configuration.
 
 from __future__ import annotations
 
-import difflib
 import tomllib
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from table.checks import Check, boolean, did_you_mean, non_empty, number, one_of, whole
 from table.errors import TableError
 from table.hardware.buttons import Timing
 from table.hardware.interfaces import HourglassLayout
@@ -143,38 +143,6 @@ class HardwareConfig:
 
 # --- schema -------------------------------------------------------------------------
 
-Check = Callable[[Any], str | None]
-
-
-def _int(lo: int, hi: int) -> Check:
-    def check(v: Any) -> str | None:
-        if not isinstance(v, int) or isinstance(v, bool):
-            return f"must be a whole number from {lo} to {hi}"
-        return None if lo <= v <= hi else f"must be from {lo} to {hi}, not {v}"
-    return check
-
-
-def _num(lo: float, hi: float) -> Check:
-    def check(v: Any) -> str | None:
-        if not isinstance(v, int | float) or isinstance(v, bool):
-            return f"must be a number from {lo:g} to {hi:g}"
-        return None if lo <= v <= hi else f"must be from {lo:g} to {hi:g}, not {v}"
-    return check
-
-
-def _bool(v: Any) -> str | None:
-    return None if isinstance(v, bool) else "must be true or false"
-
-
-def _str(v: Any) -> str | None:
-    return None if isinstance(v, str) and v else "must be a non-empty string"
-
-
-def _choice(*options: str) -> Check:
-    def check(v: Any) -> str | None:
-        return None if v in options else f"must be one of {', '.join(options)}, not {v!r}"
-    return check
-
 
 def _gpio(v: Any) -> str | None:
     # Existence on the header is checked with the wiring (pinmap), so that every
@@ -192,50 +160,50 @@ def _data_pins(v: Any) -> str | None:
 
 SECTIONS: dict[str, dict[str, Check]] = {
     "input": {
-        "backend": _choice("gpio", "serial", "sim"),
-        "pin_factory": _choice("lgpio", "rpigpio", "mock"),
+        "backend": one_of("gpio", "serial", "sim"),
+        "pin_factory": one_of("lgpio", "rpigpio", "mock"),
     },
-    "buses": {"i2c": _bool, "spi": _bool, "uart": _bool, "pwm": _bool},
+    "buses": {"i2c": boolean, "spi": boolean, "uart": boolean, "pwm": boolean},
     "buttons": {
-        "debounce_ms": _num(0, 500),
-        "false_start_lockout_ms": _num(0, 10000),
-        "blink_hz": _num(0.1, 20),
-        "settle_ms": _num(0, 1000),
-        "tie_window_ms": _num(0, 1000),
-        "long_push_s": _num(0.5, 10),
+        "debounce_ms": number(0, 500),
+        "false_start_lockout_ms": number(0, 10000),
+        "blink_hz": number(0.1, 20),
+        "settle_ms": number(0, 1000),
+        "tie_window_ms": number(0, 1000),
+        "long_push_s": number(0.5, 10),
     },
     "knobs": {
-        "absolute_stable_ms": _num(0, 500),
-        "pot_hysteresis": _num(0, 0.49),
-        "pot_poll_hz": _num(1, 1000),
-        "mcp3008_chip_select": _int(0, 1),
+        "absolute_stable_ms": number(0, 500),
+        "pot_hysteresis": number(0, 0.49),
+        "pot_poll_hz": number(1, 1000),
+        "mcp3008_chip_select": whole(0, 1),
     },
     "leds": {
-        "backend": _choice("neopixel", "spi", "pi5", "serial", "sim", "none"),
+        "backend": one_of("neopixel", "spi", "pi5", "serial", "sim", "none"),
         "pin": _gpio,
-        "layout": _choice("strip", "matrix"),
-        "count": _int(2, 4096),
-        "width": _int(1, 64),
-        "height": _int(2, 64),
-        "matrices": _int(1, 2),
-        "order": _choice("serpentine", "rows"),
-        "pixel_order": _choice("RGB", "GRB", "RGBW", "GRBW"),
-        "brightness": _num(0, 1),
-        "max_milliamps": _num(0, 100000),
-        "fps": _num(1, 120),
+        "layout": one_of("strip", "matrix"),
+        "count": whole(2, 4096),
+        "width": whole(1, 64),
+        "height": whole(2, 64),
+        "matrices": whole(1, 2),
+        "order": one_of("serpentine", "rows"),
+        "pixel_order": one_of("RGB", "GRB", "RGBW", "GRBW"),
+        "brightness": number(0, 1),
+        "max_milliamps": number(0, 100000),
+        "fps": number(1, 120),
     },
-    "serial": {"port": _str, "baud": _int(1200, 4000000)},
+    "serial": {"port": non_empty, "baud": whole(1200, 4000000)},
 }
 STATION_KEYS: dict[str, Check] = {
     "button": _gpio,
     "button_led": _gpio,
-    "knob": _choice("encoder", "absolute", "potentiometer", "none"),
+    "knob": one_of("encoder", "absolute", "potentiometer", "none"),
     "encoder_a": _gpio,
     "encoder_b": _gpio,
     "knob_switch": _gpio,
     "data": _data_pins,
-    "code": _choice("gray", "binary"),
-    "adc_channel": _int(0, 7),
+    "code": one_of("gray", "binary"),
+    "adc_channel": whole(0, 7),
 }
 KNOB_NEEDS: dict[str, tuple[str, ...]] = {
     "encoder": ("encoder_a", "encoder_b", "knob_switch"),
@@ -243,11 +211,6 @@ KNOB_NEEDS: dict[str, tuple[str, ...]] = {
     "potentiometer": ("adc_channel", "knob_switch"),
     "none": (),
 }
-
-
-def _suggest(word: str, options: list[str]) -> str:
-    close = difflib.get_close_matches(word, options, n=1, cutoff=0.6)
-    return f" (did you mean '{close[0]}'?)" if close else ""
 
 
 def _section(
@@ -259,7 +222,7 @@ def _section(
     clean: dict[str, Any] = {}
     for key, v in value.items():
         if key not in schema:
-            problems.append(f"{source}: {name}.{key}: unknown key{_suggest(key, list(schema))}")
+            problems.append(f"{source}: {name}.{key}: unknown key{did_you_mean(key, list(schema))}")
             continue
         msg = schema[key](v)
         if msg:
@@ -278,7 +241,7 @@ def parse_hardware(data: Mapping[str, Any], source: str, *, check_pins: bool = T
         if key == "station":
             continue
         if key not in SECTIONS:
-            problems.append(f"{source}: {key}: unknown section{_suggest(key, known)}")
+            problems.append(f"{source}: {key}: unknown section{did_you_mean(key, known)}")
             continue
         sections[key] = _section(source, key, value, SECTIONS[key], problems)
     stations: list[StationWiring] = []
