@@ -10,28 +10,27 @@ import math
 
 import pygame
 
-from table.display.theme import PANEL, TEXT, Colour, Theme, rendered
+from table.display.theme import PANEL, Colour, text
+
+label = text
+"""One line of text, cached (see :func:`table.display.theme.text`)."""
 
 
-def label(
-    surface: pygame.Surface,
-    theme: Theme,
-    message: str,
-    pos: tuple[float, float],
-    size: str = "body",
-    colour: Colour = TEXT,
-    anchor: str = "topleft",
-    bold: bool = False,
-    max_width: int | None = None,
-) -> pygame.Rect:
-    """Draw one line of text (cached) with ``anchor`` at ``pos``; shrink to ``max_width``."""
-    img = rendered(message, size, colour, bold, theme.height)
-    if max_width is not None and img.get_width() > max_width > 0:
-        scale = max_width / img.get_width()
-        img = pygame.transform.smoothscale(img, (max_width, max(1, int(img.get_height() * scale))))
-    rect = img.get_rect(**{anchor: (round(pos[0]), round(pos[1]))})
-    surface.blit(img, rect)
-    return rect
+def wrap(font: pygame.font.Font, message: str, width: int) -> list[str]:
+    """Split ``message`` into lines that fit ``width`` pixels in ``font`` (a word
+    longer than the width gets a line of its own)."""
+    lines: list[str] = []
+    line = ""
+    for word in message.split():
+        trial = f"{line} {word}".strip()
+        if font.size(trial)[0] <= width or not line:
+            line = trial
+        else:
+            lines.append(line)
+            line = word
+    if line:
+        lines.append(line)
+    return lines
 
 
 def panel(surface: pygame.Surface, rect: pygame.Rect, colour: Colour = PANEL, radius: int = 0,

@@ -98,11 +98,16 @@ def text(
     colour: Colour = TEXT,
     anchor: str = "topleft",
     bold: bool = False,
+    max_width: int | None = None,
 ) -> pygame.Rect:
-    """Draw ``message`` with its ``anchor`` point (a ``pygame.Rect`` attribute) at ``pos``.
+    """Draw ``message`` with its ``anchor`` point (a ``pygame.Rect`` attribute) at ``pos``,
+    shrunk to ``max_width`` pixels if it is wider.
 
     Rendered lines are cached (rendering text is the costliest part of most frames)."""
     img = rendered(message, size, colour, bold, theme.height)
+    if max_width is not None and img.get_width() > max_width > 0:
+        scale = max_width / img.get_width()
+        img = pygame.transform.smoothscale(img, (max_width, max(1, int(img.get_height() * scale))))
     rect = img.get_rect(**{anchor: (round(pos[0]), round(pos[1]))})
     surface.blit(img, rect)
     return rect

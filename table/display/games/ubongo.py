@@ -25,6 +25,7 @@ from typing import Any
 
 import pygame
 
+from table.display import draw
 from table.display.draw import label
 from table.display.games import RenderContext
 from table.display.theme import (
@@ -205,23 +206,6 @@ def draw_figure(
     pygame.draw.circle(surface, OUTLINE, head_c, round(head), max(2, round(h / 20)))
     number = theme.font("small", bold=True).render(str(station + 1), True, OUTLINE)
     surface.blit(number, number.get_rect(center=(round(cx), round(cy + h * 0.22))))
-
-
-def wrap(theme: Theme, message: str, size: str, width: int) -> list[str]:
-    """Split ``message`` into lines that fit ``width`` pixels in font ``size``."""
-    font = theme.font(size)
-    lines: list[str] = []
-    line = ""
-    for word in message.split():
-        trial = f"{line} {word}".strip()
-        if font.size(trial)[0] <= width or not line:
-            line = trial
-        else:
-            lines.append(line)
-            line = word
-    if line:
-        lines.append(line)
-    return lines
 
 
 def _with_player_colours(theme: Theme, players: list[dict[str, Any]]) -> Theme:
@@ -643,7 +627,7 @@ class UbongoRenderer:
         y += 3.8 * u
         prompt = player["prompt"]
         if prompt:
-            for ln in wrap(theme, prompt, "small", rect.width - round(3 * u))[:2]:
+            for ln in draw.wrap(theme.font("small"), prompt, rect.width - round(3 * u))[:2]:
                 label(surface, theme, ln, (x, y), "small", TEXT if may_act else TEXT_DIM)
                 y += 3.4 * u
         # The collection, sorted: most of one colour first (the order that decides the game).
@@ -734,7 +718,7 @@ class UbongoRenderer:
                     label(surface, theme, "0", (x + 2.2 * u, cy), "large", TEXT_DIM, "midleft", bold=True)
             y += row_h
         reason = view.get("reason", "")
-        lines = wrap(theme, reason, "body", rect.width - round(6 * u))
+        lines = draw.wrap(theme.font("body"), reason, rect.width - round(6 * u))
         ry = rect.bottom - 2 * u - len(lines) * 5.2 * u
         for ln in lines:
             label(surface, theme, ln, (rect.x + 3 * u, ry), "body", TEXT)

@@ -13,6 +13,7 @@ from typing import Any
 
 import pygame
 
+from table.display import draw
 from table.display.games import RenderContext
 from table.display.theme import (
     ACCENT,
@@ -37,22 +38,6 @@ PHASE_HINT = {
 }
 
 
-def wrap(font: pygame.font.Font, message: str, width: int) -> list[str]:
-    """Split ``message`` into lines that fit ``width`` pixels."""
-    lines: list[str] = []
-    line = ""
-    for word in message.split():
-        trial = f"{line} {word}".strip()
-        if font.size(trial)[0] <= width or not line:
-            line = trial
-        else:
-            lines.append(line)
-            line = word
-    if line:
-        lines.append(line)
-    return lines
-
-
 def _block(
     surface: pygame.Surface,
     theme: Theme,
@@ -68,7 +53,7 @@ def _block(
     start = sizes.index(size)
     for s in sizes[start:]:
         font = theme.font(s, bold)
-        lines = wrap(font, message, rect.w)
+        lines = draw.wrap(font, message, rect.w)
         if len(lines) <= max_lines or s == "small":
             break
     y = rect.y
