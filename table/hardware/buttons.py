@@ -32,12 +32,16 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import logging
+import threading
 from collections import deque
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from table.hardware.interfaces import LONG_PUSH, PRESS, PUSH, TURN, KnobValue, StationInput
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -321,3 +325,29 @@ class StationCore:
             return item
         self.ties += 1
         return StationInput(PRESS, item.station, item.t, None, tuple(sorted(others)))
+
+
+def pump_until_stopped(
+    pump: Callable[[], float | None],
+    wake: threading.Condition,
+    stopping: Callable[[], bool],
+    clock: Callable[[], float],
+) -> None:
+    """A backend's input thread: run ``pump`` (which returns when it next needs to run,
+    or None) until ``stopping()``; sleep on ``wake`` in between, at most 0.25 s.
+
+    A failing pump (an ADC read, a closed port) is logged and retried: the stations
+    must stay alive whatever one reading does.
+    """
+    while True:
+        try:
+            nxt = pump()
+        except Exception:
+            log.exception("station input processing failed")
+            nxt = None
+        with wake:
+            if stopping():
+                return
+            timeout = 0.25 if nxt is None else max(0.0, min(0.25, nxt - clock()))
+            if timeout > 0:
+                wake.wait(timeout)

@@ -27,7 +27,7 @@ from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from table.errors import TableError
-from table.hardware.buttons import StationCore, Timing
+from table.hardware.buttons import StationCore, Timing, pump_until_stopped
 from table.hardware.config import HardwareConfig
 from table.hardware.interfaces import InputSink, LedState, StationInput, Stations
 from table.hardware.knobs import AbsoluteDecoder, SectorQuantiser, TickMapper
@@ -324,15 +324,4 @@ class GpioStations(Stations):
             log.exception("the input sink failed on %r", item)
 
     def _run(self) -> None:
-        while True:
-            try:
-                nxt = self.pump()
-            except Exception:  # a failing ADC read or the like: log, keep the stations alive
-                log.exception("station input processing failed")
-                nxt = None
-            with self._lock:
-                if self._stopping:
-                    return
-                timeout = 0.25 if nxt is None else max(0.0, min(0.25, nxt - self.clock()))
-                if timeout > 0:
-                    self._wake.wait(timeout)
+        pump_until_stopped(self.pump, self._wake, lambda: self._stopping, self.clock)

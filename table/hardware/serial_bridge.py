@@ -30,7 +30,7 @@ from table.hardware.bridge_protocol import (
     encode_frame,
     int_field,
 )
-from table.hardware.buttons import StationCore, Timing
+from table.hardware.buttons import StationCore, Timing, pump_until_stopped
 from table.hardware.hourglass import limit_frame
 from table.hardware.interfaces import RGB, Hourglass, HourglassLayout, InputSink, LedState, Stations
 from table.hardware.knobs import TickMapper
@@ -314,18 +314,7 @@ class SerialBridge(Stations):
         return nxt
 
     def _pump_loop(self) -> None:
-        while True:
-            try:
-                nxt = self.pump()
-            except Exception:  # a failing ADC read or the like: log, keep the stations alive
-                log.exception("station input processing failed")
-                nxt = None
-            with self._lock:
-                if self._stopping:
-                    return
-                timeout = 0.25 if nxt is None else max(0.0, min(0.25, nxt - self.clock()))
-                if timeout > 0:
-                    self._wake.wait(timeout)
+        pump_until_stopped(self.pump, self._wake, lambda: self._stopping, self.clock)
 
 
 class BridgeHourglass(Hourglass):
