@@ -7,7 +7,7 @@ The fonts are pygame's bundled default font, so nothing is downloaded.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 
 import pygame
 
@@ -78,6 +78,17 @@ class Theme:
         return self.colours[station % len(self.colours)]
 
 
+@lru_cache(maxsize=512)
+def rendered(message: str, size: str, colour: Colour, bold: bool, height: int) -> pygame.Surface:
+    """One line of text for a display ``height`` pixels high (cached; do not draw on it)."""
+    try:
+        return Theme(1, height).font(size, bold).render(message, True, colour)
+    except pygame.error:
+        # pygame.quit() in between made the cached fonts invalid: open them again.
+        _font.cache_clear()
+        return Theme(1, height).font(size, bold).render(message, True, colour)
+
+
 def text(
     surface: pygame.Surface,
     theme: Theme,
@@ -87,9 +98,16 @@ def text(
     colour: Colour = TEXT,
     anchor: str = "topleft",
     bold: bool = False,
+    max_width: int | None = None,
 ) -> pygame.Rect:
-    """Draw ``message`` with its ``anchor`` point (a ``pygame.Rect`` attribute) at ``pos``."""
-    img = theme.font(size, bold).render(message, True, colour)
+    """Draw ``message`` with its ``anchor`` point (a ``pygame.Rect`` attribute) at ``pos``,
+    shrunk to ``max_width`` pixels if it is wider.
+
+    Rendered lines are cached (rendering text is the costliest part of most frames)."""
+    img = rendered(message, size, colour, bold, theme.height)
+    if max_width is not None and img.get_width() > max_width > 0:
+        scale = max_width / img.get_width()
+        img = pygame.transform.smoothscale(img, (max_width, max(1, int(img.get_height() * scale))))
     rect = img.get_rect(**{anchor: (round(pos[0]), round(pos[1]))})
     surface.blit(img, rect)
     return rect

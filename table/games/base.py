@@ -300,8 +300,9 @@ def rng_for(seed: int, *salt: object) -> random.Random:
     return random.Random(f"{seed}:" + ":".join(str(s) for s in salt))
 
 
-def ranked_winners(scores: Mapping[StationId, Sequence[int] | int]) -> tuple[StationId, ...]:
-    """The stations with the highest score (a tuple key compares lexicographically)."""
+def ranked_winners(scores: Mapping[StationId, tuple[int, ...]]) -> tuple[StationId, ...]:
+    """The stations with the highest score key (tuples compare lexicographically, so
+    ``(points, cards)`` breaks ties on points by cards)."""
     if not scores:
         return ()
     best = max(scores.values())

@@ -1,0 +1,292 @@
+"""The table loop: wires input backends, the journal, the session, screens and outputs.
+
+One thread does everything, in this order each frame:
+
+1. take the inputs that arrived (each an :class:`Action` stamped with the table's
+   monotonic clock, presses with their edge time) and hand them to the top screen;
+2. deliver every game deadline that has passed as a ``tick``;
+3. let screens advance their animation and, if the picture changed, draw it;
+4. tell the outputs (button LEDs, hourglass, sounds) what the game looks like now.
+
+Every input that changes a game goes through :meth:`Table.game_input`, which journals
+it (append + fsync) *before* the session applies it. On start an unfinished game in
+the journal is replayed and resumed at the same moment.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import random
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import pygame
+
+from table.config import TableConfig
+from table.display.screens import AttractScreen, GameScreen, LobbyScreen, PausedScreen, Screen
+from table.display.theme import Theme
+from table.games.base import TICK, Action, GameSetup
+from table.journal import Journal
+from table.session import Session
+
+log = logging.getLogger(__name__)
+
+Clock = Callable[[], float]
+
+
+class InputSource(Protocol):
+    """Where station inputs come from (GPIO, serial bridge, simulator, script)."""
+
+    def poll(self, now: float) -> Iterable[Action]:
+        """Inputs that have arrived by table time ``now``, oldest first."""
+        ...
+
+
+class Output(Protocol):
+    """Something the table drives from the game: button LEDs, hourglass, sounds."""
+
+    def update(self, session: Session | None, now: float) -> None:
+        """Follow the game: ``now`` is the game's table time (seconds since its start)."""
+        ...
+
+    def close(self) -> None: ...
+
+
+@dataclass
+class ScriptedInputs:
+    """Inputs from a list, released when the clock reaches their time (tests, demos)."""
+
+    pending: list[Action] = field(default_factory=list)
+
+    def add(self, *actions: Action) -> None:
+        self.pending.extend(actions)
+        self.pending.sort(key=lambda a: a.t)
+
+    def poll(self, now: float) -> list[Action]:
+        ready = [a for a in self.pending if a.t <= now]
+        self.pending = self.pending[len(ready):]
+        return ready
+
+
+class VirtualClock:
+    """A clock that only moves when told to: headless runs in virtual time."""
+
+    def __init__(self, start: float = 0.0) -> None:
+        self.now = start
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+class Table:
+    """The table: screens, the current game, its journal, and the outputs.
+
+    ``clock`` is the table's monotonic clock in seconds; inputs carry times on it.
+    Game time inside a session starts at 0 when the game starts (``epoch``), and a
+    resumed game continues from its last journaled time.
+    """
+
+    def __init__(
+        self,
+        config: TableConfig,
+        clock: Clock,
+        surface: pygame.Surface,
+        journal: Journal | None = None,
+        inputs: Iterable[InputSource] = (),
+        outputs: Iterable[Output] = (),
+        seed_source: Callable[[], int] | None = None,
+        attract: bool = True,
+        game_options: dict[str, dict[str, Any]] | None = None,
+    ) -> None:
+        self.config = config
+        self.clock = clock
+        self.surface = surface
+        self.theme = Theme(surface.get_width(), surface.get_height())
+        self.journal = journal
+        self.inputs = list(inputs)
+        self.outputs = list(outputs)
+        self.seed_source = seed_source or (lambda: int.from_bytes(os.urandom(4), "little"))
+        self.attract_enabled = attract
+        self.screens: list[Screen] = []
+        self._session: Session | None = None
+        self.game_id: int | None = None
+        self.seq = 0
+        self.epoch = 0.0
+        self.last_input = clock()
+        self._last_key: object = object()
+        self.frames_drawn = 0
+        self.input_filter: Callable[[Action], bool] | None = None
+        options = game_options if game_options is not None else {k: dict(v) for k, v in config.games.items()}
+        self.lobby = LobbyScreen(self, self.theme, config.stations, options)
+        self.screens.append(self.lobby)
+
+    # -- TableControl -----------------------------------------------------------------
+    @property
+    def session(self) -> Session | None:
+        return self._session
+
+    def push_screen(self, screen: Screen) -> None:
+        self.screens.append(screen)
+        self._last_key = object()
+
+    def pop_screen(self) -> None:
+        if len(self.screens) > 1:
+            self.screens.pop()
+        self._last_key = object()
+
+    def start_game(self, setup: GameSetup, seed: int | None = None) -> None:
+        """Start a new game from the lobby; it is journaled from its first moment."""
+        seed = self.seed_source() if seed is None else seed
+        self._session = Session.start(setup.game, setup, seed)
+        self.game_id = self.journal.start_game(setup, seed) if self.journal else None
+        self.seq = 0
+        self.epoch = self.clock()
+        log.info("game %s started: %s (%s), stations %s, seed %d", self.game_id, setup.game, setup.variant,
+                 list(setup.stations), seed)
+        self.push_screen(GameScreen(self, self.theme))
+
+    def resume_unfinished(self) -> bool:
+        """Resume the journal's unfinished game, if any, at the moment it stopped."""
+        if self.journal is None:
+            return False
+        from table.headless import resumable_game
+
+        # A game this build cannot replay is closed and logged; it never stops the table.
+        found = resumable_game(self.journal)
+        if found is None:
+            return False
+        record, session = found
+        self._session = session
+        self.game_id = record.id
+        self.seq = len(record.actions)
+        # Time stood still while the table was off: continue from the last journaled moment.
+        self.epoch = self.clock() - session.last_t
+        log.warning("resumed game %d (%s) after %d journaled actions", record.id, record.engine, self.seq)
+        self.push_screen(GameScreen(self, self.theme))
+        if session.paused:
+            # It stopped with the table menu's pause on: a push continues, as before.
+            self.push_screen(PausedScreen(self, self.theme))
+        if session.is_over():
+            self._finish()
+        return True
+
+    def game_time(self, t: float) -> float:
+        return t - self.epoch
+
+    def game_input(self, action: Action) -> bool:
+        """Journal and apply one input (table clock time); False if it meant nothing."""
+        session = self._session
+        if session is None:
+            return False
+        at = Action(action.kind, max(self.game_time(action.t), session.last_t), action.station, action.value)
+        changed = session.apply(at, self._record)
+        if changed:
+            for output in list(self.outputs):
+                on_input = getattr(output, "on_input", None)
+                if on_input is not None:
+                    self._guard(output, on_input, session, at)
+            if session.is_over():
+                self._finish()
+        return changed
+
+    def _guard(self, output: Output, method: Callable[..., None], *args: object) -> None:
+        """Run an output's method; an output that fails is logged once and dropped,
+        and the game goes on without it."""
+        try:
+            method(*args)
+        except Exception:
+            log.exception("output %s failed; the table goes on without it", type(output).__name__)
+            if output in self.outputs:
+                self.outputs.remove(output)
+
+    def _record(self, action: Action) -> None:
+        if self.journal is not None and self.game_id is not None:
+            self.journal.append(self.game_id, self.seq, action)
+        self.seq += 1
+
+    def _finish(self) -> None:
+        session = self._session
+        if session is None:
+            return
+        outcome = session.outcome()
+        if self.journal is not None and self.game_id is not None:
+            self.journal.finish(self.game_id, outcome)
+        log.info("game %s over: winners %s", self.game_id, list(outcome.winners) if outcome else [])
+
+    def leave_game(self) -> None:
+        self._session = None
+        self.game_id = None
+        self.screens = [self.lobby]
+        self._last_key = object()
+
+    # -- the loop ---------------------------------------------------------------------
+    def dispatch(self, action: Action) -> None:
+        """Hand one station input to the top screen (unless ``input_filter`` takes it)."""
+        self.last_input = max(self.last_input, action.t)
+        if self.input_filter is not None and self.input_filter(action):
+            return
+        self.screens[-1].handle(action)
+
+    def deliver_deadlines(self, now: float) -> None:
+        session = self._session
+        while session is not None and session is self._session:
+            deadline = session.deadline()
+            if deadline is None or deadline > self.game_time(now):
+                return
+            if not session.apply(Action(TICK, max(deadline, session.last_t)), self._record):
+                return
+            if session.is_over():
+                self._finish()
+
+    def step(self, now: float) -> bool:
+        """One frame at table time ``now``; returns whether a new picture was drawn."""
+        arrived = sorted((a for source in self.inputs for a in source.poll(now)), key=lambda a: a.t)
+        for action in arrived:
+            # Expiries that happened before the input come first, whatever the frame
+            # timing: a press a moment after the sand ran out is too late, always.
+            self.deliver_deadlines(min(action.t, now))
+            self.dispatch(action)
+        self.deliver_deadlines(now)
+        if (self.attract_enabled and len(self.screens) == 1
+                and now - self.last_input >= self.config.timing.attract_after_s):
+            log.info("nobody has touched the table for %.0f s: attract mode", now - self.last_input)
+            self.push_screen(AttractScreen(self, self.theme, now, seed=random.randrange(1 << 30)))
+        for screen in self.screens:
+            screen.update(now)
+        drawn = self.draw(now)
+        for output in list(self.outputs):
+            self._guard(output, output.update, self._session, self.game_time(now))
+        return drawn
+
+    def _visible(self) -> list[Screen]:
+        first = len(self.screens) - 1
+        while first > 0 and self.screens[first].overlay:
+            first -= 1
+        return self.screens[first:]
+
+    def draw(self, now: float, force: bool = False) -> bool:
+        """Draw the visible screens if their picture changed since the last frame."""
+        visible = self._visible()
+        key = tuple((id(s), s.frame_key(now)) for s in visible)
+        if not force and key == self._last_key:
+            return False
+        for screen in visible:
+            screen.draw(self.surface, now)
+        self._last_key = key
+        self.frames_drawn += 1
+        return True
+
+    def close(self) -> None:
+        """Stop the outputs in reverse order, then the journal."""
+        for output in reversed(self.outputs):
+            try:
+                output.close()
+            except Exception:  # an output failing to close must not lose the journal
+                log.exception("an output failed to close")
+        if self.journal is not None:
+            self.journal.close()

@@ -1,0 +1,56 @@
+"""Small value checks shared by every config file reader, and the "did you mean" hint.
+
+A check takes a parsed TOML value and returns ``None`` when it is fine, or the end of
+a sentence saying what is wrong ("must be from 1 to 5, not 9"); the reader puts the
+file and key path in front, so every config problem reads the same way.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Iterable
+from typing import Any
+
+Check = Callable[[Any], str | None]
+
+
+def whole(lo: int, hi: int) -> Check:
+    """A whole number from ``lo`` to ``hi`` (booleans are not numbers here)."""
+    def check(v: Any) -> str | None:
+        if not isinstance(v, int) or isinstance(v, bool):
+            return f"must be a whole number from {lo} to {hi}"
+        return None if lo <= v <= hi else f"must be from {lo} to {hi}, not {v}"
+    return check
+
+
+def number(lo: float, hi: float) -> Check:
+    """Any number from ``lo`` to ``hi``."""
+    def check(v: Any) -> str | None:
+        if not isinstance(v, int | float) or isinstance(v, bool):
+            return f"must be a number from {lo:g} to {hi:g}"
+        return None if lo <= v <= hi else f"must be from {lo:g} to {hi:g}, not {v}"
+    return check
+
+
+def boolean(v: Any) -> str | None:
+    return None if isinstance(v, bool) else "must be true or false"
+
+
+def string(v: Any) -> str | None:
+    return None if isinstance(v, str) else "must be a string"
+
+
+def non_empty(v: Any) -> str | None:
+    return None if isinstance(v, str) and v else "must be a non-empty string"
+
+
+def one_of(*options: str) -> Check:
+    def check(v: Any) -> str | None:
+        return None if v in options else f"must be one of {', '.join(options)}, not {v!r}"
+    return check
+
+
+def did_you_mean(word: str, options: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for the closest option, or an empty string."""
+    close = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
+    return f" (did you mean '{close[0]}'?)" if close else ""

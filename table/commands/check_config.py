@@ -1,0 +1,41 @@
+"""``table check-config [DIR]``: report every problem in a config directory at once."""
+
+from __future__ import annotations
+
+import argparse
+
+from table.config import DEFAULT_DIR, ConfigError, load_config
+from table.hardware.config import HardwareConfigError, load_hardware_or_sim
+
+
+def cmd_check_config(args: argparse.Namespace) -> int:
+    problems: list[str] = []
+    config = hardware = None
+    try:
+        config = load_config(args.directory)
+    except ConfigError as exc:
+        problems += exc.problems
+    try:
+        hardware = load_hardware_or_sim(args.directory)
+    except HardwareConfigError as exc:
+        problems += exc.problems
+    if config is not None and hardware is not None and hardware.backend == "gpio" \
+            and len(hardware.stations) < config.stations:
+        problems.append(f"{hardware.source}: station: {config.stations} stations play (table.toml) but only "
+                        f"{len(hardware.stations)} are wired")
+    if config is not None:
+        from table.gamedata import option_problems
+
+        problems += option_problems(config, args.directory)
+    if problems:
+        raise ConfigError(problems)
+    assert config is not None and hardware is not None
+    print(f"{config.source}: OK ({config.stations} stations, {config.display.width}x{config.display.height})")
+    print(f"{hardware.source}: OK ({hardware.backend} stations, {hardware.leds.backend} LEDs)")
+    return 0
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("check-config", help="check a config directory and list every problem")
+    p.add_argument("directory", nargs="?", default=str(DEFAULT_DIR), help="config directory (default: config/)")
+    p.set_defaults(func=cmd_check_config)

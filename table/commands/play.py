@@ -1,0 +1,66 @@
+"""``table play SCENARIO`` and ``table replay JOURNAL``: headless games and their reports."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from table.journal import Journal, open_existing
+from table.scenario import check_expectations, load_scenario, run_scenario
+from table.session import Session
+
+
+def _print_report(report: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        sys.stdout.write(json.dumps(report, sort_keys=True) + "\n")
+        return
+    state = "finished" if report["over"] else "not finished"
+    print(f"{report['game']} ({report['variant']}), seed {report['seed']}: {state} after round {report['rounds']}")
+    for station, score in report["scores"].items():
+        mark = "  winner" if int(station) in report["winners"] else ""
+        print(f"  station {int(station) + 1}: {score}{mark}")
+    if report.get("reason"):
+        print(f"  {report['reason']}")
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    scenario = load_scenario(args.scenario)
+    journal = Journal(args.journal) if args.journal else None
+    try:
+        session = run_scenario(scenario, journal)
+    finally:
+        if journal is not None:
+            journal.close()
+    report = session.report()
+    _print_report(report, args.json)
+    problems = check_expectations(scenario, report)
+    if problems:
+        sys.stderr.write(f"table: {args.scenario} did not end as expected: {'; '.join(problems)}\n")
+        return 1
+    return 0
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    with open_existing(args.journal) as journal:
+        record = journal.load(args.game) if args.game is not None else journal.latest()
+        if record is None:
+            sys.stderr.write(f"table: {args.journal} holds no game yet\n")
+            return 2
+        session = Session.replay(record.engine, record.setup, record.seed, record.actions)
+    _print_report(session.report(), args.json)
+    return 0
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    play = sub.add_parser("play", help="play a scripted game headless in virtual time")
+    play.add_argument("scenario", help="scenario file (TOML, see docs/scenarios.md)")
+    play.add_argument("--json", action="store_true", help="print one JSON object")
+    play.add_argument("--journal", metavar="FILE", help="also journal the game into FILE")
+    play.set_defaults(func=cmd_play)
+    replay = sub.add_parser("replay", help="replay a journaled game and report it")
+    replay.add_argument("journal", help="journal file (SQLite)")
+    replay.add_argument("--game", type=int, help="game number in the journal (default: the latest)")
+    replay.add_argument("--json", action="store_true", help="print one JSON object")
+    replay.set_defaults(func=cmd_replay)

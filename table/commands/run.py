@@ -1,0 +1,310 @@
+"""``table run`` (the daemon) and ``table sim`` (the same table with simulated hardware).
+
+``table run`` uses GPIO when the machine has it and the simulator otherwise; with no
+display at all it runs the simulator headless in attract mode and says so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import signal
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from table.config import DEFAULT_DIR, TableConfig, load_config
+from table.hardware.config import HardwareConfig, load_hardware_or_sim
+from table.outputs import draw_led_hourglass
+from table.systemd import EXIT_LEAVE_KIOSK, LeaveGesture, Notifier, refuse_root
+
+log = logging.getLogger("table.run")
+
+SIM_BAR = 170  # height of the virtual stations bar under the display in the window
+SIM_SIDE = 90  # width of the LED hourglass column beside the display
+
+
+def _hardware_backends(config: TableConfig, hardware: HardwareConfig, clock: Callable[[], float]) -> tuple[Any, Any]:
+    """The real stations and LED hourglass the hardware config names (Pi libraries load here)."""
+    from table.hardware.leds import make_hourglass
+
+    timing = hardware.timing(config.timing.settle_ms, config.timing.tie_window_ms, config.timing.long_push_s)
+    if hardware.backend == "serial":
+        from table.hardware.serial_bridge import SerialBridge
+
+        bridge = SerialBridge(hardware.serial.port, config.stations, timing, baud=hardware.serial.baud, clock=clock)
+        return bridge, make_hourglass(hardware.leds, bridge)
+    from table.hardware.gpio import GpioStations
+
+    return GpioStations(hardware, timing, clock=clock), make_hourglass(hardware.leds)
+
+
+def has_display() -> bool:
+    """A desktop session, or a console with a DRM device for SDL's KMS/DRM driver."""
+    if os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
+        return True
+    return os.environ.get("SDL_VIDEODRIVER") in ("kmsdrm", "KMSDRM") and Path("/dev/dri").exists()
+
+
+def has_gpio() -> bool:
+    """True on a Raspberry Pi (a GPIO chip and a Pi model in the device tree)."""
+    try:
+        model = Path("/proc/device-tree/model").read_text(errors="replace")
+    except OSError:
+        return False
+    return "Raspberry Pi" in model and any(Path("/dev").glob("gpiochip*"))
+
+
+WAKE = None  # set to a pygame user event type once pygame is imported
+
+
+def wake() -> None:
+    """Wake the loop now (thread-safe): input backends call this when an input arrives."""
+    import pygame
+
+    if WAKE is not None and pygame.display.get_init():
+        pygame.event.post(pygame.event.Event(WAKE))
+
+
+class Runner:
+    """The process around the :class:`~table.app.Table`: window, backends, frame pacing.
+
+    The loop sleeps in ``pygame.event.wait`` until the next frame is due *or* an input
+    arrives, so an input is handled and shown at once instead of waiting for the next
+    frame tick.
+    """
+
+    def __init__(self, config: TableConfig, *, sim: bool, headless: bool, journal_path: Path | None,
+                 attract_now: bool = False, hardware: HardwareConfig | None = None,
+                 config_dir: Path | None = None) -> None:
+        global WAKE
+        if headless:
+            os.environ["SDL_VIDEODRIVER"] = "dummy"
+            os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+        import pygame
+
+        from table.app import Output, Table
+        from table.hardware.sim import SimStations
+        from table.outputs import ButtonLeds, HourglassOutput, ScreenHourglass, SpeechOutput, StationInputs
+        from table.sound import SoundOutput
+
+        pygame.display.init()
+        pygame.font.init()
+        WAKE = pygame.event.custom_type() if WAKE is None else WAKE
+        self.config = config
+        self.sim = sim
+        width, height = config.display.width, config.display.height
+        self.size = (width, height)
+        if sim and not headless:
+            # Fit the display, the stations bar and the LED hourglass on a laptop screen.
+            scale = min(1.0, 1280 / width)
+            self.disp_size = (int(width * scale), int(height * scale))
+            self.window = pygame.display.set_mode((self.disp_size[0] + SIM_SIDE, self.disp_size[1] + SIM_BAR))
+            pygame.display.set_caption("The game table (simulator)")
+        elif headless:
+            self.disp_size = (width, height)
+            self.window = pygame.display.set_mode((width + (SIM_SIDE if sim else 0), height + (SIM_BAR if sim else 0)))
+        else:
+            flags = pygame.FULLSCREEN if config.display.fullscreen else 0
+            self.window = pygame.display.set_mode((width, height), flags)
+            pygame.mouse.set_visible(False)
+            self.disp_size = (width, height)
+        self.surface = pygame.Surface((width, height)).convert()
+        from table.headless import open_journal_resilient
+
+        # A journal that cannot be used is set aside (and logged); the table still starts.
+        self.journal = open_journal_resilient(journal_path or config.journal_path())
+        self.clock = time.monotonic
+        hardware = hardware or HardwareConfig()
+        layout = hardware.leds.hourglass_layout()
+        self.sim_stations = SimStations(config.stations, self.clock, config.timing.long_push_s)
+        self.screen_hourglass = ScreenHourglass(layout)
+        stations, hourglass = (self.sim_stations, self.screen_hourglass) if sim else \
+            _hardware_backends(config, hardware, self.clock)
+        self.station_inputs = StationInputs(stations, wake)
+        self.station_inputs.start()
+        from table.display.theme import STATION_COLOURS
+        from table.display.umtata_speech import QuestionSpeaker, load_settings
+
+        speech_file = (config_dir or DEFAULT_DIR) / "umtata" / "speech.toml"
+        speaker = QuestionSpeaker(load_settings(speech_file if speech_file.is_file() else None))
+        outputs: list[Output] = [SoundOutput(config.sound.volume, config.sound.enabled),
+                                 ButtonLeds(stations, config.stations, self.clock),
+                                 HourglassOutput(hourglass, STATION_COLOURS),
+                                 SpeechOutput(speaker)]
+        inputs = [self.station_inputs, self.sim_stations] if sim else [self.station_inputs]
+        from table.gamedata import game_options
+
+        self.table = Table(config, self.clock, self.surface, self.journal, inputs=inputs, outputs=outputs,
+                           game_options=game_options(config, config_dir or DEFAULT_DIR))
+        if self.table.resume_unfinished():
+            print(f"table: resumed the unfinished game from {self.journal.path}", file=sys.stderr)
+        if attract_now:
+            self.table.last_input = self.clock() - config.timing.attract_after_s
+        from table.display.theme import Theme
+
+        self.bar_theme = Theme(self.window.get_width(), 720)
+        self.stop = False
+        self.exit_status = 0
+        self.next_frame = self.clock()
+        self.on_present: Callable[[], None] | None = None
+        self.wait_for_input = True
+        self.notifier = Notifier()
+        self.ready_sent = False
+        self.leave = LeaveGesture(0, config.stations - 1)
+        self.table.input_filter = self._leave_filter
+
+    def _leave_filter(self, action: Any) -> bool:
+        """The kiosk's way out: first and last station hold their knobs, then press."""
+        from table.display.screens import LeaveKioskScreen
+
+        was_asking = self.leave.asking
+        verdict = self.leave.feed(action.kind, action.station, action.t)
+        if verdict == "ask":
+            self.table.push_screen(LeaveKioskScreen(self.table.theme, *self.leave.pair))
+            return True
+        if verdict == "leave":
+            log.warning("leaving the kiosk: confirmed at stations %d and %d", *self.leave.pair)
+            self.exit_status = EXIT_LEAVE_KIOSK
+            self.stop = True
+            return True
+        if verdict == "cancel":
+            self.table.pop_screen()
+            return True
+        return was_asking
+    def frame(self) -> None:
+        """Wait for an input or the next frame time, then run one frame and show it."""
+        import pygame
+
+        period = 1.0 / self.config.display.fps
+        timeout_ms = max(0, int((self.next_frame - self.clock()) * 1000))
+        if timeout_ms > 0 and self.wait_for_input:
+            events = [pygame.event.wait(timeout_ms)]
+        else:
+            # The plain way (kept for the benchmark's baseline): sleep until the frame is due.
+            time.sleep(timeout_ms / 1000)
+            events = []
+        events += pygame.event.get()
+        for event in events:
+            if event.type == pygame.QUIT:
+                self.stop = True
+            elif event.type not in (pygame.NOEVENT, WAKE) and self.sim:
+                self.sim_stations.handle_event(event)
+        now = self.clock()
+        if now >= self.next_frame:
+            self.next_frame = max(self.next_frame + period, now)
+        if self.leave.expire(now) == "cancel":
+            self.table.pop_screen()
+        drawn = self.table.step(now)
+        if not self.ready_sent:
+            # The first frame is drawn: tell systemd the table is up.
+            self.notifier.ready("the table is running")
+            self.ready_sent = True
+        self.notifier.watchdog(now)
+        if self.sim:
+            if drawn:
+                shown = self.surface if self.disp_size == self.size else pygame.transform.smoothscale(
+                    self.surface, self.disp_size)
+                self.window.blit(shown, (0, 0))
+            bar = pygame.Rect(0, self.disp_size[1], self.window.get_width() - SIM_SIDE, SIM_BAR)
+            self.sim_stations.draw(self.window, bar, self.bar_theme, now)
+            side = pygame.Rect(self.window.get_width() - SIM_SIDE, 0, SIM_SIDE, self.window.get_height())
+            draw_led_hourglass(self.window, side, self.screen_hourglass.frame, self.screen_hourglass.layout)
+            pygame.display.flip()
+        elif drawn:
+            self.window.blit(self.surface, (0, 0))
+            pygame.display.flip()
+        if self.on_present is not None:
+            self.on_present()
+
+    def run(self, seconds: float | None = None) -> None:
+        start = self.clock()
+        while not self.stop:
+            self.frame()
+            if seconds is not None and self.clock() - start >= seconds:
+                break
+
+    def close(self, screenshot: Path | None = None) -> None:
+        import pygame
+
+        if screenshot is not None:
+            pygame.image.save(self.window, str(screenshot))
+        # Reverse order of start: inputs first (no new input), then outputs and journal.
+        self.notifier.stopping()
+        self.station_inputs.close()
+        self.table.close()
+        self.notifier.close()
+        # The display goes; the font module stays, so cached fonts and text stay valid.
+        pygame.display.quit()
+        log.info("stopped after %d frames drawn", self.table.frames_drawn)
+
+
+def run_table(config: TableConfig, *, sim: bool, headless: bool, seconds: float | None,
+              journal_path: Path | None, screenshot: Path | None = None, attract_now: bool = False,
+              hardware: HardwareConfig | None = None, config_dir: Path | None = None) -> int:
+    """Run the table until SIGTERM/SIGINT, the window closes, or ``seconds`` pass."""
+    runner = Runner(config, sim=sim, headless=headless, journal_path=journal_path, attract_now=attract_now,
+                    hardware=hardware, config_dir=config_dir)
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        log.info("signal %d: stopping cleanly", signum)
+        runner.stop = True
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    try:
+        runner.run(seconds)
+    finally:
+        runner.close(screenshot)
+    return runner.exit_status
+
+
+def cmd_run(args: argparse.Namespace, force_sim: bool = False) -> int:
+    config = load_config(args.config)
+    from table.config import ConfigError
+    from table.gamedata import option_problems
+
+    problems = option_problems(config, args.config)
+    if problems:
+        raise ConfigError(problems)
+    hardware = load_hardware_or_sim(args.config)
+    sim = force_sim or args.sim or hardware.backend == "sim" or (hardware.backend == "gpio" and not has_gpio())
+    # The kiosk (real hardware, or anything under systemd) never runs as root; the
+    # simulator on a developer's machine may, and --allow-root says so explicitly.
+    under_systemd = "NOTIFY_SOCKET" in os.environ or "INVOCATION_ID" in os.environ
+    if (not sim or under_systemd) and not args.allow_root:
+        refuse_root()
+    headless = args.headless or not has_display()
+    if sim and not force_sim and not args.sim and hardware.backend == "gpio":
+        print("table: GPIO is not available on this machine, so the table runs with simulated stations "
+              "(the simulator: 'table sim')", file=sys.stderr)
+    if headless and not args.headless:
+        print("table: no display found: running the simulator headless in attract mode", file=sys.stderr)
+    return run_table(config, sim=sim, headless=headless, seconds=args.seconds, hardware=hardware,
+                     config_dir=Path(args.config),
+                     journal_path=Path(args.journal) if args.journal else None,
+                     screenshot=Path(args.screenshot) if args.screenshot else None,
+                     attract_now=headless and not args.headless)
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--config", default=str(DEFAULT_DIR), metavar="DIR", help="config directory")
+    p.add_argument("--journal", metavar="FILE", help="journal file (default from the config)")
+    p.add_argument("--headless", action="store_true", help="no window (SDL dummy video driver)")
+    p.add_argument("--seconds", type=float, help="stop after this many seconds")
+    p.add_argument("--screenshot", metavar="PNG", help="save the last frame to this file on exit")
+    p.add_argument("--allow-root", action="store_true", help="run the kiosk as root anyway (not recommended)")
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    run = sub.add_parser("run", help="run the table (GPIO if present, else the simulator)")
+    _common(run)
+    run.add_argument("--sim", action="store_true", help="simulated stations even on a Pi")
+    run.set_defaults(func=cmd_run)
+    sim = sub.add_parser("sim", help="run the table with simulated hardware in a window")
+    _common(sim)
+    sim.set_defaults(func=lambda a: cmd_run(argparse.Namespace(**vars(a), sim=True), force_sim=True))

@@ -1,0 +1,22 @@
+"""``table screens DIR``: render the table's own screens to PNG files (docs/screens)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def cmd_screens(args: argparse.Namespace) -> int:
+    from table.display.snapshots import render_all
+
+    sizes = ((1920, 1080), (1280, 720)) if args.both_sizes else ((1920, 1080),)
+    for path in render_all(Path(args.directory), sizes):
+        print(path)
+    return 0
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("screens", help="render the menu and game screens to PNG files")
+    p.add_argument("directory", nargs="?", default="docs/screens", help="where to write (default docs/screens)")
+    p.add_argument("--both-sizes", action="store_true", help="also render at 1280x720")
+    p.set_defaults(func=cmd_screens)

@@ -1,0 +1,363 @@
+"""``table selftest``: walk an installer through every station, the LEDs, the camera
+and the display, then print a pass/fail table (exit 0 when nothing failed, 1 else).
+
+For each station: press the big button, turn the knob clockwise, then
+counter-clockwise, then push it. The hourglass LEDs show a colour sweep (red,
+green, blue, white) and the installer confirms with a press (or says no with a
+knob push). The camera takes a picture of the tray into ``--out``; the display
+shows colour bars and is confirmed with a press. Steps time out after
+``--timeout`` seconds and count as failed; ``--skip`` leaves parts out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import queue
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from table.errors import TableError
+from table.hardware.config import HardwareConfig, load_hardware
+from table.hardware.interfaces import Hourglass, StationInput, Stations
+
+PARTS = ("stations", "leds", "camera", "display")
+
+
+@dataclass(frozen=True)
+class Step:
+    """What the installer is asked to do: ``action`` at ``station`` (None: any)."""
+
+    part: str
+    name: str
+    action: str
+    station: int | None = None
+
+
+@dataclass(frozen=True)
+class Result:
+    name: str
+    status: str  # "pass" | "fail" | "skip"
+    detail: str = ""
+
+
+class SelfTest:
+    """The walk-through, independent of where the inputs come from.
+
+    ``say(step, text)`` tells the installer what to do (prints it; tests answer
+    through their fake stations). ``camera`` and ``display`` are callables that
+    return a :class:`Result`; the display one receives a ``confirm`` function.
+    """
+
+    def __init__(
+        self,
+        stations: Stations | None,
+        station_count: int,
+        knobs: Sequence[str],
+        hourglass: Hourglass | None,
+        *,
+        say: Callable[[Step | None, str], None],
+        timeout: float = 30.0,
+        camera: Callable[[], Result] | None = None,
+        display: Callable[[Callable[[str], Result]], Result] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.stations = stations
+        self.station_count = station_count
+        self.knobs = list(knobs)
+        self.hourglass = hourglass
+        self.say = say
+        self.timeout = timeout
+        self.camera = camera
+        self.display = display
+        self.clock = clock
+        self.inputs: queue.Queue[StationInput] = queue.Queue()
+        self._sector: dict[int, int] = {}  # last sector of each absolute knob
+        self._sector_before: dict[int, int | None] = {}
+
+    def run(self, parts: Sequence[str] = PARTS) -> list[Result]:
+        results: list[Result] = []
+        if self.stations is not None:
+            self.stations.start(self.inputs.put)
+        try:
+            if "stations" in parts:
+                results.extend(self._stations())
+            if "leds" in parts:
+                results.append(self._leds())
+            if "camera" in parts:
+                results.append(self.camera() if self.camera else Result("camera", "skip", "no camera check"))
+            if "display" in parts:
+                results.append(
+                    self.display(self._confirm) if self.display else Result("display", "skip", "no display")
+                )
+        finally:
+            if self.hourglass is not None:
+                self.hourglass.close()
+            if self.stations is not None:
+                self.stations.stop()
+        return results
+
+    # --- steps -------------------------------------------------------------------------
+
+    def _wait(self, step: Step, accept: Callable[[StationInput], bool]) -> tuple[bool, StationInput | None]:
+        deadline = self.clock() + self.timeout
+        while True:
+            left = deadline - self.clock()
+            if left <= 0:
+                return False, None
+            try:
+                item = self.inputs.get(timeout=min(left, 0.25))
+            except queue.Empty:
+                continue
+            self._note_sector(item)
+            if step.station is not None and item.station != step.station:
+                continue
+            if accept(item):
+                return True, item
+
+    def _drain(self) -> None:
+        while not self.inputs.empty():
+            self._note_sector(self.inputs.get_nowait())
+
+    def _note_sector(self, item: StationInput) -> None:
+        if item.kind == "turn" and item.value is not None and "sector" in item.value:
+            self._sector_before[item.station] = self._sector.get(item.station)
+            self._sector[item.station] = item.value["sector"]
+
+    def _clockwise(self, item: StationInput) -> bool:
+        return _turned(item, +1, self._sector_before.get(item.station))
+
+    def _counter_clockwise(self, item: StationInput) -> bool:
+        return _turned(item, -1, self._sector_before.get(item.station))
+
+    def _stations(self) -> list[Result]:
+        out: list[Result] = []
+        for s in range(self.station_count):
+            label = f"station {s + 1}"
+            if self.stations is not None:
+                self.stations.set_leds({k: ("blink" if k == s else "off") for k in range(self.station_count)})
+            knob = self.knobs[s] if s < len(self.knobs) else "encoder"
+            steps: list[tuple[Step, Callable[[StationInput], bool]]] = [
+                (Step("stations", f"{label} press", "press", s), _is_press),
+            ]
+            if knob != "none":
+                steps += [
+                    (Step("stations", f"{label} turn clockwise", "turn clockwise", s), self._clockwise),
+                    (Step("stations", f"{label} turn counter-clockwise", "turn counter-clockwise", s),
+                     self._counter_clockwise),
+                    (Step("stations", f"{label} push", "push the knob", s), _is_push),
+                ]
+            for step, accept in steps:
+                self._drain()
+                self.say(step, f"{label}: {step.action} (within {self.timeout:g} s)")
+                started = self.clock()
+                ok, _ = self._wait(step, accept)
+                took = self.clock() - started
+                out.append(Result(step.name, "pass" if ok else "fail",
+                                  f"after {took:.1f} s" if ok else "nothing arrived in time"))
+            if self.stations is not None:
+                self.stations.set_leds({s: "on"})
+        return out
+
+    def _confirm(self, question: str) -> Result:
+        step = Step("confirm", question, "confirm")
+        self._drain()
+        self.say(step, f"{question} Press any button for yes, push any knob for no.")
+        ok, item = self._wait(step, lambda i: i.kind in ("press", "push"))
+        if not ok or item is None:
+            return Result(question, "fail", "not confirmed in time")
+        return Result(question, "pass" if item.kind == "press" else "fail",
+                      "confirmed" if item.kind == "press" else "the installer said no")
+
+    def _leds(self) -> Result:
+        if self.hourglass is None:
+            return Result("LEDs colour sweep", "skip", "no hourglass LEDs configured")
+        n = self.hourglass.layout.pixels
+        self.say(None, "LEDs: watch the hourglass - red, green, blue, white, then a running dot")
+        for colour in [(255, 0, 0), (0, 255, 0), (0, 0, 255), (255, 255, 255)]:
+            self.hourglass.show([colour] * n)
+            time.sleep(0.6)
+        for k in range(n):
+            self.hourglass.show([(255, 150, 30) if j == k else (0, 0, 0) for j in range(n)])
+            time.sleep(min(0.02, 2.0 / max(n, 1)))
+        self.hourglass.show([(0, 0, 0)] * n)
+        result = self._confirm("Did every LED show red, green, blue and white?")
+        return Result("LEDs colour sweep", result.status, result.detail)
+
+
+def _is_press(item: StationInput) -> bool:
+    return item.kind == "press"
+
+
+def _is_push(item: StationInput) -> bool:
+    return item.kind == "push"
+
+
+def _turned(item: StationInput, direction: int, before: int | None) -> bool:
+    """A turn in ``direction``: a signed delta, or an absolute knob moving a short way
+    round from the sector it showed ``before``."""
+    if item.kind != "turn" or item.value is None:
+        return False
+    if "delta" in item.value:
+        return item.value["delta"] * direction > 0
+    if before is None:
+        return False  # the first reading only says where the pointer is
+    sectors = item.value.get("sectors", 16)
+    step = (item.value["sector"] - before) % sectors
+    return (0 < step < sectors // 2) if direction > 0 else (step > sectors // 2)
+
+
+def format_results(results: Sequence[Result]) -> str:
+    width = max([len(r.name) for r in results] + [5])
+    lines = [f"{'check':<{width}}  result  detail", f"{'-' * width}  ------  ------"]
+    lines += [f"{r.name:<{width}}  {r.status:<6}  {r.detail}" for r in results]
+    failed = sum(r.status == "fail" for r in results)
+    lines.append(f"\n{len(results)} checks: {sum(r.status == 'pass' for r in results)} passed, "
+                 f"{failed} failed, {sum(r.status == 'skip' for r in results)} skipped")
+    return "\n".join(lines)
+
+
+# --- camera and display on the real machine ------------------------------------------------
+
+def _grab_one(spec: str) -> Any:
+    """One frame from ``spec`` (``auto``, ``pi``, ``usb[:N]`` or a picture file), or None.
+
+    Uses the dice reader's frame sources (``table.dice.capture``) when they are
+    installed, so the self-test sees the camera exactly as the game will."""
+    import cv2
+
+    specs = ["pi", "usb:0"] if spec == "auto" else [spec]
+    try:
+        from table.dice.capture import open_source  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        open_source = None
+    for one in specs:
+        try:
+            if open_source is not None:
+                source = open_source(one)
+                try:
+                    frame = source.grab()
+                finally:
+                    source.close()
+            elif one == "pi":
+                from picamera2 import Picamera2  # type: ignore[import-not-found,unused-ignore]
+
+                cam = Picamera2()
+                cam.start()
+                frame = cv2.cvtColor(cam.capture_array(), cv2.COLOR_RGB2BGR)
+                cam.close()
+            elif one.startswith("usb"):
+                cap = cv2.VideoCapture(int(one.split(":", 1)[1]) if ":" in one else 0)
+                ok, frame = cap.read() if cap.isOpened() else (False, None)
+                cap.release()
+                frame = frame if ok else None
+            else:
+                frame = cv2.imread(one, cv2.IMREAD_COLOR)
+        except Exception:  # no such camera here: try the next kind
+            frame = None
+        if frame is not None:
+            return frame
+    return None
+
+
+def camera_check(out_dir: Path, spec: str = "auto") -> Result:
+    """Take one picture of the tray into ``out_dir/selftest-tray.png``."""
+    try:
+        import cv2
+    except ImportError:
+        return Result("camera", "fail", "OpenCV is not installed")
+    image = _grab_one(spec)
+    if image is None:
+        what = "Pi camera or USB webcam" if spec == "auto" else spec
+        return Result("camera", "fail", f"no picture from the camera ({what})")
+    path = out_dir / "selftest-tray.png"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    cv2.imwrite(str(path), image)
+    return Result("camera", "pass", f"picture of the tray in {path}")
+
+
+def display_check(confirm: Callable[[str], Result]) -> Result:
+    """Colour bars full screen, confirmed by the installer."""
+    if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY") or Path("/dev/dri").exists()):
+        return Result("display", "skip", "no display on this machine")
+    import pygame
+
+    try:
+        pygame.display.init()
+        screen = pygame.display.set_mode((0, 0), pygame.FULLSCREEN)
+    except pygame.error as exc:
+        return Result("display", "fail", f"the display could not be opened ({exc})")
+    w, h = screen.get_size()
+    bars = [(255, 255, 255), (255, 255, 0), (0, 255, 255), (0, 255, 0),
+            (255, 0, 255), (255, 0, 0), (0, 0, 255)]
+    for k, colour in enumerate(bars):
+        pygame.draw.rect(screen, colour, (k * w // len(bars), 0, w // len(bars) + 1, h))
+    pygame.display.flip()
+    result = confirm(f"Does the display show seven colour bars ({w}x{h})?")
+    pygame.display.quit()
+    return Result("display", result.status, result.detail)
+
+
+def build_backends(cfg: HardwareConfig, leds: bool = True) -> tuple[Stations, Hourglass | None]:
+    from table.hardware.leds import make_hourglass
+
+    timing = cfg.timing()
+    stations: Stations
+    bridge = None
+    if cfg.backend == "gpio":
+        from table.hardware.gpio import GpioStations
+
+        stations = GpioStations(cfg, timing)
+    elif cfg.backend == "serial":
+        from table.hardware.serial_bridge import SerialBridge
+
+        bridge = SerialBridge(cfg.serial.port, len(cfg.stations), timing, baud=cfg.serial.baud)
+        stations = bridge
+    else:
+        raise TableError("the self-test checks real hardware, but input.backend is \"sim\" in hardware.toml")
+    if not leds or cfg.leds.backend in ("none", "sim"):
+        return stations, None
+    hourglass = make_hourglass(cfg.leds, bridge)
+    return stations, hourglass
+
+
+def cmd_selftest(args: argparse.Namespace) -> int:
+    cfg = load_hardware(args.config)
+    skip = {p.strip() for p in (args.skip or "").split(",") if p.strip()}
+    unknown = skip - set(PARTS)
+    if unknown:
+        raise TableError(f"--skip knows {', '.join(PARTS)}, not {', '.join(sorted(unknown))}")
+    parts = [p for p in PARTS if p not in skip]
+    stations: Stations | None = None
+    hourglass: Hourglass | None = None
+    if "stations" in parts or "leds" in parts:
+        stations, hourglass = build_backends(cfg, leds="leds" in parts)
+    out_dir = Path(args.out)
+
+    def say(step: Step | None, text: str) -> None:
+        print(f"-> {text}", flush=True)
+
+    test = SelfTest(
+        stations, len(cfg.stations), [s.knob for s in cfg.stations], hourglass,
+        say=say, timeout=args.timeout,
+        camera=lambda: camera_check(out_dir, args.camera),
+        display=display_check,
+    )
+    results = test.run(parts)
+    print()
+    print(format_results(results))
+    return 1 if any(r.status == "fail" for r in results) else 0
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("selftest", help="walk through every station, the LEDs, the camera and the display")
+    p.add_argument("--config", metavar="PATH", help="config directory or hardware.toml (default: config/)")
+    p.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for each step (default 30)")
+    p.add_argument("--skip", metavar="PARTS", help=f"comma-separated parts to leave out: {', '.join(PARTS)}")
+    p.add_argument("--out", default=".", metavar="DIR", help="folder for the camera's picture (default: .)")
+    p.add_argument("--camera", default="auto", metavar="SPEC",
+                   help="auto (Pi camera, then USB), pi, usb[:N], or a picture file")
+    p.set_defaults(func=cmd_selftest)

@@ -1,0 +1,89 @@
+"""Drawing helpers shared by the screens: cached text, panels, the on-screen hourglass.
+
+Rendering text is the most expensive thing a frame does, so rendered lines are
+cached by (text, size, colour, bold); screens stay free to draw every line each frame.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pygame
+
+from table.display.theme import PANEL, Colour, text
+
+label = text
+"""One line of text, cached (see :func:`table.display.theme.text`)."""
+
+
+def wrap(font: pygame.font.Font, message: str, width: int) -> list[str]:
+    """Split ``message`` into lines that fit ``width`` pixels in ``font`` (a word
+    longer than the width gets a line of its own)."""
+    lines: list[str] = []
+    line = ""
+    for word in message.split():
+        trial = f"{line} {word}".strip()
+        if font.size(trial)[0] <= width or not line:
+            line = trial
+        else:
+            lines.append(line)
+            line = word
+    if line:
+        lines.append(line)
+    return lines
+
+
+def panel(surface: pygame.Surface, rect: pygame.Rect, colour: Colour = PANEL, radius: int = 0,
+          border: Colour | None = None, width: int = 0) -> None:
+    """A filled rounded rectangle, optionally outlined."""
+    pygame.draw.rect(surface, colour, rect, border_radius=radius)
+    if border is not None and width > 0:
+        pygame.draw.rect(surface, border, rect, width=width, border_radius=radius)
+
+
+def hourglass(surface: pygame.Surface, rect: pygame.Rect, fraction_left: float, colour: Colour,
+              glass: Colour = (200, 210, 230), blink: bool = False) -> None:
+    """A sand glass in ``rect``: ``fraction_left`` of the sand (0..1) is still on top."""
+    f = min(1.0, max(0.0, fraction_left))
+    cx, top, bottom = rect.centerx, rect.top, rect.bottom
+    mid = rect.centery
+    half_w = rect.width // 2
+    neck = max(2, rect.width // 14)
+    upper = [(cx - half_w, top), (cx + half_w, top), (cx + neck, mid), (cx - neck, mid)]
+    lower = [(cx - neck, mid), (cx + neck, mid), (cx + half_w, bottom), (cx - half_w, bottom)]
+    sand = (255, 255, 255) if blink else colour
+    h = mid - top
+    if f > 0:
+        # Sand on top: a trapezoid whose surface sinks as the fraction falls.
+        level = mid - h * math.sqrt(f)
+        w_at = neck + (half_w - neck) * (mid - level) / h
+        pygame.draw.polygon(surface, sand, [(cx - w_at, level), (cx + w_at, level), (cx + neck, mid), (cx - neck, mid)])
+        pygame.draw.line(surface, sand, (cx, mid), (cx, bottom - 2), max(2, neck // 2))
+    if f < 1:
+        level = bottom - h * (1 - math.sqrt(f)) if f > 0 else top + h
+        level = max(level, mid)
+        w_at = neck + (half_w - neck) * (level - mid) / h
+        pygame.draw.polygon(surface, sand, [(cx - w_at, level), (cx + w_at, level), (cx + half_w, bottom),
+                                            (cx - half_w, bottom)])
+    pygame.draw.polygon(surface, glass, upper, width=max(2, rect.width // 40))
+    pygame.draw.polygon(surface, glass, lower, width=max(2, rect.width // 40))
+    pygame.draw.line(surface, glass, (rect.left - 4, top), (rect.right + 4, top), max(3, rect.width // 25))
+    pygame.draw.line(surface, glass, (rect.left - 4, bottom), (rect.right + 4, bottom), max(3, rect.width // 25))
+
+
+def gem(surface: pygame.Surface, centre: tuple[float, float], radius: float, value: int) -> None:
+    """A Shimo gem: amber (1) a circle, emerald (2) a square, sapphire (3) a diamond.
+
+    Shapes as well as colours, so the three values stay apart for colour-blind players.
+    """
+    colours = {1: (255, 176, 32), 2: (32, 200, 110), 3: (60, 130, 255)}
+    c = colours.get(value, (200, 200, 200))
+    x, y = centre
+    r = radius
+    if value == 1:
+        pygame.draw.circle(surface, c, (x, y), r)
+    elif value == 2:
+        pygame.draw.rect(surface, c, pygame.Rect(x - r * 0.85, y - r * 0.85, r * 1.7, r * 1.7), border_radius=3)
+    else:
+        pygame.draw.polygon(surface, c, [(x, y - r * 1.1), (x + r, y), (x, y + r * 1.1), (x - r, y)])
+    pygame.draw.circle(surface, (255, 255, 255), (x - r * 0.3, y - r * 0.35), max(2, r * 0.18))

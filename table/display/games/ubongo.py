@@ -1,0 +1,728 @@
+"""The Ubongo screen: gem board, figures, die, hourglass, collections, final ranking.
+
+Drawn only from the public view (``engine.view(state, None)``) and ``ctx.now``:
+
+* left, the gem board: six rows, each with its red figure field at the head and
+  the front gem next to it; every gem has its colour *and* its own shape (so
+  colour-blind players can tell them apart; a legend names both);
+* right, the die (its picture, name and the puzzle-board row it selects, big) and
+  the hourglass (seconds left, as a number and a bar);
+* along the bottom, one panel per station: name in the station colour, what to do
+  next, finishing place and allowance, and the gems collected, sorted by colour;
+* at the end, the ranking with the colour tie-break spelled out.
+
+Gems a player has just taken fly from the row to the player's panel for
+``FLIGHT`` seconds after the event's time.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pygame
+
+from table.display import draw
+from table.display.draw import label
+from table.display.games import RenderContext
+from table.display.theme import (
+    ACCENT,
+    BACKGROUND,
+    BAD,
+    GOOD,
+    PANEL,
+    PANEL_LIGHT,
+    TEXT,
+    TEXT_DIM,
+    Colour,
+    Theme,
+)
+
+FLIGHT = 0.9
+"""Seconds a taken gem takes to fly to its new owner."""
+
+GEM_COLOURS: dict[str, Colour] = {
+    "red": (226, 52, 48),
+    "green": (46, 170, 80),
+    "brown": (150, 96, 52),
+    "violet": (156, 90, 214),
+    "yellow": (250, 214, 46),
+    "blue": (40, 116, 236),
+}
+GEM_SHAPES: dict[str, str] = {
+    "red": "triangle",
+    "green": "square",
+    "brown": "circle",
+    "violet": "diamond",
+    "yellow": "star",
+    "blue": "hexagon",
+}
+FIELD_RED: Colour = (190, 40, 40)
+BOARD_WOOD: Colour = (96, 70, 44)
+SLOT: Colour = (60, 44, 28)
+OUTLINE: Colour = (12, 12, 16)
+
+PHASE_TITLES = {
+    "place": "Place your figures",
+    "roll": "Throw the die",
+    "countdown": "Get ready",
+    "sand": "The sand is running",
+    "results": "Round over",
+    "over": "Game over",
+}
+
+
+# -- shapes -------------------------------------------------------------------------------
+def _regular(cx: float, cy: float, r: float, n: int, start: float) -> list[tuple[float, float]]:
+    return [
+        (cx + r * math.cos(start + 2 * math.pi * k / n), cy + r * math.sin(start + 2 * math.pi * k / n))
+        for k in range(n)
+    ]
+
+
+def gem_points(shape: str, cx: float, cy: float, r: float) -> list[tuple[float, float]] | None:
+    """The polygon of a gem shape centred on (cx, cy) with radius r (None: a circle)."""
+    if shape == "triangle":
+        return _regular(cx, cy + r * 0.15, r * 1.1, 3, -math.pi / 2)
+    if shape == "square":
+        return _regular(cx, cy, r * 1.15, 4, math.pi / 4)
+    if shape == "diamond":
+        return [(cx, cy - r * 1.15), (cx + r * 0.85, cy), (cx, cy + r * 1.15), (cx - r * 0.85, cy)]
+    if shape == "hexagon":
+        return _regular(cx, cy, r * 1.05, 6, 0.0)
+    if shape == "star":
+        pts = []
+        for k in range(10):
+            rad = r * (1.2 if k % 2 == 0 else 0.55)
+            a = -math.pi / 2 + k * math.pi / 5
+            pts.append((cx + rad * math.cos(a), cy + rad * math.sin(a)))
+        return pts
+    return None
+
+
+def draw_gem(surface: pygame.Surface, colour_name: str, centre: tuple[float, float], r: float) -> None:
+    """One gem: filled shape of its colour, dark outline, a small light glint."""
+    colour = GEM_COLOURS.get(colour_name, TEXT_DIM)
+    cx, cy = centre
+    width = max(2, round(r / 6))
+    pts = gem_points(GEM_SHAPES.get(colour_name, "circle"), cx, cy, r)
+    if pts is None:
+        pygame.draw.circle(surface, colour, (round(cx), round(cy)), round(r))
+        pygame.draw.circle(surface, OUTLINE, (round(cx), round(cy)), round(r), width)
+    else:
+        pygame.draw.polygon(surface, colour, pts)
+        pygame.draw.polygon(surface, OUTLINE, pts, width)
+    glint = (min(255, colour[0] + 90), min(255, colour[1] + 90), min(255, colour[2] + 90))
+    pygame.draw.circle(surface, glint, (round(cx - r * 0.3), round(cy - r * 0.25)), max(1, round(r * 0.18)))
+
+
+@cache
+def _picture_file(path: str) -> pygame.Surface | None:
+    """A die picture given as an image file, loaded once (None when unreadable)."""
+    try:
+        return pygame.image.load(str(Path(path)))
+    except (pygame.error, FileNotFoundError, OSError):
+        return None
+
+
+def draw_die_picture(surface: pygame.Surface, picture: str, rect: pygame.Rect, colour: Colour = TEXT) -> None:
+    """The die symbol's picture inside ``rect`` (a built-in drawing or an image file)."""
+    cx, cy = rect.center
+    r = min(rect.width, rect.height) / 2
+    w = max(3, round(r / 7))
+    if picture.lower().endswith((".png", ".jpg", ".bmp")):
+        image = _picture_file(picture)
+        if image is not None:
+            surface.blit(pygame.transform.smoothscale(image, rect.size), rect)
+            return
+        picture = "ring"
+    if picture == "sun":
+        pygame.draw.circle(surface, colour, (cx, cy), round(r * 0.45))
+        for k in range(8):
+            a = k * math.pi / 4
+            p1 = (cx + r * 0.6 * math.cos(a), cy + r * 0.6 * math.sin(a))
+            p2 = (cx + r * 0.95 * math.cos(a), cy + r * 0.95 * math.sin(a))
+            pygame.draw.line(surface, colour, p1, p2, w)
+    elif picture == "moon":
+        pygame.draw.circle(surface, colour, (cx, cy), round(r * 0.85))
+        pygame.draw.circle(surface, PANEL, (round(cx + r * 0.4), round(cy - r * 0.2)), round(r * 0.75))
+    elif picture == "cross":
+        arm = round(r * 0.28)
+        pygame.draw.rect(surface, colour, pygame.Rect(cx - arm, cy - round(r * 0.9), 2 * arm, round(r * 1.8)))
+        pygame.draw.rect(surface, colour, pygame.Rect(cx - round(r * 0.9), cy - arm, round(r * 1.8), 2 * arm))
+    elif picture == "wave":
+        for dy in (-0.35, 0.35):
+            pts = [
+                (cx - r * 0.9 + r * 1.8 * k / 24, cy + r * dy + r * 0.25 * math.sin(k / 24 * 4 * math.pi))
+                for k in range(25)
+            ]
+            pygame.draw.lines(surface, colour, False, pts, w + 2)
+    elif picture == "bolt":
+        pts = [
+            (0.15, -0.95),
+            (-0.45, 0.1),
+            (-0.02, 0.1),
+            (-0.2, 0.95),
+            (0.5, -0.2),
+            (0.05, -0.2),
+            (0.3, -0.95),
+        ]
+        pygame.draw.polygon(surface, colour, [(cx + x * r, cy + y * r) for x, y in pts])
+    else:  # "ring", and the fallback for names the display does not know
+        pygame.draw.circle(surface, colour, (cx, cy), round(r * 0.85), max(4, round(r * 0.3)))
+
+
+def draw_figure(
+    surface: pygame.Surface,
+    theme: Theme,
+    station: int,
+    centre: tuple[float, float],
+    h: float,
+    ghost: bool = False,
+) -> None:
+    """A player's figure (a pawn in the station colour with its number); ``ghost``: outline only."""
+    colour = theme.station_colour(station)
+    cx, cy = centre
+    head = h * 0.2
+    body = [
+        (cx - h * 0.3, cy + h * 0.45),
+        (cx + h * 0.3, cy + h * 0.45),
+        (cx + h * 0.12, cy - h * 0.05),
+        (cx - h * 0.12, cy - h * 0.05),
+    ]
+    head_c = (round(cx), round(cy - h * 0.22))
+    if ghost:
+        pygame.draw.polygon(surface, colour, body, max(3, round(h / 9)))
+        pygame.draw.circle(surface, colour, head_c, round(head), max(3, round(h / 9)))
+        number = theme.font("small", bold=True).render(str(station + 1), True, colour)
+        surface.blit(number, number.get_rect(center=(round(cx), round(cy + h * 0.25))))
+        return
+    pygame.draw.polygon(surface, colour, body)
+    pygame.draw.polygon(surface, OUTLINE, body, max(2, round(h / 20)))
+    pygame.draw.circle(surface, colour, head_c, round(head))
+    pygame.draw.circle(surface, OUTLINE, head_c, round(head), max(2, round(h / 20)))
+    number = theme.font("small", bold=True).render(str(station + 1), True, OUTLINE)
+    surface.blit(number, number.get_rect(center=(round(cx), round(cy + h * 0.22))))
+
+
+def _with_player_colours(theme: Theme, players: list[dict[str, Any]]) -> Theme:
+    """The theme with each station's colour replaced by the one its player chose in the lobby."""
+    size = max(len(theme.colours), *(p["station"] + 1 for p in players))
+    colours = [theme.colours[k % len(theme.colours)] for k in range(size)]
+    for p in players:
+        colours[p["station"]] = theme.colours[p.get("colour", p["station"]) % len(theme.colours)]
+    return replace(theme, colours=tuple(colours))
+
+
+def _ordinal(n: int) -> str:
+    return {1: "1st", 2: "2nd", 3: "3rd"}.get(n, f"{n}th")
+
+
+# -- the screen ----------------------------------------------------------------------------
+class Layout:
+    """Where everything goes for one surface size (all derived from the theme's unit)."""
+
+    def __init__(self, theme: Theme, stations: int) -> None:
+        u = theme.unit
+        w, h = theme.width, theme.height
+        self.header = pygame.Rect(0, 0, w, round(8 * u))
+        board_w = min(round(w * 0.62), round(120 * u))
+        self.board = pygame.Rect(round(1.5 * u), round(9 * u), board_w, round(62 * u))
+        side_x = self.board.right + round(1.5 * u)
+        self.side = pygame.Rect(side_x, self.board.top, w - side_x - round(1.5 * u), self.board.height)
+        self.die = pygame.Rect(self.side.x, self.side.y, self.side.width, round(self.side.height * 0.58))
+        self.sand = pygame.Rect(
+            self.side.x,
+            self.die.bottom + round(1 * u),
+            self.side.width,
+            self.side.bottom - self.die.bottom - round(1 * u),
+        )
+        top = self.board.bottom + round(1.5 * u)
+        gap = round(1 * u)
+        panel_w = (w - round(3 * u) - gap * (stations - 1)) // max(1, stations)
+        self.panels = [
+            pygame.Rect(round(1.5 * u) + k * (panel_w + gap), top, panel_w, h - top - round(1 * u))
+            for k in range(stations)
+        ]
+        # The gem board's grid: a figure field column, then 12 gem places per row.
+        inner = self.board.inflate(-round(2 * u), -round(5 * u))
+        inner.top = self.board.top + round(1 * u)
+        self.row_h = inner.height / 6
+        self.field_w = round(self.row_h * 1.35)
+        self.slot = min((inner.width - self.field_w - round(4 * u)) / 12, self.row_h)
+        self.field_x = inner.x
+        self.gems_x = inner.x + self.field_w + round(1 * u)
+        self.grid_top = inner.y
+        self.legend_y = self.board.bottom - round(2.2 * u)
+
+    def row_centre_y(self, row: int) -> float:
+        return self.grid_top + self.row_h * (row + 0.5)
+
+    def gem_centre(self, row: int, place: int) -> tuple[float, float]:
+        return self.gems_x + self.slot * (place + 0.5), self.row_centre_y(row)
+
+    def field_rect(self, row: int) -> pygame.Rect:
+        pad = self.row_h * 0.06
+        return pygame.Rect(
+            round(self.field_x),
+            round(self.grid_top + self.row_h * row + pad),
+            self.field_w,
+            round(self.row_h - 2 * pad),
+        )
+
+
+class UbongoRenderer:
+    """``RENDERER`` for the ``ubongo`` engine; ``draw`` changes only the surface."""
+
+    game = "ubongo"
+
+    def draw(self, surface: pygame.Surface, view: dict[str, Any], ctx: RenderContext) -> None:
+        players: list[dict[str, Any]] = view["players"]
+        theme = _with_player_colours(ctx.theme, players)
+        layout = Layout(theme, len(players))
+        surface.fill(BACKGROUND)
+        self._header(surface, theme, view, layout)
+        self._board(surface, theme, view, layout)
+        self._die(surface, theme, view, layout)
+        self._hourglass(surface, theme, view, layout, ctx)
+        if view["phase"] == "over":  # leave room for the table's "press any button" line
+            for panel in layout.panels:
+                panel.height -= theme.px(4)
+        for panel, player in zip(layout.panels, players, strict=True):
+            self._panel(surface, theme, view, player, panel, ctx)
+        self._flying_gems(surface, view, layout, ctx)
+        if view["phase"] == "over":
+            self._ranking(surface, theme, view, layout)
+        if ctx.paused:
+            label(surface, theme, "PAUSED", layout.board.center, "title", ACCENT, "center", bold=True)
+
+    def draw_gem_board(self, surface: pygame.Surface, view: dict[str, Any], ctx: RenderContext) -> None:
+        """Only the gem board with its figures (what ``bench/bench_ubongo.py`` times)."""
+        theme = _with_player_colours(ctx.theme, view["players"])
+        self._board(surface, theme, view, Layout(theme, len(view["players"])))
+
+    # -- parts --------------------------------------------------------------------------
+    def _header(self, surface: pygame.Surface, theme: Theme, view: dict[str, Any], layout: Layout) -> None:
+        pygame.draw.rect(surface, PANEL, layout.header)
+        u = theme.unit
+        left = "Ubongo" if view["phase"] == "place" else f"Ubongo - round {view['round']} of {view['rounds']}"
+        label(surface, theme, left, (2 * u, layout.header.centery), "large", TEXT, "midleft", bold=True)
+        title = PHASE_TITLES.get(view["phase"], "")
+        if view["phase"] == "sand" and view["hourglass"] == 2:
+            title = "Second hourglass"
+        label(
+            surface,
+            theme,
+            title,
+            (layout.header.centerx, layout.header.centery),
+            "large",
+            ACCENT,
+            "center",
+            bold=True,
+        )
+        right = f"{view['pieces']}-piece boards, {view['boards_left']} of {view['boards_total']} left"
+        label(surface, theme, right, (theme.width - 2 * u, layout.header.centery), "small", TEXT_DIM, "midright")
+
+    def _board(self, surface: pygame.Surface, theme: Theme, view: dict[str, Any], layout: Layout) -> None:
+        u = theme.unit
+        pygame.draw.rect(surface, BOARD_WOOD, layout.board, border_radius=round(1.5 * u))
+        r = layout.slot * 0.36
+        for row, gems in enumerate(view["board"]):
+            field = layout.field_rect(row)
+            pygame.draw.rect(surface, FIELD_RED, field, border_radius=round(0.8 * u))
+            pygame.draw.rect(surface, OUTLINE, field, max(2, round(0.2 * u)), border_radius=round(0.8 * u))
+            for place in range(12):
+                cx, cy = layout.gem_centre(row, place)
+                pygame.draw.circle(surface, SLOT, (round(cx), round(cy)), round(layout.slot * 0.42))
+            first = 12 - len(gems)  # taken gems leave the front holes, next to the field, empty
+            for place, colour in enumerate(gems):
+                draw_gem(surface, colour, layout.gem_centre(row, first + place), r)
+            label(
+                surface,
+                theme,
+                f"{len(gems)}",
+                (layout.board.right - 0.6 * u, layout.row_centre_y(row)),
+                "small",
+                TEXT_DIM,
+                "midright",
+            )
+        self._figures(surface, theme, view, layout)
+        # The legend: colour name and shape for every gem colour.
+        x: float = layout.field_x
+        for colour in view["colours"]:
+            draw_gem(surface, colour, (x + 1.3 * u, layout.legend_y), 1.1 * u)
+            rect = label(surface, theme, colour, (x + 3 * u, layout.legend_y), "small", TEXT, "midleft")
+            x = rect.right + 2.2 * u
+
+    def _figures(self, surface: pygame.Surface, theme: Theme, view: dict[str, Any], layout: Layout) -> None:
+        u = theme.unit
+        players: list[dict[str, Any]] = view["players"]
+        phase = view["phase"]
+        by_row: dict[int, list[int]] = {}
+        for p in players:
+            if p["figure"] is not None:
+                by_row.setdefault(p["figure"], []).append(p["station"])
+        # Reach of those still moving: a band in the station colour beside the fields.
+        movers = [p for p in players if phase == "sand" and p["status"] in ("moving", "taking")]
+        for k, p in enumerate(movers):
+            lo, hi = p["reach"]
+            colour = theme.station_colour(p["station"])
+            x = layout.field_x - 0.3 * u - k * 0.9 * u
+            top = layout.grid_top + layout.row_h * lo + 0.3 * u
+            bottom = layout.grid_top + layout.row_h * (hi + 1) - 0.3 * u
+            pygame.draw.line(surface, colour, (x, top), (x, bottom), max(3, round(0.6 * u)))
+            # The two gems this mover would take now, ringed in the station colour.
+            cursor = p["cursor"]
+            left = len(view["board"][cursor])
+            for place in range(min(2, left)):
+                cx, cy = layout.gem_centre(cursor, 12 - left + place)
+                pygame.draw.circle(
+                    surface,
+                    colour,
+                    (round(cx), round(cy)),
+                    round(layout.slot * 0.48),
+                    max(3, round(0.45 * u)),
+                )
+        # Where a knob points (choosing a start field, or moving): a ghost figure there.
+        for p in players:
+            pointing = (phase == "place" and p["figure"] is None) or (
+                phase == "sand" and p["status"] == "moving" and p["cursor"] != p["figure"]
+            )
+            if pointing:
+                by_row.setdefault(p["cursor"], []).append(-1 - p["station"])
+        for row, items in by_row.items():
+            field = layout.field_rect(row)
+            n = len(items)
+            h = min(field.height * 0.9, field.width / max(1, n) * 1.4)
+            for k, item in enumerate(items):
+                cx = field.x + field.width * (k + 0.5) / n
+                ghost = item < 0
+                draw_figure(surface, theme, -1 - item if ghost else item, (cx, field.centery), h, ghost=ghost)
+
+    def _die(self, surface: pygame.Surface, theme: Theme, view: dict[str, Any], layout: Layout) -> None:
+        u = theme.unit
+        rect = layout.die
+        pygame.draw.rect(surface, PANEL, rect, border_radius=round(1.5 * u))
+        die = view.get("die")
+        symbols: list[dict[str, Any]] = view["die_symbols"]
+        if view["phase"] == "place":
+            label(surface, theme, "The die decides", (rect.centerx, rect.y + 4 * u), "body", TEXT_DIM, "center")
+            label(surface, theme, "the puzzle row", (rect.centerx, rect.y + 9 * u), "body", TEXT_DIM, "center")
+            self._die_strip(surface, theme, symbols, None, rect)
+            return
+        if die is None:  # waiting for the tray: the start player's knob choice is shown small
+            starter = view["start_player"]
+            name = next(p["name"] for p in view["players"] if p["station"] == starter)
+            label(
+                surface,
+                theme,
+                f"{name}: throw the die",
+                (rect.centerx, rect.y + 5 * u),
+                "body",
+                theme.station_colour(starter),
+                "center",
+                bold=True,
+            )
+            cursor = view.get("die_cursor")
+            label(
+                surface,
+                theme,
+                "or turn the knob and push",
+                (rect.centerx, rect.y + 11 * u),
+                "small",
+                TEXT_DIM,
+                "center",
+            )
+            self._die_strip(surface, theme, symbols, cursor, rect)
+            return
+        size = min(rect.height * 0.55, rect.width * 0.4)
+        pic = pygame.Rect(0, 0, round(size), round(size))
+        pic.midleft = (rect.x + round(3 * u), rect.y + round(rect.height * 0.42))
+        face = pic.inflate(round(2 * u), round(2 * u))
+        pygame.draw.rect(surface, PANEL_LIGHT, face, border_radius=round(2 * u))
+        draw_die_picture(surface, die["picture"], pic, ACCENT)
+        tx = face.right + 2.5 * u
+        label(surface, theme, die["name"], (tx, pic.y + 2 * u), "title", TEXT, "topleft", bold=True)
+        label(
+            surface,
+            theme,
+            f"Row {die['row']}",
+            (tx, pic.centery + 1 * u),
+            "title",
+            ACCENT,
+            "topleft",
+            bold=True,
+        )
+        label(surface, theme, "of the puzzle board", (tx, pic.bottom - 1 * u), "small", TEXT_DIM, "topleft")
+        self._die_strip(surface, theme, symbols, die["index"], rect)
+
+    def _die_strip(
+        self,
+        surface: pygame.Surface,
+        theme: Theme,
+        symbols: list[dict[str, Any]],
+        chosen: int | None,
+        rect: pygame.Rect,
+    ) -> None:
+        """All six symbols small along the bottom of the die panel, the chosen one lit."""
+        u = theme.unit
+        cell = rect.width / len(symbols)
+        size = min(cell * 0.6, 6 * u)
+        y = rect.bottom - size / 2 - 3.6 * u
+        for k, sym in enumerate(symbols):
+            cx = rect.x + cell * (k + 0.5)
+            box = pygame.Rect(0, 0, round(size), round(size))
+            box.center = (round(cx), round(y))
+            lit = k == chosen
+            if lit:
+                pygame.draw.rect(
+                    surface,
+                    ACCENT,
+                    box.inflate(round(1.2 * u), round(1.2 * u)),
+                    max(2, round(0.4 * u)),
+                    border_radius=round(0.8 * u),
+                )
+            draw_die_picture(surface, sym["picture"], box, ACCENT if lit else TEXT_DIM)
+            label(
+                surface,
+                theme,
+                f"{sym['row']}",
+                (cx, box.bottom + 1.8 * u),
+                "small",
+                TEXT if lit else TEXT_DIM,
+                "center",
+            )
+
+    def _hourglass(
+        self, surface: pygame.Surface, theme: Theme, view: dict[str, Any], layout: Layout, ctx: RenderContext
+    ) -> None:
+        u = theme.unit
+        rect = layout.sand
+        pygame.draw.rect(surface, PANEL, rect, border_radius=round(1.5 * u))
+        phase = view["phase"]
+        deadline = view.get("deadline")
+        bar = pygame.Rect(rect.x + round(2 * u), rect.bottom - round(5 * u), rect.width - round(4 * u), round(3 * u))
+        if phase == "sand" and deadline is not None:
+            left = max(0.0, deadline - ctx.now)
+            frac = min(1.0, left / max(0.001, view["sand_seconds"]))
+            colour = BAD if left <= 10 else ACCENT
+            label(
+                surface,
+                theme,
+                f"{math.ceil(left)}",
+                (rect.centerx, rect.y + rect.height * 0.4),
+                "huge",
+                colour,
+                "center",
+                bold=True,
+            )
+            caption = "seconds of sand" if view["hourglass"] == 1 else "nobody finished: the sand runs once more"
+            label(surface, theme, caption, (rect.centerx, bar.y - 2 * u), "small", TEXT_DIM, "center")
+            pygame.draw.rect(surface, PANEL_LIGHT, bar, border_radius=round(1 * u))
+            fill = bar.copy()
+            fill.width = round(bar.width * frac)
+            pygame.draw.rect(surface, colour, fill, border_radius=round(1 * u))
+        elif phase == "countdown" and deadline is not None:
+            left = max(0.0, deadline - ctx.now)
+            label(
+                surface,
+                theme,
+                f"Sand starts in {math.ceil(left)}",
+                rect.center,
+                "large",
+                ACCENT,
+                "center",
+                bold=True,
+            )
+        elif phase == "results":
+            label(
+                surface,
+                theme,
+                "Sand has run out",
+                (rect.centerx, rect.y + rect.height * 0.35),
+                "large",
+                TEXT,
+                "center",
+                bold=True,
+            )
+            label(
+                surface,
+                theme,
+                "Any button: next round",
+                (rect.centerx, rect.y + rect.height * 0.68),
+                "body",
+                ACCENT,
+                "center",
+            )
+        elif phase == "place":
+            label(surface, theme, "60 s per round", rect.center, "large", TEXT_DIM, "center")
+        elif phase == "roll":
+            label(surface, theme, "Sand waits for the die", rect.center, "body", TEXT_DIM, "center")
+        elif phase == "over":
+            label(surface, theme, "All boards played", rect.center, "large", TEXT, "center", bold=True)
+
+    def _panel(
+        self,
+        surface: pygame.Surface,
+        theme: Theme,
+        view: dict[str, Any],
+        player: dict[str, Any],
+        rect: pygame.Rect,
+        ctx: RenderContext,
+    ) -> None:
+        u = theme.unit
+        station = player["station"]
+        colour = theme.station_colour(station)
+        may_act = station in view["may_act"]
+        pygame.draw.rect(surface, PANEL, rect, border_radius=round(1.2 * u))
+        pygame.draw.rect(
+            surface,
+            colour,
+            rect,
+            max(3, round(0.5 * u if may_act else 0.25 * u)),
+            border_radius=round(1.2 * u),
+        )
+        x = rect.x + 1.5 * u
+        y = rect.y + 0.8 * u
+        name = player["name"] + ("  (start)" if player["start_player"] and view["phase"] != "over" else "")
+        label(surface, theme, name, (x, y), "body", colour, "topleft", bold=True)
+        best = max(player["collection"].values())
+        score = label(surface, theme, f"{best}", (rect.right - 1.5 * u, y), "body", TEXT, "topright", bold=True)
+        label(
+            surface,
+            theme,
+            "best",
+            (score.x - 1 * u, score.bottom - 0.6 * u),
+            "small",
+            TEXT_DIM,
+            "bottomright",
+        )
+        y += 5 * u
+        # Finishing place and allowance, or the gems taken this round.
+        status = player["status"]
+        line = ""
+        line_colour = TEXT
+        if player["place"] is not None and view["phase"] in ("sand", "results"):
+            line = f"{_ordinal(player['place'])} done, may move {player['allowance']}"
+            line_colour = GOOD
+        if player.get("took") is not None:
+            took = player["took"]
+            line = f"took {len(took)} gem{'s' if len(took) != 1 else ''}" if took else "row was empty"
+            line_colour = GOOD
+        elif view["phase"] == "results" and player["place"] is not None:
+            line, line_colour = "too late: no gems", BAD
+        elif view["phase"] == "results":
+            line, line_colour = "did not finish", TEXT_DIM
+        if view["phase"] == "over":
+            line = ""
+        if status in ("moving", "taking") and view.get("deadline") is not None:
+            left = max(0.0, view["deadline"] - ctx.now)
+            line = f"{_ordinal(player['place'])}: move {player['allowance']}, {math.ceil(left)} s left"
+            line_colour = ACCENT
+        if line:
+            label(surface, theme, line, (x, y), "small", line_colour, "topleft", bold=True)
+        y += 3.8 * u
+        prompt = player["prompt"]
+        if prompt:
+            for ln in draw.wrap(theme.font("small"), prompt, rect.width - round(3 * u))[:2]:
+                label(surface, theme, ln, (x, y), "small", TEXT if may_act else TEXT_DIM)
+                y += 3.4 * u
+        # The collection, sorted: most of one colour first (the order that decides the game).
+        counts: dict[str, int] = player["collection"]
+        order = sorted(view["colours"], key=lambda c: (-counts[c], view["colours"].index(c)))
+        cell = (rect.width - 2 * u) / 6
+        gy = rect.bottom - 3.2 * u
+        if not any(counts.values()):
+            label(surface, theme, "no gems yet", (x, gy), "small", TEXT_DIM, "midleft")
+        for k, c in enumerate(c for c in order if counts[c]):
+            cx = rect.x + 1 * u + cell * (k + 0.5)
+            draw_gem(surface, c, (cx - 1.1 * u, gy), 1.4 * u)
+            label(surface, theme, f"{counts[c]}", (cx + 0.6 * u, gy), "small", TEXT, "midleft", bold=True)
+
+    def _flying_gems(self, surface: pygame.Surface, view: dict[str, Any], layout: Layout, ctx: RenderContext) -> None:
+        stations = [p["station"] for p in view["players"]]
+        for event in view["events"]:
+            if event["kind"] != "gems_taken":
+                continue
+            age = ctx.now - event["t"]
+            if not 0 <= age < FLIGHT:
+                continue
+            k = age / FLIGHT
+            ease = 1 - (1 - k) ** 3
+            detail = event["detail"]
+            panel = layout.panels[stations.index(event["station"])]
+            first = 12 - detail["left"] - len(detail["gems"])
+            for place, colour in enumerate(detail["gems"]):
+                sx, sy = layout.gem_centre(detail["row"], first + place)
+                ex, ey = panel.centerx + (place - 0.5) * layout.slot, panel.bottom - layout.slot * 0.5
+                lift = math.sin(k * math.pi) * layout.slot * 2
+                pos = (sx + (ex - sx) * ease, sy + (ey - sy) * ease - lift)
+                draw_gem(surface, colour, pos, layout.slot * (0.36 + 0.2 * math.sin(k * math.pi)))
+
+    def _ranking(self, surface: pygame.Surface, theme: Theme, view: dict[str, Any], layout: Layout) -> None:
+        u = theme.unit
+        rect = layout.board.inflate(-round(4 * u), -round(4 * u))
+        veil = pygame.Surface(rect.size, pygame.SRCALPHA)
+        veil.fill((*PANEL, 240))
+        surface.blit(veil, rect)
+        pygame.draw.rect(surface, ACCENT, rect, max(3, round(0.4 * u)), border_radius=round(1.2 * u))
+        by_station = {p["station"]: p for p in view["players"]}
+        winners = view["winners"]
+        names = " and ".join(by_station[s]["name"] for s in winners)
+        headline = f"{names} win{'' if len(winners) > 1 else 's'}!"
+        label(surface, theme, headline, (rect.centerx, rect.y + 5 * u), "title", ACCENT, "center", bold=True)
+        y = rect.y + 11 * u
+        row_h = 8.5 * u
+        col_w = 9.5 * u
+        for entry in view["ranking"]:
+            p = by_station[entry["station"]]
+            colour = theme.station_colour(p["station"])
+            label(
+                surface,
+                theme,
+                f"{entry['rank']}.",
+                (rect.x + 3 * u, y + row_h / 2),
+                "large",
+                TEXT,
+                "midleft",
+                bold=True,
+            )
+            label(
+                surface,
+                theme,
+                p["name"],
+                (rect.x + 9 * u, y + row_h / 2),
+                "large",
+                colour,
+                "midleft",
+                bold=True,
+            )
+            counts: dict[str, int] = p["collection"]
+            order = sorted(view["colours"], key=lambda c: (-counts[c], view["colours"].index(c)))
+            x0 = rect.x + rect.width * 0.42
+            cy = y + row_h / 2
+            tiebreak = view.get("tiebreak")
+            deciding = tiebreak["rank"] if tiebreak and p["station"] in tiebreak["stations"] else None
+            for k, c in enumerate(order):
+                x = x0 + k * col_w
+                if k == deciding:  # the colour rank that broke the tie, boxed
+                    box = pygame.Rect(round(x - 2.4 * u), round(cy - 3.6 * u), round(col_w - 0.6 * u), round(7.2 * u))
+                    pygame.draw.rect(surface, ACCENT, box, max(3, round(0.4 * u)), border_radius=round(0.8 * u))
+                if counts[c]:
+                    draw_gem(surface, c, (x, cy), 1.7 * u)
+                    label(surface, theme, str(counts[c]), (x + 2.2 * u, cy), "large", TEXT, "midleft", bold=True)
+                elif k == deciding:
+                    label(surface, theme, "0", (x + 2.2 * u, cy), "large", TEXT_DIM, "midleft", bold=True)
+            y += row_h
+        reason = view.get("reason", "")
+        lines = draw.wrap(theme.font("body"), reason, rect.width - round(6 * u))
+        ry = rect.bottom - 2 * u - len(lines) * 5.2 * u
+        for ln in lines:
+            label(surface, theme, ln, (rect.x + 3 * u, ry), "body", TEXT)
+            ry += 5.2 * u
+
+
+RENDERER = UbongoRenderer()

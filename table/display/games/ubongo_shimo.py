@@ -1,0 +1,217 @@
+"""The Ubongo Shimo screen: round and gems on top, the sand in the middle, a panel per station.
+
+Every station's panel always says what that station is expected to do next (the
+view's ``prompt``); the middle says what the whole table is doing (count-down, cards
+turned, sand running, round result, final ranking).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pygame
+
+from table.display import draw
+from table.display.games import RenderContext
+from table.display.theme import ACCENT, BACKGROUND, BAD, GOOD, PANEL, PANEL_LIGHT, TEXT, TEXT_DIM, Theme
+
+STATUS_COLOURS = {
+    "called": ACCENT,
+    "solved": GOOD,
+    "winner": ACCENT,
+    "not solved": BAD,
+}
+
+
+def _seconds_left(view: dict[str, Any], now: float) -> float | None:
+    deadline = view.get("deadline")
+    if deadline is None:
+        return None
+    return max(0.0, float(deadline) - now)
+
+
+class ShimoRenderer:
+    game = "ubongo_shimo"
+
+    def draw(self, surface: pygame.Surface, view: dict[str, Any], ctx: RenderContext) -> None:
+        theme = ctx.theme
+        w, h = surface.get_size()
+        surface.fill(BACKGROUND)
+        self._header(surface, view, theme)
+        middle = pygame.Rect(0, theme.px(13), w, theme.px(52))
+        self._middle(surface, middle, view, ctx)
+        self._players(surface, pygame.Rect(0, theme.px(66), w, h - theme.px(66)), view, theme)
+        if ctx.paused:
+            veil = pygame.Surface((w, h), pygame.SRCALPHA)
+            veil.fill((0, 0, 0, 150))
+            surface.blit(veil, (0, 0))
+            draw.label(surface, theme, "Paused", (w / 2, h / 2), "title", ACCENT, "center", bold=True)
+
+    # -- parts ------------------------------------------------------------------------
+    def _header(self, surface: pygame.Surface, view: dict[str, Any], theme: Theme) -> None:
+        w = surface.get_width()
+        pad = theme.px(2)
+        pygame.draw.rect(surface, PANEL, pygame.Rect(0, 0, w, theme.px(11)))
+        if view["phase"] == "over":
+            title = "Ubongo Shimo · game over"
+        elif view.get("extra_round"):
+            title = "Ubongo Shimo · extra round"
+        else:
+            title = f"Ubongo Shimo · round {min(view['round'], view['rounds'])} of {view['rounds']}"
+        draw.label(surface, theme, title, (pad, theme.px(5.5)), "large", TEXT, "midleft", bold=True)
+        variant = {"standard": "", "running-sand": "sand runs from the start", "advanced": "advanced: levels 4 and 3",
+                   "advanced-running-sand": "advanced, sand from the start"}.get(view["variant"], view["variant"])
+        # The gems still in the middle, lowest first: the next one is what this round wins.
+        gems = view.get("gems_left", [])
+        r = theme.px(2.2)
+        x = w - pad - r
+        for value in reversed(gems):
+            draw.gem(surface, (x, theme.px(5.5)), r, value)
+            x -= r * 2.8
+        if variant:
+            draw.label(surface, theme, variant, (x - r, theme.px(5.5)), "small", TEXT_DIM, "midright")
+
+    def _middle(self, surface: pygame.Surface, area: pygame.Rect, view: dict[str, Any], ctx: RenderContext) -> None:
+        theme = ctx.theme
+        phase = view["phase"]
+        left = view.get("deadline")
+        now = ctx.now
+        glass = pygame.Rect(0, 0, theme.px(22), theme.px(40))
+        glass.midright = (area.right - theme.px(6), area.centery)
+        text_centre = (area.left + (glass.left - area.left) / 2, area.centery)
+        secs = _seconds_left(view, now)
+        if phase == "countdown" and left is not None:
+            n = max(1, math.ceil(float(left) - now))
+            draw.label(surface, theme, str(n), text_centre, "huge", ACCENT, "center", bold=True)
+            draw.label(surface, theme, "Get ready to turn your card", (text_centre[0], area.bottom - theme.px(4)),
+                       "large", TEXT, "center")
+            return
+        sand_total = float(view["sand_seconds"])
+        if phase in ("solving", "racing") and secs is not None:
+            blink = secs <= 10 and int(secs * 2) % 2 == 0
+            draw.hourglass(surface, glass, secs / sand_total, ACCENT, blink=blink)
+            colour = BAD if secs <= 10 else TEXT
+            draw.label(surface, theme, f"{math.ceil(secs)}", (text_centre[0], area.top + theme.px(18)), "huge",
+                       colour, "center", bold=True)
+        elif phase in ("solving", "racing"):
+            draw.hourglass(surface, glass, 1.0, ACCENT)
+        if phase == "solving":
+            msg = "Turn your cards! Press your button when solved"
+            if secs is not None and view.get("flips"):
+                msg += f" · sand turned {view['flips']}x"
+            y = area.bottom - theme.px(8) if secs is not None else area.centery
+            draw.label(surface, theme, msg, (text_centre[0], y), "large", TEXT, "center",
+                       max_width=glass.left - area.left - theme.px(4))
+        elif phase == "racing":
+            callers = view["callers"]
+            names = {p["station"]: p["name"] for p in view["players"]}
+            if len(callers) == 1:
+                msg = f"Ubongo! {names[callers[0]]} was first"
+            else:
+                msg = "Called together: " + " & ".join(names[c] for c in callers) + " · no gem this round"
+            draw.label(surface, theme, msg, (text_centre[0], area.bottom - theme.px(8)), "large", ACCENT, "center",
+                       bold=True, max_width=glass.left - area.left - theme.px(4))
+        elif phase == "results":
+            self._results(surface, area, view, theme)
+        elif phase == "over":
+            self._final(surface, area, view, theme)
+
+    def _results(self, surface: pygame.Surface, area: pygame.Rect, view: dict[str, Any], theme: Theme) -> None:
+        names = {p["station"]: p["name"] for p in view["players"]}
+        callers = view["callers"]
+        cx = area.centerx
+        if view.get("extra_round"):
+            tied = [p["name"] for p in view["players"] if p["playing"]]
+            head = "Tied: " + " & ".join(tied) + " play an extra round"
+        elif len(callers) == 1:
+            head = f"{names[callers[0]]} wins the round"
+        elif callers:
+            head = "Called together: the gem and lost cards go back to the box"
+        else:
+            head = "Round skipped"
+        draw.label(surface, theme, head, (cx, area.top + theme.px(10)), "title", ACCENT, "center", bold=True,
+                   max_width=area.width - theme.px(8))
+        solved = [names[s] for s in view["solvers"]]
+        line = ("Solved: " + ", ".join(solved)) if solved else "Nobody solved in time"
+        draw.label(surface, theme, line, (cx, area.top + theme.px(24)), "large", TEXT, "center",
+                   max_width=area.width - theme.px(8))
+        draw.label(surface, theme, "Take new cards, then any station presses its button to start the next round",
+                   (cx, area.bottom - theme.px(6)), "body", TEXT_DIM, "center", max_width=area.width - theme.px(8))
+
+    def _final(self, surface: pygame.Surface, area: pygame.Rect, view: dict[str, Any], theme: Theme) -> None:
+        players = sorted(view["players"], key=lambda p: (-p["points"], -p["cards"]))
+        winners = [p["name"] for p in players if p["station"] in view["winners"]]
+        head = " & ".join(winners) + (" win!" if len(winners) > 1 else " wins!")
+        draw.label(surface, theme, head, (area.centerx, area.top + theme.px(7)), "title", ACCENT, "center", bold=True)
+        reason = {
+            "most points": "Most points (gems plus cards)",
+            "tied on points, more cards": "Tied on points: more cards decides",
+            "won the extra round": "Tied on points and cards: won the extra round",
+            "ended from the table menu": "Game ended early from the table menu",
+        }.get(view.get("reason", ""), view.get("reason", ""))
+        draw.label(surface, theme, reason, (area.centerx, area.top + theme.px(16)), "body", TEXT_DIM, "center")
+        y = area.top + theme.px(23)
+        for rank, p in enumerate(players, 1):
+            colour = theme.station_colour(p["station"])
+            row = pygame.Rect(area.centerx - theme.px(60), y, theme.px(120), theme.px(6.5))
+            draw.panel(surface, row, PANEL, theme.px(1))
+            pygame.draw.rect(surface, colour, pygame.Rect(row.left, row.top, theme.px(1.2), row.height))
+            draw.label(surface, theme, f"{rank}. {p['name']}", (row.left + theme.px(3), row.centery), "large", TEXT,
+                       "midleft")
+            draw.label(surface, theme, f"{p['points']} points · {p['cards']} cards · {len(p['gems'])} gems",
+                       (row.right - theme.px(2), row.centery), "body", TEXT, "midright")
+            y += theme.px(7.5)
+
+    @staticmethod
+    def _round_note(view: dict[str, Any], p: dict[str, Any]) -> str:
+        """What the last round did to this station's cards (shown with the results)."""
+        if view["phase"] != "results" or not view["callers"]:
+            return ""
+        names = {q["station"]: q["name"] for q in view["players"]}
+        callers = view["callers"]
+        s = p["station"]
+        if not p["playing"]:
+            return ""
+        if s in callers and len(callers) == 1:
+            return "First: gem and cards"
+        if s in view["solvers"]:
+            return "Solved: keeps the card"
+        if len(callers) == 1:
+            return f"Card goes to {names[callers[0]]}"
+        return "Card goes to the box"
+
+    def _players(self, surface: pygame.Surface, area: pygame.Rect, view: dict[str, Any], theme: Theme) -> None:
+        players = view["players"]
+        n = max(1, len(players))
+        gap = theme.px(1.5)
+        width = (area.width - gap * (n + 1)) // n
+        for i, p in enumerate(players):
+            rect = pygame.Rect(area.left + gap + i * (width + gap), area.top + gap, width, area.height - 2 * gap)
+            colour = theme.station_colour(p["station"])
+            fill = PANEL_LIGHT if p["station"] in view.get("may_act", []) else PANEL
+            draw.panel(surface, rect, fill, theme.px(1.5), colour, theme.px(0.6))
+            pad = theme.px(2)
+            draw.label(surface, theme, p["name"], (rect.left + pad, rect.top + pad), "large", colour, bold=True,
+                       max_width=rect.width - 2 * pad)
+            level = p["round_level"]
+            draw.label(surface, theme, f"Level {level}", (rect.right - pad, rect.top + pad + theme.px(1)), "body",
+                       TEXT_DIM, "topright")
+            draw.label(surface, theme, f"{p['points']}", (rect.left + pad, rect.top + theme.px(9)), "title", TEXT,
+                       bold=True)
+            cards = f"{p['cards']} card" + ("" if p["cards"] == 1 else "s")
+            draw.label(surface, theme, f"points · {cards}", (rect.left + pad + theme.px(11),
+                       rect.top + theme.px(12.5)), "body", TEXT_DIM, "midleft")
+            gx = rect.left + pad + theme.px(1.6)
+            for value in p["gems"]:
+                draw.gem(surface, (gx, rect.top + theme.px(20)), theme.px(1.5), value)
+                gx += theme.px(4)
+            status_colour = STATUS_COLOURS.get(p["status"], TEXT)
+            # With the results, what the round did to the card says more than the prompt
+            # (the middle of the screen already says how to go on).
+            prompt = self._round_note(view, p) or p["prompt"] or p["status"].capitalize()
+            draw.label(surface, theme, prompt, (rect.centerx, rect.bottom - pad), "body", status_colour, "midbottom",
+                       bold=True, max_width=rect.width - 2 * pad)
+
+
+RENDERER = ShimoRenderer()

@@ -1,0 +1,163 @@
+"""Render the table's screens to PNG files headless (for docs/screens and the tests).
+
+Each snapshot is a named moment built from real engine states and the real screens,
+so what is saved is exactly what the display would show.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pygame
+
+from table.app import ScriptedInputs, Table, VirtualClock
+from table.config import TableConfig
+from table.display.games import RenderContext, renderers
+from table.display.screens import AttractScreen, PausedScreen, TableMenuScreen
+from table.display.theme import Theme
+from table.games.base import Action, GameSetup
+from table.session import Session, run_until_idle
+
+Snapshot = Callable[[pygame.Surface], None]
+
+NAMES = ("Ada", "Ben", "Cleo", "Dan")
+
+
+def _shimo(stations: int = 4, variant: str = "standard", levels: tuple[int, ...] = (1, 2, 3, 4)) -> Session:
+    setup = GameSetup("ubongo_shimo", variant, tuple(range(stations)), NAMES[:stations],
+                      {"levels": list(levels[:stations])})
+    return Session.start("ubongo_shimo", setup, 7)
+
+
+def _feed(session: Session, *actions: Action) -> None:
+    for action in actions:
+        run_until_idle(session, until=action.t)
+        session.apply(action)
+
+
+def _draw(session: Session, now: float) -> Snapshot:
+    def snap(surface: pygame.Surface) -> None:
+        theme = Theme(*surface.get_size())
+        renderers()[session.engine.name].draw(surface, session.view(None), RenderContext(theme, now, session.paused))
+    return snap
+
+
+def shimo_moments() -> Iterator[tuple[str, Snapshot]]:
+    """Every phase of an Ubongo Shimo round and game."""
+    s = _shimo()
+    yield "shimo-1-countdown", _draw(s, 1.2)
+    run_until_idle(s, until=3.0)
+    yield "shimo-2-solving", _draw(s, 14.0)
+    _feed(s, Action("press", 21.0, 1))
+    _feed(s, Action("press", 40.0, 3))
+    yield "shimo-3-racing", _draw(s, 46.0)
+    yield "shimo-4-last-seconds", _draw(s, 74.4)
+    run_until_idle(s, until=200)
+    yield "shimo-5-results", _draw(s, 82.0)
+
+    t = _shimo(3)
+    run_until_idle(t, until=3.0)
+    _feed(t, Action("press", 12.0, 0), Action("press", 12.0015, 2))
+    yield "shimo-6-simultaneous-call", _draw(t, 20.0)
+
+    r = _shimo(2, "running-sand", (2, 2))
+    run_until_idle(r, until=70.0)
+    yield "shimo-7-running-sand", _draw(r, 80.0)
+
+    g = _shimo(3, levels=(1, 2, 3))
+    clock = 0.0
+    for rnd in range(9):
+        clock = g.last_t + 3.0
+        _feed(g, Action("press", clock + 10, rnd % 3), Action("press", clock + 20, (rnd + 1) % 3))
+        run_until_idle(g)
+        if not g.is_over():
+            g.apply(Action("press", g.last_t + 5.0, 0))
+    yield "shimo-8-final", _draw(g, g.last_t + 1)
+
+    # Tied on points and cards after round 9 (cards worth nothing here): the extra round.
+    x = Session.start("ubongo_shimo", GameSetup("ubongo_shimo", "standard", (0, 1, 2), NAMES[:3],
+                                                {"card_points": [0, 0, 0, 0]}), 7)
+    for rnd, winner in enumerate([0, 2, 2, 1, 1, 2, 0, 0, 1]):
+        start = x.last_t + 3.0
+        _feed(x, Action("press", start + 10, winner))
+        run_until_idle(x)
+        if rnd < 8:
+            x.apply(Action("press", x.last_t + 5.0, 0))
+    yield "shimo-9-extra-round-announced", _draw(x, x.last_t + 1)
+    x.apply(Action("press", x.last_t + 5.0, 0))
+    run_until_idle(x, until=x.last_t + 3.0)
+    yield "shimo-10-extra-round", _draw(x, x.last_t + 4)
+
+
+def shell_moments(stations: int = 4) -> Iterator[tuple[str, Snapshot]]:
+    """Lobby, table menu, paused and attract mode, through the real table loop."""
+
+    def table_at(surface: pygame.Surface) -> tuple[Table, VirtualClock, ScriptedInputs]:
+        clock = VirtualClock(100.0)
+        inputs = ScriptedInputs()
+        table = Table(TableConfig(stations=stations), clock, surface, None, inputs=[inputs], seed_source=lambda: 3)
+        return table, clock, inputs
+
+    def go(table: Table, clock: VirtualClock, inputs: ScriptedInputs, actions: list[Action], seconds: float) -> None:
+        inputs.add(*(Action(a.kind, clock.now + a.t, a.station, a.value) for a in actions))
+        end = clock.now + seconds
+        while clock.now < end:
+            clock.advance(1 / 30)
+            table.step(clock.now)
+
+    def lobby(surface: pygame.Surface) -> None:
+        table, clock, inputs = table_at(surface)
+        joins = [Action("press", 0.1, 0), Action("press", 0.2, 2)]
+        levels = [Action("turn", 0.3, 0, {"delta": 2}), Action("push", 0.4, 2), Action("push", 0.5, 2)]
+        go(table, clock, inputs, joins + levels, 1.0)
+        table.draw(clock.now, force=True)
+
+    def menu(surface: pygame.Surface) -> None:
+        table, clock, inputs = table_at(surface)
+        table.start_game(GameSetup("ubongo_shimo", stations=(0, 1, 2), names=NAMES[:3]))
+        go(table, clock, inputs, [Action("press", 8.0, 1), Action("long_push", 15.0, 0),
+                                  Action("turn", 15.5, 0, {"delta": 2}), Action("push", 15.6, 0)], 16.0)
+        assert isinstance(table.screens[-1], TableMenuScreen)
+        table.draw(clock.now, force=True)
+
+    def paused(surface: pygame.Surface) -> None:
+        table, clock, inputs = table_at(surface)
+        table.start_game(GameSetup("ubongo_shimo", stations=(0, 1, 2), names=NAMES[:3]))
+        go(table, clock, inputs, [Action("press", 8.0, 1), Action("long_push", 15.0, 0),
+                                  Action("turn", 15.5, 0, {"delta": 1}), Action("push", 15.6, 0)], 16.0)
+        assert isinstance(table.screens[-1], PausedScreen)
+        table.draw(clock.now, force=True)
+
+    def attract(surface: pygame.Surface) -> None:
+        table, clock, inputs = table_at(surface)
+        table.push_screen(AttractScreen(table, table.theme, clock.now, seed=5, games=["ubongo_shimo"]))
+        go(table, clock, inputs, [], 25.0)
+        table.draw(clock.now, force=True)
+
+    yield "menu", lobby
+    yield "table-menu", menu
+    yield "paused", paused
+    yield "attract", attract
+
+
+def render_all(out_dir: Path, sizes: tuple[tuple[int, int], ...] = ((1920, 1080),),
+               moments: Callable[[], Iterator[tuple[str, Snapshot]]] | None = None) -> list[Path]:
+    """Render every snapshot at every size into ``out_dir``; returns the files written."""
+    os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+    pygame.display.init()
+    pygame.font.init()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    sources = [moments] if moments else [shell_moments, shimo_moments]
+    for size in sizes:
+        suffix = "" if size == (1920, 1080) else f"-{size[1]}p"
+        for source in sources:
+            for name, snap in source():
+                surface = pygame.Surface(size)
+                snap(surface)
+                path = out_dir / f"{name}{suffix}.png"
+                pygame.image.save(surface, str(path))
+                written.append(path)
+    return written

@@ -1,0 +1,58 @@
+"""The options each game starts with: ``[games.NAME]`` from table.toml plus the game's
+own data files under ``config/NAME/`` (a die, a map, a deck, chip values).
+
+A game package that reads data files offers a module-level
+``config_options(config_dir) -> dict`` beside its ``ENGINE`` (file reading stays out of
+the pure engine). It returns setup options, raising :class:`table.errors.TableError`
+for a bad file; the options are plain data, so a journaled setup replays without the files.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import Any
+
+from table.checks import did_you_mean
+from table.config import TableConfig
+from table.errors import TableError
+from table.games import registry
+from table.games.base import GameError, GameSetup
+
+
+def option_problems(config: TableConfig, config_dir: str | Path) -> list[str]:
+    """Every problem with the games' options: unknown keys (with the key meant) and
+    values the engine refuses, found by setting up a trial game with them."""
+    problems: list[str] = []
+    where = config.source
+    try:
+        options = game_options(config, config_dir)
+    except (TableError, ValueError) as exc:
+        return [str(exc)]
+    for name, opts in options.items():
+        engine = registry()[name]
+        known = getattr(engine, "option_names", None)
+        if known is not None:
+            for key in sorted(set(config.games.get(name, {})) - set(known)):
+                problems.append(f"{where}: games.{name}.{key}: unknown option{did_you_mean(key, sorted(known))}")
+        n = max(engine.min_stations, min(engine.max_stations, config.stations))
+        trial = {k: v for k, v in opts.items() if k not in ("levels", "colours")}
+        try:
+            engine.new_game(GameSetup(name, engine.variants[0], tuple(range(n)), options=trial), 0)
+        except (GameError, TypeError, ValueError) as exc:
+            problems.append(f"{where}: games.{name}: {exc}")
+    return problems
+
+
+def game_options(config: TableConfig, config_dir: str | Path) -> dict[str, dict[str, Any]]:
+    """Setup options by game name for the lobby to start games with."""
+    options: dict[str, dict[str, Any]] = {}
+    for name, engine in registry().items():
+        opts: dict[str, Any] = {}
+        package = ".".join(type(engine).__module__.split(".")[:3])
+        loader = getattr(importlib.import_module(package), "config_options", None)
+        if loader is not None:
+            opts.update(loader(Path(config_dir)))
+        opts.update(config.games.get(name, {}))
+        options[name] = opts
+    return options

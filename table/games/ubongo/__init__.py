@@ -1,0 +1,20 @@
+"""Ubongo (the original, with the gem board): engine, die and public view.
+
+``ENGINE`` is what the registry discovers; see :mod:`table.games.ubongo.engine`.
+``config_options`` is the table's hook for the game's data files (see ``table.gamedata``).
+"""
+
+from pathlib import Path
+from typing import Any
+
+from table.games.ubongo.die import load_die
+from table.games.ubongo.engine import ENGINE, Ubongo, UbongoState
+
+
+def config_options(config_dir: Path) -> dict[str, Any]:
+    """Setup options from a config directory: the die file, when there is one."""
+    path = config_dir / "ubongo" / "die.toml"
+    return {"die": load_die(path)} if path.is_file() else {}
+
+
+__all__ = ["ENGINE", "Ubongo", "UbongoState", "config_options"]

@@ -1,0 +1,534 @@
+"""Ubongo: solve your puzzle board within the minute, then move your figure and take gems.
+
+The puzzle boards and pieces stay physical; the table keeps the gem board, the
+figures, the die (rolled here or read from the tray), the hourglass and everyone's
+gems. How a game runs:
+
+1. ``place``: every station turns its knob to choose the row (figure field) its
+   figure starts on, and pushes to place it. The game starts when all are placed.
+2. Each round: ``roll`` (only with a dice reader: wait for the tray, or for the
+   start player to set the die with the knob and push), then ``countdown`` (the symbol
+   and the row it selects are shown for a few seconds), then ``sand`` (60 s).
+3. During ``sand`` a press means "done". Finishing places follow the presses'
+   edge timestamps; place 1/2/3/4 may move the figure up to 3/2/1/0 rows. A finisher
+   turns the knob to choose a row within reach and pushes to take the two front gems
+   of that row (fewer if fewer are left). Whoever pushes first takes first.
+4. When the sand runs out nothing more can be taken. If nobody finished during the
+   first hourglass it is turned once more; if nobody finishes during the second
+   either, the round's boards are used up. The round also ends as soon as every
+   station has taken its gems (the sand could change nothing more).
+5. ``results`` until a press (or ``next_round_after`` seconds); after round 9 (all
+   18/27/36 boards played) the game is ``over``: most gems of one colour wins, ties
+   compared on the second-best colour and so on; a complete tie is a shared win.
+
+Decisions where the rulebook is silent are listed in ``docs/rules-decisions.md``
+(section "Ubongo").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from table.games.base import (
+    DICE,
+    PRESS,
+    PUSH,
+    SKIP_ROUND,
+    TICK,
+    TURN,
+    Action,
+    Event,
+    GameSetup,
+    JSONValue,
+    Outcome,
+    SetupError,
+    StationId,
+    knob_choice,
+    rng_for,
+    turn_delta,
+    turn_sector,
+)
+from table.games.ubongo.die import Die, die_from_options
+
+EASY = "easy"
+HARD = "hard"
+PIECES = {EASY: 3, HARD: 4}
+
+ROUNDS = 9
+ROWS = 6
+GEMS_PER_ROW = 12
+COLOURS: tuple[str, ...] = ("red", "green", "brown", "violet", "yellow", "blue")
+GEMS_PER_COLOUR = 12
+TAKE = 2
+ALLOWANCE: tuple[int, ...] = (3, 2, 1, 0)
+"""Rows a finisher may move the figure, by finishing place (1st, 2nd, 3rd, 4th)."""
+HOURGLASSES = 2  # the sand is turned once more when nobody finished
+
+# Phases
+PLACE = "place"
+ROLL = "roll"
+COUNTDOWN = "countdown"  # the die is shown; the sand starts when this runs out
+SAND = "sand"
+RESULTS = "results"
+OVER = "over"
+
+
+@dataclass(frozen=True)
+class Rules:
+    """The numbers of a game, from the setup's options (all have defaults)."""
+
+    sand: float = 60.0
+    reveal: float = 3.0
+    next_round_after: float = 0.0
+    """Seconds after which results move on by themselves (0: wait for a press)."""
+    results_hold: float = 3.0
+    """Presses this soon after a round ended do not start the next (a late "done" press
+    must not skip the results)."""
+    dice_reader: bool = False
+    """True: the die is thrown physically and read from the tray (or set with the knob)."""
+    start_index: int = 0
+    """Index into the setup's stations of round 1's start player."""
+
+    @staticmethod
+    def from_options(options: Mapping[str, Any], stations: int) -> Rules:
+        """Read the rules from setup options; raises :class:`SetupError` for bad values."""
+        try:
+            rules = Rules(
+                sand=float(options.get("sand_seconds", 60.0)),
+                reveal=float(options.get("reveal_seconds", 3.0)),
+                next_round_after=float(options.get("next_round_after", 0.0)),
+                results_hold=float(options.get("results_hold_seconds", 3.0)),
+                dice_reader=bool(options.get("dice_reader", False)),
+                start_index=int(options.get("start_player", 0)),
+            )
+        except (TypeError, ValueError) as exc:
+            raise SetupError(f"Ubongo options are not numbers ({exc})") from None
+        if rules.sand <= 0 or min(rules.reveal, rules.next_round_after, rules.results_hold) < 0:
+            raise SetupError(
+                "sand_seconds must be positive; reveal_seconds, next_round_after and results_hold_seconds "
+                "must not be negative"
+            )
+        if not isinstance(options.get("dice_reader", False), bool):
+            raise SetupError("dice_reader must be true or false")
+        if not 0 <= rules.start_index < stations:
+            raise SetupError(f"start_player must be a seat from 0 to {stations - 1}")
+        return rules
+
+
+@dataclass(frozen=True)
+class UbongoState:
+    """The whole game. Per-station tuples follow ``setup.stations`` order.
+
+    ``board[r]`` is row ``r`` (0 = top) with its front gem first. ``figures[i]`` is the
+    row of station i's figure (None until placed); ``cursors[i]`` is the row its knob
+    points at. ``finishers`` are this round's stations in finishing order, ``takers``
+    those that have taken their gems, in the order they pushed.
+    """
+
+    setup: GameSetup
+    seed: int
+    rules: Rules
+    die: Die
+    board: tuple[tuple[str, ...], ...]
+    figures: tuple[int | None, ...]
+    cursors: tuple[int, ...]
+    collections: tuple[tuple[str, ...], ...]
+    round: int = 1
+    phase: str = PLACE
+    now: float = 0.0
+    deadline: float | None = None
+    sand_started: float | None = None
+    hourglass: int = 0
+    symbol: int | None = None
+    die_cursor: int = 0
+    finishers: tuple[StationId, ...] = ()
+    takers: tuple[StationId, ...] = ()
+    boards_played: int = 0
+    results_at: float | None = None
+    winners: tuple[StationId, ...] = ()
+    reason: str = ""
+    events: tuple[Event, ...] = ()
+
+    def seat(self, station: StationId) -> int:
+        return self.setup.stations.index(station)
+
+    @property
+    def start_player(self) -> StationId:
+        """Round r's start player: round 1's, moved clockwise once per round."""
+        n = len(self.setup.stations)
+        return self.setup.stations[(self.rules.start_index + self.round - 1) % n]
+
+    @property
+    def boards_total(self) -> int:
+        return ROUNDS * len(self.setup.stations)
+
+    def allowance(self, station: StationId) -> int:
+        return ALLOWANCE[min(self.finishers.index(station), len(ALLOWANCE) - 1)]
+
+    def reach(self, station: StationId) -> tuple[int, int]:
+        """The lowest and highest row a finisher's figure may end on this round."""
+        row = self.figures[self.seat(station)]
+        assert row is not None
+        a = self.allowance(station)
+        return max(0, row - a), min(ROWS - 1, row + a)
+
+    def counts(self, station: StationId) -> dict[str, int]:
+        gems = self.collections[self.seat(station)]
+        return {c: gems.count(c) for c in COLOURS}
+
+    def ranking_key(self, station: StationId) -> tuple[int, ...]:
+        """Colour counts, best colour first: compared left to right for the win."""
+        return tuple(sorted(self.counts(station).values(), reverse=True))
+
+
+def deal_board(seed: int) -> tuple[tuple[str, ...], ...]:
+    """The 72 gems laid at random from the game's seed: 6 rows of 12, front gem first."""
+    gems = [c for c in COLOURS for _ in range(GEMS_PER_COLOUR)]
+    rng_for(seed, "gem board").shuffle(gems)
+    return tuple(tuple(gems[r * GEMS_PER_ROW : (r + 1) * GEMS_PER_ROW]) for r in range(ROWS))
+
+
+def _with_event(
+    state: UbongoState, t: float, kind: str, station: StationId | None = None, detail: JSONValue = None
+) -> UbongoState:
+    return replace(state, events=(*state.events, Event(t, kind, station, detail)))
+
+
+def _set(items: tuple[Any, ...], i: int, value: Any) -> tuple[Any, ...]:
+    return (*items[:i], value, *items[i + 1 :])
+
+
+class Ubongo:
+    """The Ubongo engine (see the module docstring for the flow)."""
+
+    name = "ubongo"
+    title = "Ubongo"
+    variants = (EASY, HARD)
+    min_stations = 2
+    max_stations = 4
+    option_names = frozenset({"sand_seconds", "reveal_seconds", "next_round_after", "results_hold_seconds",
+                              "dice_reader", "start_player", "die", "colours"})
+
+    # -- setup ------------------------------------------------------------------------
+    def new_game(self, setup: GameSetup, seed: int) -> UbongoState:
+        """Lay the gems and wait for the figures.
+
+        Variant ``easy`` plays the 3-piece side of the puzzle boards, ``hard`` the
+        4-piece side. Options: ``sand_seconds`` (60), ``reveal_seconds`` (3),
+        ``next_round_after`` (0 = wait for a press), ``dice_reader`` (false: the table
+        rolls), ``start_player`` (seat index, 0), ``die`` (see ``die.py``).
+        """
+        n = len(setup.stations)
+        if not self.min_stations <= n <= self.max_stations:
+            raise SetupError(f"Ubongo is played by 2 to 4 stations, not {n}")
+        rules = Rules.from_options(setup.options, n)
+        die = die_from_options(setup.options.get("die"))
+        return UbongoState(
+            setup=setup,
+            seed=seed,
+            rules=rules,
+            die=die,
+            board=deal_board(seed),
+            figures=(None,) * n,
+            cursors=(0,) * n,
+            collections=((),) * n,
+        )
+
+    # -- the interface ----------------------------------------------------------------
+    def legal_actions(self, state: UbongoState) -> list[Action]:
+        """Inputs that would change the game now (ticks come from ``next_deadline``)."""
+        now = state.now
+        out: list[Action] = []
+        if state.phase == PLACE:
+            for i, s in enumerate(state.setup.stations):
+                if state.figures[i] is None:
+                    out += [
+                        Action(TURN, now, s, {"delta": 1}),
+                        Action(TURN, now, s, {"delta": -1}),
+                        Action(PUSH, now, s),
+                    ]
+        elif state.phase == ROLL:
+            s = state.start_player
+            out += [
+                Action(TURN, now, s, {"delta": 1}),
+                Action(TURN, now, s, {"delta": -1}),
+                Action(PUSH, now, s),
+            ]
+            out += [Action(DICE, now, None, {"faces": [pips]}) for pips in range(1, 7)]
+        elif state.phase == SAND:
+            for i, s in enumerate(state.setup.stations):
+                if s not in state.finishers:
+                    out.append(Action(PRESS, now, s))
+                elif s not in state.takers:
+                    lo, hi = state.reach(s)
+                    if state.cursors[i] < hi:
+                        out.append(Action(TURN, now, s, {"delta": 1}))
+                    if state.cursors[i] > lo:
+                        out.append(Action(TURN, now, s, {"delta": -1}))
+                    out.append(Action(PUSH, now, s))
+        elif state.phase == RESULTS:
+            at = max(now, (state.results_at or 0.0) + state.rules.results_hold)
+            out += [Action(PRESS, at, s) for s in state.setup.stations]
+        return out
+
+    def next_deadline(self, state: UbongoState) -> float | None:
+        return state.deadline
+
+    def is_over(self, state: UbongoState) -> bool:
+        return state.phase == OVER
+
+    def apply(self, state: UbongoState, action: Action) -> UbongoState:
+        """Apply one input; inputs that mean nothing now return ``state`` unchanged."""
+        if state.phase == OVER:
+            return state
+        t = max(action.t, state.now)
+        if action.kind == TICK:
+            if state.deadline is None or t < state.deadline:
+                return state
+            return self._expire(replace(state, now=t), state.deadline)
+        if action.kind == SKIP_ROUND:
+            if state.phase in (ROLL, COUNTDOWN, SAND):
+                return self._skip_round(replace(state, now=t), t)
+            return state
+        if state.deadline is not None and t >= state.deadline:
+            return state  # the loop delivers the expiry first; a late input is too late
+        if action.kind == DICE:
+            return self._dice(state, action, t)
+        station = action.station
+        if station is None or station not in state.setup.stations:
+            return state
+        if action.kind == TURN:
+            return self._turn(state, station, action, t)
+        if action.kind == PUSH:
+            return self._push(state, station, t)
+        if action.kind == PRESS:
+            if state.phase == SAND and station not in state.finishers:
+                return self._finish_puzzle(state, station, t)
+            if state.phase == RESULTS:
+                if state.results_at is not None and t - state.results_at < state.rules.results_hold:
+                    return state
+                return self._next_round(replace(state, now=t), t)
+        return state
+
+    # -- inputs -----------------------------------------------------------------------
+    def _turn(self, state: UbongoState, station: StationId, action: Action, t: float) -> UbongoState:
+        i = state.seat(station)
+        if state.phase == PLACE and state.figures[i] is None:
+            row = knob_choice(state.cursors[i], action, ROWS)  # choosing, not moving: wraps
+        elif state.phase == ROLL and station == state.start_player:
+            cursor = knob_choice(state.die_cursor, action, len(state.die.symbols))
+            if cursor == state.die_cursor:
+                return state
+            return replace(state, now=t, die_cursor=cursor)
+        elif state.phase == SAND and station in state.finishers and station not in state.takers:
+            lo, hi = state.reach(station)
+            row = _move_within(state.cursors[i], action, lo, hi)
+        else:
+            return state
+        if row == state.cursors[i]:
+            return state
+        return replace(state, now=t, cursors=_set(state.cursors, i, row))
+
+    def _push(self, state: UbongoState, station: StationId, t: float) -> UbongoState:
+        i = state.seat(station)
+        if state.phase == PLACE and state.figures[i] is None:
+            row = state.cursors[i]
+            state = replace(state, now=t, figures=_set(state.figures, i, row))
+            state = _with_event(state, t, "figure_placed", station, {"row": row})
+            if all(f is not None for f in state.figures):
+                return self._start_round(state, t)
+            return state
+        if state.phase == ROLL and station == state.start_player:
+            return self._die_known(replace(state, now=t), state.die_cursor, "knob", t)
+        if state.phase == SAND and station in state.finishers and station not in state.takers:
+            return self._take_gems(replace(state, now=t), station, t)
+        return state
+
+    def _dice(self, state: UbongoState, action: Action, t: float) -> UbongoState:
+        if state.phase != ROLL or not isinstance(action.value, Mapping):
+            return state
+        faces = action.value.get("faces")
+        if not isinstance(faces, list | tuple) or len(faces) != 1:
+            return state
+        symbol = state.die.symbol_for_face(faces[0])
+        if symbol is None:
+            return state
+        return self._die_known(replace(state, now=t), symbol, "tray", t)
+
+    # -- the round --------------------------------------------------------------------
+    def _start_round(self, state: UbongoState, t: float) -> UbongoState:
+        state = replace(state, finishers=(), takers=(), symbol=None, hourglass=0, sand_started=None, deadline=None)
+        state = _with_event(
+            state,
+            t,
+            "round_start",
+            state.start_player,
+            {"round": state.round, "boards_left": state.boards_total - state.boards_played},
+        )
+        if state.rules.dice_reader:
+            return replace(state, phase=ROLL, die_cursor=0)
+        symbol = rng_for(state.seed, state.round).randrange(len(state.die.symbols))
+        return self._die_known(state, symbol, "table", t)
+
+    def _die_known(self, state: UbongoState, symbol: int, source: str, t: float) -> UbongoState:
+        face = state.die.symbols[symbol]
+        state = replace(state, phase=COUNTDOWN, symbol=symbol, deadline=t + state.rules.reveal)
+        return _with_event(
+            state, t, "die", state.start_player, {"symbol": face.name, "row": face.row, "source": source}
+        )
+
+    def _turn_hourglass(self, state: UbongoState, at: float) -> UbongoState:
+        state = replace(
+            state, phase=SAND, hourglass=state.hourglass + 1, sand_started=at, deadline=at + state.rules.sand
+        )
+        return _with_event(state, at, "sand_start", None, {"hourglass": state.hourglass})
+
+    def _finish_puzzle(self, state: UbongoState, station: StationId, t: float) -> UbongoState:
+        state = replace(state, now=t, finishers=(*state.finishers, station))
+        i = state.seat(station)
+        figure = state.figures[i]
+        assert figure is not None
+        state = replace(state, cursors=_set(state.cursors, i, figure))
+        place = len(state.finishers)
+        detail = {"place": place, "allowance": state.allowance(station)}
+        return _with_event(state, t, "finished", station, detail)
+
+    def _take_gems(self, state: UbongoState, station: StationId, t: float) -> UbongoState:
+        i = state.seat(station)
+        row = state.cursors[i]
+        start = state.figures[i]
+        taken = state.board[row][:TAKE]
+        state = replace(
+            state,
+            figures=_set(state.figures, i, row),
+            board=_set(state.board, row, state.board[row][len(taken) :]),
+            collections=_set(state.collections, i, (*state.collections[i], *taken)),
+            takers=(*state.takers, station),
+        )
+        state = _with_event(
+            state,
+            t,
+            "gems_taken",
+            station,
+            {
+                "row": row,
+                "from_row": start,
+                "gems": list(taken),
+                "place": state.finishers.index(station) + 1,
+                "left": len(state.board[row]),
+            },
+        )
+        if len(state.takers) == len(state.setup.stations):
+            # Everyone has taken: the sand cannot change anything any more.
+            return self._end_round(state, t, "everyone has taken")
+        return state
+
+    def _expire(self, state: UbongoState, at: float) -> UbongoState:
+        if state.phase == COUNTDOWN:
+            return self._turn_hourglass(state, at)
+        if state.phase == SAND:
+            state = _with_event(state, at, "sand_out", None, {"hourglass": state.hourglass})
+            if not state.finishers:
+                if state.hourglass < HOURGLASSES:
+                    return self._turn_hourglass(state, at)
+                state = _with_event(state, at, "boards_used_up", None, {"round": state.round})
+                return self._end_round(state, at, "nobody finished")
+            for s in state.finishers:
+                if s not in state.takers:
+                    state = _with_event(state, at, "too_late", s)
+            return self._end_round(state, at, "sand ran out")
+        if state.phase == RESULTS:
+            return self._next_round(state, at)
+        return state
+
+    def _end_round(self, state: UbongoState, at: float, why: str) -> UbongoState:
+        state = replace(state, boards_played=state.boards_played + len(state.setup.stations), deadline=None)
+        state = _with_event(state, at, "round_end", None, {"round": state.round, "why": why})
+        if state.round >= ROUNDS:
+            return self._end_of_game(state, at)
+        deadline = at + state.rules.next_round_after if state.rules.next_round_after > 0 else None
+        return replace(state, phase=RESULTS, deadline=deadline, results_at=at)
+
+    def _next_round(self, state: UbongoState, t: float) -> UbongoState:
+        return self._start_round(replace(state, round=state.round + 1), t)
+
+    def _skip_round(self, state: UbongoState, t: float) -> UbongoState:
+        """Abandon the round (table menu): its boards are used up; gems taken stay taken."""
+        state = _with_event(state, t, "round_skipped", None, {"round": state.round})
+        return self._end_round(state, t, "skipped")
+
+    # -- the end ----------------------------------------------------------------------
+    def _end_of_game(self, state: UbongoState, at: float) -> UbongoState:
+        keys = {s: state.ranking_key(s) for s in state.setup.stations}
+        best = max(keys.values())
+        winners = tuple(s for s in state.setup.stations if keys[s] == best)
+        reason = explain_win(state, winners)
+        state = replace(state, phase=OVER, deadline=None, winners=winners, reason=reason)
+        return _with_event(state, at, "game_over", None, {"winners": list(winners), "reason": reason})
+
+    # -- results ----------------------------------------------------------------------
+    def scores(self, state: UbongoState) -> dict[StationId, int]:
+        """The score shown and reported: the most gems of one colour."""
+        return {s: state.ranking_key(s)[0] for s in state.setup.stations}
+
+    def outcome(self, state: UbongoState) -> Outcome | None:
+        if state.phase != OVER:
+            return None
+        return Outcome(scores=self.scores(state), winners=state.winners, reason=state.reason)
+
+    def view(self, state: UbongoState, station: StationId | None) -> dict[str, JSONValue]:
+        """Everything in Ubongo is public; the view adds each station's next step."""
+        from table.games.ubongo.view import public_view  # keeps this module about the rules
+
+        return public_view(self, state)
+
+
+def _move_within(current: int, action: Action, lo: int, hi: int) -> int:
+    """Where a knob input moves a finisher's figure, kept within rows ``lo..hi``.
+
+    An encoder steps the figure and it stops at the end of its reach (no wrapping: the
+    column of fields has two ends). An absolute knob points at one of the six rows and
+    the figure goes as far towards it as its allowance lets.
+    """
+    delta = turn_delta(action)
+    if delta is not None:
+        return min(hi, max(lo, current + delta))
+    if turn_sector(action) is not None:
+        return min(hi, max(lo, knob_choice(current, action, ROWS)))
+    return current
+
+
+def explain_win(state: UbongoState, winners: tuple[StationId, ...]) -> str:
+    """One sentence: why the winners won, naming the tie-break colour rank when one was needed."""
+    keys = {s: state.ranking_key(s) for s in state.setup.stations}
+    best = keys[winners[0]]
+    others = [keys[s] for s in state.setup.stations if s not in winners]
+    names = _join(state.setup.name_of(s) for s in winners)
+    if not others:
+        return f"complete tie: {names} share the win"
+    runner = max(others)
+    depth = next(i for i in range(len(best)) if best[i] != runner[i])
+    if depth == 0:
+        if len(winners) > 1:
+            return f"most gems of one colour ({best[0]}); {names} are tied on every colour and share the win"
+        return f"most gems of one colour: {best[0]}"
+    tied_names = _join(state.setup.name_of(s) for s in state.setup.stations if keys[s] in (best, runner))
+    ordinal = ("best", "2nd", "3rd", "4th", "5th", "6th")[depth]
+    tied = ", ".join(str(best[i]) for i in range(depth))
+    colours = "colour" if depth == 1 else f"{depth} colours"
+    verb = "share the win (tied on every colour)" if len(winners) > 1 else "wins"
+    return (
+        f"{tied_names} tied on the best {colours} ({tied}); "
+        f"the {ordinal} colour decided {best[depth]} to {runner[depth]}: {names} {verb}"
+    )
+
+
+def _join(names: Iterable[str]) -> str:
+    """``A``, ``A and B``, ``A, B and C``."""
+    items = list(names)
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+ENGINE = Ubongo()

@@ -1,0 +1,143 @@
+"""The Umtata board as data: 48 countries, their regions, colours and borders.
+
+The board is read from ``config/umtata/board.toml`` (see that file for why the colours
+are what they are). Loading is pure apart from reading that one file, and the result is
+cached, so engines and screens may call :func:`load_board` freely.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+CONFIG_DIR = Path(__file__).resolve().parents[3] / "config" / "umtata"
+"""Where the shipped board and question decks live."""
+
+REGIONS: tuple[str, ...] = ("north", "east", "south", "west")
+COLOURS: tuple[str, ...] = ("orange", "yellow", "green", "purple")
+SECTORS = len(REGIONS) * len(COLOURS)
+"""A knob position names a region and a colour: ``sector = region * 4 + colour``."""
+
+
+class BoardError(ValueError):
+    """The board file is missing, malformed or breaks a rule of the board."""
+
+
+@dataclass(frozen=True)
+class Country:
+    """One game country. ``id`` is the key the decks use (two lowercase letters)."""
+
+    id: str
+    name: str
+    rulebook: str
+    label: str
+    region: str
+    colour: str
+
+    @property
+    def sector(self) -> int:
+        """The knob sector (region and colour) this country belongs to."""
+        return sector_of(self.region, self.colour)
+
+
+@dataclass(frozen=True)
+class Board:
+    """All countries in file order, plus the border pairs (land and sea)."""
+
+    countries: tuple[Country, ...]
+    land: tuple[tuple[str, str], ...]
+    sea: tuple[tuple[str, str], ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_by_id", {c.id: c for c in self.countries})
+
+    def get(self, country_id: str) -> Country:
+        """The country with ``country_id``; ``KeyError`` if there is none."""
+        by_id: dict[str, Country] = self._by_id  # type: ignore[attr-defined]
+        return by_id[country_id]
+
+    def has(self, country_id: str) -> bool:
+        by_id: dict[str, Country] = self._by_id  # type: ignore[attr-defined]
+        return country_id in by_id
+
+    def in_sector(self, sector: int) -> tuple[Country, ...]:
+        """The countries of one region+colour sector, in alphabetical order of name."""
+        return tuple(sorted((c for c in self.countries if c.sector == sector), key=lambda c: c.name))
+
+    def neighbours(self, country_id: str) -> frozenset[str]:
+        out = {b for a, b in self.land + self.sea if a == country_id}
+        out |= {a for a, b in self.land + self.sea if b == country_id}
+        return frozenset(out)
+
+
+def sector_of(region: str, colour: str) -> int:
+    return REGIONS.index(region) * len(COLOURS) + COLOURS.index(colour)
+
+
+def sector_parts(sector: int) -> tuple[str, str]:
+    """``(region, colour)`` of a knob sector."""
+    sector %= SECTORS
+    return REGIONS[sector // len(COLOURS)], COLOURS[sector % len(COLOURS)]
+
+
+def _pairs(raw: Any, where: str) -> tuple[tuple[str, str], ...]:
+    if not isinstance(raw, list):
+        raise BoardError(f'{where} must be a list of "aa-bb" pairs')
+    out = []
+    for item in raw:
+        parts = str(item).split("-")
+        if len(parts) != 2:
+            raise BoardError(f"{where}: '{item}' is not a pair like \"fr-de\"")
+        out.append((parts[0], parts[1]))
+    return tuple(out)
+
+
+def parse_board(data: Mapping[str, Any], where: str = "board.toml") -> Board:
+    """Build a :class:`Board` from parsed TOML; raises :class:`BoardError`."""
+    countries = []
+    for i, raw in enumerate(data.get("country", [])):
+        try:
+            c = Country(
+                id=str(raw["id"]),
+                name=str(raw["name"]),
+                rulebook=str(raw.get("rulebook", raw["name"])),
+                label=str(raw.get("label", raw["name"])),
+                region=str(raw["region"]),
+                colour=str(raw["colour"]),
+            )
+        except (KeyError, TypeError) as exc:
+            raise BoardError(f"{where}: country #{i + 1} lacks {exc}") from None
+        if c.region not in REGIONS:
+            raise BoardError(f"{where}: {c.name} has unknown region '{c.region}'")
+        if c.colour not in COLOURS:
+            raise BoardError(f"{where}: {c.name} has unknown colour '{c.colour}'")
+        countries.append(c)
+    borders = data.get("borders", {})
+    board = Board(
+        tuple(countries),
+        _pairs(borders.get("land", []), f"{where} [borders] land"),
+        _pairs(borders.get("sea", []), f"{where} [borders] sea"),
+    )
+    for a, b in board.land + board.sea:
+        for cid in (a, b):
+            if not board.has(cid):
+                raise BoardError(f"{where}: border {a}-{b} names unknown country '{cid}'")
+    return board
+
+
+@cache
+def load_board(path: Path | None = None) -> Board:
+    """The board from ``path`` (default: the shipped ``config/umtata/board.toml``)."""
+    path = path or CONFIG_DIR / "board.toml"
+    try:
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+    except OSError as exc:
+        raise BoardError(f"cannot read the Umtata board {path}: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise BoardError(f"{path} is not valid TOML: {exc}") from None
+    return parse_board(data, str(path))

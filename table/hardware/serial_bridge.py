@@ -1,0 +1,335 @@
+"""The table side of the serial I/O bridge (pyserial), and the LEDs it drives.
+
+:class:`SerialBridge` is a :class:`~table.hardware.interfaces.Stations` backend: a
+microcontroller (``firmware/``) reads the buttons and knobs, stamps every edge with
+its own microsecond clock and sends protocol lines (see
+:mod:`table.hardware.bridge_protocol`); the same
+:class:`~table.hardware.buttons.StationCore` as on GPIO orders them.
+
+Unplugging is normal life: a read or write error closes the port, the reader
+tries to open it again every ``reconnect_every`` seconds, and after a re-plug it
+asks the bridge who it is and sends the button LEDs again. Malformed lines are
+counted by reason and skipped. Nothing here raises into the table loop after
+:meth:`SerialBridge.start`.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Collection, Mapping, Sequence
+from typing import Any
+
+from table.errors import TableError
+from table.hardware.bridge_protocol import (
+    PROTOCOL_VERSION,
+    MalformedLine,
+    decode,
+    encode,
+    encode_frame,
+    int_field,
+)
+from table.hardware.buttons import StationCore, Timing, pump_until_stopped
+from table.hardware.hourglass import limit_frame
+from table.hardware.interfaces import RGB, Hourglass, HourglassLayout, InputSink, LedState, Stations
+from table.hardware.knobs import TickMapper
+
+log = logging.getLogger("table.hardware.serial")
+
+MAX_PENDING = 16384  # a line longer than this without a newline is thrown away
+
+
+class SerialBridge(Stations):
+    """Stations (and LED frames) over a serial line to the I/O bridge."""
+
+    def __init__(
+        self,
+        port: str,
+        stations: int,
+        timing: Timing | None = None,
+        *,
+        baud: int = 115200,
+        clock: Callable[[], float] = time.monotonic,
+        reconnect_every: float = 0.5,
+        read_timeout: float = 0.05,
+    ) -> None:
+        self.port_name = port
+        self.baud = baud
+        self.stations = stations
+        self.timing = timing or Timing()
+        self.clock = clock
+        self.reconnect_every = reconnect_every
+        self.read_timeout = read_timeout
+        self.core = StationCore(stations, self.timing)
+        self._lock = threading.RLock()
+        self._wake = threading.Condition(self._lock)
+        self._write_lock = threading.Lock()
+        self._port: Any = None
+        self._sink: InputSink | None = None
+        self._stopping = False
+        self._threads: list[threading.Thread] = []
+        self._ticks = TickMapper()
+        self._last_us: int | None = None
+        self._last_edge = float("-inf")
+        self._leds: dict[int, LedState] = {}
+        self.malformed: dict[str, int] = {}
+        self.lines = 0
+        self.connects = 0
+        self.disconnects = 0
+        self.frames_sent = 0
+        self.frames_dropped = 0
+        self.bridge_errors = 0
+        self.hello: dict[str, Any] | None = None
+        self.connected = threading.Event()
+
+    # --- Stations ---------------------------------------------------------------------
+
+    def start(self, sink: InputSink) -> None:
+        try:
+            import serial  # noqa: F401  (pyserial; fail here with a sentence, not in a thread)
+        except ImportError:
+            raise TableError("the serial I/O bridge needs pyserial (pip install pyserial)") from None
+        self._sink = sink
+        self._stopping = False
+        for target, name in ((self._read_loop, "bridge-reader"), (self._pump_loop, "bridge-pump")):
+            thread = threading.Thread(target=target, name=name, daemon=True)
+            thread.start()
+            self._threads.append(thread)
+
+    def stop(self) -> None:
+        with self._lock:
+            self._stopping = True
+            self._sink = None
+            self._wake.notify_all()
+        for station in list(self._leds):
+            self._write(encode("L", station, "off"))
+        for thread in self._threads:
+            thread.join(timeout=2)
+        self._threads.clear()
+        self._close_port()
+
+    def set_leds(self, states: Mapping[int, LedState]) -> None:
+        for station, state in states.items():
+            if self._leds.get(station) == state:
+                continue
+            self._leds = {**self._leds, station: state}  # replaced, never mutated: the reader iterates it
+            self._write(encode("L", station, state))
+
+    def arm(self, stations: Collection[int] | None, at: float | None = None) -> None:
+        with self._lock:
+            self.core.arm(stations, at)
+
+    def diagnostics(self) -> dict[str, Any]:
+        with self._lock:
+            out = self.core.diagnostics(self.clock())
+        out.update(
+            backend="serial",
+            port=self.port_name,
+            connected=self.connected.is_set(),
+            bridge=self.hello,
+            lines=self.lines,
+            malformed=dict(self.malformed),
+            malformed_total=sum(self.malformed.values()),
+            connects=self.connects,
+            disconnects=self.disconnects,
+            frames_sent=self.frames_sent,
+            frames_dropped=self.frames_dropped,
+            bridge_errors=self.bridge_errors,
+        )
+        return out
+
+    # --- LED frames -------------------------------------------------------------------
+
+    def send_frame(self, frame: Sequence[RGB]) -> bool:
+        """Send one LED frame (already limited); False when the bridge is away."""
+        ok = self._write(encode_frame(frame))
+        if ok:
+            self.frames_sent += 1
+        else:
+            self.frames_dropped += 1
+        return ok
+
+    # --- the line -----------------------------------------------------------------------
+
+    def _open(self) -> bool:
+        import serial
+
+        try:
+            port = serial.Serial(self.port_name, self.baud, timeout=self.read_timeout, write_timeout=0.5)
+        except (serial.SerialException, OSError, ValueError):
+            return False
+        with self._write_lock:
+            self._port = port
+        self.connects += 1
+        self.connected.set()
+        log.info("I/O bridge connected on %s", self.port_name)
+        self._write(encode("HELLO?", PROTOCOL_VERSION))
+        for station, state in list(self._leds.items()):  # set_leds may run meanwhile
+            self._write(encode("L", station, state))
+        return True
+
+    def _close_port(self) -> None:
+        with self._write_lock:
+            port, self._port = self._port, None
+        if port is not None:
+            try:
+                port.close()
+            except Exception:
+                log.debug("closing %s failed", self.port_name, exc_info=True)
+        self.connected.clear()
+
+    def _lost(self, why: object) -> None:
+        if self._port is not None:
+            self.disconnects += 1
+            log.warning("I/O bridge on %s lost (%s); waiting for it to come back", self.port_name, why)
+        self._close_port()
+
+    def _write(self, data: bytes) -> bool:
+        with self._write_lock:
+            port = self._port
+            if port is None:
+                return False
+            try:
+                port.write(data)
+                return True
+            except Exception as exc:  # SerialException, OSError, write timeout
+                why = exc
+        self._lost(why)
+        return False
+
+    def _read_loop(self) -> None:
+        """Read lines until :meth:`stop`; survives every error (the thread must not die)."""
+        while not self._stopping:
+            try:
+                self._read_until_lost()
+            except Exception:
+                log.exception("the I/O bridge reader failed; reconnecting")
+                self._lost("reader error")
+                time.sleep(self.reconnect_every)
+
+    def _read_until_lost(self) -> None:
+        pending = b""
+        skipping = False  # inside a line that was already thrown away as too long
+        while not self._stopping:
+            port = self._port
+            if port is None:
+                if not self._open():
+                    time.sleep(self.reconnect_every)
+                pending, skipping = b"", False
+                continue
+            try:
+                chunk = port.read(max(1, port.in_waiting))
+            except Exception as exc:
+                self._lost(exc)
+                continue
+            if not chunk:
+                continue
+            pending += chunk
+            while b"\n" in pending:
+                line, pending = pending.split(b"\n", 1)
+                if skipping:
+                    skipping = False
+                    continue
+                self.handle_line(line)
+            if len(pending) > MAX_PENDING:
+                if not skipping:
+                    self.lines += 1
+                    self._count("too_long")
+                pending, skipping = b"", True
+
+    def _count(self, reason: str) -> None:
+        self.malformed[reason] = self.malformed.get(reason, 0) + 1
+
+    def handle_line(self, line: bytes) -> None:
+        """Act on one line from the bridge (public for tests and the bench)."""
+        self.lines += 1
+        try:
+            msg = decode(line)
+            if msg.verb == "HELLO":
+                version = int_field(msg, 0, 0)
+                self.hello = {
+                    "protocol": version,
+                    "firmware": msg.fields[1],
+                    "stations": int_field(msg, 2, 0, 16),
+                }
+                if version != PROTOCOL_VERSION:
+                    log.error("the I/O bridge speaks protocol %s, the table %s: update the firmware",
+                              version, PROTOCOL_VERSION)
+                return
+            if msg.verb == "E":
+                self.bridge_errors += 1
+                log.warning("I/O bridge: %s", " ".join(msg.fields))
+                return
+            if msg.verb == "T":
+                self._edge_time(int_field(msg, 0, 0))
+                return
+            station = int_field(msg, 0, 0, self.stations - 1)
+            us = int_field(msg, 2, 0)
+            if msg.verb in ("B", "S"):
+                level = int_field(msg, 1, 0, 1)
+            elif msg.verb == "R":
+                level = int_field(msg, 1, -10000, 10000)
+            else:
+                level = int_field(msg, 1, 0, 15)
+        except MalformedLine as exc:
+            self._count(exc.reason)
+            return
+        with self._lock:
+            t = self._edge_time(us)
+            if msg.verb == "B":
+                self.core.button_edge(station, bool(level), t)
+            elif msg.verb == "S":
+                self.core.knob_switch_edge(station, bool(level), t)
+            elif msg.verb == "R":
+                self.core.turn_delta(station, level, t)
+            else:
+                self.core.turn_sector(station, level, 16, t)
+            self._wake.notify()
+
+    def _edge_time(self, us: int) -> float:
+        with self._lock:
+            now = self.clock()
+            if self._last_us is not None and us < self._last_us - 1_000_000:
+                self._ticks = TickMapper()  # the bridge rebooted: its clock started again
+            self._last_us = us
+            quiet = self.core.quiet and now - self._last_edge > self.timing.hold
+            self._last_edge = now
+            return self._ticks.to_table(us / 1e6, now, adjust=quiet)
+
+    # --- ordered delivery ---------------------------------------------------------------
+
+    def pump(self, now: float | None = None) -> float | None:
+        with self._lock:
+            now = self.clock() if now is None else now
+            out = self.core.poll(now)
+            sink = self._sink
+            nxt = self.core.next_wakeup()
+        if sink is not None:
+            for item in out:
+                try:
+                    sink(item)
+                except Exception:
+                    log.exception("the input sink failed on %r", item)
+        return nxt
+
+    def _pump_loop(self) -> None:
+        pump_until_stopped(self.pump, self._wake, lambda: self._stopping, self.clock)
+
+
+class BridgeHourglass(Hourglass):
+    """The hourglass LEDs on the I/O bridge: frames go down the serial line."""
+
+    def __init__(
+        self, bridge: SerialBridge, layout: HourglassLayout, brightness: float, max_milliamps: float | None
+    ) -> None:
+        self.bridge = bridge
+        self.layout = layout
+        self.brightness = brightness
+        self.max_milliamps = max_milliamps
+
+    def show(self, frame: Sequence[RGB]) -> None:
+        self.bridge.send_frame(limit_frame(frame, self.brightness, self.max_milliamps))
+
+    def close(self) -> None:
+        self.bridge.send_frame([(0, 0, 0)] * self.layout.pixels)

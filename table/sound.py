@@ -1,0 +1,150 @@
+"""Sounds made by the program itself (no sound files): beeps, buzzer, chime, gong, fanfare.
+
+``SoundOutput`` follows the game's events and the sand: a beep for each count-down
+second, a buzzer on the first call, a chime for each later solver, a tick in each of
+the last ten seconds, a gong when the sand runs out, a fanfare at the end. Without
+an audio device it logs once and stays silent; the game goes on.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from typing import Any
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+RATE = 22050
+
+
+def tone(freqs: list[float], seconds: float, volume: float = 0.5, decay: float = 4.0,
+         square: bool = False) -> np.ndarray:
+    """A mono 16-bit tone made of ``freqs`` (played together), with an exponential decay."""
+    t = np.arange(int(RATE * seconds)) / RATE
+    wave = np.zeros_like(t)
+    for f in freqs:
+        s = np.sin(2 * math.pi * f * t)
+        wave += np.sign(s) * 0.6 if square else s
+    wave /= max(1, len(freqs))
+    envelope = np.exp(-decay * t) * np.minimum(1.0, t * 200)  # 5 ms attack: no click
+    return (wave * envelope * volume * 32767).astype(np.int16)
+
+
+def sequence(parts: list[np.ndarray], gap: float = 0.04) -> np.ndarray:
+    silence = np.zeros(int(RATE * gap), dtype=np.int16)
+    out: list[np.ndarray] = []
+    for p in parts:
+        out += [p, silence]
+    return np.concatenate(out)
+
+
+def make_sounds() -> dict[str, np.ndarray]:
+    """Every sound the table plays, as sample arrays."""
+    return {
+        "count": tone([660], 0.18, decay=10),
+        "go": tone([880, 1320], 0.45, decay=5),
+        "buzzer": tone([220, 277], 0.6, decay=3, square=True),
+        "chime": tone([1047, 1319], 0.5, decay=6),
+        "tick": tone([1500], 0.05, volume=0.35, decay=40),
+        "gong": tone([110, 165, 220, 331], 2.2, decay=1.6),
+        "fanfare": sequence([tone([523], 0.16), tone([659], 0.16), tone([784], 0.16), tone([1047, 784], 0.7, decay=2)]),
+    }
+
+
+EVENT_SOUNDS = {
+    # Ubongo Shimo
+    "cards_turned": "go",
+    "ubongo": "buzzer",
+    "simultaneous_call": "buzzer",
+    "solved": "chime",
+    "sand_out": "gong",
+    "game_over": "fanfare",
+    "flip": "go",
+    # Ubongo
+    "sand_start": "go",
+    "finished": "chime",
+    "gems_taken": "chime",
+    "too_late": "buzzer",
+    # Wo ist bitte Umtata?
+    "round_started": "go",
+    "locked": "tick",
+    "tataaa": "buzzer",
+    "answer_right": "chime",
+    "answer_wrong": "tick",
+    "revealed": "go",
+    # Ugah Ugah!
+    "spoils": "fanfare",
+    "hunters_moved": "chime",
+    "chip_given": "tick",
+    "tray_problem": "buzzer",
+}
+
+
+class SoundOutput:
+    """Plays the table's sounds through pygame.mixer (an Output for the table loop)."""
+
+    def __init__(self, volume: float = 0.6, enabled: bool = True) -> None:
+        self.enabled = enabled
+        self.sounds: dict[str, Any] = {}
+        self.played: list[str] = []
+        self._seen = 0
+        self._session_id: int | None = None
+        self._last_second: int | None = None
+        if not enabled:
+            return
+        try:
+            import pygame
+
+            if not pygame.mixer.get_init():
+                pygame.mixer.init(frequency=RATE, size=-16, channels=1)
+            _, _, channels = pygame.mixer.get_init()
+            for name, samples in make_sounds().items():
+                data = samples if channels == 1 else np.repeat(samples[:, None], channels, axis=1)
+                snd = pygame.sndarray.make_sound(np.ascontiguousarray(data))
+                snd.set_volume(volume)
+                self.sounds[name] = snd
+        except Exception as exc:  # no audio device: the game goes on without sound
+            log.warning("sound is off: %s", exc)
+            self.enabled = False
+
+    def play(self, name: str) -> None:
+        self.played.append(name)
+        if len(self.played) > 100:
+            del self.played[:50]
+        snd = self.sounds.get(name)
+        if snd is not None:
+            snd.play()
+
+    def update(self, session: Any, now: float) -> None:
+        if session is None:
+            self._session_id = None
+            return
+        if id(session) != self._session_id:
+            self._session_id = id(session)
+            self._seen = len(session.state.events)
+        events = session.state.events
+        if len(events) < self._seen:  # undo rewound the game
+            self._seen = len(events)
+        for event in events[self._seen:]:
+            name = EVENT_SOUNDS.get(event.kind)
+            if name:
+                self.play(name)
+        self._seen = len(events)
+        view = session.view(None)
+        deadline = view.get("deadline")
+        if deadline is None or session.paused:
+            self._last_second = None
+            return
+        left = float(deadline) - session.game_time(now)
+        second = math.ceil(left)
+        if second != self._last_second and left > 0:
+            self._last_second = second
+            if view.get("phase") == "countdown":
+                self.play("count")
+            elif second <= 10:
+                self.play("tick")
+
+    def close(self) -> None:
+        return None

@@ -1,0 +1,121 @@
+"""A fake I/O bridge microcontroller on the master side of a real pseudo-terminal.
+
+The table opens the pty's slave through pyserial exactly as it opens a Pico's
+``/dev/ttyACM0``; the port path given to the table is a symlink (like udev's
+``/dev/serial/by-id/...``), so :meth:`FakeBridge.unplug` (close the master: the
+table's next read fails) and :meth:`FakeBridge.replug` (a new pty behind the same
+symlink) behave like pulling and re-inserting the USB cable.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import threading
+import time
+import tty
+from pathlib import Path
+
+from table.hardware.bridge_protocol import TABLE_VERBS, MalformedLine, decode, decode_frame, encode
+
+
+class FakeBridge:
+    def __init__(self, link: Path, stations: int = 4, firmware: str = "fake-1.0", protocol: int = 1) -> None:
+        self.link = link
+        self.stations = stations
+        self.firmware = firmware
+        self.protocol = protocol
+        self.received: list[bytes] = []
+        self.leds: dict[int, str] = {}
+        self.frames: list[list[tuple[int, int, int]]] = []
+        self.hello_requests = 0
+        self._master = -1
+        self._slave = -1
+        self._reader: threading.Thread | None = None
+        self._running = False
+        self.replug()
+
+    # --- the cable ---------------------------------------------------------------------
+
+    def replug(self) -> None:
+        master, slave = os.openpty()
+        tty.setraw(slave)
+        tmp = self.link.with_suffix(".new")
+        if tmp.is_symlink():
+            tmp.unlink()
+        tmp.symlink_to(os.ttyname(slave))
+        os.replace(tmp, self.link)
+        self._master, self._slave = master, slave
+        self._running = True
+        self._reader = threading.Thread(target=self._read_loop, args=(master,), daemon=True)
+        self._reader.start()
+
+    def unplug(self) -> None:
+        self._running = False
+        if self._reader is not None:
+            self._reader.join(timeout=2)
+        for fd in (self._master, self._slave):
+            if fd >= 0:
+                os.close(fd)
+        self._master = self._slave = -1
+
+    def close(self) -> None:
+        if self._master >= 0:
+            self.unplug()
+
+    # --- talking -----------------------------------------------------------------------
+
+    def send_raw(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            try:
+                n = os.write(self._master, view)
+            except BlockingIOError:
+                time.sleep(0.001)
+                continue
+            view = view[n:]
+
+    def send(self, verb: str, *fields: object) -> None:
+        self.send_raw(encode(verb, *fields))
+
+    def hello(self) -> None:
+        self.send("HELLO", self.protocol, self.firmware, self.stations)
+
+    def _read_loop(self, master: int) -> None:
+        pending = b""
+        while self._running:
+            ready, _, _ = select.select([master], [], [], 0.02)
+            if not ready:
+                continue
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                return
+            pending += chunk
+            while b"\n" in pending:
+                line, pending = pending.split(b"\n", 1)
+                self._handle(line)
+
+    def _handle(self, line: bytes) -> None:
+        self.received.append(line)
+        try:
+            msg = decode(line, TABLE_VERBS)
+        except MalformedLine:
+            return
+        if msg.verb == "HELLO?":
+            self.hello_requests += 1
+            self.hello()
+        elif msg.verb == "L":
+            self.leds[int(msg.fields[0])] = msg.fields[1]
+        elif msg.verb == "F":
+            self.frames.append(decode_frame(msg))
+
+
+def wait_for(condition: object, timeout: float = 5.0) -> bool:
+    """Poll ``condition()`` until it is true or ``timeout`` passes."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():  # type: ignore[operator]
+            return True
+        time.sleep(0.005)
+    return bool(condition())  # type: ignore[operator]

@@ -1,0 +1,280 @@
+"""``table wiring`` (pin map, refusals, PNG), the hardware config's error reports, and
+``table selftest`` walked through on gpiozero mock pins with a recording LED strip."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from table.cli import main
+from table.commands.selftest import Result, SelfTest, Step, format_results
+from table.hardware.config import HardwareConfigError, load_hardware
+from table.hardware.gpio import GpioStations
+from table.hardware.interfaces import HourglassLayout, LedState, StationInput, Stations
+from table.hardware.leds import PixelBufHourglass
+from tests.fakes.pins import timed_factory
+from tests.fakes.strip import RecordingStrip
+
+Capture = pytest.CaptureFixture[str]
+SHIPPED = Path(__file__).resolve().parents[2] / "config" / "hardware.toml"
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "hardware.toml"
+    path.write_text(text)
+    return path
+
+
+STATION = """
+[[station]]
+button = {button}
+button_led = {led}
+knob = "encoder"
+encoder_a = {a}
+encoder_b = {b}
+knob_switch = {sw}
+"""
+
+
+def stations(*pins: tuple[int, int, int, int, int]) -> str:
+    return "".join(STATION.format(button=p[0], led=p[1], a=p[2], b=p[3], sw=p[4]) for p in pins)
+
+
+def test_shipped_config_loads_and_prints_the_header(capsys: Capture) -> None:
+    cfg = load_hardware(SHIPPED)
+    assert len(cfg.stations) == 4 and cfg.pin_factory == "lgpio"
+    assert main(["wiring", "--config", str(SHIPPED)]) == 0
+    out = capsys.readouterr().out
+    assert "LED data (SPI0 MOSI) GPIO10 [19]" in out and "S1 button  GPIO4 [ 7]" in out
+
+
+def test_wiring_png_is_drawn(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    png = tmp_path / "wiring.png"
+    assert main(["wiring", "--config", str(SHIPPED), "--png", str(png)]) == 0
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_wiring_refuses_every_problem_one_sentence_each(tmp_path: Path, capsys: Capture) -> None:
+    path = write(tmp_path, """
+[buses]
+i2c = true
+uart = true
+[leds]
+backend = "neopixel"
+pin = 17
+""" + stations((4, 5, 6, 12, 13), (4, 2, 40, 14, 0)))
+    assert main(["wiring", "--config", str(path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [
+        f"table: {path}: station[1].button: GPIO 4 is already used by station[0].button",
+        f"table: {path}: station[1].button_led: GPIO 2 is I2C1 SDA, reserved because buses.i2c is on",
+        f"table: {path}: station[1].encoder_a: GPIO 40 does not exist on the 40-pin header (GPIO 0 to 27)",
+        f"table: {path}: station[1].encoder_b: GPIO 14 is UART TXD, reserved because buses.uart is on",
+        f"table: {path}: station[1].knob_switch: GPIO 0 is reserved for the HAT ID EEPROM (ID_SD)",
+        f"table: {path}: leds.pin: the neopixel backend can drive GPIO 10, 12, 18 or 21 only, not 17",
+    ]
+
+
+def test_a_potentiometer_reserves_spi(tmp_path: Path, capsys: Capture) -> None:
+    path = write(tmp_path, """
+[[station]]
+button = 9
+knob = "potentiometer"
+adc_channel = 0
+knob_switch = 17
+[leds]
+backend = "spi"
+""")
+    assert main(["wiring", "--config", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "station[0].button: GPIO 9 is SPI0 MISO, reserved because" in err
+    assert "leds.backend: LEDs on SPI would also receive the MCP3008's traffic" in err
+    assert err.count("\n") == 2
+
+
+def test_config_errors_name_file_and_key_path(tmp_path: Path) -> None:
+    path = write(tmp_path, """
+[input]
+backnd = "gpio"
+pin_factory = "pigpio"
+[leds]
+brightness = 2
+count = 61
+[[station]]
+button = "four"
+knob = "absolute"
+data = [1, 2]
+""")
+    with pytest.raises(HardwareConfigError) as info:
+        load_hardware(path)
+    assert info.value.problems == [
+        f"{path}: input.backnd: unknown key (did you mean 'backend'?)",
+        f"{path}: input.pin_factory: must be one of lgpio, rpigpio, mock, not 'pigpio'",
+        f"{path}: leds.brightness: must be from 0 to 1, not 2",
+        f"{path}: station[0].button: must be a GPIO number (BCM), e.g. 17",
+        f"{path}: station[0].data: must be a list of four GPIO numbers, least significant line first",
+        f"{path}: station[0].knob_switch: missing (a knob = \"absolute\" needs it)",
+    ]
+
+
+def test_bad_config_is_one_clear_message_and_exit_2(tmp_path: Path, capsys: Capture) -> None:
+    path = write(tmp_path, "[leds\n")
+    assert main(["wiring", "--config", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("table: the hardware config has a problem:") and "not valid TOML" in err
+    assert "Traceback" not in err
+
+
+def test_off_a_pi_gpio_is_unavailable_in_one_sentence(capsys: Capture) -> None:
+    args = ["selftest", "--config", str(SHIPPED), "--timeout", "0.1"]
+    assert main([*args, "--skip", "camera,display,leds"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("table: GPIO is not available on this machine")
+    assert "table sim" in err and err.count("\n") == 1
+    assert main(["selftest", "--config", str(SHIPPED), "--skip", "stations,camera,display"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("table: the spi LED backend is not available on this machine")
+    assert err.count("\n") == 1
+
+
+# --- the self-test walked through on mock pins ---------------------------------------------
+
+def test_selftest_walks_every_station_on_mock_pins() -> None:
+    cfg = load_hardware(SHIPPED)
+    factory = timed_factory()
+    gpio = GpioStations(cfg, cfg.timing(), pin_factory=factory)
+    strip = RecordingStrip(60)
+    glass = PixelBufHourglass(strip, HourglassLayout(count=60), 0.4, 2000)
+    pins = {i: st for i, st in enumerate(cfg.stations)}
+
+    def tap(gpio_number: int) -> None:
+        pin = factory.pin(gpio_number)
+        pin.drive_low()
+        time.sleep(0.06)
+        pin.drive_high()
+
+    def detent(a: int, b: int) -> None:
+        pa, pb = factory.pin(a), factory.pin(b)
+        pa.drive_low()
+        pb.drive_low()
+        pa.drive_high()
+        pb.drive_high()
+
+    def act(step: Step | None, text: str) -> None:
+        if step is None:
+            return
+        if step.action == "confirm":
+            threading.Timer(0.05, tap, args=(cfg.stations[1].button,)).start()
+            return
+        st = pins[step.station or 0]
+        if step.station == 2 and step.action == "push the knob":
+            return  # the installer never pushes station 3's knob: that step must fail
+        jobs = {
+            "press": lambda: tap(st.button),
+            "turn clockwise": lambda: detent(st.encoder_a or 0, st.encoder_b or 0),
+            "turn counter-clockwise": lambda: detent(st.encoder_b or 0, st.encoder_a or 0),
+            "push the knob": lambda: tap(st.knob_switch or 0),
+        }
+        threading.Timer(0.05, jobs[step.action]).start()
+
+    test = SelfTest(gpio, 4, [s.knob for s in cfg.stations], glass, say=act, timeout=1.0,
+                    camera=lambda: Result("camera", "pass", "stub"), display=None)
+    results = test.run()
+    status = {r.name: r.status for r in results}
+    assert status.pop("station 3 push") == "fail"
+    assert status.pop("display") == "skip"
+    assert set(status.values()) == {"pass"}
+    assert len(results) == 4 * 4 + 3
+    assert strip.frames and strip.colours() == [(0, 0, 0)] * 60  # swept, then off
+    table = format_results(results)
+    assert "19 checks: 17 passed, 1 failed, 1 skipped" in table
+
+
+EXAMPLES = Path(__file__).resolve().parent / "wiring_examples"
+
+
+@pytest.mark.parametrize("name", ["pi5-absolute", "pi4-potentiometers"])
+def test_build_guide_wiring_examples_are_valid(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    cfg = load_hardware(EXAMPLES / f"{name}.toml")
+    assert cfg.stations
+    assert main(["wiring", "--config", str(EXAMPLES / f"{name}.toml"), "--png", str(tmp_path / "w.png")]) == 0
+
+
+class ScriptedStations(Stations):
+    """Answers each self-test prompt with the inputs an installer would make."""
+
+    def __init__(self) -> None:
+        self.sink: Callable[[StationInput], None] | None = None
+        self.sector = 5
+        self.t = 0.0
+
+    def start(self, sink: Callable[[StationInput], None]) -> None:
+        self.sink = sink
+        sink(StationInput("turn", 0, 0.0, {"sector": self.sector, "sectors": 16}))  # where it points
+
+    def stop(self) -> None:
+        self.sink = None
+
+    def set_leds(self, states: Mapping[int, LedState]) -> None:
+        return None
+
+    def diagnostics(self) -> dict[str, Any]:
+        return {}
+
+    def act(self, step: Step | None, text: str) -> None:
+        assert self.sink is not None
+        if step is None:
+            return
+        self.t += 1.0
+        if step.action == "turn clockwise":
+            for _ in range(2):
+                self.sector = (self.sector + 1) % 16
+                self.sink(StationInput("turn", 0, self.t, {"sector": self.sector, "sectors": 16}))
+        elif step.action == "turn counter-clockwise":
+            self.sector = (self.sector - 3) % 16
+            self.sink(StationInput("turn", 0, self.t, {"sector": self.sector, "sectors": 16}))
+        elif step.action == "push the knob":
+            self.sink(StationInput("push", 0, self.t))
+        else:
+            self.sink(StationInput("press", 0, self.t))
+
+
+def test_selftest_understands_absolute_knobs() -> None:
+    fake = ScriptedStations()
+    test = SelfTest(fake, 1, ["absolute"], None, say=fake.act, timeout=0.5)
+    results = test.run(["stations"])
+    assert [(r.name, r.status) for r in results] == [
+        ("station 1 press", "pass"),
+        ("station 1 turn clockwise", "pass"),
+        ("station 1 turn counter-clockwise", "pass"),
+        ("station 1 push", "pass"),
+    ]
+
+
+def test_a_serial_bridge_table_needs_no_station_pins(tmp_path: Path, capsys: Capture) -> None:
+    path = write(tmp_path, '[input]\nbackend = "serial"\n[leds]\nbackend = "serial"\n')
+    cfg = load_hardware(path)
+    assert cfg.stations == () and cfg.serial.port == "/dev/ttyACM0"
+    assert main(["wiring", "--config", str(path)]) == 0
+    assert "not on the Pi's header" in capsys.readouterr().out
+
+
+def test_camera_check_saves_the_tray_picture(tmp_path: Path) -> None:
+    import cv2
+    import numpy as np
+
+    from table.commands.selftest import camera_check
+
+    picture = tmp_path / "tray.png"
+    cv2.imwrite(str(picture), np.full((48, 64, 3), 200, np.uint8))
+    result = camera_check(tmp_path / "out", str(picture))
+    assert result.status == "pass" and (tmp_path / "out" / "selftest-tray.png").exists()
+    missing = camera_check(tmp_path / "out", str(tmp_path / "nothing.png"))
+    assert missing.status == "fail" and "no picture" in missing.detail

@@ -1,0 +1,175 @@
+"""The table loop headless: lobby to game, the table menu, attract mode, resume after a crash."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pygame
+import pytest
+
+from table.app import ScriptedInputs, Table, VirtualClock
+from table.config import TableConfig, TimingConfig, load_config
+from table.display.screens import AttractScreen, GameScreen, LobbyScreen, PausedScreen, TableMenuScreen
+from table.games.base import Action
+from table.journal import Journal
+
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+
+
+@pytest.fixture(autouse=True)
+def _pygame() -> None:
+    pygame.display.init()
+    pygame.font.init()
+
+
+def make_table(tmp_path: Path, attract_after: float = 120.0) -> tuple[Table, VirtualClock, ScriptedInputs]:
+    config = TableConfig(stations=4, timing=TimingConfig(attract_after_s=attract_after))
+    clock = VirtualClock(1000.0)
+    inputs = ScriptedInputs()
+    table = Table(config, clock, pygame.Surface((1280, 720)), Journal(tmp_path / "j.db"), inputs=[inputs],
+                  seed_source=lambda: 42)
+    return table, clock, inputs
+
+
+def run(table: Table, clock: VirtualClock, inputs: ScriptedInputs, *actions: Action, until: float) -> None:
+    """Feed ``actions`` (times relative to now) and run frames at 60 Hz until ``until`` seconds later."""
+    start = clock.now
+    inputs.add(*(Action(a.kind, start + a.t, a.station, a.value) for a in actions))
+    while clock.now < start + until:
+        clock.advance(1 / 60)
+        table.step(clock.now)
+
+
+def start_shimo(table: Table, clock: VirtualClock, inputs: ScriptedInputs, players: tuple[int, ...] = (0, 1)) -> None:
+    presses = [Action("press", 0.1 * (i + 1), s) for i, s in enumerate(players)]
+    # Cursor to "start" (4 lines down with Ubongo Shimo's level line), push.
+    run(table, clock, inputs, *presses, Action("turn", 1.0, 0, {"delta": 4}), Action("push", 1.2, 0), until=1.5)
+
+
+def test_lobby_joins_players_and_starts_a_journaled_game(tmp_path: Path) -> None:
+    table, clock, inputs = make_table(tmp_path)
+    assert isinstance(table.screens[-1], LobbyScreen)
+    start_shimo(table, clock, inputs)
+    assert isinstance(table.screens[-1], GameScreen)
+    session = table.session
+    assert session is not None and session.setup.stations == (0, 1)
+    run(table, clock, inputs, Action("press", 10.0, 1), until=12.0)
+    assert session.view()["callers"] == [1]
+    # The screen draws at the game's own time (the clock reads 1000 s and more here).
+    screen = table.screens[-1]
+    assert isinstance(screen, GameScreen)
+    deadline = session.view()["deadline"]
+    assert deadline - screen._render_now(clock.now) == pytest.approx(58.0, abs=0.1)
+    record = table.journal.unfinished() if table.journal else None
+    assert record is not None and [a.kind for a in record.actions] == ["tick", "press"]
+
+
+def test_lobby_refuses_to_start_without_enough_players(tmp_path: Path) -> None:
+    table, clock, inputs = make_table(tmp_path)
+    run(table, clock, inputs, Action("turn", 0.1, 2, {"delta": -1}), Action("push", 0.2, 2), until=0.5)
+    assert isinstance(table.screens[-1], LobbyScreen)
+    assert "needs 1 to 4 players" in table.lobby.message
+
+
+def test_absolute_knob_moves_the_lobby_cursor(tmp_path: Path) -> None:
+    table, clock, inputs = make_table(tmp_path)
+    run(table, clock, inputs, Action("turn", 0.1, 3, {"sector": 15, "sectors": 16}), until=0.2)
+    assert table.lobby.cursor == len(table.lobby._lines()) - 1
+
+
+def test_a_restart_resumes_the_same_game_at_the_same_moment(tmp_path: Path) -> None:
+    table, clock, inputs = make_table(tmp_path)
+    start_shimo(table, clock, inputs)
+    run(table, clock, inputs, Action("press", 10.0, 0), until=20.0)
+    before = table.session
+    assert before is not None
+    # Crash: no close, nothing else written. A new table on the same journal resumes.
+    config = TableConfig(stations=4)
+    clock2 = VirtualClock(5.0)
+    again = Table(config, clock2, pygame.Surface((1280, 720)), Journal(tmp_path / "j.db"))
+    assert again.resume_unfinished()
+    assert again.session is not None and again.session.state == before.state
+    # The sand continues from where it stood: 60 s after the call (made ~10 s into the game).
+    deadline = again.session.deadline()
+    assert deadline is not None
+    assert again.game_time(clock2.now) == pytest.approx(before.last_t)
+
+
+def test_a_game_that_stopped_paused_resumes_paused_and_a_push_continues(tmp_path: Path) -> None:
+    table, clock, inputs = make_table(tmp_path)
+    start_shimo(table, clock, inputs)
+    run(table, clock, inputs, Action("long_push", 5.0, 0), until=6.0)
+    assert table.session is not None and table.session.paused
+    clock2 = VirtualClock(0.0)
+    inputs2 = ScriptedInputs()
+    again = Table(TableConfig(stations=4), clock2, pygame.Surface((640, 360)), Journal(tmp_path / "j.db"),
+                  inputs=[inputs2])
+    assert again.resume_unfinished()
+    assert isinstance(again.screens[-1], PausedScreen)
+    run(again, clock2, inputs2, Action("push", 0.5, 3), until=1.0)
+    assert again.session is not None and not again.session.paused
+
+
+def test_long_push_opens_the_table_menu_which_pauses_and_undoes(tmp_path: Path) -> None:
+    table, clock, inputs = make_table(tmp_path)
+    start_shimo(table, clock, inputs)
+    run(table, clock, inputs, Action("press", 10.0, 0), Action("long_push", 12.0, 1), until=13.0)
+    assert isinstance(table.screens[-1], TableMenuScreen)
+    session = table.session
+    assert session is not None and session.paused
+    # Down to "Undo", push twice (confirmation), the call is taken back and the game runs on.
+    run(table, clock, inputs, Action("turn", 0.1, 1, {"delta": 2}), Action("push", 0.2, 1), Action("push", 0.3, 1),
+        until=0.5)
+    assert isinstance(table.screens[-1], GameScreen)
+    assert not session.paused and session.view()["callers"] == []
+
+
+def test_table_menu_pause_keeps_the_game_paused_until_a_push(tmp_path: Path) -> None:
+    table, clock, inputs = make_table(tmp_path)
+    start_shimo(table, clock, inputs)
+    run(table, clock, inputs, Action("long_push", 5.0, 0), Action("turn", 5.1, 0, {"delta": 1}),
+        Action("push", 5.2, 0), until=30.0)
+    assert isinstance(table.screens[-1], PausedScreen)
+    session = table.session
+    assert session is not None and session.paused
+    run(table, clock, inputs, Action("push", 0.1, 3), until=0.2)
+    assert not session.paused and isinstance(table.screens[-1], GameScreen)
+
+
+def test_table_menu_end_game_and_back_to_the_lobby(tmp_path: Path) -> None:
+    table, clock, inputs = make_table(tmp_path)
+    start_shimo(table, clock, inputs)
+    run(table, clock, inputs, Action("long_push", 5.0, 0), Action("turn", 5.1, 0, {"delta": 4}),
+        Action("push", 5.2, 0), Action("push", 5.3, 0), until=6.0)
+    session = table.session
+    assert session is not None and session.is_over()
+    assert table.journal is not None and table.journal.unfinished() is None
+    run(table, clock, inputs, Action("press", 3.0, 2), until=3.5)
+    assert table.screens == [table.lobby]
+
+
+def test_attract_mode_after_idle_and_any_input_returns_to_the_menu(tmp_path: Path) -> None:
+    table, clock, inputs = make_table(tmp_path, attract_after=30.0)
+    run(table, clock, inputs, until=31.0)
+    screen = table.screens[-1]
+    assert isinstance(screen, AttractScreen)
+    run(table, clock, inputs, until=60.0)
+    assert screen.demo is not None and screen.demo.applied > 0  # the demo plays by itself
+    run(table, clock, inputs, Action("press", 0.5, 2), until=1.0)
+    assert table.screens == [table.lobby]
+
+
+def test_static_screens_are_not_redrawn(tmp_path: Path) -> None:
+    table, clock, inputs = make_table(tmp_path)
+    run(table, clock, inputs, until=0.1)
+    drawn = table.frames_drawn
+    run(table, clock, inputs, until=5.0)
+    assert table.frames_drawn == drawn
+    run(table, clock, inputs, Action("press", 0.1, 0), until=0.2)
+    assert table.frames_drawn == drawn + 1
+
+
+def test_shipped_config_loads() -> None:
+    config = load_config()
+    assert config.stations == 4 and config.display.width == 1920

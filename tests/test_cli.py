@@ -1,0 +1,197 @@
+"""The command line: play and replay agree, journals resume from any cut, bad input exits 2."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from table.cli import main
+from table.journal import Journal
+from table.scenario import load_scenario, run_scenario
+from table.session import Session
+
+ROOT = Path(__file__).resolve().parent.parent
+SCENARIOS = sorted((ROOT / "docs" / "scenarios").glob("*.toml"))
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=[p.stem for p in SCENARIOS])
+def test_documented_scenarios_end_as_they_say(scenario: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run_cli(capsys, "play", str(scenario), "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    for key in ("game", "rounds", "scores", "winners", "events"):
+        assert key in report
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=[p.stem for p in SCENARIOS])
+def test_play_and_replay_agree(scenario: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    journal = tmp_path / "j.db"
+    code, played, _ = run_cli(capsys, "play", str(scenario), "--json", "--journal", str(journal))
+    assert code == 0
+    code, replayed, _ = run_cli(capsys, "replay", str(journal), "--json")
+    assert code == 0
+    a, b = json.loads(played), json.loads(replayed)
+    a.pop("actions")
+    b.pop("actions")
+    assert a == b
+
+
+def test_a_journal_cut_at_any_action_resumes_to_the_same_outcome(tmp_path: Path) -> None:
+    scenario = load_scenario(ROOT / "docs" / "scenarios" / "shimo-full-game.toml")
+    with Journal(tmp_path / "full.db") as journal:
+        full = run_scenario(scenario, journal)
+        record = journal.latest()
+    assert record is not None and full.is_over()
+    actions = record.actions
+    for cut in range(len(actions) + 1):
+        resumed = Session.replay(record.engine, record.setup, record.seed, actions[:cut])
+        # The rest of the game arrives as it would have: same inputs, same times.
+        for action in actions[cut:]:
+            resumed.apply(action)
+        assert resumed.state == full.state
+        assert resumed.outcome() == full.outcome()
+
+
+def test_the_table_resumes_an_unfinished_game_from_a_cut_journal(tmp_path: Path) -> None:
+    scenario = load_scenario(ROOT / "docs" / "scenarios" / "shimo-full-game.toml")
+    path = tmp_path / "j.db"
+    with Journal(path) as journal:
+        full = run_scenario(scenario, journal)
+        game = journal.latest()
+    assert game is not None
+    # Cut the journal in the middle, as a pulled plug would, and mark it unfinished again.
+    db = sqlite3.connect(path)
+    db.execute("DELETE FROM actions WHERE seq >= ?", (len(game.actions) // 2,))
+    db.execute("UPDATE games SET finished = NULL")
+    db.commit()
+    db.close()
+    with Journal(path) as journal:
+        record = journal.unfinished()
+        assert record is not None and len(record.actions) == len(game.actions) // 2
+        resumed = Session.replay(record.engine, record.setup, record.seed, record.actions)
+    for action in game.actions[len(record.actions):]:
+        resumed.apply(action)
+    assert resumed.outcome() == full.outcome()
+
+
+def test_a_damaged_journal_tail_is_set_aside_not_fatal(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    scenario = load_scenario(ROOT / "docs" / "scenarios" / "shimo-basic.toml")
+    path = tmp_path / "j.db"
+    with Journal(path) as journal:
+        run_scenario(scenario, journal)
+    db = sqlite3.connect(path)
+    db.execute("UPDATE actions SET action = '{broken' WHERE seq = 2")
+    db.commit()
+    db.close()
+    with Journal(path) as journal:
+        record = journal.latest()
+    assert record is not None and len(record.actions) == 2
+    assert "damaged tail" in caplog.text
+    with Journal(path) as journal:
+        assert len(journal.latest().actions) == 2  # type: ignore[union-attr]
+
+
+# -- bad input: one sentence, exit 2, no traceback ---------------------------------------------
+
+BAD_SCENARIOS = {
+    "not-toml.toml": "game = \n",
+    "unknown-game.toml": 'game = "chess"\n',
+    "unknown-variant.toml": 'game = "ubongo_shimo"\nvariant = "turbo"\n',
+    "bad-input.toml": 'game = "ubongo_shimo"\n[[input]]\nkind = "press"\nt = "soon"\n',
+    "bad-station.toml": 'game = "ubongo_shimo"\n[[input]]\nkind = "press"\nt = 1\n',
+    "bad-levels.toml": 'game = "ubongo_shimo"\nstations = [0, 1]\n[options]\nlevels = [1, 9]\n',
+    "too-many-stations.toml": 'game = "ubongo_shimo"\nstations = [0, 1, 2, 3, 4]\n',
+    "unknown-key.toml": 'game = "ubongo_shimo"\nplayers = 3\n',
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_SCENARIOS))
+def test_bad_scenarios_give_one_sentence_and_exit_2(name: str, tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / name
+    path.write_text(BAD_SCENARIOS[name])
+    code, _, err = run_cli(capsys, "play", str(path))
+    assert code == 2
+    assert err.startswith("table: ") and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_missing_scenario_file(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run_cli(capsys, "play", "/nonexistent/x.toml")
+    assert code == 2 and "no scenario file" in err
+
+
+@pytest.mark.parametrize("content", [b"this is not a database at all, not even close", b"SQLite format 3\x00garbage"])
+def test_bad_journals(content: bytes, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "j.db"
+    path.write_bytes(content)
+    code, _, err = run_cli(capsys, "replay", str(path))
+    assert code == 2 and err.startswith("table: ") and "Traceback" not in err
+
+
+def test_missing_journal(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run_cli(capsys, "replay", "/nonexistent/j.db")
+    assert code == 2 and "no journal file" in err
+
+
+def test_bad_config_lists_every_problem_with_a_suggestion(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "table.toml").write_text('[table]\nstatons = 4\n[display]\nfps = "fast"\n')
+    code, _, err = run_cli(capsys, "check-config", str(tmp_path))
+    assert code == 2
+    assert "table.statons: unknown key (did you mean 'stations'?)" in err
+    assert "display.fps: must be a whole number" in err
+
+
+@pytest.mark.parametrize("content", ["[table\n", "[table]\nstations = 9\n", "[hourglas]\n"])
+def test_the_table_refuses_to_start_on_a_bad_config(content: str, tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "table.toml").write_text(content)
+    code, _, err = run_cli(capsys, "run", "--config", str(tmp_path), "--headless", "--seconds", "0")
+    assert code == 2 and err.count("table: ") >= 1 and "Traceback" not in err
+
+
+def test_missing_config_directory(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run_cli(capsys, "check-config", "/nonexistent/dir")
+    assert code == 2 and "no config directory" in err
+
+
+def test_unknown_option_and_command_exit_2_in_one_line() -> None:
+    for args in (["--bogus"], ["play", "--what", "x"], ["frobnicate"]):
+        proc = subprocess.run([sys.executable, "-m", "table", *args], capture_output=True, text=True, cwd=ROOT,
+                              check=False)
+        assert proc.returncode == 2
+        assert proc.stderr.startswith("table: ") and "Traceback" not in proc.stderr
+        assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_the_run_command_plays_attract_mode_headless(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "table", "run", "--seconds", "3", "--journal", str(tmp_path / "j.db"),
+         "--screenshot", str(tmp_path / "shot.png")],
+        capture_output=True, text=True, cwd=ROOT, check=False, timeout=120,
+        env={"PATH": "/usr/bin:/bin", "SDL_AUDIODRIVER": "dummy", "HOME": str(tmp_path)},
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "headless in attract mode" in proc.stderr
+    assert (tmp_path / "shot.png").stat().st_size > 10_000
+
+
+def test_game_options_in_the_config_are_checked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "table.toml").write_text(
+        '[games.ubongo_shimo]\ncard_ponts = [1, 2, 3, 4]\n[games.ubongo]\nsand_seconds = -5\n'
+    )
+    code, _, err = run_cli(capsys, "check-config", str(tmp_path))
+    assert code == 2
+    assert "games.ubongo_shimo.card_ponts: unknown option (did you mean 'card_points'?)" in err
+    assert "games.ubongo:" in err and "Traceback" not in err

@@ -1,0 +1,131 @@
+"""The loop's outputs: button LEDs and arming, the LED hourglass, and a failing output."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from pathlib import Path
+from typing import Any
+
+import pygame
+import pytest
+
+from table.app import ScriptedInputs, Table, VirtualClock
+from table.config import TableConfig
+from table.display.theme import STATION_COLOURS
+from table.games.base import Action, GameSetup
+from table.hardware.hourglass import END_COLOUR
+from table.hardware.interfaces import HourglassLayout, InputSink, LedState, StationInput, Stations
+from table.outputs import ButtonLeds, HourglassOutput, ScreenHourglass, StationInputs
+
+
+class RecordingStations(Stations):
+    def __init__(self) -> None:
+        self.leds: list[dict[int, LedState]] = []
+        self.armed: list[Collection[int] | None] = []
+        self.armed_at: list[float | None] = []
+        self.sink: InputSink | None = None
+
+    def start(self, sink: InputSink) -> None:
+        self.sink = sink
+
+    def stop(self) -> None:
+        self.sink = None
+
+    def set_leds(self, states: Mapping[int, LedState]) -> None:
+        self.leds.append(dict(states))
+
+    def arm(self, stations: Collection[int] | None, at: float | None = None) -> None:
+        self.armed.append(stations)
+        self.armed_at.append(at)
+
+    def diagnostics(self) -> dict[str, Any]:
+        return {}
+
+
+class Broken:
+    calls = 0
+
+    def update(self, session: object, now: float) -> None:
+        Broken.calls += 1
+        raise OSError("the LED strip went away")
+
+    def close(self) -> None:
+        return None
+
+
+@pytest.fixture
+def table(tmp_path: Path) -> tuple[Table, VirtualClock, RecordingStations, ScreenHourglass]:
+    pygame.display.init()
+    pygame.font.init()
+    clock = VirtualClock(50.0)
+    stations = RecordingStations()
+    inputs = StationInputs(stations)
+    inputs.start()
+    glass = ScreenHourglass(HourglassLayout("strip", 60))
+    outputs: list[Any] = [Broken(), ButtonLeds(stations, 3, clock),
+                          HourglassOutput(glass, STATION_COLOURS, max_fps=1000)]
+    t = Table(TableConfig(stations=3), clock, pygame.Surface((640, 360)), None, inputs=[inputs, ScriptedInputs()],
+              outputs=outputs, attract=False)
+    return t, clock, stations, glass
+
+
+def step(t: Table, clock: VirtualClock, seconds: float) -> None:
+    end = clock.now + seconds
+    while clock.now < end:
+        clock.advance(0.05)
+        t.step(clock.now)
+
+
+def test_leds_follow_who_may_act_and_only_they_are_armed(table: Any) -> None:
+    t, clock, stations, _ = table
+    step(t, clock, 0.2)
+    assert stations.leds[-1] == {0: "on", 1: "on", 2: "on"} and stations.armed[-1] is None
+    t.start_game(GameSetup("ubongo_shimo", stations=(0, 2)))
+    started = clock.now
+    step(t, clock, 0.2)  # count-down: nobody may press yet; armed from the moment the cards turn
+    assert stations.leds[-1] == {0: "off", 1: "off", 2: "off"}
+    assert stations.armed[-1] == {0, 2}
+    assert stations.armed_at[-1] == pytest.approx(started + 3.0, abs=0.06)
+    step(t, clock, 3.0)
+    assert stations.leds[-1] == {0: "blink", 1: "off", 2: "blink"} and stations.armed[-1] == {0, 2}
+    assert stations.armed_at[-1] is None
+
+
+def test_station_inputs_arrive_through_the_backend_sink(table: Any) -> None:
+    t, clock, stations, _ = table
+    t.start_game(GameSetup("ubongo_shimo", stations=(0, 2)))
+    step(t, clock, 4.0)
+    stations.sink(StationInput("press", 2, clock.now))
+    step(t, clock, 0.1)
+    assert t.session.view()["callers"] == [2]
+
+
+def test_the_hourglass_flashes_a_press_runs_the_sand_and_flashes_at_the_end(table: Any) -> None:
+    t, clock, stations, glass = table
+    step(t, clock, 1.0)  # the menu first: game time restarts at 0 when the game starts
+    t.start_game(GameSetup("ubongo_shimo", stations=(0, 2)))
+    step(t, clock, 4.0)
+    stations.sink(StationInput("press", 2, clock.now))
+    step(t, clock, 0.1)
+    assert STATION_COLOURS[2] in glass.frame or any(c != (0, 0, 0) for c in glass.frame)
+    step(t, clock, 30.0)
+    top, bottom = glass.frame[:30], glass.frame[30:]
+    assert sum(any(c) for c in top) == pytest.approx(15, abs=2)  # half the sand has fallen
+    assert sum(any(c) for c in bottom) == pytest.approx(15, abs=2)
+    step(t, clock, 29.8)
+    seen = []
+    for _ in range(30):  # the 1.5 s around the end
+        step(t, clock, 0.05)
+        seen.append(glass.frame)
+    assert [END_COLOUR] * 60 in seen  # the end flash
+    step(t, clock, 5.0)
+    assert all(any(c) for c in glass.frame[30:]) and not any(any(c) for c in glass.frame[:30])
+
+
+def test_a_failing_output_is_dropped_and_the_game_goes_on(table: Any, caplog: pytest.LogCaptureFixture) -> None:
+    t, clock, _, _ = table
+    Broken.calls = 0
+    step(t, clock, 1.0)
+    assert Broken.calls == 1 and caplog.text.count("the table goes on without it") == 1
+    t.dispatch(Action("press", clock.now, 0))
+    step(t, clock, 0.5)
