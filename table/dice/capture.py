@@ -53,7 +53,10 @@ class ImageFiles:
             return self._last if self._repeat_last else None
         path = self._paths[self._next]
         self._next += 1
-        img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        try:
+            img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        except cv2.error:
+            img = None
         if img is None:
             raise TableError(f"{path} is not a picture OpenCV can read")
         self._last = img

@@ -107,7 +107,10 @@ def load_image(path: Path) -> NDArray[np.uint8]:
     """The image at ``path`` as BGR; OSError with one sentence when it cannot be read."""
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such image file")
-    img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    try:
+        img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    except cv2.error as exc:  # e.g. a header claiming more pixels than OpenCV accepts
+        raise OSError(f"{path}: not an image OpenCV can read (damaged, or larger than it accepts)") from exc
     if img is None:
         raise OSError(f"{path}: not an image OpenCV can read")
     return img
