@@ -33,7 +33,7 @@ from table.dice.detect import find_dice  # noqa: E402
 from table.dice.features import face_input  # noqa: E402
 from table.dice.model import FaceModel  # noqa: E402
 from table.dice.reader import DiceReader  # noqa: E402
-from table.dice.score import Score, iou, load_labels, match  # noqa: E402
+from table.dice.score import OVERLAP, Score, iou, load_labels, match  # noqa: E402
 
 WIDTHS = (16, 32, 64)
 
@@ -95,6 +95,7 @@ def main() -> None:
         for k in range(a.folds):
             tr, te = fold_of != k, (fold_of == k) & cand
             net = train_cnn(x[tr], y[tr], epochs=a.epochs, seed=k, widths=WIDTHS)
+            net.save(Path(a.cache).with_name(f"dice_fold{k}.npz"))  # for looking at errors later
             pred = net.probabilities(x[te]).argmax(axis=1)
             for t_, p_ in zip(y[te], pred, strict=True):
                 conf[t_, p_] += 1
@@ -104,9 +105,9 @@ def main() -> None:
             for i, (name, lab) in enumerate(labels):
                 if i % a.folds == k:
                     rd = reader.read(cv2.imread(str(DATA / name)))
-                    score.add(
-                        lab, [(r.box, r.face, r.confidence) for r in rd], reader.settings.min_confidence
-                    )
+                    found = [(r.box, r.face, r.confidence) for r in rd]
+                    score.add(lab, found, reader.settings.min_confidence)
+                    loose.add(lab, found, reader.settings.min_confidence, min_iou=OVERLAP)
             print(
                 f"fold {k}: proposals {np.mean(pred == y[te]):.4f}, reader so far {score.accuracy:.4f} "
                 f"({time.time() - t:.0f}s)",
