@@ -138,9 +138,7 @@ class TinyCNN:
     @classmethod
     def load(cls, path: Path) -> TinyCNN:
         if not path.is_file():
-            raise FileNotFoundError(
-                f"the dice face model {path} is missing; run tools/dice/train_faces.py --save"
-            )
+            raise FileNotFoundError(f"the dice face model {path} is missing; run tools/dice/train_faces.py --save")
         with np.load(path) as z:
             return cls({k: z[k].astype(np.float32) for k in z.files})
 

@@ -69,9 +69,7 @@ def _die_mask(
     # cv2 on separate planes: numpy reductions over a 3-long last axis are slow.
     planes = cv2.split(cv2.divide(image.astype(np.float32) + 1.0, bg))
     lum = (planes[0] + planes[1] + planes[2]) * np.float32(1 / 3)
-    hue = cv2.max(
-        cv2.max(cv2.absdiff(planes[0], lum), cv2.absdiff(planes[1], lum)), cv2.absdiff(planes[2], lum)
-    )
+    hue = cv2.max(cv2.max(cv2.absdiff(planes[0], lum), cv2.absdiff(planes[1], lum)), cv2.absdiff(planes[2], lum))
     texture = cv2.blur(cv2.absdiff(grey, cv2.blur(grey, (5, 5))), (7, 7))
     if strong:  # only sure die pixels: used to keep dice out of the background estimate
         return ((lum < 0.45) | (hue > 0.1) | (texture > 8)).astype(np.uint8)
@@ -141,9 +139,7 @@ def find_dice(
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
     n, lab, st, _ = cv2.connectedComponentsWithStats(mask)
     sizes = [
-        max(bw, bh)
-        for _, _, bw, bh, a in st[1:]
-        if 300 <= a <= 5000 and 0.7 < bw / bh < 1.4 and a > 0.55 * bw * bh
+        max(bw, bh) for _, _, bw, bh, a in st[1:] if 300 <= a <= 5000 and 0.7 < bw / bh < 1.4 and a > 0.55 * bw * bh
     ]
     size = float(np.median(sizes)) if sizes else 40.0
     boxes: list[Box] = []

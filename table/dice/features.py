@@ -22,9 +22,7 @@ Box = tuple[int, int, int, int]
 SIDE = 32  # the canonical crop is SIDE x SIDE pixels
 
 
-def canonical_crop(
-    image: NDArray[np.uint8], box: Box, pad: float = 0.08, angle: float = 0.0
-) -> NDArray[np.float32]:
+def canonical_crop(image: NDArray[np.uint8], box: Box, pad: float = 0.08, angle: float = 0.0) -> NDArray[np.float32]:
     """The die's square neighbourhood resampled to SIDE x SIDE x 3 float32.
 
     ``angle`` (degrees) turns the crop about the die's centre; training uses it to show

@@ -14,6 +14,8 @@ or rejects the box as "not a die".
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +23,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from table.dice.capture import FrameSource, wait_until_settled
 from table.dice.detect import Box, find_dice
 from table.dice.features import face_input
 from table.dice.model import FaceModel
@@ -140,3 +143,19 @@ def read_tray_image(path: str | Path) -> list[int | str] | None:
     except OSError:
         return None
     return tray_faces(readings, _default.settings.min_confidence)
+
+
+def read_settled_throw(
+    source: FrameSource, reader: DiceReader | None = None, clock: Callable[[], float] = time.monotonic
+) -> list[int | str] | None:
+    """What the table loop calls after a throw: wait for still dice, read them.
+
+    Returns the faces, or None (ask by knob) when the camera gave no still frame in time
+    or any die is unsure.
+    """
+    reader = reader or DiceReader()
+    s = reader.settings
+    frame = wait_until_settled(source, s.settle_seconds, s.motion_level, s.timeout_seconds, clock)
+    if frame is None:
+        return None
+    return tray_faces(reader.read(frame), s.min_confidence)

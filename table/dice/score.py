@@ -47,9 +47,7 @@ def match(
     labelled: Sequence[Sequence[float]], reported: Sequence[Sequence[float]], min_iou: float = MIN_IOU
 ) -> list[tuple[int, int]]:
     """Greedy one-to-one pairs (labelled index, reported index), best IoU first."""
-    pairs = sorted(
-        ((iou(a, b), i, j) for i, a in enumerate(labelled) for j, b in enumerate(reported)), reverse=True
-    )
+    pairs = sorted(((iou(a, b), i, j) for i, a in enumerate(labelled) for j, b in enumerate(reported)), reverse=True)
     used_l: set[int] = set()
     used_r: set[int] = set()
     out: list[tuple[int, int]] = []

@@ -119,8 +119,7 @@ def load_symbols(directory: Path, name: str) -> SymbolSet:
     path = directory / f"{name}.npz"
     if not path.is_file():
         raise TableError(
-            f"no calibrated symbol dice named '{name}' in {directory}; "
-            f"run 'table dice calibrate --dice {name}'"
+            f"no calibrated symbol dice named '{name}' in {directory}; run 'table dice calibrate --dice {name}'"
         )
     with np.load(path) as z:
         names = [str(v) for v in z["names"]]

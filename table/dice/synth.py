@@ -79,9 +79,7 @@ def render_tray(
         m[1, 2] += cy - face.shape[0] / 2
         warped = cv2.warpAffine(face, m, (size, size))
         cover = cv2.warpAffine(np.ones(face.shape[:2], np.float32), m, (size, size))[..., None]
-        shadow = cv2.GaussianBlur(
-            cv2.warpAffine(cover, np.float32([[1, 0, 4], [0, 1, 4]]), (size, size)), (9, 9), 0
-        )
+        shadow = cv2.GaussianBlur(cv2.warpAffine(cover, np.float32([[1, 0, 4], [0, 1, 4]]), (size, size)), (9, 9), 0)
         frame *= 1 - 0.3 * shadow[..., None]
         frame = frame * (1 - cover) + warped * cover
         ys, xs = np.nonzero(cover[..., 0] > 0.5)

@@ -9,9 +9,7 @@ from numpy.typing import NDArray
 from table.dice.reader import DieReading
 
 
-def annotate(
-    frame: NDArray[np.uint8], readings: list[DieReading], min_confidence: float
-) -> NDArray[np.uint8]:
+def annotate(frame: NDArray[np.uint8], readings: list[DieReading], min_confidence: float) -> NDArray[np.uint8]:
     """A copy of ``frame`` with each die's box and face; unsure dice in orange."""
     out = frame.copy()
     for r in readings:

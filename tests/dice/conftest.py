@@ -13,7 +13,5 @@ TRAY_D6 = REPO.parent / "shared" / "data" / "dice" / "tray-d6"
 @pytest.fixture(scope="session")
 def tray_d6() -> Path:
     if not (TRAY_D6 / "labels.csv").is_file():
-        pytest.skip(
-            f"the tray-d6 photos are not at {TRAY_D6} (../shared/data/dice/tray-d6 from the repo root)"
-        )
+        pytest.skip(f"the tray-d6 photos are not at {TRAY_D6} (../shared/data/dice/tray-d6 from the repo root)")
     return TRAY_D6

@@ -66,3 +66,23 @@ def test_folder_source_and_bad_specs(tmp_path: Path) -> None:
     with pytest.raises(TableError):
         while folder.grab() is not None:
             pass
+
+
+def test_read_settled_throw_from_picture_files(tmp_path: Path) -> None:
+    from table.dice import read_settled_throw
+    from table.dice.reader import DiceReader
+    from table.dice.symbols import calibrate
+    from table.dice.synth import SYMBOLS
+
+    rng = np.random.default_rng(4)
+    reader = DiceReader(symbols=calibrate("t", [(s, render_tray(rng, 1, (s,))[0]) for s in SYMBOLS]))
+    moving = [render_tray(rng, 3)[0] for _ in range(3)]
+    still, truth = render_tray(rng, 3)
+    paths = []
+    for i, frame in enumerate([*moving, *[still] * 8]):
+        p = tmp_path / f"f{i:02d}.png"
+        cv2.imwrite(str(p), frame)
+        paths.append(p)
+    faces = read_settled_throw(ImageFiles(paths), reader, Clock(0.1))
+    assert faces is not None and sorted(map(str, faces)) == sorted(s for s, _ in truth)
+    assert read_settled_throw(ImageFiles(paths[:3]), reader, Clock(0.1)) is None  # never settled

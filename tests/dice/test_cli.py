@@ -36,9 +36,7 @@ def test_read_json_one_line_per_image(picture: Path, capsys: pytest.CaptureFixtu
             assert 0.0 <= die["confidence"] <= 1.0
 
 
-def test_missing_and_unreadable_files(
-    picture: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_missing_and_unreadable_files(picture: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     junk = tmp_path / "junk.jpg"
     junk.write_text("not a picture")
     status = main(["dice", "read", str(tmp_path / "nope.jpg"), str(picture), str(junk), "--json"])

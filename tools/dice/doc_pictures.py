@@ -42,20 +42,12 @@ def main() -> None:
         for j, r in enumerate(rd):
             ok = j in pairs and lab[pairs[j]][1] == r.face
             colour = (
-                (0, 140, 255)
-                if r.confidence < reader.settings.min_confidence
-                else (0, 200, 0)
-                if ok
-                else (0, 0, 255)
+                (0, 140, 255) if r.confidence < reader.settings.min_confidence else (0, 200, 0) if ok else (0, 0, 255)
             )
             cv2.rectangle(pic, r.box[:2], r.box[2:], colour, 2)
             text = f"{r.face}" + ("" if ok or j not in pairs else f" (is {lab[pairs[j]][1]})")
-            cv2.putText(
-                pic, text, (r.box[0], max(12, r.box[1] - 4)), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 0), 3
-            )
-            cv2.putText(
-                pic, text, (r.box[0], max(12, r.box[1] - 4)), cv2.FONT_HERSHEY_SIMPLEX, 0.5, colour, 1
-            )
+            cv2.putText(pic, text, (r.box[0], max(12, r.box[1] - 4)), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 0), 3)
+            cv2.putText(pic, text, (r.box[0], max(12, r.box[1] - 4)), cv2.FONT_HERSHEY_SIMPLEX, 0.5, colour, 1)
         path = out / f"photo-{k:03d}.jpg"
         cv2.imwrite(str(path), pic, [cv2.IMWRITE_JPEG_QUALITY, 80])
         print(path)
