@@ -814,6 +814,9 @@ class UgahUgah:
             "tray_problem": state.tray_problem,
             "input_mode": state.input_mode,
             "dice_reader": state.rules.dice_reader,
+            # How many dice the tray camera should read now (None: no throw awaited from it).
+            "expects_dice": state.dice_in_play
+            if state.phase == THROW and state.input_mode == TRAY and state.rules.dice_reader else None,
             "manual": {"faces": list(state.manual_faces), "index": state.manual_index}
             if state.input_mode == MANUAL and state.phase == THROW else None,
             "choice": choice,

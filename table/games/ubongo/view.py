@@ -136,6 +136,8 @@ def public_view(engine: Ubongo, state: UbongoState) -> dict[str, JSONValue]:
         "hourglass": state.hourglass,
         "sand": {"started": state.sand_started, "seconds": state.rules.sand},
         "dice_reader": state.rules.dice_reader,
+        # The tray camera reads the one die while the round waits for it.
+        "expects_dice": 1 if state.phase == ROLL and state.rules.dice_reader else None,
         "die": die,
         "die_cursor": state.die_cursor if state.phase == ROLL else None,
         "die_symbols": state.die.to_json()["symbols"],
