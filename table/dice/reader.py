@@ -28,7 +28,7 @@ from table.dice.detect import Box, find_dice
 from table.dice.features import face_input
 from table.dice.model import FaceModel
 from table.dice.settings import ReaderSettings, load_settings
-from table.dice.symbols import REJECT_BELOW, SymbolSet
+from table.dice.symbols import REJECT_BELOW, SymbolSet, decide
 
 
 @dataclass(frozen=True)
@@ -73,10 +73,10 @@ class DiceReader:
             return out
         if self.symbols is not None:
             for box in boxes:
-                ranked = sorted(self.symbols.scores(frame, box).values(), reverse=True)
-                if ranked[0] < REJECT_BELOW:
+                scores = self.symbols.scores(frame, box)
+                if max(scores.values()) < REJECT_BELOW:
                     continue  # nothing like any calibrated face: tray hole, rim, shadow
-                face, confidence = self.symbols.classify(frame, box)
+                face, confidence = decide(scores)
                 out.append(DieReading(face, box, confidence))
         else:
             feats = np.stack([face_input(frame, b) for b in boxes])

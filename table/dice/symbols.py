@@ -98,20 +98,24 @@ class SymbolSet:
 
     def classify(self, image: NDArray[np.uint8], box: Box) -> tuple[str, float]:
         """The face name and a confidence in 0..1 (margin over the runner-up face)."""
-        ranked = sorted(self.scores(image, box).items(), key=lambda kv: -kv[1])
-        face, best = ranked[0]
-        second = ranked[1][1] if len(ranked) > 1 else -1.0
-        if best < REJECT_BELOW:
-            return face, 0.0
-        # A clear winner is one whose correlation beats the next face's by ~0.15.
-        confidence = float(np.clip(0.5 + (best - second) / 0.3, 0.0, 1.0))
-        return face, confidence
+        return decide(self.scores(image, box))
 
     def save(self, directory: Path) -> Path:
         directory.mkdir(parents=True, exist_ok=True)
         path = directory / f"{self.name}.npz"
         np.savez_compressed(path, names=np.array(self.names), signatures=np.stack(self.signatures))
         return path
+
+
+def decide(scores: dict[str, float]) -> tuple[str, float]:
+    """The best face of ``scores`` and its confidence (0 when nothing correlates well)."""
+    ranked = sorted(scores.items(), key=lambda kv: -kv[1])
+    face, best = ranked[0]
+    second = ranked[1][1] if len(ranked) > 1 else -1.0
+    if best < REJECT_BELOW:
+        return face, 0.0
+    # A clear winner is one whose correlation beats the next face's by ~0.15.
+    return face, float(np.clip(0.5 + (best - second) / 0.3, 0.0, 1.0))
 
 
 def load_symbols(directory: Path, name: str) -> SymbolSet:
