@@ -63,6 +63,12 @@ class HourglassConfig:
 
 
 @dataclass(frozen=True)
+class TrayConfig:
+    camera: str = ""
+    """``pi``, ``usb`` / ``usb:N``, a folder of pictures, or empty for no camera (knob)."""
+
+
+@dataclass(frozen=True)
 class TableConfig:
     """The whole table. ``games`` holds per-game option tables, passed to the engines."""
 
@@ -74,6 +80,7 @@ class TableConfig:
     timing: TimingConfig = field(default_factory=TimingConfig)
     sound: SoundConfig = field(default_factory=SoundConfig)
     hourglass: HourglassConfig = field(default_factory=HourglassConfig)
+    tray: TrayConfig = field(default_factory=TrayConfig)
     games: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     def journal_path(self) -> Path:
@@ -103,6 +110,7 @@ SCHEMA: dict[str, dict[str, Check]] = {
         "attract_after_s": number(5, 86400),
     },
     "sound": {"enabled": boolean, "volume": number(0, 1)},
+    "tray": {"camera": string},
     "hourglass": {
         "seconds": number(1, 3600),
         "leds": whole(1, 2048),
@@ -155,6 +163,7 @@ def parse_config(data: Mapping[str, Any], source: str) -> TableConfig:
         timing=TimingConfig(**sections.get("timing", {})),
         sound=SoundConfig(**sections.get("sound", {})),
         hourglass=HourglassConfig(**sections.get("hourglass", {})),
+        tray=TrayConfig(**sections.get("tray", {})),
         games={k: dict(v) for k, v in data.get("games", {}).items()},
     )
 

@@ -49,6 +49,8 @@ def game_options(config: TableConfig, config_dir: str | Path) -> dict[str, dict[
     options: dict[str, dict[str, Any]] = {}
     for name, engine in registry().items():
         opts: dict[str, Any] = {}
+        if config.tray.camera and "dice_reader" in getattr(engine, "option_names", ()):
+            opts["dice_reader"] = True  # the tray camera reads throws; the knob stays the fallback
         package = ".".join(type(engine).__module__.split(".")[:3])
         loader = getattr(importlib.import_module(package), "config_options", None)
         if loader is not None:

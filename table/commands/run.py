@@ -28,6 +28,12 @@ SIM_BAR = 170  # height of the virtual stations bar under the display in the win
 SIM_SIDE = 90  # width of the LED hourglass column beside the display
 
 
+def _read_picture(path: str) -> list[Any] | None:
+    from table.dice import read_tray_image
+
+    return read_tray_image(path)
+
+
 def _hardware_backends(config: TableConfig, hardware: HardwareConfig, clock: Callable[[], float]) -> tuple[Any, Any]:
     """The real stations and LED hourglass the hardware config names (Pi libraries load here)."""
     from table.hardware.leds import make_hourglass
@@ -136,7 +142,17 @@ class Runner:
                                  ButtonLeds(stations, config.stations, self.clock),
                                  HourglassOutput(hourglass, STATION_COLOURS),
                                  SpeechOutput(speaker)]
-        inputs = [self.station_inputs, self.sim_stations] if sim else [self.station_inputs]
+        inputs: list[Any] = [self.station_inputs, self.sim_stations] if sim else [self.station_inputs]
+        if config.tray.camera:
+            from table.tray import camera_watcher
+
+            tray = camera_watcher(config.tray.camera, self.clock, wake)
+            inputs.append(tray)
+            outputs.append(tray)
+        if sim:
+            # The simulator's tray line reads a picture with the real reader (loaded on
+            # first use: OpenCV and the face model need not slow the start).
+            self.sim_stations.dice_reader = _read_picture
         from table.gamedata import game_options
 
         self.table = Table(config, self.clock, self.surface, self.journal, inputs=inputs, outputs=outputs,
