@@ -8,7 +8,7 @@ file and key path in front, so every config problem reads the same way.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 Check = Callable[[Any], str | None]
@@ -54,3 +54,23 @@ def did_you_mean(word: str, options: Iterable[str]) -> str:
     """`` (did you mean 'x'?)`` for the closest option, or an empty string."""
     close = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
     return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def check_section(source: str, name: str, value: Any, schema: Mapping[str, Check],
+                  problems: list[str]) -> dict[str, Any]:
+    """The keys of table ``[name]`` that pass their checks; every other key (unknown,
+    or with a bad value) adds one line to ``problems``."""
+    if not isinstance(value, dict):
+        problems.append(f"{source}: {name}: must be a table ([{name}])")
+        return {}
+    clean: dict[str, Any] = {}
+    for key, v in value.items():
+        if key not in schema:
+            problems.append(f"{source}: {name}.{key}: unknown key{did_you_mean(key, list(schema))}")
+            continue
+        msg = schema[key](v)
+        if msg:
+            problems.append(f"{source}: {name}.{key}: {msg}")
+        else:
+            clean[key] = v
+    return clean

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from table.checks import Check, boolean, did_you_mean, number, one_of, string, whole
+from table.checks import Check, boolean, check_section, did_you_mean, number, one_of, string, whole
 from table.errors import TableError
 
 DEFAULT_DIR = Path(__file__).resolve().parent.parent / "config"
@@ -129,28 +129,17 @@ def parse_config(data: Mapping[str, Any], source: str) -> TableConfig:
         if key not in known_top:
             problems.append(f"{source}: {key}: unknown section{did_you_mean(key, known_top)}")
             continue
-        if not isinstance(value, dict):
-            problems.append(f"{source}: {key}: must be a table ([{key}])")
-            continue
         if key == "games":
+            if not isinstance(value, dict):
+                problems.append(f"{source}: games: must be a table ([games])")
+                continue
             for game, opts in value.items():
                 if game not in GAME_SECTIONS:
                     problems.append(f"{source}: games.{game}: unknown game{did_you_mean(game, list(GAME_SECTIONS))}")
                 elif not isinstance(opts, dict):
                     problems.append(f"{source}: games.{game}: must be a table")
             continue
-        schema = SCHEMA[key]
-        clean: dict[str, Any] = {}
-        for sub, v in value.items():
-            if sub not in schema:
-                problems.append(f"{source}: {key}.{sub}: unknown key{did_you_mean(sub, list(schema))}")
-                continue
-            msg = schema[sub](v)
-            if msg:
-                problems.append(f"{source}: {key}.{sub}: {msg}")
-            else:
-                clean[sub] = v
-        sections[key] = clean
+        sections[key] = check_section(source, key, value, SCHEMA[key], problems)
     if problems:
         raise ConfigError(problems)
     t = sections.get("table", {})

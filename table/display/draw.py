@@ -10,7 +10,7 @@ import math
 
 import pygame
 
-from table.display.theme import PANEL, Colour, text
+from table.display.theme import ACCENT, PANEL, Colour, Theme, text
 
 label = text
 """One line of text, cached (see :func:`table.display.theme.text`)."""
@@ -31,6 +31,19 @@ def wrap(font: pygame.font.Font, message: str, width: int) -> list[str]:
     if line:
         lines.append(line)
     return lines
+
+
+def dialog(surface: pygame.Surface, theme: Theme, width_units: float, height_units: float,
+           veil_alpha: int = 170) -> pygame.Rect:
+    """Darken the whole surface and draw a centred, outlined box; returns the box."""
+    w, h = surface.get_size()
+    veil = pygame.Surface((w, h), pygame.SRCALPHA)
+    veil.fill((0, 0, 0, veil_alpha))
+    surface.blit(veil, (0, 0))
+    box = pygame.Rect(0, 0, theme.px(width_units), theme.px(height_units))
+    box.center = (w // 2, h // 2)
+    panel(surface, box, PANEL, theme.px(2), ACCENT, theme.px(0.5))
+    return box
 
 
 def panel(surface: pygame.Surface, rect: pygame.Rect, colour: Colour = PANEL, radius: int = 0,

@@ -369,13 +369,7 @@ class TableMenuScreen(Screen):
 
     def draw(self, surface: pygame.Surface, now: float) -> None:
         theme = self.theme
-        w, h = surface.get_size()
-        veil = pygame.Surface((w, h), pygame.SRCALPHA)
-        veil.fill((0, 0, 0, 170))
-        surface.blit(veil, (0, 0))
-        box = pygame.Rect(0, 0, theme.px(110), theme.px(80))
-        box.center = (w // 2, h // 2)
-        draw.panel(surface, box, PANEL, theme.px(2), ACCENT, theme.px(0.5))
+        box = draw.dialog(surface, theme, 110, 80)
         draw.label(surface, theme, "Table menu · game paused", (box.centerx, box.top + theme.px(7)), "large", ACCENT,
                    "center", bold=True)
         for i, (key, text_) in enumerate(MENU_ITEMS):
@@ -514,13 +508,7 @@ class LeaveKioskScreen(Screen):
 
     def draw(self, surface: pygame.Surface, now: float) -> None:
         theme = self.theme
-        w, h = surface.get_size()
-        veil = pygame.Surface((w, h), pygame.SRCALPHA)
-        veil.fill((0, 0, 0, 200))
-        surface.blit(veil, (0, 0))
-        box = pygame.Rect(0, 0, theme.px(130), theme.px(40))
-        box.center = (w // 2, h // 2)
-        draw.panel(surface, box, PANEL, theme.px(2), ACCENT, theme.px(0.5))
+        box = draw.dialog(surface, theme, 130, 40, veil_alpha=200)
         draw.label(surface, theme, "Leave the kiosk?", (box.centerx, box.top + theme.px(9)), "title", ACCENT,
                    "center", bold=True)
         draw.label(surface, theme, f"Stations {self.first + 1} and {self.last + 1}: press both buttons to leave",

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from table.checks import Check, boolean, did_you_mean, non_empty, number, one_of, whole
+from table.checks import Check, boolean, check_section, did_you_mean, non_empty, number, one_of, whole
 from table.errors import TableError
 from table.hardware.buttons import Timing
 from table.hardware.interfaces import HourglassLayout
@@ -213,25 +213,6 @@ KNOB_NEEDS: dict[str, tuple[str, ...]] = {
 }
 
 
-def _section(
-    source: str, name: str, value: Any, schema: Mapping[str, Check], problems: list[str]
-) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        problems.append(f"{source}: {name}: must be a table ([{name}])")
-        return {}
-    clean: dict[str, Any] = {}
-    for key, v in value.items():
-        if key not in schema:
-            problems.append(f"{source}: {name}.{key}: unknown key{did_you_mean(key, list(schema))}")
-            continue
-        msg = schema[key](v)
-        if msg:
-            problems.append(f"{source}: {name}.{key}: {msg}")
-        else:
-            clean[key] = v
-    return clean
-
-
 def parse_hardware(data: Mapping[str, Any], source: str, *, check_pins: bool = True) -> HardwareConfig:
     """Validate parsed TOML; raises :class:`HardwareConfigError` listing every problem."""
     problems: list[str] = []
@@ -243,7 +224,7 @@ def parse_hardware(data: Mapping[str, Any], source: str, *, check_pins: bool = T
         if key not in SECTIONS:
             problems.append(f"{source}: {key}: unknown section{did_you_mean(key, known)}")
             continue
-        sections[key] = _section(source, key, value, SECTIONS[key], problems)
+        sections[key] = check_section(source, key, value, SECTIONS[key], problems)
     stations: list[StationWiring] = []
     raw_stations = data.get("station", [])
     inp_raw = data.get("input", {})
@@ -255,7 +236,7 @@ def parse_hardware(data: Mapping[str, Any], source: str, *, check_pins: bool = T
         problems.append(f"{source}: station: at most 5 stations, not {len(raw_stations)}")
     for i, raw in enumerate(raw_stations):
         name = f"station[{i}]"
-        clean = _section(source, name, raw, STATION_KEYS, problems)
+        clean = check_section(source, name, raw, STATION_KEYS, problems)
         if not isinstance(raw, dict):
             continue
         if "button" not in raw:
