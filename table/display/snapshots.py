@@ -15,7 +15,7 @@ import pygame
 from table.app import ScriptedInputs, Table, VirtualClock
 from table.config import TableConfig
 from table.display.games import RenderContext, renderers
-from table.display.screens import AttractScreen, PausedScreen, TableMenuScreen
+from table.display.screens import AttractScreen, LeaveKioskScreen, PausedScreen, TableMenuScreen
 from table.display.theme import Theme
 from table.games.base import Action, GameSetup
 from table.session import Session, run_until_idle
@@ -136,10 +136,18 @@ def shell_moments(stations: int = 4) -> Iterator[tuple[str, Snapshot]]:
         go(table, clock, inputs, [], 25.0)
         table.draw(clock.now, force=True)
 
+    def leave(surface: pygame.Surface) -> None:
+        table, clock, inputs = table_at(surface)
+        table.start_game(GameSetup("ubongo_shimo", stations=(0, 1, 2, 3), names=NAMES))
+        go(table, clock, inputs, [Action("long_push", 8.0, 0)], 9.0)
+        table.push_screen(LeaveKioskScreen(table.theme, 0, stations - 1))
+        table.draw(clock.now, force=True)
+
     yield "menu", lobby
     yield "table-menu", menu
     yield "paused", paused
     yield "attract", attract
+    yield "leave-kiosk", leave
 
 
 def render_all(out_dir: Path, sizes: tuple[tuple[int, int], ...] = ((1920, 1080),),
