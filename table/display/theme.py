@@ -6,8 +6,9 @@ The fonts are pygame's bundled default font, so nothing is downloaded.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass, field
-from functools import cache, lru_cache
+from functools import cache
 
 import pygame
 
@@ -78,15 +79,35 @@ class Theme:
         return self.colours[station % len(self.colours)]
 
 
-@lru_cache(maxsize=512)
+TEXT_CACHE_BYTES = 6 << 20
+"""Rendered lines kept at most, in bytes: a kiosk runs all evening, so the cache is
+bounded by what it holds, not by how many lines (a huge timer digit weighs far more
+than a small label)."""
+
+_text_cache: OrderedDict[tuple[str, str, Colour, bool, int], pygame.Surface] = OrderedDict()
+_text_bytes = 0
+
+
 def rendered(message: str, size: str, colour: Colour, bold: bool, height: int) -> pygame.Surface:
     """One line of text for a display ``height`` pixels high (cached; do not draw on it)."""
+    global _text_bytes
+    key = (message, size, colour, bold, height)
+    img = _text_cache.get(key)
+    if img is not None:
+        _text_cache.move_to_end(key)
+        return img
     try:
-        return Theme(1, height).font(size, bold).render(message, True, colour)
+        img = Theme(1, height).font(size, bold).render(message, True, colour)
     except pygame.error:
         # pygame.quit() in between made the cached fonts invalid: open them again.
         _font.cache_clear()
-        return Theme(1, height).font(size, bold).render(message, True, colour)
+        img = Theme(1, height).font(size, bold).render(message, True, colour)
+    _text_cache[key] = img
+    _text_bytes += img.get_width() * img.get_height() * img.get_bytesize()
+    while _text_bytes > TEXT_CACHE_BYTES and len(_text_cache) > 1:
+        _, old = _text_cache.popitem(last=False)
+        _text_bytes -= old.get_width() * old.get_height() * old.get_bytesize()
+    return img
 
 
 def text(

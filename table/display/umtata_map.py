@@ -246,7 +246,7 @@ def map_rect_for(area: pygame.Rect) -> pygame.Rect:
     return rect
 
 
-@lru_cache(maxsize=4)
+@lru_cache(maxsize=2)
 def _shade(w: int, h: int, marked: frozenset[str]) -> pygame.Surface:
     """The darkening over every country not in ``marked`` (kept: a knob sector is shown
     for many frames, and filling a hundred cells each frame cost more than the map)."""
