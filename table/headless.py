@@ -43,7 +43,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
-from typing import Any, Protocol
+from typing import Protocol
 
 from table.errors import TableError
 from table.games.base import TICK, Action, GameError
@@ -337,38 +337,6 @@ def _play(
         journal.finish(game_id, session.outcome())
         notifier.status(f"game {game_id} finished")
     return HeadlessResult(session, game_id, len(journaled), not running)
-
-
-# -- outputs that may fail -------------------------------------------------------------------
-class GuardedOutput:
-    """Wraps one output (LEDs, sound, camera light...) so that its failure is logged
-    once and the game goes on without it.
-
-    The first exception from ``update`` disables the output for the rest of the run
-    (a broken LED strip would fail every frame; one log line is enough), logged with
-    its traceback at ERROR so journald keeps the cause. ``close`` never raises.
-    Matches the ``Output`` protocol of :mod:`table.app`.
-    """
-
-    def __init__(self, name: str, output: Any) -> None:
-        self.name = name
-        self.output = output
-        self.failed = False
-
-    def update(self, session: Session | None, now: float) -> None:
-        if self.failed:
-            return
-        try:
-            self.output.update(session, now)
-        except Exception:  # any failure of an output must not stop the game
-            self.failed = True
-            log.exception("output %s failed; the table goes on without it", self.name)
-
-    def close(self) -> None:
-        try:
-            self.output.close()
-        except Exception:
-            log.exception("output %s failed to close", self.name)
 
 
 # -- scripts made by random legal play -------------------------------------------------------

@@ -121,28 +121,3 @@ def test_stop_event_ends_between_actions(tmp_path: Path) -> None:
     with Journal(path) as journal:
         assert journal.load(1).actions == want
     assert second.session.is_over() and canonical(second.session.report()) == report
-
-
-class BrokenLeds:
-    def __init__(self) -> None:
-        self.calls = 0
-
-    def update(self, session: object, now: float) -> None:
-        self.calls += 1
-        raise OSError("SPI device vanished")
-
-    def close(self) -> None:
-        raise OSError("still gone")
-
-
-def test_a_failing_output_is_logged_once_and_dropped(caplog: pytest.LogCaptureFixture) -> None:
-    from table.headless import GuardedOutput
-
-    leds = BrokenLeds()
-    guarded = GuardedOutput("leds", leds)
-    for t in range(5):
-        guarded.update(None, float(t))
-    guarded.close()
-    assert leds.calls == 1 and guarded.failed
-    failed = [r for r in caplog.records if "failed; the table goes on" in r.getMessage()]
-    assert len(failed) == 1
