@@ -233,15 +233,31 @@ class Table:
         self.screens[-1].handle(action)
 
     def deliver_deadlines(self, now: float) -> None:
+        """Deliver every expiry due by clock time ``now``, journaled like any input."""
+        self._expire_until(self.game_time(now))
+
+    def _expire_until(self, game_t: float) -> None:
         session = self._session
         while session is not None and session is self._session:
             deadline = session.deadline()
-            if deadline is None or deadline > self.game_time(now):
+            if deadline is None or deadline > game_t:
                 return
             if not session.apply(Action(TICK, max(deadline, session.last_t)), self._record):
                 return
             if session.is_over():
                 self._finish()
+
+    def script_input(self, action: Action) -> bool:
+        """Apply a scripted input whose ``t`` is already the game's table time (``table
+        run --script``): the expiries due before it first, exactly as a scenario plays."""
+        self._expire_until(action.t)
+        session = self._session
+        if session is None or session.is_over():
+            return False
+        changed = session.apply(action, self._record)
+        if changed and session.is_over():
+            self._finish()
+        return changed
 
     def step(self, now: float) -> bool:
         """One frame at table time ``now``; returns whether a new picture was drawn."""

@@ -18,6 +18,7 @@ from types import FrameType
 from typing import Any
 
 from table.config import DEFAULT_DIR, TableConfig, load_config
+from table.errors import TableError
 from table.hardware.config import HardwareConfig, load_hardware_or_sim
 from table.outputs import draw_led_hourglass
 from table.systemd import EXIT_LEAVE_KIOSK, LeaveGesture, Notifier, refuse_root
@@ -86,7 +87,7 @@ class Runner:
 
     def __init__(self, config: TableConfig, *, sim: bool, headless: bool, journal_path: Path | None,
                  attract_now: bool = False, hardware: HardwareConfig | None = None,
-                 config_dir: Path | None = None) -> None:
+                 config_dir: Path | None = None, script: Any = None, speed: float = 1.0) -> None:
         global WAKE
         if headless:
             os.environ["SDL_VIDEODRIVER"] = "dummy"
@@ -103,6 +104,7 @@ class Runner:
         WAKE = pygame.event.custom_type() if WAKE is None else WAKE
         self.config = config
         self.sim = sim
+        self.stop = False
         width, height = config.display.width, config.display.height
         self.size = (width, height)
         if sim and not headless:
@@ -120,11 +122,17 @@ class Runner:
             pygame.mouse.set_visible(False)
             self.disp_size = (width, height)
         self.surface = pygame.Surface((width, height)).convert()
+        self.script = script
+        self.speed = speed
         from table.headless import open_journal_resilient
 
         # A journal that cannot be used is set aside (and logged); the table still starts.
         self.journal = open_journal_resilient(journal_path or config.journal_path())
-        self.clock = time.monotonic
+        self.clock: Callable[[], float] = time.monotonic
+        if speed != 1.0:
+            # A scripted run may go faster than real time: the table's clock runs at ``speed``.
+            origin = time.monotonic()
+            self.clock = lambda: origin + (time.monotonic() - origin) * speed
         hardware = hardware or HardwareConfig()
         layout = hardware.leds.hourglass_layout()
         self.sim_stations = SimStations(config.stations, self.clock, config.timing.long_push_s)
@@ -157,14 +165,17 @@ class Runner:
 
         self.table = Table(config, self.clock, self.surface, self.journal, inputs=inputs, outputs=outputs,
                            game_options=game_options(config, config_dir or DEFAULT_DIR))
-        if self.table.resume_unfinished():
+        self.script_pos = 0
+        if script is not None:
+            self.table.attract_enabled = False
+            self._start_script()
+        elif self.table.resume_unfinished():
             print(f"table: resumed the unfinished game from {self.journal.path}", file=sys.stderr)
         if attract_now:
             self.table.last_input = self.clock() - config.timing.attract_after_s
         from table.display.theme import Theme
 
         self.bar_theme = Theme(self.window.get_width(), 720)
-        self.stop = False
         self.exit_status = 0
         self.next_frame = self.clock()
         self.on_present: Callable[[], None] | None = None
@@ -173,6 +184,47 @@ class Runner:
         self.ready_sent = False
         self.leave = LeaveGesture(0, config.stations - 1)
         self.table.input_filter = self._leave_filter
+
+    def _start_script(self) -> None:
+        """Resume the script's game from the journal where it stopped, or start it."""
+        from table.headless import _same_game, script_position
+
+        scenario = self.script
+        latest = self.journal.unfinished() or self.journal.latest()
+        if latest is not None and _same_game(scenario, latest.engine, latest.setup.to_json(), latest.seed):
+            if latest.finished:
+                log.info("the script's game is already finished in %s", self.journal.path)
+                self.stop = True
+                return
+            position = script_position(scenario, latest.actions)
+            if position is not None and self.table.resume_unfinished():
+                self.script_pos = position[0]
+                return
+        if latest is not None and not latest.finished:
+            log.warning("journal game %d was unfinished; closing it to play the script", latest.id)
+            self.journal.finish(latest.id, None)
+        self.table.start_game(scenario.setup, scenario.seed)
+
+    def _feed_script(self, now: float) -> None:
+        """Scripted inputs due by clock time ``now``, at their exact game times; the run
+        ends when the game does, or after the last input once nothing is due by ``until``."""
+        table = self.table
+        session = table.session
+        if session is None:
+            self.stop = True
+            return
+        inputs = self.script.inputs
+        game_now = table.game_time(now)
+        while self.script_pos < len(inputs) and inputs[self.script_pos].t <= game_now:
+            table.script_input(inputs[self.script_pos])
+            self.script_pos += 1
+        if session.is_over():
+            self.stop = True
+        elif self.script_pos >= len(inputs):
+            deadline = session.deadline()
+            until = self.script.until
+            if deadline is None or (until is not None and deadline > until):
+                self.stop = True
 
     def _leave_filter(self, action: Any) -> bool:
         """The kiosk's way out: first and last station hold their knobs, then press."""
@@ -196,8 +248,10 @@ class Runner:
         """Wait for an input or the next frame time, then run one frame and show it."""
         import pygame
 
-        period = 1.0 / self.config.display.fps
-        timeout_ms = max(0, int((self.next_frame - self.clock()) * 1000))
+        # Frames keep their real-time rate when the clock runs faster (a scripted run).
+        period = self.speed / self.config.display.fps
+        # The wait is in real milliseconds; the clock may run faster (a scripted run).
+        timeout_ms = max(0, int((self.next_frame - self.clock()) / self.speed * 1000))
         if timeout_ms > 0 and self.wait_for_input:
             events = [pygame.event.wait(timeout_ms)]
         else:
@@ -215,6 +269,8 @@ class Runner:
             self.next_frame = max(self.next_frame + period, now)
         if self.leave.expire(now) == "cancel":
             self.table.pop_screen()
+        if self.script is not None and not self.stop:
+            self._feed_script(now)
         drawn = self.table.step(now)
         if not self.ready_sent:
             # The first frame is drawn: tell systemd the table is up.
@@ -261,10 +317,11 @@ class Runner:
 
 def run_table(config: TableConfig, *, sim: bool, headless: bool, seconds: float | None,
               journal_path: Path | None, screenshot: Path | None = None, attract_now: bool = False,
-              hardware: HardwareConfig | None = None, config_dir: Path | None = None) -> int:
+              hardware: HardwareConfig | None = None, config_dir: Path | None = None,
+              script: Any = None, speed: float = 1.0) -> int:
     """Run the table until SIGTERM/SIGINT, the window closes, or ``seconds`` pass."""
     runner = Runner(config, sim=sim, headless=headless, journal_path=journal_path, attract_now=attract_now,
-                    hardware=hardware, config_dir=config_dir)
+                    hardware=hardware, config_dir=config_dir, script=script, speed=speed)
 
     def stop(signum: int, frame: FrameType | None) -> None:
         log.info("signal %d: stopping cleanly", signum)
@@ -300,7 +357,15 @@ def cmd_run(args: argparse.Namespace, force_sim: bool = False) -> int:
               "(the simulator: 'table sim')", file=sys.stderr)
     if headless and not args.headless:
         print("table: no display found: running the simulator headless in attract mode", file=sys.stderr)
+    script = None
+    if args.script:
+        from table.scenario import load_scenario
+
+        script = load_scenario(args.script)
+    if args.speed <= 0:
+        raise TableError("--speed must be a positive number")
     return run_table(config, sim=sim, headless=headless, seconds=args.seconds, hardware=hardware,
+                     script=script, speed=args.speed,
                      config_dir=Path(args.config),
                      journal_path=Path(args.journal) if args.journal else None,
                      screenshot=Path(args.screenshot) if args.screenshot else None,
@@ -314,6 +379,9 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seconds", type=float, help="stop after this many seconds")
     p.add_argument("--screenshot", metavar="PNG", help="save the last frame to this file on exit")
     p.add_argument("--allow-root", action="store_true", help="run the kiosk as root anyway (not recommended)")
+    p.add_argument("--script", metavar="SCENARIO", help="play this scenario's inputs instead of the stations' "
+                   "(resuming it from the journal after a crash)")
+    p.add_argument("--speed", type=float, default=1.0, help="with --script: run the clock this many times faster")
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
