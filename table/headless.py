@@ -48,7 +48,7 @@ from typing import Protocol
 from table.errors import TableError
 from table.games.base import TICK, Action, GameError
 from table.journal import GameRecord, Journal, JournalError
-from table.scenario import Scenario, load_scenario
+from table.scenario import Scenario, load_scenario, script_steps
 from table.session import Session
 from table.systemd import Notifier, refuse_root
 
@@ -179,37 +179,6 @@ class HeadlessResult:
 
 def _same_game(scenario: Scenario, engine: str, setup_json: object, seed: int) -> bool:
     return engine == scenario.setup.game and setup_json == scenario.setup.to_json() and seed == scenario.seed
-
-
-def script_steps(session: Session, inputs: Sequence[Action], start: int,
-                 until: float | None) -> Iterator[tuple[int, bool, Action]]:
-    """The actions a script feeds, in order: ``(input index, is_input, action)``.
-
-    Before each input, the ticks due by its time; after the last input, the ticks up
-    to ``until``. Ticks carry the index of the input they precede (``len(inputs)``
-    after the last). The caller applies each action before asking for the next,
-    exactly as :func:`table.scenario.run_scenario` does.
-    """
-
-    def ticks(index: int, limit: float | None) -> Iterator[tuple[int, bool, Action]]:
-        while True:
-            d = session.deadline()
-            if d is None or (limit is not None and d > limit):
-                return
-            before = session.state
-            yield index, False, Action(TICK, max(d, session.last_t))
-            if session.state == before and session.deadline() == d:
-                return  # an engine that does not advance its deadline would spin
-
-    for i in range(start, len(inputs)):
-        if session.is_over():
-            return
-        yield from ticks(i, inputs[i].t)
-        if session.is_over():
-            return
-        yield i, True, inputs[i]
-    if not session.is_over():
-        yield from ticks(len(inputs), until)
 
 
 def script_position(scenario: Scenario, journaled: Sequence[Action]) -> tuple[int, Session] | None:

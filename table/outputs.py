@@ -95,8 +95,14 @@ class ButtonLeds:
         self.count = count
         self.clock = clock
         self._last: object = "unset"
+        self._seen: tuple[object, bool] | None = None
 
     def update(self, session: Session | None, now: float) -> None:
+        # Who may act only changes with the state: no view or trial expiry per frame.
+        seen = (None if session is None else session.state, bool(session and session.paused))
+        if self._seen is not None and self._seen[0] is seen[0] and self._seen[1] == seen[1]:
+            return
+        self._seen = seen
         may = _may_act(session)
         upcoming = None
         if session is not None and may == () and self.clock is not None:

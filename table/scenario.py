@@ -10,14 +10,14 @@ action exactly as the live table does. The format is documented in
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from table.errors import TableError
 from table.games import UnknownGameError, get_engine
-from table.games.base import Action, GameError, GameSetup, JSONValue
+from table.games.base import TICK, Action, GameError, GameSetup, JSONValue
 from table.journal import Journal
 from table.session import META_KINDS, Session, run_until_idle
 
@@ -167,6 +167,37 @@ def load_scenario(path: str | Path) -> Scenario:
     return parse_scenario(data, str(p))
 
 
+def script_steps(session: Session, inputs: Sequence[Action], start: int,
+                 until: float | None) -> Iterator[tuple[int, bool, Action]]:
+    """The actions a script feeds, in order: ``(input index, is_input, action)``.
+
+    Before each input, the ticks due by its time; after the last input, the ticks up
+    to ``until``. Ticks carry the index of the input they precede (``len(inputs)``
+    after the last). The caller applies each action before asking for the next,
+    exactly as :func:`table.scenario.run_scenario` does.
+    """
+
+    def ticks(index: int, limit: float | None) -> Iterator[tuple[int, bool, Action]]:
+        while True:
+            d = session.deadline()
+            if d is None or (limit is not None and d > limit):
+                return
+            before = session.state
+            yield index, False, Action(TICK, max(d, session.last_t))
+            if session.state == before and session.deadline() == d:
+                return  # an engine that does not advance its deadline would spin
+
+    for i in range(start, len(inputs)):
+        if session.is_over():
+            return
+        yield from ticks(i, inputs[i].t)
+        if session.is_over():
+            return
+        yield i, True, inputs[i]
+    if not session.is_over():
+        yield from ticks(len(inputs), until)
+
+
 def run_scenario(scenario: Scenario, journal: Journal | None = None) -> Session:
     """Play ``scenario`` to its end (or until idle) as fast as the machine allows.
 
@@ -183,29 +214,9 @@ def run_scenario(scenario: Scenario, journal: Journal | None = None) -> Session:
             journal.append(game_id, seq, action)
             seq += 1
 
-    def feed(action: Action) -> None:
+    for _, _, action in script_steps(session, scenario.inputs, 0, scenario.until):
         # As in the live loop: only inputs that change the game are journaled.
         session.apply(action, record if journal is not None else None)
-
-    def ticks_until(limit: float | None) -> None:
-        while True:
-            d = session.deadline()
-            if d is None or (limit is not None and d > limit):
-                return
-            before = session.state
-            feed(Action("tick", max(d, session.last_t)))
-            if session.state == before and session.deadline() == d:
-                return  # an engine that does not advance its deadline would spin
-
-    for action in scenario.inputs:
-        if session.is_over():
-            break
-        ticks_until(action.t)
-        if session.is_over():
-            break
-        feed(action)
-    if not session.is_over():
-        ticks_until(scenario.until)
     if journal is not None and game_id is not None and session.is_over():
         journal.finish(game_id, session.outcome())
     return session
@@ -231,4 +242,5 @@ __all__ = [
     "parse_scenario",
     "run_scenario",
     "run_until_idle",
+    "script_steps",
 ]

@@ -114,21 +114,20 @@ def shell_moments(stations: int = 4) -> Iterator[tuple[str, Snapshot]]:
         go(table, clock, inputs, joins + levels, 1.0)
         table.draw(clock.now, force=True)
 
-    def menu(surface: pygame.Surface) -> None:
+    def menu_choice(surface: pygame.Surface, steps: int, expect: type) -> None:
+        """A Shimo game with a call made, the table menu opened and one line pushed."""
         table, clock, inputs = table_at(surface)
         table.start_game(GameSetup("ubongo_shimo", stations=(0, 1, 2), names=NAMES[:3]))
         go(table, clock, inputs, [Action("press", 8.0, 1), Action("long_push", 15.0, 0),
-                                  Action("turn", 15.5, 0, {"delta": 2}), Action("push", 15.6, 0)], 16.0)
-        assert isinstance(table.screens[-1], TableMenuScreen)
+                                  Action("turn", 15.5, 0, {"delta": steps}), Action("push", 15.6, 0)], 16.0)
+        assert isinstance(table.screens[-1], expect)
         table.draw(clock.now, force=True)
 
+    def menu(surface: pygame.Surface) -> None:
+        menu_choice(surface, 2, TableMenuScreen)  # "undo", waiting for the confirming push
+
     def paused(surface: pygame.Surface) -> None:
-        table, clock, inputs = table_at(surface)
-        table.start_game(GameSetup("ubongo_shimo", stations=(0, 1, 2), names=NAMES[:3]))
-        go(table, clock, inputs, [Action("press", 8.0, 1), Action("long_push", 15.0, 0),
-                                  Action("turn", 15.5, 0, {"delta": 1}), Action("push", 15.6, 0)], 16.0)
-        assert isinstance(table.screens[-1], PausedScreen)
-        table.draw(clock.now, force=True)
+        menu_choice(surface, 1, PausedScreen)
 
     def attract(surface: pygame.Surface) -> None:
         table, clock, inputs = table_at(surface)
