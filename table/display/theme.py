@@ -79,7 +79,7 @@ class Theme:
         return self.colours[station % len(self.colours)]
 
 
-TEXT_CACHE_BYTES = 6 << 20
+TEXT_CACHE_BYTES = 3 << 20
 """Rendered lines kept at most, in bytes: a kiosk runs all evening, so the cache is
 bounded by what it holds, not by how many lines (a huge timer digit weighs far more
 than a small label)."""

@@ -246,17 +246,13 @@ def map_rect_for(area: pygame.Rect) -> pygame.Rect:
     return rect
 
 
-@lru_cache(maxsize=2)
-def _shade(w: int, h: int, marked: frozenset[str]) -> pygame.Surface:
-    """The darkening over every country not in ``marked`` (kept: a knob sector is shown
-    for many frames, and filling a hundred cells each frame cost more than the map)."""
-    layout = load_layout()
-    shade = pygame.Surface((w, h), pygame.SRCALPHA)
-    local = pygame.Rect(0, 0, w, h)
-    for (x, y), code in layout.cells.items():
-        if code not in marked:
-            shade.fill((0, 0, 0, 150), _cell_rect(local, layout, x, y))
-    return shade
+@lru_cache(maxsize=16)
+def _shade_tile(w: int, h: int) -> pygame.Surface:
+    """A cell-sized darkening tile. Tiles, not a whole-map mask: a mask per knob sector
+    weighs megabytes, and a kiosk that runs all evening keeps its memory flat."""
+    tile = pygame.Surface((w, h), pygame.SRCALPHA)
+    tile.fill((0, 0, 0, 150))
+    return tile
 
 
 def draw_map(
@@ -277,7 +273,10 @@ def draw_map(
     layout = load_layout()
     marked = set(highlight)
     if dim_others and marked:
-        surface.blit(_shade(rect.w, rect.h, frozenset(marked)), rect.topleft)
+        for (x, y), code in layout.cells.items():
+            if code not in marked:
+                cell = _cell_rect(rect, layout, x, y)
+                surface.blit(_shade_tile(cell.w, cell.h), cell.topleft)
     width = max(3, theme.px(0.6))
     for code in marked | ({focus} if focus else set()):
         colour = (255, 64, 64) if code == focus else (255, 255, 255)
