@@ -2,8 +2,10 @@
 
     /work/venv/bin/python bench/bench_dice.py [--photos N]
 
-For every photo (640x640) it times the reader's ``read`` (median and 95th percentile in
-ms) and scores it (dice read right / reported dice matching no labelled die, IoU >= 0.5),
+For every photo (640x640) it times the reader's ``read`` (median, 95th percentile, the
+slowest frame, and the median of the crowded frames of 20 or more dice, in ms) and
+scores it (dice read right / reported dice matching no labelled die, with boxes paired
+at IoU >= 0.5 and, as the issue words it, at any overlap),
 and does the same in the same run for a plain threshold-and-count-pips baseline: Otsu
 threshold of the colour distance from the tray's median colour, one die per blob of
 plausible size, pips = the holes in the blob. Peak memory is the process's maximum
@@ -29,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 DATA = ROOT.parent / "shared" / "data" / "dice" / "tray-d6"
 
 from table.dice.reader import DiceReader  # noqa: E402
-from table.dice.score import Score, load_labels  # noqa: E402
+from table.dice.score import OVERLAP, Score, load_labels  # noqa: E402
 
 Reported = list[tuple[tuple[int, int, int, int], int, float]]
 
@@ -62,17 +64,22 @@ def baseline_read(frame: np.ndarray) -> Reported:
 def run(name: str, read, frames, labels) -> tuple[list[float], Score]:  # type: ignore[no-untyped-def]
     times: list[float] = []
     score = Score()
+    loose = Score()
     for frame, lab in zip(frames, labels, strict=True):
         t = time.perf_counter()
         reported = read(frame)
         times.append((time.perf_counter() - t) * 1000)
         score.add(lab, reported)
+        loose.add(lab, reported, min_iou=OVERLAP)
     q = statistics.quantiles(times, n=20)
+    crowded = [t for t, lab in zip(times, labels, strict=True) if len(lab) >= 20]
     print(
-        f"{name:9s} median {statistics.median(times):6.1f} ms  p95 {q[18]:6.1f} ms  "
-        f"right {score.right}/{score.labelled} = {score.accuracy:.1%}  "
-        f"extra {score.extra}/{score.reported} = {score.extra_rate:.1%}  "
-        f"max RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB",
+        f"{name:9s} median {statistics.median(times):6.1f} ms  p95 {q[18]:6.1f} ms  max {max(times):6.1f} ms  "
+        f"20+ dice median {statistics.median(crowded) if crowded else float('nan'):6.1f} ms  "
+        f"max RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB\n"
+        f"{'':9s} IoU >= 0.5: right {score.right}/{score.labelled} = {score.accuracy:.1%}, "
+        f"extra {score.extra}/{score.reported} = {score.extra_rate:.1%};  "
+        f"any overlap: right {loose.accuracy:.1%}, extra {loose.extra_rate:.1%}",
         flush=True,
     )
     return times, score

@@ -1,15 +1,17 @@
-"""What the face classifier sees of one die.
+"""What the face classifier sees of each die.
 
-Contract: :func:`face_input` takes the frame (BGR ``uint8``) and a die box and returns a
-``(SIDE, SIDE, CHANNELS)`` float32 array; the network in ``config/dice/faces.npz`` was
-trained on exactly this, so any change here needs ``tools/dice/train_faces.py`` re-run.
+Contract: :func:`canonical_crop` cuts a die's square neighbourhood out of the frame
+(BGR ``uint8``) as ``(side, side, 3)`` float32; :func:`face_inputs` turns a batch of
+such crops into the network's input ``(N, side, side, CHANNELS)`` float32. The network
+in ``config/dice/faces.npz`` was trained on exactly this (its side is stored with it), so
+any change here needs ``tools/dice/train_faces.py`` re-run.
 
-The die's square neighbourhood is resampled to SIDE x SIDE and turned into a "pip
-contrast" channel: the colour axis along which the face's pixels vary most (pips against
-face, whatever their two colours are: black on white, white on red, yellow on green),
-signed so that the pips, the smaller part of the face, are bright. Three more channels
-keep the normalised colours, so the network can tell light from dark faces and find pips
-the contrast channel misses.
+Channel 0 is a "pip contrast" channel: the colour axis along which the face's pixels
+vary most (pips against face, whatever their two colours are: black on white, white on
+red, yellow on green), signed so that the pips, the smaller part of the face, are bright.
+Channels 1-3 keep blue, green and red, less their mean inside the face and scaled by the
+face's overall spread, so the network can tell light from dark faces and find pips the
+contrast channel misses (ink pips on a marbled or translucent die).
 """
 
 from __future__ import annotations
@@ -19,67 +21,64 @@ import numpy as np
 from numpy.typing import NDArray
 
 Box = tuple[int, int, int, int]
-SIDE = 32  # the canonical crop is SIDE x SIDE pixels
+SIDE = 32  # default crop side (the symbol reader's); the face network stores its own
+CHANNELS = 4
+PAD = 0.08  # the crop reaches this fraction of the box's side beyond the box
 
 
-def canonical_crop(image: NDArray[np.uint8], box: Box, pad: float = 0.08, angle: float = 0.0) -> NDArray[np.float32]:
-    """The die's square neighbourhood resampled to SIDE x SIDE x 3 float32.
+def canonical_crop(
+    image: NDArray[np.uint8],
+    box: tuple[float, float, float, float],
+    pad: float = PAD,
+    angle: float = 0.0,
+    side: int = SIDE,
+) -> NDArray[np.float32]:
+    """The die's square neighbourhood resampled to ``side`` x ``side`` x 3 float32.
 
     ``angle`` (degrees) turns the crop about the die's centre; training uses it to show
     the classifier every orientation.
     """
     x0, y0, x1, y1 = box
     cx, cy = (x0 + x1) / 2.0, (y0 + y1) / 2.0
-    half = max(x1 - x0, y1 - y0) * (0.5 + pad)
-    scale = SIDE / (2 * half)
+    half = max(x1 - x0, y1 - y0, 1) * (0.5 + pad)
+    scale = side / (2 * half)
     m = cv2.getRotationMatrix2D((cx, cy), angle, scale)
-    m[0, 2] += SIDE / 2 - cx
-    m[1, 2] += SIDE / 2 - cy
-    return cv2.warpAffine(
-        image,
-        m,
-        (SIDE, SIDE),
-        flags=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR,
-        borderMode=cv2.BORDER_REPLICATE,
-    ).astype(np.float32)
+    m[0, 2] += side / 2 - cx
+    m[1, 2] += side / 2 - cy
+    flags = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+    return cv2.warpAffine(image, m, (side, side), flags=flags, borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
 
 
-_YY, _XX = np.mgrid[0:SIDE, 0:SIDE].astype(np.float32) - (SIDE - 1) / 2.0
-_RADIUS = np.sqrt(_XX**2 + _YY**2)
-_CENTRE = _RADIUS < SIDE * 0.36
+def centre_mask(side: int) -> NDArray[np.bool_]:
+    """The disc of the crop that lies on the die's face whatever its turn."""
+    yy, xx = np.mgrid[0:side, 0:side].astype(np.float32) - (side - 1) / 2.0
+    return np.asarray(np.sqrt(xx**2 + yy**2) < side * 0.36)
 
 
-def pip_channel(crop: NDArray[np.float32]) -> NDArray[np.float32]:
-    """Project colours on their main axis inside the face; pips bright, unit spread."""
-    px = crop[_CENTRE]
-    mean = px.mean(axis=0)
-    cov = np.cov((px - mean).T) + np.eye(3, dtype=np.float32) * 1e-3
+def face_inputs(crops: NDArray[np.float32] | NDArray[np.uint8]) -> NDArray[np.float32]:
+    """The network's input for a batch of crops ``(N, side, side, 3)`` (see module doc)."""
+    x = np.asarray(crops, np.float32)
+    n, side = x.shape[0], x.shape[1]
+    if n == 0:
+        return np.zeros((0, side, side, CHANNELS), np.float32)
+    px = x[:, centre_mask(side)]  # (N, P, 3): the face's pixels
+    mean = px.mean(axis=1)
+    dev = px - mean[:, None]
+    cov = np.einsum("npi,npj->nij", dev, dev) / (px.shape[1] - 1) + np.eye(3, dtype=np.float32) * 1e-3
     _, vecs = np.linalg.eigh(cov)
-    axis = vecs[:, -1].astype(np.float32)
-    proj = (crop - mean) @ axis
-    centre = proj[_CENTRE]
-    sd = float(centre.std()) + 1e-3
-    proj /= sd
+    axis = vecs[:, :, -1]  # each crop's main colour axis
+    along = np.einsum("npc,nc->np", dev, axis)
+    sd = along.std(axis=1) + 1e-3
+    proj = np.einsum("nhwc,nc->nhw", x - mean[:, None, None], axis) / sd[:, None, None]
     # Pips cover less of the face than the face itself, so their side of the
     # distribution is the long tail: make that tail positive.
-    if float(((centre / sd) ** 3).mean()) < 0:
-        proj = -proj
-    return proj.astype(np.float32)
+    skew = ((along / sd[:, None]) ** 3).mean(axis=1)
+    proj *= np.where(skew < 0, -1.0, 1.0).astype(np.float32)[:, None, None]
+    spread = px.reshape(n, -1).std(axis=1) + 8.0
+    colour = (x - mean[:, None, None]) / spread[:, None, None, None]
+    return np.concatenate([np.clip(proj, -4, 4)[..., None], np.clip(colour, -4, 4)], axis=3).astype(np.float32)
 
 
-CHANNELS = 4
-
-
-def face_input(image: NDArray[np.uint8], box: Box, angle: float = 0.0) -> NDArray[np.float32]:
-    """The network's input for one die: ``(SIDE, SIDE, CHANNELS)`` float32.
-
-    Channel 0 is the signed pip-contrast channel; channels 1-3 are blue, green and red,
-    each less its mean inside the face and scaled by the face's overall spread, so the
-    network also sees colour differences the contrast channel misses (ink pips on a
-    marbled or translucent die).
-    """
-    crop = canonical_crop(image, box, angle=angle)
-    chan = np.clip(pip_channel(crop), -4, 4)
-    centre = crop[_CENTRE]
-    colour = np.clip((crop - centre.mean(axis=0)) / (float(centre.std()) + 8.0), -4, 4)
-    return np.concatenate([chan[..., None], colour], axis=2).astype(np.float32)
+def face_input(image: NDArray[np.uint8], box: Box, angle: float = 0.0, side: int = SIDE) -> NDArray[np.float32]:
+    """The network's input for one die: ``(side, side, CHANNELS)`` float32."""
+    return face_inputs(canonical_crop(image, box, angle=angle, side=side)[None])[0]

@@ -1,11 +1,11 @@
 """The die-face classifier as the reader uses it.
 
 Contract: :class:`FaceModel` ``.predict(inputs)`` takes a batch from
-:func:`table.dice.features.face_input` and returns, per die, the class (0 = not a die,
-1-6 = the top face) and a confidence in 0..1 (the network's probability for that class,
-averaged over the die turned by quarter turns, which must all read the same). The network
-(:mod:`table.dice.cnn`) is trained by ``tools/dice/train_faces.py`` and stored in
-``config/dice/faces.npz``; nothing is downloaded at run time.
+:func:`table.dice.features.face_inputs` (crops of ``.side`` pixels) and returns, per
+die, the class (0 = not a die, 1-6 = the top face) and a confidence in 0..1 (the
+network's probability for that class, averaged over the die turned by quarter turns).
+The network (:mod:`table.dice.cnn`) is trained by ``tools/dice/train_faces.py`` and
+stored in ``config/dice/faces.npz``; nothing is downloaded at run time.
 """
 
 from __future__ import annotations
@@ -15,32 +15,48 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from table.dice.cnn import TinyCNN
+from table.dice.cnn import ConvNet
 
 F32 = NDArray[np.float32]
-# Each die is shown to the network turned by 0, 90, 180 and 270 degrees and the
-# probabilities are averaged: a die's face reads the same however it lies.
+# A die the network is not sure of at first sight (probability below SURE) is read again
+# turned by 90, 180 and 270 degrees and the four answers are averaged: a die's face reads
+# the same however it lies, and the average is steadier than any one view. Most dice are
+# sure at first sight, so this costs little (measured in docs/dice.md).
 VIEWS = 4
+SURE = 0.95
 
 
 class FaceModel:
-    """A trained :class:`TinyCNN`, asked about each die in four orientations."""
+    """A trained :class:`ConvNet`; a die it is unsure of is read in ``views`` quarter turns."""
 
-    def __init__(self, net: TinyCNN, views: int = VIEWS) -> None:
+    def __init__(self, net: ConvNet, views: int = VIEWS, sure: float = SURE) -> None:
         self.net = net
         self.views = views
+        self.sure = sure
+
+    @property
+    def side(self) -> int:
+        """Side in pixels of the crops the network was trained on."""
+        return self.net.side
 
     @classmethod
     def load(cls, path: Path) -> FaceModel:
-        return cls(TinyCNN.load(path))
+        return cls(ConvNet.load(path))
 
     def probabilities(self, x: F32) -> F32:
+        """Class probabilities (N, 7); dice below ``sure`` averaged over ``views`` quarter turns."""
         x = np.asarray(x, np.float32)
-        views = [np.ascontiguousarray(np.rot90(x, k, axes=(1, 2))) for k in range(self.views)]
-        p = self.net.probabilities(np.concatenate(views))
-        return p.reshape(self.views, len(x), -1).mean(axis=0).astype(np.float32)
+        probs = self.net.probabilities(x)
+        again = np.flatnonzero(probs.max(axis=1) < self.sure) if self.views > 1 else np.zeros(0, np.int64)
+        if len(again):
+            sub = x[again]
+            turned = [np.ascontiguousarray(np.rot90(sub, k, axes=(1, 2))) for k in range(1, self.views)]
+            more = self.net.probabilities(np.concatenate(turned)).reshape(self.views - 1, len(again), -1)
+            probs[again] = (probs[again] + more.sum(axis=0)) / self.views
+        return probs
 
     def predict(self, x: F32) -> tuple[NDArray[np.int32], F32]:
+        """Per die: the class (0 = not a die, 1-6 = face) and its probability."""
         if len(x) == 0:
             return np.zeros(0, np.int32), np.zeros(0, np.float32)
         p = self.probabilities(x)

@@ -25,10 +25,11 @@ from numpy.typing import NDArray
 
 from table.dice.capture import FrameSource, wait_until_settled
 from table.dice.detect import Box, find_dice
-from table.dice.features import face_input
+from table.dice.features import canonical_crop, face_inputs
 from table.dice.model import FaceModel
 from table.dice.settings import ReaderSettings, load_settings
 from table.dice.symbols import REJECT_BELOW, SymbolSet, decide
+from table.errors import TableError
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,10 @@ class DiceReader:
     @property
     def model(self) -> FaceModel:
         if self._model is None:
-            self._model = FaceModel.load(self.settings.model_path)
+            try:
+                self._model = FaceModel.load(self.settings.model_path)
+            except (OSError, ValueError) as exc:
+                raise TableError(str(exc)) from exc
         return self._model
 
     def _area(self, frame: NDArray[np.uint8]) -> NDArray[np.uint8] | None:
@@ -79,14 +83,19 @@ class DiceReader:
                 face, confidence = decide(scores)
                 out.append(DieReading(face, box, confidence))
         else:
-            feats = np.stack([face_input(frame, b) for b in boxes])
-            classes, conf = self.model.predict(feats)
-            for box, cls, c in zip(boxes, classes, conf, strict=True):
-                if int(cls) != 0:  # class 0: the classifier says "not a die"
-                    out.append(DieReading(int(cls), box, float(c)))
+            out = self._read_pips(frame, boxes)
         out = _one_per_die(out)
         out.sort(key=lambda r: (r.box[1] // 20, r.box[0]))
         return out
+
+    def _read_pips(self, frame: NDArray[np.uint8], boxes: list[Box]) -> list[DieReading]:
+        """Name each proposed box's face; boxes the network calls "not a die" (class 0) are dropped."""
+        side = self.model.side
+        feats = face_inputs(np.stack([canonical_crop(frame, b, side=side) for b in boxes]))
+        classes, conf = self.model.predict(feats)
+        return [
+            DieReading(int(c), box, float(p)) for box, c, p in zip(boxes, classes, conf, strict=True) if int(c) != 0
+        ]
 
     def read_file(self, path: Path) -> list[DieReading]:
         return self.read(load_image(path))
@@ -140,7 +149,7 @@ def read_tray_image(path: str | Path) -> list[int | str] | None:
         _default = DiceReader()
     try:
         readings = _default.read_file(Path(path))
-    except OSError:
+    except (OSError, TableError):  # unreadable picture, or no usable face model: ask by knob
         return None
     return tray_faces(readings, _default.settings.min_confidence)
 

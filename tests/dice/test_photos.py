@@ -1,10 +1,17 @@
 """The reader on all 200 tray-d6 photos (1,487 labelled dice): floors at what it reaches.
 
-The shipped network was trained on these photos, so this checks that the reader as
-shipped still reads them as well as when it was trained (figures in docs/dice.md), a
-little below so that a numpy/OpenCV version change does not flip the test. They are not
-the issue's goals (98% right, at most 1% extra), and the figures on photos the network
-never saw (4-fold cross-validation, docs/dice.md) are lower.
+Two kinds of figure, both in docs/dice.md:
+
+- The shipped network was trained on these photos, so reading them with it checks that
+  the reader as shipped still reads them as well as when it was trained (floors a
+  little below the measured figures, so that a numpy/OpenCV version change does not
+  flip the test). Under the issue's pairing (any overlap) that is 99.0% right with 0.94%
+  extra: the issue's figures, but on photos the network has seen.
+- What it reads on photos it never saw comes from 4-fold cross-validation by photo,
+  which needs a training run (tools/dice/train_faces.py, 30 minutes); the run that made
+  the shipped network stored its held-out figures beside the weights, and the second
+  test holds those to floors: 96.2% right with 1.6% extra (any overlap), short of the
+  issue's 98% and 1%.
 """
 
 from __future__ import annotations
@@ -12,16 +19,22 @@ from __future__ import annotations
 from pathlib import Path
 
 import cv2
+import numpy as np
 
 from table.dice.reader import DiceReader
 from table.dice.score import OVERLAP, Score, load_labels
+from table.dice.settings import ReaderSettings
 
-# Measured: strict pairing (IoU >= 0.5) 94.0% right, 3.4% extra;
-# literal pairing (any overlap) 96.2% right, 1.0% extra.
-STRICT_RIGHT_FLOOR = 0.935
+# Measured with the shipped network: strict pairing (IoU >= 0.5) 96.8% right, 3.4% extra;
+# any overlap 99.0% right (1,472 / 1,487), 0.94% extra (14 / 1,495).
+STRICT_RIGHT_FLOOR = 0.96
 STRICT_EXTRA_CEILING = 0.036
-OVERLAP_RIGHT_FLOOR = 0.955
-OVERLAP_EXTRA_CEILING = 0.012
+OVERLAP_RIGHT_FLOOR = 0.985
+OVERLAP_EXTRA_CEILING = 0.0105
+# Held out (4-fold by photo), stored in config/dice/faces.npz by its training run:
+# strict 94.1% right, 3.9% extra; any overlap 96.2% right, 1.6% extra.
+HELD_OUT_FLOORS = {"held_out_right": 0.94, "held_out_right_any_overlap": 0.96}
+HELD_OUT_CEILINGS = {"held_out_extra": 0.04, "held_out_extra_any_overlap": 0.017}
 
 
 def test_reads_tray_d6_photos(tray_d6: Path) -> None:
@@ -39,3 +52,13 @@ def test_reads_tray_d6_photos(tray_d6: Path) -> None:
     assert strict.extra_rate <= STRICT_EXTRA_CEILING
     assert loose.accuracy >= OVERLAP_RIGHT_FLOOR, loose.confusion
     assert loose.extra_rate <= OVERLAP_EXTRA_CEILING
+
+
+def test_shipped_network_carries_its_held_out_figures() -> None:
+    with np.load(ReaderSettings().model_path) as z:
+        meta = {k.removeprefix("meta_"): float(z[k]) for k in z.files if k.startswith("meta_held_out")}
+        assert int(z["meta_folds"]) == 4
+    for key, floor in HELD_OUT_FLOORS.items():
+        assert meta[key] >= floor, (key, meta[key])
+    for key, ceiling in HELD_OUT_CEILINGS.items():
+        assert meta[key] <= ceiling, (key, meta[key])

@@ -1,15 +1,18 @@
 """Draw the reader's boxes and faces on a few tray-d6 photos for docs/dice.md.
 
-    /work/venv/bin/python tools/dice/doc_pictures.py PHOTO_NUMBER...
+    python tools/dice/doc_pictures.py [--held-out] PHOTO_NUMBER...
 
 Writes ``docs/images/dice/photo-NNN.jpg``: green = read right, red = wrong face or
 matching no labelled die, orange = unsure (below min_confidence), white outline = a
-labelled die the reader missed. The photos are from tray-d6 (BSD 3-Clause, see
-docs/dice.md).
+labelled die the reader missed. With ``--held-out`` each photo is read with the network
+of its cross-validation fold (left in /tmp by ``train_faces.py --folds 4``), which never
+saw that photo; without it, with the shipped network. The photos are from tray-d6 (BSD
+3-Clause, see docs/dice.md).
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
@@ -19,6 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 DATA = ROOT.parent / "shared" / "data" / "dice" / "tray-d6"
 
+from table.dice.model import FaceModel  # noqa: E402
 from table.dice.reader import DiceReader  # noqa: E402
 from table.dice.score import load_labels, match  # noqa: E402
 
@@ -26,10 +30,17 @@ from table.dice.score import load_labels, match  # noqa: E402
 def main() -> None:
     out = ROOT / "docs" / "images" / "dice"
     out.mkdir(parents=True, exist_ok=True)
+    ap = argparse.ArgumentParser()
+    ap.add_argument("photos", nargs="+", type=int)
+    ap.add_argument("--held-out", action="store_true")
+    ap.add_argument("--folds", type=int, default=4)
+    ap.add_argument("--fold-net", default="/tmp/dice_fold{fold}_seed0.npz")
+    a = ap.parse_args()
     labels = list(load_labels(DATA).items())
     reader = DiceReader()
-    for arg in sys.argv[1:]:
-        k = int(arg)
+    for k in a.photos:
+        if a.held_out:
+            reader._model = FaceModel.load(Path(a.fold_net.format(fold=k % a.folds)))
         name, lab = labels[k]
         frame = cv2.imread(str(DATA / name))
         rd = reader.read(frame)

@@ -1,0 +1,73 @@
+"""The face network's file, its numpy forward pass and the quarter-turn views."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from table.dice.cnn import CLASSES, ConvNet
+from table.dice.features import CHANNELS, face_inputs
+from table.dice.model import FaceModel
+from table.dice.reader import DiceReader
+from table.dice.settings import ReaderSettings
+from table.errors import TableError
+
+
+def _net(side: int = 8) -> ConvNet:
+    rng = np.random.default_rng(3)
+    p = {
+        "w0": rng.normal(0, 0.5, (3, 3, CHANNELS, 5)).astype(np.float32),
+        "b0": np.zeros(5, np.float32),
+        "w1": rng.normal(0, 0.5, (5, CLASSES)).astype(np.float32),
+        "b1": np.zeros(CLASSES, np.float32),
+    }
+    return ConvNet(["5", "p"], p, side)
+
+
+def test_forward_pass_is_a_3x3_convolution_then_pooling() -> None:
+    net = _net()
+    x = np.random.default_rng(4).normal(size=(2, 8, 8, CHANNELS)).astype(np.float32)
+    # Direct convolution, written out, to check the neighbourhood-matrix version against.
+    w, b = net.p["w0"], net.p["b0"]
+    pad = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
+    conv = np.zeros((2, 8, 8, 5), np.float32)
+    for i in range(3):
+        for j in range(3):
+            conv += np.einsum("nhwc,cf->nhwf", pad[:, i : i + 8, j : j + 8], w[i, j])
+    h = np.maximum(conv + b, 0).reshape(2, 4, 2, 4, 2, 5).max(axis=(2, 4))
+    expected = h.mean(axis=(1, 2)) @ net.p["w1"] + net.p["b1"]
+    assert np.allclose(net.logits(x), expected, atol=1e-4)
+    assert np.allclose(net.probabilities(x).sum(axis=1), 1)
+
+
+def test_unsure_dice_are_averaged_over_quarter_turns() -> None:
+    net = _net()
+    x = np.random.default_rng(5).normal(size=(6, 8, 8, CHANNELS)).astype(np.float32)
+    every = FaceModel(net, views=4, sure=1.01)  # nobody is sure: all four views for every die
+    views = [net.probabilities(np.ascontiguousarray(np.rot90(x, k, axes=(1, 2)))) for k in range(4)]
+    assert np.allclose(every.probabilities(x), np.mean(views, axis=0), atol=1e-6)
+    nobody = FaceModel(net, views=4, sure=0.0)  # everybody is sure: one view
+    assert np.allclose(nobody.probabilities(x), views[0], atol=1e-6)
+
+
+def test_shipped_network_loads_with_its_layer_list() -> None:
+    model = FaceModel.load(ReaderSettings().model_path)
+    assert model.side >= 24
+    crops = np.full((3, model.side, model.side, 3), 128, np.uint8)
+    classes, conf = model.predict(face_inputs(crops))
+    assert classes.shape == (3,) and np.all((conf >= 0) & (conf <= 1))
+
+
+def test_missing_or_foreign_model_file_is_one_sentence(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match=r"train_faces\.py"):
+        ConvNet.load(tmp_path / "none.npz")
+    np.savez(tmp_path / "other.npz", something=np.zeros(3))
+    with pytest.raises(ValueError, match="not a dice face model"):
+        ConvNet.load(tmp_path / "other.npz")
+    reader = DiceReader(ReaderSettings(model_path=tmp_path / "other.npz"))
+    frame = np.full((200, 200, 3), 200, np.uint8)
+    frame[80:120, 80:120] = 20  # one dark die-sized square, so the network is needed
+    with pytest.raises(TableError, match="not a dice face model"):
+        reader.read(frame)
