@@ -20,7 +20,6 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-Box = tuple[int, int, int, int]
 SIDE = 32  # default crop side (the symbol reader's); the face network stores its own
 CHANNELS = 4
 PAD = 0.08  # the crop reaches this fraction of the box's side beyond the box
@@ -77,8 +76,3 @@ def face_inputs(crops: NDArray[np.float32] | NDArray[np.uint8]) -> NDArray[np.fl
     spread = px.reshape(n, -1).std(axis=1) + 8.0
     colour = (x - mean[:, None, None]) / spread[:, None, None, None]
     return np.concatenate([np.clip(proj, -4, 4)[..., None], np.clip(colour, -4, 4)], axis=3).astype(np.float32)
-
-
-def face_input(image: NDArray[np.uint8], box: Box, angle: float = 0.0, side: int = SIDE) -> NDArray[np.float32]:
-    """The network's input for one die: ``(side, side, CHANNELS)`` float32."""
-    return face_inputs(canonical_crop(image, box, angle=angle, side=side)[None])[0]

@@ -3,7 +3,8 @@
 Contract: :class:`FaceModel` ``.predict(inputs)`` takes a batch from
 :func:`table.dice.features.face_inputs` (crops of ``.side`` pixels) and returns, per
 die, the class (0 = not a die, 1-6 = the top face) and a confidence in 0..1 (the
-network's probability for that class, averaged over the die turned by quarter turns).
+network's probability for that class; for a die it is unsure of, averaged over the die
+turned by quarter turns).
 The network (:mod:`table.dice.cnn`) is trained by ``tools/dice/train_faces.py`` and
 stored in ``config/dice/faces.npz``; nothing is downloaded at run time.
 """

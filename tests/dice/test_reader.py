@@ -52,4 +52,3 @@ def test_settings(tmp_path: Path) -> None:
     wrong.write_text("[tray]\narea = [1, 2]\n")
     with pytest.raises(TableError):
         load_settings(wrong)
-
