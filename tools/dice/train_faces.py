@@ -58,7 +58,7 @@ AMBIGUOUS_IOU = 0.1
 Samples = tuple[NDArray[np.uint8], NDArray[np.int32], NDArray[np.int64], NDArray[np.bool_]]
 
 
-def _photo_samples(args: tuple[int, str, list[tuple[tuple[float, float, float, float], int]], int]):
+def _photo_samples(args: tuple[int, str, list[tuple[tuple[float, float, float, float], int]], int]) -> Samples:
     """Crops (uint8), classes and 'untouched proposal' flags of one photo."""
     p, name, lab, side = args
     rng = np.random.default_rng(p)
@@ -69,17 +69,17 @@ def _photo_samples(args: tuple[int, str, list[tuple[tuple[float, float, float, f
     ys: list[int] = []
     cand: list[bool] = []
 
-    def add(box: tuple[float, float, float, float], angle: float, face: int) -> None:
+    def add(box: tuple[float, float, float, float], angle: float, face: int, proposal: bool) -> None:
         xs.append(canonical_crop(img, box, angle=angle, side=side))
         ys.append(face)
+        cand.append(proposal)
 
     for j, b in enumerate(boxes):
         if j not in pairs and max((iou(lb, b) for lb, _ in lab), default=0.0) > AMBIGUOUS_IOU:
             continue  # a piece of a die or two dice in one box: neither a face nor "no die"
         face = lab[pairs[j]][1] if j in pairs else 0
         for r in range(PROPOSAL_TURNS):
-            add(b, 0.0 if r == 0 else float(rng.uniform(0, 360)), face)
-            cand.append(r == 0)
+            add(b, 0.0 if r == 0 else float(rng.uniform(0, 360)), face, proposal=r == 0)
     for b, face in lab:
         w, h = b[2] - b[0], b[3] - b[1]
         for _ in range(LABEL_JITTERS):
@@ -87,8 +87,7 @@ def _photo_samples(args: tuple[int, str, list[tuple[tuple[float, float, float, f
             sc = 1 + rng.normal(0, 0.08)
             cx, cy = (b[0] + b[2]) / 2 + dx, (b[1] + b[3]) / 2 + dy
             jb = (int(cx - w * sc / 2), int(cy - h * sc / 2), int(cx + w * sc / 2), int(cy + h * sc / 2))
-            add(jb, float(rng.uniform(0, 360)), face)
-            cand.append(False)
+            add(jb, float(rng.uniform(0, 360)), face, proposal=False)
     return np.array(xs, np.uint8), np.array(ys, np.int32), np.full(len(ys), p), np.array(cand, bool)
 
 
