@@ -1,6 +1,6 @@
 """The face network's trainer (tools/dice/train_faces.py) learns, and what it writes is what the reader loads.
 
-A toy set stands in for the photos (the real run takes 30 minutes): crops whose class is
+A toy set stands in for the photos (the real run takes under an hour): crops whose class is
 told by where a dark blob lies, so the network has to use space, not just brightness.
 """
 

@@ -1,7 +1,7 @@
 """Train the die-face network on the tray-d6 photos; report k-fold-by-photo figures.
 
     pip install -r tools/dice/requirements.txt        # JAX, for training only
-    python tools/dice/train_faces.py [--folds 4] [--epochs 20] [--save]
+    python tools/dice/train_faces.py [--folds 4] [--epochs 30] [--save]
 
 Samples are what the reader sees at run time: every box the die finder proposes (four
 times, turned at random, the first one untouched). A box paired with a labelled die
@@ -189,7 +189,7 @@ def train(
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--folds", type=int, default=4, help="0: no cross-validation")
-    ap.add_argument("--epochs", type=int, default=20)
+    ap.add_argument("--epochs", type=int, default=30)
     ap.add_argument("--side", type=int, default=SIDE)
     ap.add_argument("--arch", default=ARCH)
     ap.add_argument("--only", type=int, default=None, help="train and score this one fold (quick experiments)")
