@@ -56,7 +56,6 @@ class ConvNet:
             raise ValueError(f"the last layer has {outputs} outputs, not {CLASSES}")
         self.arch = arch
         self.side = side
-        self.convs = convs
         # Kernels flattened once to the (9C, filters) matrices the forward pass multiplies by.
         self._mats = [params[f"w{k}"].reshape(-1, params[f"w{k}"].shape[3]) for k in range(convs)]
         self.p = params
