@@ -4,13 +4,14 @@
     python tools/dice/train_faces.py [--folds 4] [--epochs 30] [--save]
 
 Samples are what the reader sees at run time: every box the die finder proposes (four
-times, turned at random, the first one untouched). A box paired with a labelled die
-(IoU >= 0.5) is an example of that face, a box overlapping no labelled die (IoU <= 0.1)
-is "not a die" (class 0: tray holes, rim, shadows), a box in between is left out as
-ambiguous. Each labelled box, shifted, scaled and turned at random eight times, is added
-as more face examples. Training (JAX, Adam with a cosine learning rate, dropout before
-the last layer, weight decay) also turns and mirrors every batch and varies its
-brightness and colour balance.
+samples each). A box paired with a labelled die (IoU >= 0.5) is an example of that face,
+a box overlapping no labelled die (IoU <= 0.1) is "not a die" (class 0: tray holes, rim,
+shadows), a box in between is left out as ambiguous. Each labelled box is added eight
+more times as an example of its face. A sample's crop is cut anew for every batch
+(:class:`FreshCrops`): turned at random, and shifted and scaled a little (labelled boxes
+more than proposals), so the network never sees the same pixels twice. Training (JAX,
+Adam with a cosine learning rate, dropout before the last layer, weight decay) also
+mirrors every batch and varies its brightness and colour balance.
 
 With ``--folds K`` the photos are split by photo number modulo K; each fold's network is
 trained without that fold's photos and the whole reader (die finder, this network,
@@ -50,57 +51,74 @@ from table.dice.score import OVERLAP, Score, iou, load_labels, match  # noqa: E4
 
 SIDE = 40
 ARCH = "16,p,32,32,p,64,p,64"
-PROPOSAL_TURNS = 4  # each proposal: untouched, then turned at random
-LABEL_JITTERS = 8  # each labelled box: shifted, scaled and turned at random
+PROPOSAL_TURNS = 4  # samples per proposed box
+LABEL_JITTERS = 8  # samples per labelled box
 AMBIGUOUS_IOU = 0.1
 
 
-Samples = tuple[NDArray[np.uint8], NDArray[np.int32], NDArray[np.int64], NDArray[np.bool_]]
+Specs = tuple[NDArray[np.float32], NDArray[np.int32], NDArray[np.int64], NDArray[np.bool_]]
+Image = NDArray[np.uint8]
 
 
-def _photo_samples(args: tuple[int, str, list[tuple[tuple[float, float, float, float], int]], int]) -> Samples:
-    """Crops (uint8), classes and 'untouched proposal' flags of one photo."""
-    p, name, lab, side = args
-    rng = np.random.default_rng(p)
+def _photo_specs(args: tuple[int, str, list[tuple[tuple[float, float, float, float], int]]]) -> Specs:
+    """Boxes, classes, photo index and 'is a labelled box' of one photo's samples."""
+    p, name, lab = args
     img = cv2.imread(str(DATA / name))
     boxes, _ = find_dice(img)
     pairs = {j: i for i, j in match([b for b, _ in lab], boxes)}
-    xs: list[NDArray[np.float32]] = []
-    ys: list[int] = []
-    cand: list[bool] = []
-
-    def add(box: tuple[float, float, float, float], angle: float, face: int, proposal: bool) -> None:
-        xs.append(canonical_crop(img, box, angle=angle, side=side))
-        ys.append(face)
-        cand.append(proposal)
-
+    out: list[tuple[tuple[float, float, float, float], int, bool]] = []
     for j, b in enumerate(boxes):
         if j not in pairs and max((iou(lb, b) for lb, _ in lab), default=0.0) > AMBIGUOUS_IOU:
             continue  # a piece of a die or two dice in one box: neither a face nor "no die"
         face = lab[pairs[j]][1] if j in pairs else 0
-        for r in range(PROPOSAL_TURNS):
-            add(b, 0.0 if r == 0 else float(rng.uniform(0, 360)), face, proposal=r == 0)
+        out += [(tuple(map(float, b)), face, False)] * PROPOSAL_TURNS  # type: ignore[list-item]
     for b, face in lab:
-        w, h = b[2] - b[0], b[3] - b[1]
-        for _ in range(LABEL_JITTERS):
-            dx, dy = rng.normal(0, 0.06, 2) * (w, h)
-            sc = 1 + rng.normal(0, 0.08)
-            cx, cy = (b[0] + b[2]) / 2 + dx, (b[1] + b[3]) / 2 + dy
-            jb = (int(cx - w * sc / 2), int(cy - h * sc / 2), int(cx + w * sc / 2), int(cy + h * sc / 2))
-            add(jb, float(rng.uniform(0, 360)), face, proposal=False)
-    return np.array(xs, np.uint8), np.array(ys, np.int32), np.full(len(ys), p), np.array(cand, bool)
+        out += [(b, face, True)] * LABEL_JITTERS
+    return (
+        np.array([o[0] for o in out], np.float32).reshape(-1, 4),
+        np.array([o[1] for o in out], np.int32),
+        np.full(len(out), p),
+        np.array([o[2] for o in out], bool),
+    )
 
 
-def build(side: int) -> Samples:
-    """Crops, classes, photo index and 'is an untouched proposal' of every sample."""
+def build() -> tuple[list[Image], Specs]:
+    """The photos and every sample's box, class, photo index and 'is a labelled box'."""
     labels = load_labels(DATA)
     with Pool(2) as pool:
-        parts = pool.map(_photo_samples, [(p, n, lab, side) for p, (n, lab) in enumerate(labels.items())])
-    return tuple(np.concatenate([part[k] for part in parts]) for k in range(4))  # type: ignore[return-value]
+        parts = pool.map(_photo_specs, [(p, n, lab) for p, (n, lab) in enumerate(labels.items())])
+    images = [cv2.imread(str(DATA / n)) for n in labels]
+    return images, tuple(np.concatenate([part[k] for part in parts]) for k in range(4))  # type: ignore[return-value]
+
+
+class FreshCrops:
+    """Makes a batch's crops anew each time it is asked: a new turn for every sample and,
+    for labelled boxes, a new shift and scale (proposals move a little too, as the die
+    finder's boxes do between photos). A network that sees each die in a different pose
+    every epoch cannot learn the pixels of one crop by heart."""
+
+    def __init__(self, images: list[Image], specs: Specs, side: int) -> None:
+        self.images = images
+        self.boxes, self.faces, self.photo, self.labelled = specs
+        self.side = side
+
+    def __call__(self, idx: NDArray[np.int64], rng: np.random.Generator) -> NDArray[np.uint8]:
+        out = np.empty((len(idx), self.side, self.side, 3), np.uint8)
+        for n, i in enumerate(idx):
+            x0, y0, x1, y1 = self.boxes[i]
+            w, h = x1 - x0, y1 - y0
+            spread, grow = (0.06, 0.08) if self.labelled[i] else (0.03, 0.04)
+            dx, dy = rng.normal(0, spread, 2) * (w, h)
+            sc = 1 + rng.normal(0, grow)
+            cx, cy = (x0 + x1) / 2 + dx, (y0 + y1) / 2 + dy
+            box = (cx - w * sc / 2, cy - h * sc / 2, cx + w * sc / 2, cy + h * sc / 2)
+            crop = canonical_crop(self.images[self.photo[i]], box, angle=float(rng.uniform(0, 360)), side=self.side)
+            out[n] = np.clip(crop, 0, 255)
+        return out
 
 
 def train(
-    crops: NDArray[np.uint8],
+    crops: NDArray[np.uint8] | FreshCrops,
     y: NDArray[np.int32],
     arch: str,
     epochs: int,
@@ -108,7 +126,11 @@ def train(
     lr: float = 2e-3,
     log: bool = False,
 ) -> ConvNet:
-    """Fit a :class:`ConvNet` of layer list ``arch`` with JAX; returns numpy weights."""
+    """Fit a :class:`ConvNet` of layer list ``arch`` with JAX; returns numpy weights.
+
+    ``crops`` is either the samples' crops (N, side, side, 3), used as they are, or a
+    :class:`FreshCrops` that makes each batch's crops anew.
+    """
     try:
         import jax
         import jax.numpy as jnp
@@ -167,7 +189,8 @@ def train(
         for start in range(0, len(order) - batch + 1, batch):
             idx = order[start : start + batch]
             # Light and white balance vary between trays and lamps: scale the raw crop.
-            xb = crops[idx].astype(np.float32) * rng.uniform(0.8, 1.2, (batch, 1, 1, 1))
+            xb = (crops(idx, rng) if isinstance(crops, FreshCrops) else crops[idx]).astype(np.float32)
+            xb = xb * rng.uniform(0.8, 1.2, (batch, 1, 1, 1))
             xb = np.clip(xb * rng.uniform(0.92, 1.08, (batch, 1, 1, 3)), 0, 255).round()
             fb = np.rot90(face_inputs(xb), int(rng.integers(4)), axes=(1, 2))
             if rng.random() < 0.5:
@@ -183,7 +206,7 @@ def train(
     for k, (w, b) in enumerate(params):
         weights[f"w{k}"] = np.asarray(w, np.float32)
         weights[f"b{k}"] = np.asarray(b, np.float32)
-    return ConvNet(layers, weights, crops.shape[1])
+    return ConvNet(layers, weights, crops.side if isinstance(crops, FreshCrops) else crops.shape[1])
 
 
 def main() -> None:
@@ -195,34 +218,32 @@ def main() -> None:
     ap.add_argument("--only", type=int, default=None, help="train and score this one fold (quick experiments)")
     ap.add_argument("--seed", type=int, default=0, help="another seed gives another network (for an ensemble)")
     ap.add_argument("--save", action="store_true")
-    ap.add_argument("--cache", default="/tmp/dice_crops")
+    ap.add_argument("--fold-nets", default="/tmp", help="folder for each fold's network")
     a = ap.parse_args()
     if not (DATA / "labels.csv").is_file():
         sys.exit(f"the tray-d6 photos are not at {DATA}")
     t0 = time.time()
-    cache = Path(f"{a.cache}{a.side}.npz")
-    newest = max(p.stat().st_mtime for p in [*(ROOT / "table/dice").glob("*.py"), Path(__file__)])
-    if cache.exists() and cache.stat().st_mtime > newest:
-        with np.load(cache) as z:
-            x, y, photo, cand = z["x"], z["y"], z["photo"], z["cand"]
-    else:
-        x, y, photo, cand = build(a.side)
-        np.savez(cache, x=x, y=y, photo=photo, cand=cand)
-    print(f"{len(y)} samples ({cand.sum()} proposals) in {time.time() - t0:.0f}s", flush=True)
+    images, specs = build()
+    y, photo, labelled = specs[1], specs[2], specs[3]
+    print(f"{len(y)} samples ({(~labelled).sum()} from proposals) in {time.time() - t0:.0f}s", flush=True)
+
+    def subset(keep: NDArray[np.bool_]) -> FreshCrops:
+        return FreshCrops(images, tuple(part[keep] for part in specs), a.side)  # type: ignore[arg-type]
+
     meta: dict[str, object] = {"arch": a.arch, "side": a.side, "epochs": a.epochs, "folds": a.folds}
     if a.folds:
         labels = list(load_labels(DATA).items())
         strict, loose = Score(), Score()
         for k in range(a.folds) if a.only is None else [a.only]:
             tr = photo % a.folds != k
-            net = train(x[tr], y[tr], a.arch, a.epochs, seed=k + 10 * a.seed, log=a.only is not None)
-            net.save(cache.with_name(f"dice_fold{k}_seed{a.seed}.npz"))  # for looking at errors later
+            net = train(subset(tr), y[tr], a.arch, a.epochs, seed=k + 10 * a.seed, log=a.only is not None)
+            net.save(Path(a.fold_nets) / f"dice_fold{k}_seed{a.seed}.npz")  # for looking at errors later
             # The whole reader, with this fold's network, on this fold's photos only.
             reader = DiceReader()
             reader._model = FaceModel(net)
-            for i, (name, lab) in enumerate(labels):
+            for i, (_, lab) in enumerate(labels):
                 if i % a.folds == k:
-                    found = [(r.box, r.face, r.confidence) for r in reader.read(cv2.imread(str(DATA / name)))]
+                    found = [(r.box, r.face, r.confidence) for r in reader.read(images[i])]
                     strict.add(lab, found, reader.settings.min_confidence)
                     loose.add(lab, found, reader.settings.min_confidence, min_iou=OVERLAP)
             print(f"fold {k}: reader so far {strict.accuracy:.4f} / {loose.accuracy:.4f} ({time.time() - t0:.0f}s)")
@@ -236,7 +257,7 @@ def main() -> None:
             meta.update(held_out_right=strict.accuracy, held_out_extra=strict.extra_rate)
             meta.update(held_out_right_any_overlap=loose.accuracy, held_out_extra_any_overlap=loose.extra_rate)
     if a.save:
-        net = train(x, y, a.arch, a.epochs, seed=99 + a.seed, log=True)
+        net = train(subset(np.ones(len(y), bool)), y, a.arch, a.epochs, seed=99 + a.seed, log=True)
         net.save(ROOT / "config" / "dice" / "faces.npz", **meta)
         print("saved config/dice/faces.npz")
 
