@@ -35,11 +35,25 @@ def _im2col(x: F32) -> F32:
     n, h, w, c = x.shape
     xp = np.zeros((n, h + 2, w + 2, c), np.float32)
     xp[:, 1:-1, 1:-1] = x
-    cols = np.empty((n, h, w, 9 * c), np.float32)
-    for k in range(9):
-        i, j = divmod(k, 3)
-        cols[..., k * c : (k + 1) * c] = xp[:, i : i + h, j : j + w]
-    return cols
+    # In a row of the padded map, a pixel's three column neighbours and their channels
+    # are 3C consecutive floats, so the neighbourhood is a strided view of three such
+    # runs (one per row offset) and one copy makes it contiguous. Copying runs of 3C
+    # floats is about three times faster than nine copies of C-float slivers.
+    s0, s1, s2, s3 = xp.strides
+    view = np.lib.stride_tricks.as_strided(xp, (n, h, w, 3, 3 * c), (s0, s1, s2, s1, s3), writeable=False)
+    return np.ascontiguousarray(view).reshape(n, h, w, 9 * c)
+
+
+def _pool(h: F32) -> F32:
+    """2x2 max-pooling of (N, H, W, C) with even H and W.
+
+    Two pairwise maxima of strided views: numpy's reduction over two inner axes at once
+    is several times slower.
+    """
+    n, hh, ww, c = h.shape
+    rows = h.reshape(n, hh // 2, 2, ww // 2, 2 * c)
+    pairs = np.maximum(rows[:, :, 0], rows[:, :, 1]).reshape(n, hh // 2, ww // 2, 2, c)
+    return np.maximum(pairs[..., 0, :], pairs[..., 1, :])
 
 
 class ConvNet:
@@ -65,10 +79,11 @@ class ConvNet:
         k = 0
         for t in self.arch:
             if t == "p":
-                n, hh, ww, c = h.shape
-                h = h.reshape(n, hh // 2, 2, ww // 2, 2, c).max(axis=(2, 4))
+                h = _pool(h)
                 continue
-            h = np.maximum(_im2col(h) @ self._mats[k] + self.p[f"b{k}"], 0)
+            h = _im2col(h) @ self._mats[k]
+            h += self.p[f"b{k}"]
+            np.maximum(h, 0, out=h)  # ReLU in place: no second map-sized array
             k += 1
         # Average over the map: where on the face a pip lies does not change the face.
         return (h.mean(axis=(1, 2)) @ self.p[f"w{k}"] + self.p[f"b{k}"]).astype(np.float32)
