@@ -101,17 +101,32 @@ class DiceReader:
         return self.read(load_image(path))
 
 
+# A box this much under surer dice's boxes is a piece of them (measured in docs/dice.md:
+# anywhere from 0.5 to 0.7 removes the same boxes on the tray-d6 photos).
+COVERED = 0.6
+
+
 def _one_per_die(readings: list[DieReading]) -> list[DieReading]:
-    """Drop a reading whose box's centre lies in a more confident reading's box.
+    """Keep one reading per die: surest first, a reading is dropped when its box's centre
+    lies in a kept box, or when kept boxes cover at least COVERED of its area.
 
     The finder sometimes offers a die twice (whole, and a piece of it next to a touching
-    neighbour); the classifier is then usually surer of the whole die.
+    neighbour), or one box over the touching halves of two dice that also have boxes of
+    their own; the classifier is then usually surer of the whole dice. Seen from above, a
+    die lies mostly in the open, so a box mostly under other dice's boxes is not one.
     """
     kept: list[DieReading] = []
     for r in sorted(readings, key=lambda r: -r.confidence):
-        cx, cy = (r.box[0] + r.box[2]) / 2, (r.box[1] + r.box[3]) / 2
-        if not any(k.box[0] < cx < k.box[2] and k.box[1] < cy < k.box[3] for k in kept):
-            kept.append(r)
+        x0, y0, x1, y1 = r.box
+        cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+        if any(k.box[0] < cx < k.box[2] and k.box[1] < cy < k.box[3] for k in kept):
+            continue
+        under = np.zeros((max(y1 - y0, 1), max(x1 - x0, 1)), bool)
+        for k in kept:
+            under[max(k.box[1] - y0, 0) : max(k.box[3] - y0, 0), max(k.box[0] - x0, 0) : max(k.box[2] - x0, 0)] = True
+        if under.mean() >= COVERED:
+            continue
+        kept.append(r)
     return kept
 
 
