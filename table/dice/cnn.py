@@ -98,25 +98,51 @@ class ConvNet:
             out.append(e / e.sum(axis=1, keepdims=True))
         return np.concatenate(out).astype(np.float32) if out else np.zeros((0, CLASSES), np.float32)
 
+    def arrays(self, prefix: str = "") -> dict[str, NDArray[np.generic]]:
+        """Layer list, input side and weights as named arrays, names starting with ``prefix``."""
+        own = {"arch": np.array(",".join(self.arch)), "side": np.array(self.side), **self.p}
+        return {prefix + k: v for k, v in own.items()}
+
     def save(self, path: Path, **meta: object) -> None:
         """Write weights, layer list, input side and any ``meta`` (e.g. training figures)."""
-        path.parent.mkdir(parents=True, exist_ok=True)
-        extra = {f"meta_{k}": np.array(v) for k, v in meta.items()}
-        np.savez_compressed(path, arch=np.array(",".join(self.arch)), side=np.array(self.side), **self.p, **extra)  # type: ignore[arg-type]
+        save_members(path, [self], **meta)
 
     @classmethod
     def load(cls, path: Path) -> ConvNet:
-        """The network in ``path``; FileNotFoundError / ValueError with one sentence."""
-        if not path.is_file():
-            raise FileNotFoundError(f"the dice face model {path} is missing; run tools/dice/train_faces.py --save")
-        try:
-            with np.load(path) as z:
-                arch = str(z["arch"]).split(",")
-                side = int(z["side"])
-                names = [k for k in z.files if k[0] in "wb" and k[1:].isdigit()]
-                params = {k: z[k].astype(np.float32) for k in names}
-            return cls(arch, params, side)
-        except (KeyError, ValueError, OSError) as exc:
-            raise ValueError(
-                f"{path} is not a dice face model ({exc}); retrain with tools/dice/train_faces.py"
-            ) from exc
+        """The (first) network in ``path``; FileNotFoundError / ValueError with one sentence."""
+        return load_members(path)[0]
+
+
+def _member(prefix: int) -> str:
+    # The first member's arrays carry no prefix, so a one-network file reads as before.
+    return f"m{prefix}_" if prefix else ""
+
+
+def save_members(path: Path, nets: list[ConvNet], **meta: object) -> None:
+    """Write one or more networks (read back averaged: an ensemble) and ``meta`` to ``path``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    arrays: dict[str, NDArray[np.generic]] = {"members": np.array(len(nets))}
+    for j, net in enumerate(nets):
+        arrays.update(net.arrays(_member(j)))
+    arrays.update({f"meta_{k}": np.array(v) for k, v in meta.items()})
+    np.savez_compressed(path, **arrays)  # type: ignore[arg-type]
+
+
+def load_members(path: Path) -> list[ConvNet]:
+    """Every network in ``path``; FileNotFoundError / ValueError with one sentence."""
+    if not path.is_file():
+        raise FileNotFoundError(f"the dice face model {path} is missing; run tools/dice/train_faces.py --save")
+    try:
+        with np.load(path) as z:
+            count = int(z["members"]) if "members" in z.files else 1
+            nets = []
+            for j in range(count):
+                pre = _member(j)
+                arch = str(z[pre + "arch"]).split(",")
+                side = int(z[pre + "side"])
+                names = [k[len(pre) :] for k in z.files if k.startswith(pre) and k[len(pre) :][:1] in ("w", "b")]
+                params = {k: z[pre + k].astype(np.float32) for k in names if k[1:].isdigit()}
+                nets.append(ConvNet(arch, params, side))
+        return nets
+    except (KeyError, ValueError, OSError) as exc:
+        raise ValueError(f"{path} is not a dice face model ({exc}); retrain with tools/dice/train_faces.py") from exc

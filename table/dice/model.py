@@ -3,57 +3,75 @@
 Contract: :class:`FaceModel` ``.predict(inputs)`` takes a batch from
 :func:`table.dice.features.face_inputs` (crops of ``.side`` pixels) and returns, per
 die, the class (0 = not a die, 1-6 = the top face) and a confidence in 0..1 (the
-network's probability for that class; for a die it is unsure of, averaged over the die
-turned by quarter turns).
+networks' mean probability for that class; for a die it is unsure of, averaged over the
+die's eight turned and mirrored views). A model file may hold several networks trained
+from different seeds (an ensemble); their probabilities are averaged.
 The network (:mod:`table.dice.cnn`) is trained by ``tools/dice/train_faces.py`` and
 stored in ``config/dice/faces.npz``; nothing is downloaded at run time.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 from numpy.typing import NDArray
 
-from table.dice.cnn import ConvNet
+from table.dice.cnn import ConvNet, load_members
 
 F32 = NDArray[np.float32]
 # A die the network is not sure of at first sight (probability below SURE) is read again
-# turned by 90, 180 and 270 degrees and the four answers are averaged: a die's face reads
-# the same however it lies, and the average is steadier than any one view. Most dice are
-# sure at first sight, so this costs little (measured in docs/dice.md).
-VIEWS = 4
+# in the die's other seven symmetries (turned by 90, 180 and 270 degrees, and each of the
+# four mirrored: a face's pips read the same in a mirror) and the answers are averaged:
+# the average is steadier than any one view. Most dice are sure at first sight, so this
+# costs little (measured in docs/dice.md).
+VIEWS = 8
 SURE = 0.95
 
 
-class FaceModel:
-    """A trained :class:`ConvNet`; a die it is unsure of is read in ``views`` quarter turns."""
+def _view(x: F32, k: int) -> F32:
+    """View ``k`` (0-7) of a batch (N, side, side, C): k % 4 quarter turns, mirrored if k >= 4."""
+    turned = np.rot90(x, k % 4, axes=(1, 2))
+    return np.ascontiguousarray(turned[:, :, ::-1] if k >= 4 else turned)
 
-    def __init__(self, net: ConvNet, views: int = VIEWS, sure: float = SURE) -> None:
-        self.net = net
+
+class FaceModel:
+    """One or more trained :class:`ConvNet` (averaged); unsure dice are read in ``views`` views."""
+
+    def __init__(self, nets: ConvNet | Sequence[ConvNet], views: int = VIEWS, sure: float = SURE) -> None:
+        self.nets = [nets] if isinstance(nets, ConvNet) else list(nets)
+        if not self.nets or len({n.side for n in self.nets}) != 1:
+            raise ValueError("a face model needs one or more networks of the same input size")
+        if not 1 <= views <= 8:
+            raise ValueError(f"views must be 1-8, not {views}")
         self.views = views
         self.sure = sure
 
     @property
     def side(self) -> int:
         """Side in pixels of the crops the network was trained on."""
-        return self.net.side
+        return self.nets[0].side
 
     @classmethod
     def load(cls, path: Path) -> FaceModel:
-        return cls(ConvNet.load(path))
+        return cls(load_members(path))
+
+    def _average(self, x: F32) -> F32:
+        probs = self.nets[0].probabilities(x)
+        for net in self.nets[1:]:
+            probs += net.probabilities(x)
+        return probs / np.float32(len(self.nets))
 
     def probabilities(self, x: F32) -> F32:
-        """Class probabilities (N, 7); dice below ``sure`` averaged over ``views`` quarter turns."""
+        """Class probabilities (N, 7); dice below ``sure`` averaged over ``views`` views."""
         x = np.asarray(x, np.float32)
-        probs = self.net.probabilities(x)
+        probs = self._average(x)
         again = np.flatnonzero(probs.max(axis=1) < self.sure) if self.views > 1 else np.zeros(0, np.int64)
         if len(again):
             sub = x[again]
-            turned = [np.ascontiguousarray(np.rot90(sub, k, axes=(1, 2))) for k in range(1, self.views)]
-            more = self.net.probabilities(np.concatenate(turned)).reshape(self.views - 1, len(again), -1)
-            probs[again] = (probs[again] + more.sum(axis=0)) / self.views
+            more = self._average(np.concatenate([_view(sub, k) for k in range(1, self.views)]))
+            probs[again] = (probs[again] + more.reshape(self.views - 1, len(again), -1).sum(axis=0)) / self.views
         return probs
 
     def predict(self, x: F32) -> tuple[NDArray[np.int32], F32]:

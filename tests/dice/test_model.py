@@ -1,4 +1,4 @@
-"""The face network's file, its numpy forward pass and the quarter-turn views."""
+"""The face network's file, its numpy forward pass, the views of unsure dice and ensembles."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from table.dice.cnn import CLASSES, ConvNet
+from table.dice.cnn import CLASSES, ConvNet, save_members
 from table.dice.features import CHANNELS, face_inputs
 from table.dice.model import FaceModel
 from table.dice.reader import DiceReader
@@ -42,14 +42,34 @@ def test_forward_pass_is_a_3x3_convolution_then_pooling() -> None:
     assert np.allclose(net.probabilities(x).sum(axis=1), 1)
 
 
-def test_unsure_dice_are_averaged_over_quarter_turns() -> None:
+def test_unsure_dice_are_averaged_over_turned_and_mirrored_views() -> None:
     net = _net()
     x = np.random.default_rng(5).normal(size=(6, 8, 8, CHANNELS)).astype(np.float32)
-    every = FaceModel(net, views=4, sure=1.01)  # nobody is sure: all four views for every die
-    views = [net.probabilities(np.ascontiguousarray(np.rot90(x, k, axes=(1, 2)))) for k in range(4)]
+    turned = [np.rot90(x, k, axes=(1, 2)) for k in range(4)]
+    views = [net.probabilities(np.ascontiguousarray(v)) for v in turned + [v[:, :, ::-1] for v in turned]]
+    every = FaceModel(net, sure=1.01)  # nobody is sure: all eight views for every die
     assert np.allclose(every.probabilities(x), np.mean(views, axis=0), atol=1e-6)
-    nobody = FaceModel(net, views=4, sure=0.0)  # everybody is sure: one view
+    quarter = FaceModel(net, views=4, sure=1.01)
+    assert np.allclose(quarter.probabilities(x), np.mean(views[:4], axis=0), atol=1e-6)
+    nobody = FaceModel(net, sure=0.0)  # everybody is sure: one view
     assert np.allclose(nobody.probabilities(x), views[0], atol=1e-6)
+    with pytest.raises(ValueError, match="views"):
+        FaceModel(net, views=9)
+
+
+def test_a_file_of_several_networks_is_read_as_their_average(tmp_path: Path) -> None:
+    one, other = _net(), _net()
+    other.p["w1"] = other.p["w1"][:, ::-1].copy()  # a different second member
+    save_members(tmp_path / "two.npz", [one, other], held_out_right=0.9)
+    model = FaceModel.load(tmp_path / "two.npz")
+    assert len(model.nets) == 2
+    x = np.random.default_rng(6).normal(size=(4, 8, 8, CHANNELS)).astype(np.float32)
+    expected = (one.probabilities(x) + other.probabilities(x)) / 2
+    assert np.allclose(FaceModel([one, other], sure=0.0).probabilities(x), expected, atol=1e-6)
+    assert np.allclose(model.probabilities(x), FaceModel([one, other]).probabilities(x), atol=1e-6)
+    assert ConvNet.load(tmp_path / "two.npz").arch == one.arch  # the first member alone
+    with pytest.raises(ValueError, match="same input size"):
+        FaceModel([one, _net(side=16)])
 
 
 def test_shipped_network_loads_with_its_layer_list() -> None:

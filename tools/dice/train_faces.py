@@ -1,7 +1,7 @@
 """Train the die-face network on the tray-d6 photos; report k-fold-by-photo figures.
 
     pip install -r tools/dice/requirements.txt        # JAX, for training only
-    python tools/dice/train_faces.py [--folds 4] [--epochs 30] [--save]
+    python tools/dice/train_faces.py [--folds 4] [--members 2] [--save]
 
 Samples are what the reader sees at run time: every box the die finder proposes (four
 samples each). A box paired with a labelled die (IoU >= 0.5) is an example of that face,
@@ -18,7 +18,11 @@ trained without that fold's photos and the whole reader (die finder, this networ
 duplicate removal) is scored on them, so the printed figures are on photos whose dice
 were never seen. With ``--save`` a final network is trained on all photos and written to
 ``config/dice/faces.npz`` (loaded by ``table.dice.model``), with the held-out figures of
-the same run stored beside the weights.
+the same run stored beside the weights. With ``--members M`` every model (each fold's
+and the final one) is M networks trained from seeds SEED ... SEED+M-1 and averaged.
+Every network trained is also kept in ``--fold-nets`` as ``dice_fold{k}_seed{s}.npz`` or
+``dice_all_seed{s}.npz``; ``--reuse`` loads those instead of training them again (for
+instance to score two single-seed runs as one ensemble without retraining).
 
 The reader only needs numpy at run time: JAX is imported here and nowhere else.
 """
@@ -42,7 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from evaluate import DATA  # noqa: E402
 
-from table.dice.cnn import CLASSES, ConvNet  # noqa: E402
+from table.dice.cnn import CLASSES, ConvNet, save_members  # noqa: E402
 from table.dice.detect import find_dice  # noqa: E402
 from table.dice.features import CHANNELS, canonical_crop, face_inputs  # noqa: E402
 from table.dice.model import FaceModel  # noqa: E402
@@ -216,9 +220,11 @@ def main() -> None:
     ap.add_argument("--side", type=int, default=SIDE)
     ap.add_argument("--arch", default=ARCH)
     ap.add_argument("--only", type=int, default=None, help="train and score this one fold (quick experiments)")
-    ap.add_argument("--seed", type=int, default=0, help="another seed gives another network (for an ensemble)")
+    ap.add_argument("--seed", type=int, default=0, help="another seed gives another network")
+    ap.add_argument("--members", type=int, default=1, help="networks per model (seeds SEED, SEED+1, ...), averaged")
     ap.add_argument("--save", action="store_true")
-    ap.add_argument("--fold-nets", default="/tmp", help="folder for each fold's network")
+    ap.add_argument("--fold-nets", default="/tmp", help="folder for every network trained (kept for a later look)")
+    ap.add_argument("--reuse", action="store_true", help="load the networks an earlier run left in --fold-nets")
     a = ap.parse_args()
     if not (DATA / "labels.csv").is_file():
         sys.exit(f"the tray-d6 photos are not at {DATA}")
@@ -230,17 +236,30 @@ def main() -> None:
     def subset(keep: NDArray[np.bool_]) -> FreshCrops:
         return FreshCrops(images, tuple(part[keep] for part in specs), a.side)  # type: ignore[arg-type]
 
+    def network(name: str, keep: NDArray[np.bool_], seed: int, log: bool) -> ConvNet:
+        path = Path(a.fold_nets) / name
+        if a.reuse and path.is_file():
+            net = ConvNet.load(path)
+            if net.arch != a.arch.split(",") or net.side != a.side:
+                sys.exit(f"{path} is a network of another shape; leave out --reuse")
+            print(f"  {name}: trained by an earlier run", flush=True)
+            return net
+        net = train(subset(keep), y[keep], a.arch, a.epochs, seed=seed, log=log)
+        net.save(path)
+        return net
+
+    seeds = range(a.seed, a.seed + a.members)
     meta: dict[str, object] = {"arch": a.arch, "side": a.side, "epochs": a.epochs, "folds": a.folds}
+    meta.update(members=a.members, seed=a.seed)
     if a.folds:
         labels = list(load_labels(DATA).items())
         strict, loose = Score(), Score()
         for k in range(a.folds) if a.only is None else [a.only]:
             tr = photo % a.folds != k
-            net = train(subset(tr), y[tr], a.arch, a.epochs, seed=k + 10 * a.seed, log=a.only is not None)
-            net.save(Path(a.fold_nets) / f"dice_fold{k}_seed{a.seed}.npz")  # for looking at errors later
-            # The whole reader, with this fold's network, on this fold's photos only.
+            nets = [network(f"dice_fold{k}_seed{s}.npz", tr, k + 10 * s, a.only is not None) for s in seeds]
+            # The whole reader, with this fold's networks, on this fold's photos only.
             reader = DiceReader()
-            reader._model = FaceModel(net)
+            reader._model = FaceModel(nets)
             for i, (_, lab) in enumerate(labels):
                 if i % a.folds == k:
                     found = [(r.box, r.face, r.confidence) for r in reader.read(images[i])]
@@ -257,8 +276,9 @@ def main() -> None:
             meta.update(held_out_right=strict.accuracy, held_out_extra=strict.extra_rate)
             meta.update(held_out_right_any_overlap=loose.accuracy, held_out_extra_any_overlap=loose.extra_rate)
     if a.save:
-        net = train(subset(np.ones(len(y), bool)), y, a.arch, a.epochs, seed=99 + a.seed, log=True)
-        net.save(ROOT / "config" / "dice" / "faces.npz", **meta)
+        every = np.ones(len(y), bool)
+        nets = [network(f"dice_all_seed{s}.npz", every, 99 + s, True) for s in seeds]
+        save_members(ROOT / "config" / "dice" / "faces.npz", nets, **meta)
         print("saved config/dice/faces.npz")
 
 
