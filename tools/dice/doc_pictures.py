@@ -4,9 +4,10 @@
 
 Writes ``docs/images/dice/photo-NNN.jpg``: green = read right, red = wrong face or
 matching no labelled die, orange = unsure (below min_confidence), white outline = a
-labelled die the reader missed. With ``--held-out`` each photo is read with the network
-of its cross-validation fold (left in /tmp by ``train_faces.py --folds 4``), which never
-saw that photo; without it, with the shipped network. The photos are from tray-d6 (BSD
+labelled die the reader missed. With ``--held-out`` each photo is read with the
+networks of its cross-validation fold (left in ``--fold-nets`` by ``train_faces.py
+--folds 4``; seeds 0 to ``--members`` - 1, averaged), which never saw that photo;
+without it, with the shipped model. The photos are from tray-d6 (BSD
 3-Clause, see docs/dice.md).
 """
 
@@ -22,6 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 DATA = ROOT.parent / "shared" / "data" / "dice" / "tray-d6"
 
+from table.dice.cnn import ConvNet  # noqa: E402
 from table.dice.model import FaceModel  # noqa: E402
 from table.dice.reader import DiceReader  # noqa: E402
 from table.dice.score import load_labels, match  # noqa: E402
@@ -34,13 +36,16 @@ def main() -> None:
     ap.add_argument("photos", nargs="+", type=int)
     ap.add_argument("--held-out", action="store_true")
     ap.add_argument("--folds", type=int, default=4)
-    ap.add_argument("--fold-net", default="/tmp/dice_fold{fold}_seed0.npz")
+    ap.add_argument("--fold-nets", default="/tmp")
+    ap.add_argument("--members", type=int, default=1)
     a = ap.parse_args()
     labels = list(load_labels(DATA).items())
     reader = DiceReader()
     for k in a.photos:
         if a.held_out:
-            reader._model = FaceModel.load(Path(a.fold_net.format(fold=k % a.folds)))
+            folder = Path(a.fold_nets)
+            nets = [ConvNet.load(folder / f"dice_fold{k % a.folds}_seed{s}.npz") for s in range(a.members)]
+            reader._model = FaceModel(nets)
         name, lab = labels[k]
         frame = cv2.imread(str(DATA / name))
         rd = reader.read(frame)
