@@ -1,6 +1,7 @@
 """Draw the reader's boxes and faces on a few tray-d6 photos for docs/dice.md.
 
     python tools/dice/doc_pictures.py [--held-out] PHOTO_NUMBER...
+    python tools/dice/doc_pictures.py --label-errors
 
 Writes ``docs/images/dice/photo-NNN.jpg``: green = read right, red = wrong face or
 matching no labelled die, orange = unsure (below min_confidence), white outline = a
@@ -28,17 +29,52 @@ from table.dice.model import FaceModel  # noqa: E402
 from table.dice.reader import DiceReader  # noqa: E402
 from table.dice.score import load_labels, match  # noqa: E402
 
+# Checked by eye: (photo number, top-left corner of the labelled box, labelled face,
+# face on top in the photo).
+LABEL_ERRORS = [(53, (297, 462), 2, 3), (109, (317, 372), 5, 4), (145, (220, 318), 2, 3), (197, (410, 415), 6, 5)]
+# Checked by eye: dice lying in the tray with no label (photo number, centre, top face).
+UNLABELLED = [(53, (270, 151), 3), (54, (321, 377), 3), (115, (340, 364), 6)]
+
+
+def _tile(frame: cv2.typing.MatLike, cx: int, cy: int, text: str) -> cv2.typing.MatLike:
+    tile = cv2.resize(frame[cy - 32 : cy + 32, cx - 32 : cx + 32], (256, 256), interpolation=cv2.INTER_CUBIC)
+    cv2.rectangle(tile, (0, 0), (255, 28), (40, 40, 40), -1)
+    cv2.putText(tile, text, (6, 19), cv2.FONT_HERSHEY_SIMPLEX, 0.55, (255, 255, 255), 1, cv2.LINE_AA)
+    return tile
+
+
+def label_remarks(out: Path) -> None:
+    """Close-ups of the label errors and unlabelled dice listed above."""
+    labels = list(load_labels(DATA).items())
+    wrong = []
+    for k, corner, said, shows in LABEL_ERRORS:
+        name, lab = labels[k]
+        frame = cv2.imread(str(DATA / name))
+        box = next(b for b, face in lab if face == said and (round(b[0]), round(b[1])) == corner)
+        centre = int((box[0] + box[2]) / 2), int((box[1] + box[3]) / 2)
+        wrong.append(_tile(frame, *centre, f"photo {k}: label {said}, shows {shows}"))
+    missing = [
+        _tile(cv2.imread(str(DATA / labels[k][0])), *centre, f"photo {k}: a {face}, no label")
+        for k, centre, face in UNLABELLED
+    ]
+    for name, tiles in (("label-errors.jpg", wrong), ("unlabelled-dice.jpg", missing)):
+        cv2.imwrite(str(out / name), cv2.hconcat(tiles), [cv2.IMWRITE_JPEG_QUALITY, 85])
+        print(out / name)
+
 
 def main() -> None:
     out = ROOT / "docs" / "images" / "dice"
     out.mkdir(parents=True, exist_ok=True)
     ap = argparse.ArgumentParser()
-    ap.add_argument("photos", nargs="+", type=int)
+    ap.add_argument("photos", nargs="*", type=int)
+    ap.add_argument("--label-errors", action="store_true")
     ap.add_argument("--held-out", action="store_true")
     ap.add_argument("--folds", type=int, default=4)
     ap.add_argument("--fold-nets", default="/tmp")
     ap.add_argument("--members", type=int, default=1)
     a = ap.parse_args()
+    if a.label_errors:
+        label_remarks(out)
     labels = list(load_labels(DATA).items())
     reader = DiceReader()
     for k in a.photos:
