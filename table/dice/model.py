@@ -12,7 +12,9 @@ stored in ``config/dice/faces.npz``; nothing is downloaded at run time.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -28,6 +30,16 @@ F32 = NDArray[np.float32]
 # costs little (measured in docs/dice.md).
 VIEWS = 8
 SURE = 0.95
+
+
+_WORKERS: list[ThreadPoolExecutor] = []
+
+
+def _workers() -> ThreadPoolExecutor:
+    """One shared pool for the ensemble's members, made on first use."""
+    if not _WORKERS:
+        _WORKERS.append(ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 1), thread_name_prefix="dice-net"))
+    return _WORKERS[0]
 
 
 def _view(x: F32, k: int) -> F32:
@@ -58,10 +70,12 @@ class FaceModel:
         return cls(load_members(path))
 
     def _average(self, x: F32) -> F32:
-        probs = self.nets[0].probabilities(x)
-        for net in self.nets[1:]:
-            probs += net.probabilities(x)
-        return probs / np.float32(len(self.nets))
+        if len(self.nets) == 1:
+            return self.nets[0].probabilities(x)
+        # The networks' matrix products release the GIL, so the members run side by side,
+        # one core each (measured in docs/performance.md: twice as fast on two cores).
+        parts = list(_workers().map(lambda net: net.probabilities(x), self.nets))
+        return np.sum(parts, axis=0, dtype=np.float32) / np.float32(len(parts))
 
     def probabilities(self, x: F32) -> F32:
         """Class probabilities (N, 7); dice below ``sure`` averaged over ``views`` views."""
