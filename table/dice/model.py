@@ -12,6 +12,7 @@ stored in ``config/dice/faces.npz``; nothing is downloaded at run time.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -32,14 +33,10 @@ VIEWS = 8
 SURE = 0.95
 
 
-_WORKERS: list[ThreadPoolExecutor] = []
-
-
+@functools.cache
 def _workers() -> ThreadPoolExecutor:
     """One shared pool for the ensemble's members, made on first use."""
-    if not _WORKERS:
-        _WORKERS.append(ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 1), thread_name_prefix="dice-net"))
-    return _WORKERS[0]
+    return ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 1), thread_name_prefix="dice-net")
 
 
 def _view(x: F32, k: int) -> F32:

@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from table.dice.reader import DieReading, read_tray_image, tray_faces
+from table.dice.reader import DieReading, _one_per_die, read_tray_image, tray_faces
 from table.dice.settings import load_settings
 from table.errors import TableError
 
@@ -18,6 +18,16 @@ def test_tray_faces_falls_back_when_unsure() -> None:
     assert tray_faces(sure, 0.6) == [3, 5]
     assert tray_faces([*sure, DieReading(2, (40, 0, 50, 10), 0.3)], 0.6) is None
     assert tray_faces([], 0.6) is None
+
+
+def test_one_reading_per_die() -> None:
+    left = DieReading(3, (0, 0, 40, 40), 0.99)
+    right = DieReading(5, (40, 0, 80, 40), 0.98)
+    piece = DieReading(2, (30, 5, 50, 45), 0.9)  # its centre is on the border of both dice
+    straddle = DieReading(4, (20, 0, 60, 40), 0.7)  # covered by the two dice's boxes
+    half_out = DieReading(6, (60, 20, 100, 60), 0.8)  # a neighbour's box covers a quarter of it
+    kept = _one_per_die([straddle, piece, right, half_out, left])
+    assert kept == [left, right, half_out]
 
 
 def test_read_tray_image_unreadable_is_none(tmp_path: Path) -> None:
