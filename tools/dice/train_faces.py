@@ -103,7 +103,7 @@ class FreshCrops:
 
     def __init__(self, images: list[Image], specs: Specs, side: int) -> None:
         self.images = images
-        self.boxes, self.faces, self.photo, self.labelled = specs
+        self.boxes, _, self.photo, self.labelled = specs  # the classes go to train() as y
         self.side = side
 
     def __call__(self, idx: NDArray[np.int64], rng: np.random.Generator) -> NDArray[np.uint8]:
@@ -117,7 +117,7 @@ class FreshCrops:
             cx, cy = (x0 + x1) / 2 + dx, (y0 + y1) / 2 + dy
             box = (cx - w * sc / 2, cy - h * sc / 2, cx + w * sc / 2, cy + h * sc / 2)
             crop = canonical_crop(self.images[self.photo[i]], box, angle=float(rng.uniform(0, 360)), side=self.side)
-            out[n] = np.clip(crop, 0, 255)
+            out[n] = crop  # resampling a uint8 photo stays within 0..255
         return out
 
 
