@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import argparse
 
-from table.config import DEFAULT_DIR, ConfigError, load_config
+from table.config import ConfigError, load_config
+from table.datafiles import use_config_dir
 from table.hardware.config import HardwareConfigError, load_hardware_or_sim
 
 
 def cmd_check_config(args: argparse.Namespace) -> int:
     problems: list[str] = []
     config = hardware = None
+    use_config_dir(args.directory)
     try:
         config = load_config(args.directory)
     except ConfigError as exc:
@@ -37,5 +39,6 @@ def cmd_check_config(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("check-config", help="check a config directory and list every problem")
-    p.add_argument("directory", nargs="?", default=str(DEFAULT_DIR), help="config directory (default: config/)")
+    p.add_argument("directory", nargs="?", default=None,
+                   help="config directory (default: the shipped defaults); files it lacks come from the defaults")
     p.set_defaults(func=cmd_check_config)

@@ -17,11 +17,11 @@ from pathlib import Path
 from typing import Any, Literal
 
 from table.checks import Check, boolean, check_section, did_you_mean, non_empty, number, one_of, whole
+from table.datafiles import data_file
 from table.errors import TableError
 from table.hardware.buttons import Timing
 from table.hardware.interfaces import HourglassLayout
 
-DEFAULT_DIR = Path(__file__).resolve().parent.parent.parent / "config"
 HARDWARE_FILE = "hardware.toml"
 
 KnobKind = Literal["encoder", "absolute", "potentiometer", "none"]
@@ -280,9 +280,13 @@ def parse_hardware(data: Mapping[str, Any], source: str, *, check_pins: bool = T
     return cfg
 
 
-def load_hardware_or_sim(directory: str | Path) -> HardwareConfig:
+def load_hardware_or_sim(directory: str | Path | None) -> HardwareConfig:
     """``load_hardware`` for a config directory, where a missing ``hardware.toml`` means
-    a table without wiring: simulated stations only."""
+    a table without wiring: simulated stations only. The wiring is the one file the
+    shipped defaults do not stand in for, because it describes one particular table;
+    ``None`` reads the shipped ``hardware.toml``."""
+    if directory is None:
+        return load_hardware(None)
     base = Path(directory)
     if base.suffix != ".toml" and not (base / HARDWARE_FILE).exists():
         return HardwareConfig(source=str(base / HARDWARE_FILE), backend="sim")
@@ -290,10 +294,13 @@ def load_hardware_or_sim(directory: str | Path) -> HardwareConfig:
 
 
 def load_hardware(directory: str | Path | None = None, *, check_pins: bool = True) -> HardwareConfig:
-    """Load ``hardware.toml`` from ``directory`` (default: the shipped ``config/``)
-    or from a file path given directly."""
-    base = Path(directory) if directory is not None else DEFAULT_DIR
-    path = base if base.suffix == ".toml" else base / HARDWARE_FILE
+    """Load ``hardware.toml`` from ``directory`` (default: the shipped one, see
+    :mod:`table.datafiles`) or from a file path given directly."""
+    if directory is None:
+        path = data_file(HARDWARE_FILE)
+    else:
+        base = Path(directory)
+        path = base if base.suffix == ".toml" else base / HARDWARE_FILE
     try:
         with path.open("rb") as fh:
             data = tomllib.load(fh)

@@ -11,6 +11,7 @@ import random
 import time
 
 import pytest
+from fakes.pins import VirtualClock, timed_factory
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -18,7 +19,6 @@ from table.hardware.buttons import StationCore, Timing
 from table.hardware.config import HardwareConfig, StationWiring
 from table.hardware.gpio import GpioStations
 from table.hardware.interfaces import StationInput
-from tests.fakes.pins import VirtualClock, timed_factory
 
 T = Timing(settle=0.015, tie_window=0.002, debounce=0.030, false_start_lockout=0.5, long_push=2.0)
 
