@@ -7,6 +7,7 @@ and can be killed and started again on the same port with the same store.
 
 from __future__ import annotations
 
+import getpass
 import shutil
 import signal
 import socket
@@ -57,6 +58,8 @@ class LocalBroker:
             subprocess.run([passwd, "-b", str(pw), user, password], check=True, capture_output=True)
         (self.dir / "acl").write_text(ACL)
         lines = [
+            # As root, mosquitto would switch to its own user, who cannot read a private test directory.
+            f"user {getpass.getuser()}",
             "per_listener_settings false",
             "allow_anonymous false",
             f"password_file {pw}",

@@ -165,7 +165,8 @@ class JournalFollower:
         live.session.apply(action)
         live.step += 1
         if action.kind != "tick":
-            live.last_input = live.row.started + action.t
+            # Table time from the game's start; a scripted table may run faster than the wall clock.
+            live.last_input = min(time.time(), live.row.started + action.t)
 
     def messages_after(self, pos: Position, limit: int = 200) -> tuple[list[Message], Position]:
         """Up to ``limit`` messages from ``pos`` on, and the position after the last one.

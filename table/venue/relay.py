@@ -111,6 +111,8 @@ class Relay:
         self.outbox = Outbox(config.state_dir / "outbox.db", self.table)
         self._lock = threading.Lock()
         self._inflight: OrderedDict[int, tuple[Position, bool]] = OrderedDict()
+        self._early_acks: set[int] = set()
+        self._untracked: set[int] = set()
         self._acked: Position | None = self.outbox.load()
         self._saved: Position | None = self._acked
         self._sent: Position | None = self._acked
@@ -164,9 +166,18 @@ class Relay:
     def _on_publish(self, client: Any, userdata: Any, mid: int, reason: Any, properties: Any) -> None:
         with self._lock:
             self.acks += 1
-            entry = self._inflight.get(mid)
-            if entry is None:
+            if mid in self._untracked:
+                self._untracked.discard(mid)  # a status message: nothing to remember
                 return
+            if mid not in self._inflight:
+                self._early_acks.add(mid)
+                return
+            self._ack(mid)
+
+    def _ack(self, mid: int) -> None:
+        """Mark ``mid`` acknowledged (lock held)."""
+        entry = self._inflight.get(mid)
+        if entry is not None:
             self._inflight[mid] = (entry[0], True)
             # The acknowledged position moves only over an unbroken run of acks.
             while self._inflight:
@@ -179,11 +190,20 @@ class Relay:
 
     # -- publishing ------------------------------------------------------------------------------
     def _publish(self, msg: Message) -> None:
+        # paho calls on_publish holding its own lock, so ours is never held across
+        # client.publish (that would deadlock); an ack that beats the bookkeeping
+        # below waits in _early_acks.
+        info = self.client.publish(msg.topic, contract.encode(msg.payload), qos=1, retain=msg.retain)
         with self._lock:
-            info = self.client.publish(msg.topic, contract.encode(msg.payload), qos=1, retain=msg.retain)
+            self.published += 1
+            early = info.mid in self._early_acks
+            self._early_acks.discard(info.mid)
             if msg.position is not None:
                 self._inflight[info.mid] = (_next_position(msg), False)
-            self.published += 1
+                if early:
+                    self._ack(info.mid)
+            elif not early:
+                self._untracked.add(info.mid)
 
     def _status_payload(self, online: bool, reason: str = "") -> dict[str, Any]:
         payload: dict[str, Any] = {
