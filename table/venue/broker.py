@@ -43,7 +43,7 @@ class LocalBroker:
     """A Mosquitto on 127.0.0.1 with per-table users and the ACL (see the module docstring)."""
 
     def __init__(self, workdir: Path, users: dict[str, str], port: int | None = None,
-                 persistence: bool = True) -> None:
+                 persistence: bool = True, autosave_s: int = 1, extra_acl: str = "") -> None:
         exe = shutil.which("mosquitto") or ("/usr/sbin/mosquitto" if Path("/usr/sbin/mosquitto").exists() else None)
         passwd = shutil.which("mosquitto_passwd")
         if exe is None or passwd is None:
@@ -56,7 +56,7 @@ class LocalBroker:
         pw.write_text("")
         for user, password in users.items():
             subprocess.run([passwd, "-b", str(pw), user, password], check=True, capture_output=True)
-        (self.dir / "acl").write_text(ACL)
+        (self.dir / "acl").write_text(ACL + extra_acl)
         lines = [
             # As root, mosquitto would switch to its own user, who cannot read a private test directory.
             f"user {getpass.getuser()}",
@@ -71,7 +71,7 @@ class LocalBroker:
             "log_type warning",
         ]
         if persistence:
-            lines += ["persistence true", f"persistence_location {self.dir}/", "autosave_interval 1"]
+            lines += ["persistence true", f"persistence_location {self.dir}/", f"autosave_interval {autosave_s}"]
         (self.dir / "mosquitto.conf").write_text("\n".join(lines) + "\n")
         self.proc: subprocess.Popen[bytes] | None = None
 

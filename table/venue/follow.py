@@ -107,6 +107,10 @@ class JournalFollower:
             self._db.execute("PRAGMA query_only=1")
         return self._db
 
+    def data_version(self) -> int:
+        """Changes whenever another connection (the table) commits to the journal."""
+        return int(self._conn().execute("PRAGMA data_version").fetchone()[0])
+
     def close(self) -> None:
         if self._db is not None:
             self._db.close()

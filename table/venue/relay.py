@@ -118,6 +118,8 @@ class Relay:
         self._sent: Position | None = self._acked
         self._connected = threading.Event()
         self._republish = False
+        self._seen_version: tuple[int, float] | None = None
+        self._caught_up = False
         self._last_status: tuple[str, float] = ("", 0.0)
         self._connected_since: float | None = None
         self._last_error = "not connected yet"
@@ -154,6 +156,7 @@ class Relay:
         self._connected_since = time.time()
         self._republish = True
         self._last_status = ("", 0.0)
+        self._seen_version = None
         self._connected.set()
 
     def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
@@ -217,8 +220,7 @@ class Relay:
             except (FileNotFoundError, sqlite3.Error, ValueError) as exc:
                 payload["game"] = None
                 payload["reason"] = f"journal not readable ({exc})"[:200]
-            health_file = self.config.health_file or self.config.journal.with_name("health.json")
-            payload["health"] = read_health(health_file)
+            payload["health"] = read_health(self._health_file())
         return payload
 
     def _maybe_status(self) -> None:
@@ -250,14 +252,23 @@ class Relay:
                 for game in self.follower.finished_games(since, acked):
                     if game < acked.game:
                         self._publish(Message(None, *self._result_parts(game)))
+            # Cheap when nothing happened: the journal's data_version and the health file's
+            # time are unchanged, the stream is caught up and no heartbeat is due.
+            version = (self.follower.data_version(), self._health_mtime())
+            fresh = version != self._seen_version
             with self._lock:
                 room = self.config.window - len(self._inflight)
-            if room > 0:
+            if room > 0 and (fresh or not self._caught_up):
                 msgs, nxt = self.follower.messages_after(pos, room)
                 for msg in msgs:
                     self._publish(msg)
                 self._sent = nxt
-            self._maybe_status()
+                self._caught_up = len(msgs) < room
+            elif room <= 0:
+                self._caught_up = False  # read again as soon as acks make room
+            if fresh or time.monotonic() - self._last_status[1] >= self.config.heartbeat_s:
+                self._maybe_status()
+            self._seen_version = version
         except FileNotFoundError:
             pass  # the table has not written its journal yet
         except sqlite3.Error as exc:
@@ -266,6 +277,15 @@ class Relay:
             self.follower.close()
         finally:
             self._save()
+
+    def _health_file(self) -> Path:
+        return self.config.health_file or self.config.journal.with_name("health.json")
+
+    def _health_mtime(self) -> float:
+        try:
+            return self._health_file().stat().st_mtime
+        except OSError:
+            return 0.0
 
     def _result_parts(self, game: int) -> tuple[str, dict[str, Any], bool]:
         msg = self.follower.result_message(game)
