@@ -100,6 +100,7 @@ class CutProxy:
                 continue
             try:
                 upstream = socket.create_connection(("127.0.0.1", self.target), timeout=2)
+                upstream.settimeout(None)  # the connect's timeout must not end a quiet link
             except OSError:
                 client.close()
                 continue
