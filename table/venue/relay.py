@@ -117,6 +117,7 @@ class Relay:
         self._saved: Position | None = self._acked
         self._sent: Position | None = self._acked
         self._connected = threading.Event()
+        self._stopping = False
         self._republish = False
         self._seen_version: tuple[int, float] | None = None
         self._caught_up = False
@@ -160,7 +161,7 @@ class Relay:
         self._connected.set()
 
     def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
-        if self._connected.is_set():
+        if self._connected.is_set() and not self._stopping:
             log.warning("lost the broker (%s); the journal keeps everything until it is back", reason)
         self._last_error = f"disconnected ({reason})"
         self._connected_since = None
@@ -339,6 +340,7 @@ class Relay:
                 while time.monotonic() < deadline and self._inflight and self._connected.is_set():
                     time.sleep(0.05)
                 self._save()
+                self._stopping = True
                 self.client.disconnect()
         finally:
             self.client.loop_stop()
