@@ -188,3 +188,20 @@ def test_settings_file_refuses_unknown_keys(tmp_path: Path, capsys: pytest.Captu
     cfg.write_text('[relay]\ntable = "T1"\nbrokr = "10.0.0.2"\n')
     assert main(["relay", "--config", str(cfg), "--unit-dropin"]) == 2
     assert "no setting 'brokr'" in capsys.readouterr().err
+
+
+def test_selftest_reports_whether_the_relay_reaches_the_broker(tmp_path: Path) -> None:
+    from table.commands.selftest import relay_check
+
+    assert relay_check(tmp_path).status == "skip"
+    status = tmp_path / "relay-status.json"
+    base = {"table": "T1", "broker": "192.168.40.2:1883", "in_flight": 0}
+    status.write_text(json.dumps({**base, "connected": True, "written": time.time()}))
+    assert relay_check(tmp_path).status == "pass"
+    status.write_text(json.dumps({**base, "connected": False, "error": "the broker refused the connection "
+                                  "(Not authorized)", "written": time.time()}))
+    result = relay_check(tmp_path)
+    assert result.status == "fail" and "Not authorized" in result.detail
+    status.write_text(json.dumps({**base, "connected": True, "written": time.time() - 600}))
+    result = relay_check(tmp_path)
+    assert result.status == "fail" and "not running" in result.detail
