@@ -84,7 +84,8 @@ class Outbox:
 
     def save(self, pos: Position) -> None:
         self._db.execute(
-            "INSERT INTO acked VALUES (?, ?, ?) ON CONFLICT(tbl) DO UPDATE SET game = excluded.game, step = excluded.step",
+            "INSERT INTO acked VALUES (?, ?, ?) "
+            "ON CONFLICT(tbl) DO UPDATE SET game = excluded.game, step = excluded.step",
             (self.table, pos.game, pos.step),
         )
 
@@ -104,6 +105,7 @@ class Relay:
 
     def __init__(self, config: RelayConfig) -> None:
         import paho.mqtt.client as mqtt
+        from paho.mqtt.enums import CallbackAPIVersion
 
         self.config = config
         self.table = contract.check_table_id(config.table)
@@ -127,7 +129,7 @@ class Relay:
         self.published = 0
         self.acks = 0
         client = mqtt.Client(
-            mqtt.CallbackAPIVersion.VERSION2,
+            CallbackAPIVersion.VERSION2,
             client_id=f"table-relay-{self.table}",
             clean_session=True,
             protocol=mqtt.MQTTv311,

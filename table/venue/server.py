@@ -69,10 +69,11 @@ class Venue:
     # -- MQTT --------------------------------------------------------------------------------
     def start_mqtt(self) -> None:
         import paho.mqtt.client as mqtt
+        from paho.mqtt.enums import CallbackAPIVersion
 
         cfg = self.config
         client_id = cfg.client_id or f"table-venue-{socket.gethostname()}"[:64]
-        client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=False,
+        client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=False,
                              protocol=mqtt.MQTTv311)
         client.reconnect_delay_set(min_delay=1, max_delay=5)
         if cfg.username:
@@ -234,7 +235,7 @@ class _Handler(BaseHTTPRequestHandler):
     server_version = "table-venue"
     protocol_version = "HTTP/1.1"
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+    def log_message(self, format: str, *args: Any) -> None:
         log.debug("http %s: " + format, self.client_address[0], *args)
 
     def _send(self, status: int, body: bytes, ctype: str, head: bool = False) -> None:

@@ -41,7 +41,8 @@ def load_section(path: Path | None, section: str) -> dict[str, Any]:
         raise SettingsError(f"{path}: [{section}] must be a table of settings")
     unknown = sorted(set(body) - KEYS[section])
     if unknown:
-        raise SettingsError(f"{path}: [{section}] has no setting {unknown[0]!r} (known: {', '.join(sorted(KEYS[section]))})")
+        known = ", ".join(sorted(KEYS[section]))
+        raise SettingsError(f"{path}: [{section}] has no setting {unknown[0]!r} (known: {known})")
     return dict(body)
 
 

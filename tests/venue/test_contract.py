@@ -27,9 +27,9 @@ def _journal(tmp: Path, *names: str) -> Path:
     return path
 
 
-def _all(follower: JournalFollower, start: Position = Position(1, 0)) -> list[Any]:
+def _all(follower: JournalFollower, start: Position | None = None) -> list[Any]:
     out = []
-    pos = start
+    pos = start or Position(1, 0)
     while True:
         msgs, pos = follower.messages_after(pos, 37)
         if not msgs:
