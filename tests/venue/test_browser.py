@@ -23,7 +23,7 @@ import pytest
 
 from table.venue import contract
 from table.venue.broker import LocalBroker, free_port, wait_port
-from tests.venue.helpers import finished_scenario, spawn, table_cmd, wait_for
+from venue.helpers import finished_scenario, spawn, table_cmd, wait_for
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 DRIVER = shutil.which("chromedriver")

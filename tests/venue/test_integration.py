@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from table.venue.broker import LocalBroker, free_port, wait_port
-from tests.venue.helpers import (
+from venue.helpers import (
     CutProxy,
     finished_scenario,
     get_json,
