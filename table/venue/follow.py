@@ -107,6 +107,11 @@ class JournalFollower:
             self._db.execute("PRAGMA query_only=1")
         return self._db
 
+    def identity(self) -> str:
+        """Which journal this is: its first game's start time ("" while it holds no game)."""
+        row = self._conn().execute("SELECT started FROM games ORDER BY id LIMIT 1").fetchone()
+        return "" if row is None else repr(float(row[0]))
+
     def data_version(self) -> int:
         """Changes whenever another connection (the table) commits to the journal."""
         return int(self._conn().execute("PRAGMA data_version").fetchone()[0])

@@ -75,18 +75,21 @@ class Outbox:
         self._db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=FULL")
-        self._db.execute("CREATE TABLE IF NOT EXISTS acked (tbl TEXT PRIMARY KEY, game INTEGER, step INTEGER)")
+        # ``journal`` names the journal the position belongs to (its first game's start
+        # time): a journal set aside as damaged and started afresh numbers games from 1 again.
+        self._db.execute("CREATE TABLE IF NOT EXISTS acked "
+                         "(tbl TEXT PRIMARY KEY, game INTEGER, step INTEGER, journal TEXT NOT NULL DEFAULT '')")
         self.table = table
 
-    def load(self) -> Position | None:
-        row = self._db.execute("SELECT game, step FROM acked WHERE tbl = ?", (self.table,)).fetchone()
-        return None if row is None else Position(int(row[0]), int(row[1]))
+    def load(self) -> tuple[Position, str] | None:
+        row = self._db.execute("SELECT game, step, journal FROM acked WHERE tbl = ?", (self.table,)).fetchone()
+        return None if row is None else (Position(int(row[0]), int(row[1])), str(row[2]))
 
-    def save(self, pos: Position) -> None:
+    def save(self, pos: Position, journal: str) -> None:
         self._db.execute(
-            "INSERT INTO acked VALUES (?, ?, ?) "
-            "ON CONFLICT(tbl) DO UPDATE SET game = excluded.game, step = excluded.step",
-            (self.table, pos.game, pos.step),
+            "INSERT INTO acked VALUES (?, ?, ?, ?) ON CONFLICT(tbl) DO UPDATE SET game = excluded.game, "
+            "step = excluded.step, journal = excluded.journal",
+            (self.table, pos.game, pos.step, journal),
         )
 
     def close(self) -> None:
@@ -115,7 +118,10 @@ class Relay:
         self._inflight: OrderedDict[int, tuple[Position, bool]] = OrderedDict()
         self._early_acks: set[int] = set()
         self._untracked: set[int] = set()
-        self._acked: Position | None = self.outbox.load()
+        stored = self.outbox.load()
+        self._acked: Position | None = None if stored is None else stored[0]
+        self._journal_id: str | None = None if stored is None else stored[1]
+        self._journal_ino: int | None = None
         self._saved: Position | None = self._acked
         self._sent: Position | None = self._acked
         self._connected = threading.Event()
@@ -234,6 +240,31 @@ class Relay:
             self._publish(Message(None, contract.status_topic(self.table), payload, True))
             self._last_status = (key, time.monotonic())
 
+    def _check_journal(self) -> None:
+        """Notice a journal replaced under us (the table set a damaged one aside).
+
+        The old file stays open through its inode, so the path is checked each pass;
+        a new file, or one whose first game is another, starts the stream afresh.
+        """
+        ino = self.config.journal.stat().st_ino  # FileNotFoundError: no journal yet
+        if self._journal_ino is not None and ino != self._journal_ino:
+            log.warning("the journal %s was replaced; following the new file", self.config.journal)
+            self.follower.close()
+            self._seen_version = None
+            self._caught_up = False
+        self._journal_ino = ino
+        ident = self.follower.identity()
+        if not ident:
+            return
+        if self._journal_id and ident != self._journal_id:
+            log.warning("the journal holds other games than the outbox remembers; starting its stream afresh")
+            with self._lock:
+                self._inflight.clear()  # acks for the old file's messages must not move the new position
+                self._acked = None
+            self._sent = None
+            self._saved = None
+        self._journal_id = ident
+
     def _start_position(self) -> Position:
         if self._sent is None:
             since = time.time() - self.config.backlog_hours * 3600
@@ -247,6 +278,7 @@ class Relay:
         try:
             if not self._connected.is_set():
                 return
+            self._check_journal()
             pos = self._start_position()
             if self._republish:
                 self._republish = False
@@ -298,7 +330,7 @@ class Relay:
         with self._lock:
             acked = self._acked
         if acked is not None and acked != self._saved:
-            self.outbox.save(acked)
+            self.outbox.save(acked, self._journal_id or "")
             self._saved = acked
         self._write_status_file()
 

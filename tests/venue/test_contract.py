@@ -151,7 +151,7 @@ def test_outbox_moves_only_over_acknowledged_runs(tmp_path: Path) -> None:
         relay._on_publish(None, None, 3, None, None)
         assert relay._acked == Position(1, 3)
         relay._save()
-        assert relay.outbox.load() == Position(1, 3)
+        assert relay.outbox.load() == (Position(1, 3), "")
         status = json.loads((tmp_path / "state" / "relay-status.json").read_text())
         assert status["acked"] == [1, 3] and status["connected"] is False
     finally:
@@ -205,3 +205,51 @@ def test_selftest_reports_whether_the_relay_reaches_the_broker(tmp_path: Path) -
     status.write_text(json.dumps({**base, "connected": True, "written": time.time() - 600}))
     result = relay_check(tmp_path)
     assert result.status == "fail" and "not running" in result.detail
+
+
+def test_relay_follows_a_journal_that_was_set_aside_and_started_afresh(tmp_path: Path) -> None:
+    """The table renames a damaged journal and starts a new one whose games count from 1 again."""
+    import os
+
+    from table.venue.relay import Relay, RelayConfig, _next_position
+
+    journal = _journal(tmp_path, "ugah-whole-game.toml")
+    relay = Relay(RelayConfig(table="T1", journal=journal, state_dir=tmp_path / "state"))
+    sent: list[Any] = []
+
+    def publish(msg: Any) -> None:  # the broker acknowledges at once
+        sent.append(msg)
+        if msg.position is not None:
+            relay._acked = _next_position(msg)
+
+    relay._publish = publish  # type: ignore[method-assign]
+    relay._connected.set()
+    try:
+        _drain(relay, sent)
+        first = [m.payload for m in sent if m.payload["type"] == "result"]
+        assert len(first) == 1
+        for suffix in ("", "-wal", "-shm"):
+            if Path(str(journal) + suffix).exists():
+                os.replace(str(journal) + suffix, str(journal) + ".damaged" + suffix)
+        time.sleep(0.01)
+        with Journal(journal) as fresh:
+            run_scenario(load_scenario(SCENARIOS / "shimo-full-game.toml"), fresh)
+        _drain(relay, sent)
+        results = [m.payload for m in sent if m.payload["type"] == "result"]
+        assert [(r["game"], r["engine"]) for r in results] == [(1, "ugah_ugah"), (1, "ubongo_shimo")]
+        assert results[0]["started"] != results[1]["started"]
+        new_events = [m.payload["seq"] for m in sent if m.payload["type"] == "event"
+                      and m.payload["engine"] == "ubongo_shimo"]
+        assert new_events == list(range(len(new_events))) and new_events
+    finally:
+        relay.outbox.close()
+        relay.follower.close()
+
+
+def _drain(relay: Any, sent: list[Any]) -> None:
+    """Step the relay until it has nothing more to send (a window is 200 messages a pass)."""
+    while True:
+        before = len(sent)
+        relay.step()
+        if len(sent) == before:
+            return
