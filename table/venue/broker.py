@@ -43,7 +43,8 @@ class LocalBroker:
     """A Mosquitto on 127.0.0.1 with per-table users and the ACL (see the module docstring)."""
 
     def __init__(self, workdir: Path, users: dict[str, str], port: int | None = None,
-                 persistence: bool = True, autosave_s: int = 1, extra_acl: str = "") -> None:
+                 persistence: bool = True, autosave_s: int = 1, extra_acl: str = "",
+                 tls: tuple[Path, Path] | None = None) -> None:
         exe = shutil.which("mosquitto") or ("/usr/sbin/mosquitto" if Path("/usr/sbin/mosquitto").exists() else None)
         passwd = shutil.which("mosquitto_passwd")
         if exe is None or passwd is None:
@@ -65,6 +66,7 @@ class LocalBroker:
             f"password_file {pw}",
             f"acl_file {self.dir / 'acl'}",
             f"listener {self.port} 127.0.0.1",
+            *([f"certfile {tls[0]}", f"keyfile {tls[1]}", "tls_version tlsv1.2"] if tls else []),
             "max_queued_messages 100000",
             "log_dest stderr",
             "log_type error",

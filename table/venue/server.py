@@ -130,7 +130,7 @@ class Venue:
                 self.counts["duplicates"] += 1
                 return
         elif kind == "status":
-            old = self.store.statuses().get(table)
+            old = self.store.status(table)
             # An online status older than the one kept is a late duplicate. (A last will
             # carries the time of its connection, so offline ones are always taken.)
             if payload["online"] and old is not None and old.get("online") and old.get("sent", 0) > payload["sent"]:

@@ -75,6 +75,11 @@ class VenueStore:
                 (table, json.dumps(status, sort_keys=True), time.time()),
             )
 
+    def status(self, table: str) -> dict[str, Any] | None:
+        with self._lock:
+            row = self._db.execute("SELECT status FROM tables WHERE tbl = ?", (table,)).fetchone()
+        return None if row is None else dict(json.loads(row[0]))
+
     def statuses(self) -> dict[str, dict[str, Any]]:
         with self._lock:
             rows = self._db.execute("SELECT tbl, status FROM tables ORDER BY tbl").fetchall()
