@@ -259,7 +259,10 @@ class Relay:
         if self._journal_id and ident != self._journal_id:
             log.warning("the journal holds other games than the outbox remembers; starting its stream afresh")
             with self._lock:
-                self._inflight.clear()  # acks for the old file's messages must not move the new position
+                # Acks for the old file's messages must not move the new position (their
+                # message ids are remembered as "nothing to do", so a reused id is not mistaken).
+                self._untracked.update(self._inflight)
+                self._inflight.clear()
                 self._acked = None
             self._sent = None
             self._saved = None
