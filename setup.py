@@ -23,5 +23,7 @@ setup(
         "table.defaults": ["*.toml", "*/*.toml", "*/*.npz", "*/*.md"],
         "table.system": ["*.service", "*/*.conf", "*/*.rules"],
         "table.docs": ["kiosk.md"],
+        # The venue's payload schema and page (read through importlib.resources).
+        "table.venue": ["*.json", "*.html"],
     },
 )
