@@ -251,7 +251,8 @@ class GpioStations(Stations):
             with self._lock:
                 self.edges += 1
                 # Pull-up wiring: the line reads low (0) while the button is held.
-                self.core.button_edge(station, not state, self._edge_time(ticks))
+                t = self._edge_time(ticks)
+                self.core.button_edge(station, not state, t, self._last_edge)
                 self._wake.notify()
         return changed
 
@@ -259,7 +260,8 @@ class GpioStations(Stations):
         def changed(ticks: Any, state: Any) -> None:
             with self._lock:
                 self.edges += 1
-                self.core.knob_switch_edge(station, not state, self._edge_time(ticks))
+                t = self._edge_time(ticks)
+                self.core.knob_switch_edge(station, not state, t, self._last_edge)
                 self._wake.notify()
         return changed
 
