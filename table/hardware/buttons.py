@@ -291,11 +291,12 @@ class StationCore:
     def next_wakeup(self) -> float | None:
         """The table time at which :meth:`poll` next has work (``None``: only on input)."""
         times: list[float] = []
+        margin = max(self.timing.settle, self._late_peak[0])  # never earlier than poll acts
         if self._queue:
             times.append(self._queue[0][0] + self.timing.hold)
         for st in self._st:
             for sw in (st.button, st.knob_switch):
-                w = sw.wakeup(self.timing.settle)
+                w = sw.wakeup(margin)
                 if w is not None:
                     times.append(w)
             if st.knob_switch.down_since is not None and not st.push_long_fired:
