@@ -44,6 +44,7 @@ who was first.
 from __future__ import annotations
 
 from collections.abc import Sequence
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -153,8 +154,7 @@ def encode_frame(frame: Sequence[tuple[int, int, int]], seq: int = 0) -> bytes:
     """One binary LED frame record (see the module doc)."""
     n = len(frame)
     raw = bytearray((seq & 0xFF, n >> 8 & 0xFF, n & 0xFF))
-    for r, g, b in frame:
-        raw += bytes((r, g, b))
+    raw += bytes(itertools.chain.from_iterable(frame))
     raw.append(sum(raw) & 0xFF)
     return FRAME_START + escape(bytes(raw)) + b"\n"
 

@@ -260,7 +260,7 @@ class StationCore:
 
     def poll(self, now: float) -> list[StationInput]:
         """Everything that is final at ``now``, in order of ``t``."""
-        margin = self._margin(now)
+        margin = self.lateness_margin(now)
         for i, st in enumerate(self._st):
             change = st.button.poll(now, margin)
             if change is not None:
@@ -352,7 +352,7 @@ class StationCore:
             if lateness >= peak or now - self._late_peak[1] > LATE_MEMORY:
                 self._late_peak = (min(lateness, MAX_MARGIN), now)
 
-    def _margin(self, now: float) -> float:
+    def lateness_margin(self, now: float) -> float:
         """How long after a lockout a level change waits for edges still in flight:
         the settle window, or the recent worst lateness when deliveries run later."""
         peak, seen = self._late_peak

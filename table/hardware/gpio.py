@@ -239,7 +239,8 @@ class GpioStations(Stations):
 
     def _edge_time(self, ticks: Any) -> float:
         now = self.clock()
-        quiet = self.core.quiet and now - self._last_edge > self.timing.hold
+        # quiet for longer than edges of one race can arrive apart: safe to re-estimate
+        quiet = self.core.quiet and now - self._last_edge > self.timing.hold + self.core.lateness_margin(now)
         self._last_edge = now
         try:
             return self._ticks.to_table(float(ticks), now, adjust=quiet)

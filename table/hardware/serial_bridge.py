@@ -377,7 +377,8 @@ class SerialBridge(Stations):
             if self._last_us is not None and us < self._last_us - 1_000_000:
                 self._ticks = TickMapper()  # the bridge rebooted: its clock started again
             self._last_us = us
-            quiet = self.core.quiet and now - self._last_edge > self.timing.hold
+            # quiet for longer than edges of one race can arrive apart: safe to re-estimate
+            quiet = self.core.quiet and now - self._last_edge > self.timing.hold + self.core.lateness_margin(now)
             self._last_edge = now
             return self._ticks.to_table(us / 1e6, now, adjust=quiet)
 

@@ -52,13 +52,15 @@ def make_pairs(rng: random.Random, count: int, start: float, *, gap: float = 0.0
 def misordered_pairs(pairs: list[Pair], presses: list[tuple[int, float]]) -> tuple[int, int, int]:
     """(misordered, lost, doubled) of press ``(station, t)`` outputs against ``pairs``.
 
-    Each output press is matched to the pair whose window it falls in (by its time)."""
+    Each output press is matched to the last pair that began before it: a reported
+    time is never earlier than the edge (clock offsets are estimated from the
+    smallest delay), and may be later by less than the spacing of pairs."""
     by_pair: dict[int, list[int]] = {}
     starts = [p.t_first for p in pairs]
     import bisect
 
     for station, t in presses:
-        k = bisect.bisect_right(starts, t + 0.05) - 1
+        k = bisect.bisect_right(starts, t + 0.0005) - 1
         by_pair.setdefault(k, []).append(station)
     misordered = lost = doubled = 0
     for k, pair in enumerate(pairs):
