@@ -71,20 +71,24 @@ def test_a_button_held_across_an_unplug_gives_exactly_the_presses_that_happened(
     rig.press(3600 * ms, 7, True, bounce=2)  # held while the cable is pulled again ...
     rig.run_until(3700 * ms)
     rig.unplug()
+    rig.run_until(3800 * ms)
     rig.replug()
     rig.run_until(4200 * ms)
     rig.press(4300 * ms, 7, False, bounce=4)  # ... released and pressed after the re-plug
-    rig.press(4500 * ms, 7, True, bounce=4)
     rig.press(4400 * ms, 2, False, bounce=0)
+    rig.press(4500 * ms, 7, True, bounce=4)
+    rig.run_until(4600 * ms)
     rig.unplug()
     rig.press(4700 * ms, 2, True, bounce=0)  # pressed while unplugged and still held:
+    rig.run_until(4800 * ms)
     rig.replug()  # held, not a press
     rig.run_until(6000 * ms)
-    got = [(s, round(t - 1e-3 * (press_at // ms) if s == 0 else t, 3)) for s, t in rig.presses()]
-    assert [s for s, _ in got] == [0, 1, 1]
-    assert abs(rig.presses()[0][1] - press_at / 1e6) < 0.003  # not 30 ms late
-    assert rig.bridge.diagnostics()["held"].keys() == {"0", "1"}
-    assert rig.bridge.diagnostics()["state_reports"] >= 8
+    presses = rig.presses()
+    assert [s for s, _ in presses] == [0, 0, 1, 1]
+    assert abs(presses[1][1] - press_at / 1e6) < 0.003  # on time, not 30 ms late
+    assert abs(presses[3][1] - 4.5) < 0.003
+    diag = rig.bridge.diagnostics()
+    assert diag["held"].keys() == {"0", "1"} and diag["state_reports"] >= 8
 
 
 def test_binary_switch_moves_with_line_skew_report_only_rested_sectors() -> None:
@@ -166,7 +170,7 @@ def test_led_frames_never_block_the_table_on_a_slow_bridge() -> None:
     frame = [(1, 2, 3)] * 300
     for k in range(10):
         assert rig.bridge.send_frame(frame)
-        rig.table_now += 0.01 * (k + 1)
+        rig.table_now += 0.1
     diag = rig.bridge.diagnostics()
-    assert diag["frames_sent"] >= 2 and diag["frames_replaced"] >= 5 and diag["ack_timeouts"] >= 1
+    assert diag["frames_sent"] >= 2 and diag["frames_replaced"] >= 4 and diag["ack_timeouts"] >= 1
     assert TABLE_OFFSET < rig.table_now
