@@ -206,7 +206,7 @@ class Framer:
                 else:
                     self.pending += seg
             if i < last:
-                if self.pending and not self.skipping:
+                if not self.skipping:  # an empty record too: it is counted as malformed
                     records.append(bytes(self.pending))
                 self.pending = bytearray()
                 self.skipping = False
