@@ -43,9 +43,9 @@ who was first.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 import itertools
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 PROTOCOL_VERSION = 2

@@ -320,7 +320,8 @@ def test_firmware_and_table_over_a_pty(firmware: Any, tmp_path: Path) -> None:
         assert wait_for(lambda: pins[8].level == 1)
         for k in range(20):  # frames as fast as the table likes: never blocks, the newest wins
             table.send_frame([(k, k, k)] * 60)
-        assert wait_for(lambda: bridge.strip.sm.words and bridge.strip.sm.words[-1][0] == (19 << 24 | 19 << 16 | 19 << 8))
+        newest = 19 << 24 | 19 << 16 | 19 << 8
+        assert wait_for(lambda: bridge.strip.sm.words and bridge.strip.sm.words[-1][0] == newest)
         assert table.diagnostics()["malformed_total"] == 0 and bridge.bad_records == 0
     finally:
         stop.set()

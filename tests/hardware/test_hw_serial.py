@@ -14,7 +14,6 @@ import pytest
 
 from table.hardware.bridge_protocol import (
     checksum,
-    decode,
     decode_frame,
     encode,
     encode_frame,
