@@ -258,7 +258,8 @@ def test_selftest_through_the_serial_bridge(tmp_path: Path) -> None:
     finally:
         fake.close()
     assert all(r.status == "pass" for r in results), results
-    assert len(results) == 9
+    assert len(results) == 10
+    assert "bridge fake-1.0 protocol 2" in results[-2].detail
     assert fake.frames and fake.frames[-1] == [(0, 0, 0)] * 10
 
 
