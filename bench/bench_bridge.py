@@ -24,11 +24,13 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # the bench's fakes
+
+from fakes.pico import Rig, one_ms_pairs
+from fakes.presses import misordered_pairs
 
 from bench._common import machine
 from table.hardware.buttons import Timing
-from tests.fakes.pico import Rig, one_ms_pairs
-from tests.fakes.presses import misordered_pairs
 
 TWO = [{"button": 2, "led": 3}, {"button": 7, "led": 8}]
 TIMING = Timing(settle=0.015, tie_window=0.0005, debounce=0.030)

@@ -29,15 +29,15 @@ import importlib.util
 import itertools
 import random
 from collections.abc import Callable
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from table.datafiles import package_path
 from table.hardware.buttons import Timing
 from table.hardware.interfaces import StationInput
 from table.hardware.serial_bridge import SerialBridge
 
-FIRMWARE = Path(__file__).resolve().parents[2] / "firmware"
+FIRMWARE = package_path("firmware")  # shipped in the wheel as table/firmware
 TABLE_OFFSET = 5000.0
 PERIOD = 1 << 30
 INF = 1 << 62
@@ -349,7 +349,7 @@ def one_ms_pairs(rig: Rig, gpios: list[int], pairs: int, *, every_us: int = 80_0
                  max_bounce: int = 6, start_us: int = 200_000) -> list[Any]:
     """Schedule ``pairs`` presses of two buttons 1 ms apart (random order, bouncy) and
     run the rig through them; returns the pairs for :func:`misordered_pairs`."""
-    from tests.fakes.presses import Pair
+    from fakes.presses import Pair
 
     out = []
     t = start_us

@@ -8,10 +8,10 @@ from __future__ import annotations
 import random
 
 import pytest
+from fakes.pico import LOGIC, Rig, one_ms_pairs
+from fakes.presses import misordered_pairs
 
 from table.hardware.buttons import Timing
-from tests.fakes.pico import LOGIC, Rig, one_ms_pairs
-from tests.fakes.presses import misordered_pairs
 
 TWO = [{"button": 2, "led": 3, "encoder": (4, 5), "switch": 6},
        {"button": 7, "led": 8, "encoder": (9, 10), "switch": 11}]

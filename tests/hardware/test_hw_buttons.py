@@ -384,7 +384,7 @@ def test_a_button_already_held_at_start_is_held_not_pressed() -> None:
 def run_gpio_pairs(max_delay: float, seed: int) -> tuple[tuple[int, int, int], GpioStations, int]:
     """10,000 bouncy pairs 1 ms apart through the gpio backend, each pin's edges delivered
     in order but up to ``max_delay`` late (independently per pin)."""
-    from tests.fakes.presses import make_pairs, misordered_pairs
+    from fakes.presses import make_pairs, misordered_pairs
 
     timing = Timing(settle=0.015, tie_window=0.0005, debounce=0.030)
     stations, got, clock, factory = two_station_backend(timing)

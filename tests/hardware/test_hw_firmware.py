@@ -22,12 +22,13 @@ from typing import Any, ClassVar
 import pytest
 from fakes.bridge import wait_for
 
+from table.datafiles import package_path
 from table.hardware.bridge_protocol import decode, encode, encode_frame
 from table.hardware.buttons import Timing
 from table.hardware.interfaces import StationInput
 from table.hardware.serial_bridge import SerialBridge
 
-FIRMWARE = Path(__file__).resolve().parents[2] / "firmware"
+FIRMWARE = package_path("firmware")  # shipped in the wheel as table/firmware
 
 
 # --- stubs of the Pico's modules ----------------------------------------------------
@@ -329,3 +330,23 @@ def test_firmware_and_table_over_a_pty(firmware: Any, tmp_path: Path) -> None:
         table.stop()
         os.close(master)
         os.close(slave)
+
+
+def test_table_firmware_shows_and_copies_the_shipped_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from table.cli import main
+
+    assert main(["firmware", "--port", "/dev/ttyACM1"]) == 0
+    out = capsys.readouterr().out
+    assert "protocol 2" in out and "mpremote connect /dev/ttyACM1 cp " in out and out.count(".py") == 3
+    target = tmp_path / "pico"
+    target.mkdir()
+    (target / "config.py").write_text("STATIONS = []  # mine\n")
+    assert main(["firmware", "--copy", str(target)]) == 0
+    assert (target / "main.py").read_text() == (FIRMWARE / "main.py").read_text()
+    assert (target / "config.py").read_text() == "STATIONS = []  # mine\n"  # the owner's wiring is kept
+    assert f"cp {target / 'bridge_logic.py'}" in capsys.readouterr().out
+    blocked = tmp_path / "file"
+    blocked.write_text("")
+    assert main(["firmware", "--copy", str(blocked / "sub")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("table: cannot copy the firmware") and err.count("\n") == 1
