@@ -15,7 +15,7 @@ PROTOCOL = 2
 FIRMWARE = "table-bridge-2.0"
 TICKS_PERIOD = 1 << 30  # MicroPython's ticks_us() wraps at 2**30 on the RP2040
 HEARTBEAT_US = 1000000
-MAX_RECORD = 4096
+MAX_RECORD = 8192  # a binary frame of up to about 2,600 pixels
 RING = 256  # edges the interrupts can queue between two main-loop passes
 
 # Pin.IRQ_FALLING / IRQ_RISING on the RP2040 (the values of the port's constants)

@@ -49,8 +49,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 PROTOCOL_VERSION = 2
-MAX_LINE = 4096  # a text line; a binary frame of 1,300 pixels fits too
-MAX_RECORD = 8192
+MAX_LINE = 4096  # a text line
+MAX_RECORD = 8192  # any record; a binary frame of up to about 2,600 pixels
 TEXT_START = b"$"
 FRAME_START = b"\x02"
 ESC = 0x1B

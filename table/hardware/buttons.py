@@ -195,6 +195,7 @@ class StationCore:
         self.unordered = 0
         self.max_lateness = 0.0
         self._late_peak = (0.0, float("-inf"))  # (lateness, when seen): widens the lockout margin
+        self._polled = float("-inf")
         self.ties = 0
         self._pending_turn: dict[int, tuple[float, int]] = {}
         self._recent_presses: deque[StationInput] = deque(maxlen=32)
@@ -261,6 +262,7 @@ class StationCore:
     def poll(self, now: float) -> list[StationInput]:
         """Everything that is final at ``now``, in order of ``t``."""
         margin = self.lateness_margin(now)
+        self._polled = now
         for i, st in enumerate(self._st):
             change = st.button.poll(now, margin)
             if change is not None:
@@ -291,7 +293,7 @@ class StationCore:
     def next_wakeup(self) -> float | None:
         """The table time at which :meth:`poll` next has work (``None``: only on input)."""
         times: list[float] = []
-        margin = max(self.timing.settle, self._late_peak[0])  # never earlier than poll acts
+        margin = self.lateness_margin(self._polled)  # as the last poll saw it
         if self._queue:
             times.append(self._queue[0][0] + self.timing.hold)
         for st in self._st:
