@@ -29,7 +29,8 @@ The rules (all windows come from the config, see ``config/hardware.toml``):
 * **Late delivery.** A switch's level is the level of its newest edge *in edge time*,
   so a bounce edge that arrives after newer ones changes nothing; a level change
   found at the end of a lockout is only taken once edges up to then have had time
-  to arrive (``settle``, or longer when deliveries have recently been later). An edge
+  to arrive (``settle``, or the recent worst lateness when deliveries have been
+  later; the hold of every queued input widens the same way). An edge
   that shows a press began earlier than the edge it was first seen by moves the
   press back (the first edge counts, whatever order they arrive in). An input that
   reaches the queue after a later input has already left cannot be ordered: it is
@@ -194,7 +195,7 @@ class StationCore:
         self.late_edges = 0
         self.unordered = 0
         self.max_lateness = 0.0
-        self._late_peak = (0.0, float("-inf"))  # (lateness, when seen): widens the lockout margin
+        self._late_buckets: dict[int, float] = {}  # recent worst lateness: widens the margins
         self._polled = float("-inf")
         self.ties = 0
         self._pending_turn: dict[int, tuple[float, int]] = {}
@@ -275,7 +276,9 @@ class StationCore:
                 st.push_long_fired = True
                 self._push(StationInput(LONG_PUSH, i, down + self.timing.long_push))
         out: list[StationInput] = []
-        horizon = now - self.timing.hold
+        # Deliveries running later than the settle window hold inputs longer too, so
+        # that what can still be ordered is (the hold is back to normal once they stop).
+        horizon = now - (margin + self.timing.tie_window)  # = now - hold when on time
         while self._queue and self._queue[0][0] <= horizon:
             _, _, item = heapq.heappop(self._queue)
             if item.kind == TURN and item.value is None:
@@ -295,7 +298,7 @@ class StationCore:
         times: list[float] = []
         margin = self.lateness_margin(self._polled)  # as the last poll saw it
         if self._queue:
-            times.append(self._queue[0][0] + self.timing.hold)
+            times.append(self._queue[0][0] + (margin + self.timing.tie_window))
         for st in self._st:
             for sw in (st.button, st.knob_switch):
                 w = sw.wakeup(margin)
@@ -350,17 +353,21 @@ class StationCore:
         if lateness > self.timing.settle:
             self.late_edges += 1
             self.max_lateness = max(self.max_lateness, lateness)
-            peak, _ = self._late_peak
-            if lateness >= peak or now - self._late_peak[1] > LATE_MEMORY:
-                self._late_peak = (min(lateness, MAX_MARGIN), now)
+            # the worst lateness per half of LATE_MEMORY; the last two halves count
+            bucket = int(now // (LATE_MEMORY / 2))
+            worst = max(self._late_buckets.get(bucket, 0.0), min(lateness, MAX_MARGIN))
+            self._late_buckets = {k: v for k, v in self._late_buckets.items() if k >= bucket - 1}
+            self._late_buckets[bucket] = worst
 
     def lateness_margin(self, now: float) -> float:
-        """How long after a lockout a level change waits for edges still in flight:
-        the settle window, or the recent worst lateness when deliveries run later."""
-        peak, seen = self._late_peak
-        if now - seen > LATE_MEMORY:
+        """How long after a lockout a level change (and every input in the queue)
+        waits for edges still in flight: the settle window, or the worst lateness of
+        the last LATE_MEMORY seconds or so when deliveries run later than that."""
+        if not self._late_buckets:
             return self.timing.settle
-        return max(self.timing.settle, peak)
+        bucket = int(now // (LATE_MEMORY / 2))
+        recent = max(self._late_buckets.get(bucket, 0.0), self._late_buckets.get(bucket - 1, 0.0))
+        return max(self.timing.settle, recent)
 
     def _unorderable(self, item: StationInput) -> None:
         self.unordered += 1

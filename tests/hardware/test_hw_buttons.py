@@ -427,5 +427,6 @@ def test_delivery_up_to_40_ms_late_gives_no_phantom_press_and_counts_what_it_can
     (misordered, lost, doubled), stations, n = run_gpio_pairs(0.040, seed=6)
     diag = stations.diagnostics()
     assert (lost, doubled, n) == (0, 0, 20_000)  # no phantom press, none lost
-    assert misordered <= diag["unordered"]  # every pair it could not order is reported
+    assert misordered <= diag["unordered"]  # every pair it could not order is reported ...
+    assert diag["unordered"] <= 10  # ... and once it has seen the lateness, it holds inputs longer
     assert diag["late_edges"] > 0 and diag["max_lateness_ms"] > 15
