@@ -32,10 +32,11 @@ The rules (all windows come from the config, see ``config/hardware.toml``):
   to arrive (``settle``, or the recent worst lateness when deliveries have been
   later; the hold of every queued input widens the same way). An edge
   that shows a press began earlier than the edge it was first seen by moves the
-  press back (the first edge counts, whatever order they arrive in). An input that
-  reaches the queue after a later input has already left cannot be ordered: it is
+  press back (the first edge counts, whatever order they arrive in). A press that
+  reaches the queue after a later press has already left cannot be ordered: it is
   still passed on, counted (``unordered`` in :meth:`StationCore.diagnostics`) and
-  logged; edges arriving later than ``settle`` are counted as ``late_edges``.
+  logged; edges arriving later than ``settle`` are counted as ``late_edges``. (Any
+  input may still leave out of order then; presses are what races are made of.)
 * **Reconciling.** A backend that learns a switch's level from a state report
   (:meth:`StationCore.reconcile`) sets it without reporting a press or push.
 """
@@ -192,6 +193,7 @@ class StationCore:
         self._armed: frozenset[int] | None = None
         self._armed_at: float | None = None
         self._last_out = float("-inf")
+        self._last_press_out = float("-inf")
         self.late_edges = 0
         self.unordered = 0
         self.max_lateness = 0.0
@@ -289,6 +291,7 @@ class StationCore:
             if item.kind == PRESS:
                 item = self._with_ties(item)
                 self._recent_presses.append(item)
+                self._last_press_out = max(self._last_press_out, item.t)
             self._last_out = max(self._last_out, item.t)
             out.append(item)
         return out
@@ -373,15 +376,16 @@ class StationCore:
         self.unordered += 1
         if self.unordered == 1 or self.unordered % 100 == 0:
             log.warning(
-                "a %s of station %d came %.1f ms after a later input had left: its order is not "
+                "a press of station %d came %.1f ms after a later press had left: their order is not "
                 "known (%d so far); inputs are delivered later than the settle window of %.0f ms",
-                item.kind, item.station, (self._last_out - item.t) * 1000, self.unordered,
+                item.station, (self._last_press_out - item.t) * 1000, self.unordered,
                 self.timing.settle * 1000,
             )
 
     def _push(self, item: StationInput) -> None:
-        if item.t < self._last_out:
-            self._unorderable(item)  # arrived after later inputs already left: pass on anyway
+        if item.kind == PRESS and item.t < self._last_press_out:
+            # a pair of presses that could not be ordered: passed on anyway, counted
+            self._unorderable(item)
         heapq.heappush(self._queue, (item.t, next(self._seq), item))
 
     def _retime_press(self, station: int, t: float) -> None:
