@@ -141,6 +141,29 @@ def test_deck_and_dice(installed: Installed, tmp_path: Path) -> None:
     assert list((tmp_path / "watch").glob("*"))
 
 
+def test_dice_calibrate_keeps_taught_dice_in_the_config_directory(installed: Installed, tmp_path: Path) -> None:
+    pictures = tmp_path / "faces"
+    script = (
+        "import sys, cv2, numpy as np\n"
+        "from pathlib import Path\n"
+        "from table.dice.synth import SYMBOLS, render_tray\n"
+        "rng = np.random.default_rng(3); out = Path(sys.argv[1]); out.mkdir()\n"
+        "for s in SYMBOLS:\n"
+        "    for k in range(2):\n"
+        "        cv2.imwrite(str(out / f'{s}-{k}.png'), render_tray(rng, 1, (s,))[0])\n"
+        "print(' '.join(SYMBOLS))\n"
+    )
+    done = subprocess.run([str(installed.venv / "bin" / "python"), "-c", script, str(pictures)], cwd="/",
+                          capture_output=True, text=True, check=True, env={"PATH": "/usr/bin:/bin"})
+    args = ["dice", "calibrate", "--dice", "ugah", "--config", str(tmp_path / "config")]
+    (tmp_path / "config").mkdir()
+    for symbol in done.stdout.split():
+        args += ["--face", symbol, *(str(p) for p in sorted(pictures.glob(f"{symbol}-*.png")))]
+    done = installed.table(*args)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "config" / "dice" / "symbols" / "ugah.npz").is_file()
+
+
 def test_install_dry_run_from_the_wheel(installed: Installed) -> None:
     done = installed.table("install", "--dry-run")
     # Not from /opt/table/venv and no --wheel: one sentence saying how, or a dry run.
