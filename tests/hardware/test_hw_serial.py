@@ -279,3 +279,20 @@ def test_leds_changing_while_the_bridge_reconnects(rig: Rig) -> None:
     assert all(t.is_alive() for t in bridge._threads)
     fake.send("B", 1, 1, 5_000_000)
     assert take(got, 1)[0].station == 1
+
+
+def test_a_state_report_after_a_replug_corrects_held_buttons(rig: Rig) -> None:
+    bridge, fake, got = rig
+    now_us = int(time.monotonic() * 1e6)  # the fake bridge's clock runs with the real one
+    fake.send("B", 2, 1, now_us)  # held ...
+    assert take(got, 1)[0].station == 2
+    assert set(bridge.diagnostics()["held"]) == {"2"}
+    fake.unplug()
+    assert wait_for(lambda: not bridge.connected.is_set())
+    fake.held = {1: (1, 0)}  # ... released while the cable was out; station 1 pressed meanwhile
+    fake.replug()
+    assert wait_for(lambda: bridge.diagnostics()["state_reports"] >= 8)  # 4 stations, 2 connects
+    assert set(bridge.diagnostics()["held"]) == {"1"}  # held, but nobody saw a press
+    fake.send("B", 2, 1, int(time.monotonic() * 1e6))  # station 2's next press is a press
+    (press,) = take(got, 1)
+    assert press.station == 2 and got.empty()
