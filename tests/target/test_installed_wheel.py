@@ -45,7 +45,12 @@ class Installed:
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
     base = tmp_path_factory.mktemp("installed")
     dist = base / "dist"
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(CHECKOUT)],
+    # Built from a copy: setuptools writes build/ and *.egg-info into the source tree, and
+    # those in the checkout would confuse the checkout's own editable install.
+    source = base / "source"
+    shutil.copytree(CHECKOUT, source, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "build", "*.egg-info", "__pycache__", ".mypy_cache", ".ruff_cache"))
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(source)],
                    check=True, capture_output=True, cwd=base, timeout=600)
     wheel = next(dist.glob("game_table-*.whl"))
     venv = base / "venv"
