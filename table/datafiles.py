@@ -45,13 +45,13 @@ def defaults_dir() -> Path:
     return path
 
 
-SOURCE_FOLDERS = {"defaults": "config", "system": "systemd", "docs": "docs"}
+SOURCE_FOLDERS = {"defaults": "config", "system": "systemd", "docs": "docs", "firmware": "firmware"}
 """Which top-level folder of the project each shipped data folder is built from."""
 
 
 def package_path(folder: str) -> Path:
     """A data folder shipped inside the installed ``table`` package (``defaults``,
-    ``system``, ``docs``), as a file-system path.
+    ``system``, ``docs``, ``firmware``), as a file-system path.
 
     In a wheel install it is ``table/<folder>`` beside the code. An editable install
     (a developer's checkout) has no such folder, so the checkout's top-level folder that

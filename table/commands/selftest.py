@@ -160,7 +160,23 @@ class SelfTest:
                                   f"after {took:.1f} s" if ok else "nothing arrived in time"))
             if self.stations is not None:
                 self.stations.set_leds({s: "on"})
+        if self.stations is not None:
+            out.append(self._ordering())
         return out
+
+    def _ordering(self) -> Result:
+        """The input path's health: inputs that arrived too late to be ordered, edges
+        later than the settle window, the serial bridge's firmware and bad records."""
+        assert self.stations is not None
+        diag = self.stations.diagnostics()
+        unordered, late = diag.get("unordered", 0), diag.get("late_edges", 0)
+        parts = [f"{unordered} unordered, {late} late edges (worst {diag.get('max_lateness_ms', 0.0):g} ms)"]
+        bridge = diag.get("bridge")
+        if isinstance(bridge, dict):
+            parts.append(f"bridge {bridge.get('firmware')} protocol {bridge.get('protocol')}")
+        if "malformed_total" in diag:
+            parts.append(f"{diag['malformed_total']} bad records")
+        return Result("input ordering", "pass" if unordered == 0 else "fail", ", ".join(parts))
 
     def _confirm(self, question: str) -> Result:
         step = Step("confirm", question, "confirm")
