@@ -7,7 +7,9 @@ file and key path in front, so every config problem reads the same way.
 
 from __future__ import annotations
 
+import argparse
 import difflib
+import math
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -24,12 +26,44 @@ def whole(lo: int, hi: int) -> Check:
 
 
 def number(lo: float, hi: float) -> Check:
-    """Any number from ``lo`` to ``hi``."""
+    """Any finite number from ``lo`` to ``hi`` (``nan`` and ``inf`` never pass)."""
     def check(v: Any) -> str | None:
         if not isinstance(v, int | float) or isinstance(v, bool):
             return f"must be a number from {lo:g} to {hi:g}"
+        if isinstance(v, float) and not math.isfinite(v):
+            return f"must be a finite number from {lo:g} to {hi:g}, not {v}"
         return None if lo <= v <= hi else f"must be from {lo:g} to {hi:g}, not {v}"
     return check
+
+
+INT64 = (-(2**63), 2**63 - 1)
+
+
+def whole64(v: Any) -> str | None:
+    """A whole number that fits in 64 bits (SQLite's integers, seeds)."""
+    if not isinstance(v, int) or isinstance(v, bool):
+        return "must be a whole number"
+    if not INT64[0] <= v <= INT64[1]:
+        return f"must fit in 64 bits (from {INT64[0]} to {INT64[1]}), not {v}"
+    return None
+
+
+def option_number(option: str, lo: float, hi: float, *, low_open: bool = False) -> Callable[[str], float]:
+    """An argparse ``type`` for a finite number from ``lo`` to ``hi``; a bad value is a
+    one-line usage error naming the option."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a number, not {text!r}") from None
+        msg = number(lo, hi)(value)
+        if msg is None and low_open and value <= lo:
+            msg = f"must be more than {lo:g}"
+        if msg is not None:
+            raise argparse.ArgumentTypeError(msg)
+        return value
+    parse.__name__ = option  # argparse names the type in some messages
+    return parse
 
 
 def boolean(v: Any) -> str | None:

@@ -43,6 +43,7 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
+    # Read-only (a mode=ro URI), regular files only: replay never writes to its input.
     with open_existing(args.journal) as journal:
         record = journal.load(args.game) if args.game is not None else journal.latest()
         if record is None:

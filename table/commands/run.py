@@ -17,6 +17,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from table.checks import option_number
 from table.config import TableConfig, load_config
 from table.datafiles import data_file, use_config_dir
 from table.errors import TableError
@@ -127,8 +128,17 @@ class Runner:
         self.speed = speed
         from table.headless import open_journal_resilient
 
-        # A journal that cannot be used is set aside (and logged); the table still starts.
-        self.journal = open_journal_resilient(journal_path or config.journal_path())
+        # Faults (full disk, read-only folder, a lock) are waited out or played through from
+        # memory; only a journal SQLite reports corrupt is set aside. The table's own default
+        # place may be created; a folder given on the command line must exist.
+        wait_notifier = Notifier()
+        self.journal = open_journal_resilient(journal_path or config.journal_path(),
+                                              create_folder=journal_path is None and not config.journal,
+                                              on_wait=lambda message: (wait_notifier.status(message),
+                                                                       wait_notifier.watchdog()))
+        wait_notifier.close()
+        if self.journal.start_report:
+            log.info("%s", self.journal.start_report)
         self.clock: Callable[[], float] = time.monotonic
         if speed != 1.0:
             # A scripted run may go faster than real time: the table's clock runs at ``speed``.
@@ -337,6 +347,7 @@ def run_table(config: TableConfig, *, sim: bool, headless: bool, seconds: float 
 
 
 def cmd_run(args: argparse.Namespace, force_sim: bool = False) -> int:
+    journal_path = _journal_arg(args.journal)
     use_config_dir(args.config)
     config = load_config(args.config)
     from table.config import ConfigError
@@ -363,14 +374,22 @@ def cmd_run(args: argparse.Namespace, force_sim: bool = False) -> int:
         from table.scenario import load_scenario
 
         script = load_scenario(args.script)
-    if args.speed <= 0:
-        raise TableError("--speed must be a positive number")
     return run_table(config, sim=sim, headless=headless, seconds=args.seconds, hardware=hardware,
                      script=script, speed=args.speed,
                      config_dir=Path(args.config) if args.config else None,
-                     journal_path=Path(args.journal) if args.journal else None,
+                     journal_path=journal_path,
                      screenshot=Path(args.screenshot) if args.screenshot else None,
                      attract_now=headless and not args.headless)
+
+
+def _journal_arg(value: str | None) -> Path | None:
+    """``--journal FILE``: None when not given; an empty name is refused, not read as
+    "the default"."""
+    if value is None:
+        return None
+    if not value.strip():
+        raise TableError("--journal needs a file name, not an empty one")
+    return Path(value)
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -378,12 +397,13 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="config directory; files it lacks come from the shipped defaults")
     p.add_argument("--journal", metavar="FILE", help="journal file (default from the config)")
     p.add_argument("--headless", action="store_true", help="no window (SDL dummy video driver)")
-    p.add_argument("--seconds", type=float, help="stop after this many seconds")
+    p.add_argument("--seconds", type=option_number("--seconds", 0.0, 10**7), help="stop after this many seconds")
     p.add_argument("--screenshot", metavar="PNG", help="save the last frame to this file on exit")
     p.add_argument("--allow-root", action="store_true", help="run the kiosk as root anyway (not recommended)")
     p.add_argument("--script", metavar="SCENARIO", help="play this scenario's inputs instead of the stations' "
                    "(resuming it from the journal after a crash)")
-    p.add_argument("--speed", type=float, default=1.0, help="with --script: run the clock this many times faster")
+    p.add_argument("--speed", type=option_number("--speed", 0.001, 10**6, low_open=False), default=1.0,
+                   help="with --script: run the clock this many times faster (0.001 to 1000000)")
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

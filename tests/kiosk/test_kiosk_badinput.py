@@ -31,7 +31,7 @@ from table.headless import (
     run_headless,
     scenario_toml,
 )
-from table.journal import Journal
+from table.journal import Journal, JournalError
 from table.scenario import parse_scenario
 
 CORPUS = Path(__file__).resolve().parents[1] / "badinput"
@@ -101,8 +101,10 @@ def test_no_traceback_from_a_real_process(tmp_path: Path) -> None:
         assert "Traceback" not in done.stderr and done.stderr.startswith("table: ")
 
 
-SET_ASIDE_WHOLE = {"text-file.db", "random-bytes.db", "sqlite-header-then-garbage.db", "truncated-half.db",
-                   "corrupted-pages.db", "schema-99.db", "setup-not-json.db"}
+# SQLite files that SQLite itself reports damaged: renamed aside, what is readable copied over.
+SET_ASIDE_WHOLE = {"sqlite-header-then-garbage.db", "truncated-half.db", "corrupted-pages.db"}
+# Not the table's journal at all (not SQLite, a newer schema): refused in one sentence, left as they are.
+REFUSED = {"text-file.db", "random-bytes.db", "schema-99.db"}
 JOURNALS = corpus("journals") + corpus("damaged-journals")
 
 
@@ -114,6 +116,13 @@ def test_a_bad_journal_never_stops_the_table(
     journal = tmp_path / "journal.db"
     shutil.copy(path, journal)
     scenario = parse_scenario(tomllib.loads(scenario_toml(random_script("ubongo_shimo", seed=3))))
+    if path.name in REFUSED:
+        with pytest.raises(JournalError) as refused:
+            run_headless(journal, scenario, VirtualClock())
+        assert "\n" not in str(refused.value) and str(journal) in str(refused.value)
+        assert journal.read_bytes() == path.read_bytes(), "a file that is not ours is never changed"
+        assert {p.name for p in tmp_path.iterdir()} <= {"journal.db", "journal.db.lock"}, "nothing set aside"
+        return
     result = run_headless(journal, scenario, VirtualClock())
     assert result.session.is_over()
     log = "\n".join(r.getMessage() for r in caplog.records)
@@ -122,6 +131,8 @@ def test_a_bad_journal_never_stops_the_table(
         assert list(tmp_path.glob("journal.db.damaged-*")), "the damaged file must be kept, renamed"
     elif path.parent.name == "damaged-journals":
         assert "damaged tail" in log
+    else:
+        assert not list(tmp_path.glob("journal.db.damaged-*")), "only a file SQLite reports damaged is set aside"
     with Journal(journal) as j:
         record = j.latest()
         assert record is not None and record.finished and record.engine == "ubongo_shimo"
@@ -144,9 +155,13 @@ def test_resumable_game_never_raises(path: Path, tmp_path: Path) -> None:
     """What ``table run`` needs on start: the file opened and the unfinished game replayed, or neither."""
     journal_path = tmp_path / "journal.db"
     shutil.copy(path, journal_path)
+    if path.name in REFUSED:
+        with pytest.raises(JournalError):
+            open_journal_resilient(journal_path)
+        return
     with open_journal_resilient(journal_path) as journal:
         found = resumable_game(journal)
-        if path.name in ("unknown-game.db", "unknown-variant.db"):
+        if path.name in ("unknown-game.db", "unknown-variant.db", "setup-not-json.db"):
             assert found is None and journal.unfinished() is None  # closed, kept in the journal
             assert journal.game_ids() == [1]
         elif path.parent.name == "damaged-journals":
