@@ -30,6 +30,7 @@ import os
 import shutil
 import sqlite3
 import struct
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -153,46 +154,87 @@ def move_aside(p: Path) -> Path:
     return aside
 
 
+def _readable_copy(aside: Path, folder: Path) -> Path | None:
+    """A copy of the set-aside file padded with zero pages up to the size its header
+    states: a file cut short then reads up to the cut instead of failing as a whole."""
+    try:
+        data = aside.read_bytes()
+    except OSError:
+        return None
+    if len(data) < 100 or not data.startswith(SQLITE_MAGIC):
+        return None
+    page_size = struct.unpack(">H", data[16:18])[0]
+    page_size = 65536 if page_size == 1 else page_size
+    pages = struct.unpack(">I", data[28:32])[0]
+    want = page_size * pages if 0 < pages < (1 << 22) else len(data)
+    copy = folder / "salvage.db"
+    copy.write_bytes(data + bytes(max(0, want - len(data))))
+    return copy
+
+
 def salvage(aside: Path, into: Journal) -> tuple[int, int]:
-    """Copy every game that can still be read from the set-aside file into ``into``
-    (games keep their numbers when free); returns (games, actions) copied."""
-    games = actions = 0
-    try:
-        src = sqlite3.connect(_ro_uri(aside), uri=True)
-    except sqlite3.Error:
-        return 0, 0
-    try:
+    """Copy every game that can still be read from the set-aside file into ``into``;
+    returns (games, actions) copied. Rows are read one by one, so an unreadable page
+    costs only the rows on it (a gap in a game's actions is then set aside as its
+    damaged tail when the game is loaded)."""
+    with tempfile.TemporaryDirectory(prefix="table-salvage-") as tmp:
+        copy = _readable_copy(aside, Path(tmp))
+        if copy is None:
+            return 0, 0
         try:
-            ids = [int(r[0]) for r in src.execute("SELECT id FROM games ORDER BY id")]
+            src = sqlite3.connect(_ro_uri(copy), uri=True)
         except sqlite3.Error:
             return 0, 0
-        for gid in ids:
-            try:
-                row = src.execute("SELECT engine, setup, seed, started, finished, outcome FROM games WHERE id = ?",
-                                  (gid,)).fetchone()
-                rows = []
-                for seq, text in src.execute("SELECT seq, action FROM actions WHERE game = ? ORDER BY seq", (gid,)):
-                    rows.append((seq, text))
-            except sqlite3.Error:
-                continue  # a page of this game is unreadable: it stays in the set-aside file only
-            if row is None:
-                continue
-            try:
-                with into._db:
-                    into._db.execute("BEGIN")
-                    into._db.execute("INSERT INTO games (id, engine, setup, seed, started, finished, outcome) "
-                                     "VALUES (?, ?, ?, ?, ?, ?, ?)", (gid, *row))
-                    into._db.executemany("INSERT INTO actions (game, seq, action) VALUES (?, ?, ?)",
-                                         [(gid, seq, text) for seq, text in rows])
-            except sqlite3.Error:
-                continue
-            games += 1
-            actions += len(rows)
-        into._next_id = int(into._db.execute("SELECT coalesce(max(id), 0) + 1 FROM games").fetchone()[0])
-        into.checkpoint()
-    finally:
-        src.close()
-    return games, actions
+        try:
+            return _salvage_rows(src, into)
+        finally:
+            src.close()
+
+
+def _salvage_rows(src: sqlite3.Connection, into: Journal) -> tuple[int, int]:
+    games: dict[int, tuple[object, ...]] = {}
+    try:
+        top = int(src.execute("SELECT coalesce(max(rowid), 0) FROM games").fetchone()[0])
+    except sqlite3.Error:
+        top = 10_000
+    for gid in range(1, top + 1):
+        try:
+            row = src.execute("SELECT engine, setup, seed, started, finished, outcome FROM games WHERE rowid = ?",
+                              (gid,)).fetchone()
+        except sqlite3.Error:
+            continue
+        if row is not None:
+            games[gid] = tuple(row)
+    rows: list[tuple[int, int, str]] = []
+    try:
+        pages = int(src.execute("PRAGMA page_count").fetchone()[0])
+    except sqlite3.Error:
+        pages = 0
+    limit, missing, rowid = pages * 200, 0, 0
+    while rowid < limit and missing < 5000:
+        rowid += 1
+        try:
+            row = src.execute("SELECT game, seq, action FROM actions WHERE rowid = ?", (rowid,)).fetchone()
+        except sqlite3.Error:
+            missing += 1
+            continue
+        if row is None:
+            missing += 1
+            continue
+        missing = 0
+        if row[0] in games:
+            rows.append((int(row[0]), int(row[1]), str(row[2])))
+    kept_games = 0
+    with into._db:
+        into._db.execute("BEGIN")
+        for gid, g in games.items():
+            into._db.execute("INSERT INTO games (id, engine, setup, seed, started, finished, outcome) "
+                             "VALUES (?, ?, ?, ?, ?, ?, ?)", (gid, *g))
+            kept_games += 1
+        into._db.executemany("INSERT OR IGNORE INTO actions (game, seq, action) VALUES (?, ?, ?)", rows)
+    into._next_id = int(into._db.execute("SELECT coalesce(max(id), 0) + 1 FROM games").fetchone()[0])
+    into.checkpoint()
+    return kept_games, len(rows)
 
 
 # -- the lock -------------------------------------------------------------------------------
