@@ -10,6 +10,8 @@ from __future__ import annotations
 import argparse
 import difflib
 import math
+import os
+import stat
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -108,3 +110,63 @@ def check_section(source: str, name: str, value: Any, schema: Mapping[str, Check
         else:
             clean[key] = v
     return clean
+
+
+TEXT_LIMIT = 1 << 20  # 1 MiB: far more than any config, deck or scenario the table needs
+
+
+def read_input(path: str | os.PathLike[str], what: str, limit: int = TEXT_LIMIT) -> bytes:
+    """The bytes of an input file, read without writing anything and without waiting.
+
+    Only a regular file is read: a folder, a FIFO (which would block), a device such as
+    ``/dev/zero`` (which never ends) or a socket is refused in one sentence, as is a file
+    over ``limit`` bytes. Raises :class:`table.errors.TableError`.
+    """
+    from table.errors import TableError
+
+    name = os.fspath(path)
+    if not name:
+        raise TableError(f"the {what} needs a file name, not an empty one")
+    try:
+        # O_NONBLOCK: a FIFO swapped in after a check must not hang the reader.
+        fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise TableError(f"there is no {what} file at {name}") from None
+    except OSError as exc:
+        raise TableError(f"cannot read the {what} {name} ({exc.strerror or exc})") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            kind = {stat.S_IFDIR: "a folder", stat.S_IFCHR: "a device", stat.S_IFBLK: "a device",
+                    stat.S_IFIFO: "a named pipe (FIFO)", stat.S_IFSOCK: "a socket"}.get(stat.S_IFMT(st.st_mode),
+                                                                                   "not a regular file")
+            raise TableError(f"the {what} {name} is {kind}, not a regular file")
+        if st.st_size > limit:
+            raise TableError(f"the {what} {name} is {st.st_size:,} bytes, more than the {limit:,} a {what} may be")
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            try:
+                chunk = os.read(fd, 1 << 16)
+            except OSError as exc:
+                raise TableError(f"cannot read the {what} {name} ({exc.strerror or exc})") from None
+            if not chunk:
+                break
+            size += len(chunk)
+            if size > limit:
+                raise TableError(f"the {what} {name} is more than the {limit:,} bytes a {what} may be")
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def read_text_input(path: str | os.PathLike[str], what: str, limit: int = TEXT_LIMIT) -> str:
+    """:func:`read_input` decoded as UTF-8 (a one-sentence error if it is not)."""
+    from table.errors import TableError
+
+    data = read_input(path, what, limit)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise TableError(f"the {what} {os.fspath(path)} is not UTF-8 text (byte {exc.start})") from None

@@ -158,7 +158,7 @@ class Runner:
         speaker = QuestionSpeaker(load_settings(data_file("umtata/speech.toml", config_dir)))
         outputs: list[Output] = [SoundOutput(config.sound.volume, config.sound.enabled),
                                  ButtonLeds(stations, config.stations, self.clock),
-                                 HourglassOutput(hourglass, STATION_COLOURS),
+                                 HourglassOutput(hourglass, STATION_COLOURS, max_fps=hardware.leds.fps),
                                  SpeechOutput(speaker)]
         inputs: list[Any] = [self.station_inputs, self.sim_stations] if sim else [self.station_inputs]
         if config.tray.camera:
