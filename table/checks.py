@@ -11,6 +11,7 @@ import argparse
 import difflib
 import math
 import os
+import re
 import stat
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
@@ -112,6 +113,21 @@ def check_section(source: str, name: str, value: Any, schema: Mapping[str, Check
     return clean
 
 
+_PLAIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,39}\Z")
+
+
+def plain_name(what: str) -> Callable[[str], str]:
+    """An argparse ``type`` for a name used inside a file name (``--dice NAME``):
+    letters, digits, ``-`` and ``_``, at most 40, not starting with ``-``; no ``/``,
+    no ``..``, so the name cannot reach outside its folder."""
+    def parse(text: str) -> str:
+        if not _PLAIN.match(text):
+            raise argparse.ArgumentTypeError(
+                f"{what} must be a plain name (letters, digits, - and _, at most 40), not {text!r}")
+        return text
+    return parse
+
+
 TEXT_LIMIT = 1 << 20  # 1 MiB: far more than any config, deck or scenario the table needs
 
 
@@ -131,7 +147,7 @@ def read_input(path: str | os.PathLike[str], what: str, limit: int = TEXT_LIMIT)
         # O_NONBLOCK: a FIFO swapped in after a check must not hang the reader.
         fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
-        raise TableError(f"there is no {what} file at {name}") from None
+        raise TableError(f"there is no {what} at {name}") from None
     except OSError as exc:
         raise TableError(f"cannot read the {what} {name} ({exc.strerror or exc})") from None
     try:

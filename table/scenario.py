@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from table.checks import did_you_mean, number, whole, whole64
+from table.checks import did_you_mean, number, read_text_input, whole, whole64
 from table.errors import TableError
 from table.games import UnknownGameError, get_engine
 from table.games.base import TICK, Action, GameError, GameSetup, JSONValue
@@ -203,11 +203,9 @@ def load_scenario(path: str | Path) -> Scenario:
     """Read and validate a scenario file; raises :class:`ScenarioError` (one sentence)."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ScenarioError(f"there is no scenario file at {p}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ScenarioError(f"cannot read the scenario {p} ({exc})") from None
+        text = read_text_input(p, "scenario file")  # regular files only, never written
+    except TableError as exc:
+        raise ScenarioError(str(exc)) from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -305,7 +305,7 @@ def load_hardware(directory: str | Path | None = None, *, check_pins: bool = Tru
     if not os.path.lexists(path):
         raise HardwareConfigError([f"{path}: no such file"])
     try:
-        data = tomllib.loads(read_text_input(path, "hardware config"))  # regular files only
+        data = tomllib.loads(read_text_input(path, "hardware config file"))  # regular files only
     except TableError as exc:
         raise HardwareConfigError([str(exc)]) from None
     except tomllib.TOMLDecodeError as exc:
