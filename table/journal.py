@@ -127,8 +127,13 @@ class GameRecord:
 
 
 def _ro_uri(path: Path) -> str:
-    """A read-only SQLite URI for ``path`` (absolute, with URI characters quoted)."""
-    return "file:" + quote(str(path.absolute())) + "?mode=ro"
+    """A read-only SQLite URI for ``path`` (absolute, with URI characters quoted).
+
+    A WAL journal read with plain ``mode=ro`` still gets ``-wal``/``-shm`` files made
+    beside it. When they are not both there already (no daemon has it open), the file
+    is read as ``immutable``: nothing at all is created or changed."""
+    live = Path(str(path) + "-wal").exists() and Path(str(path) + "-shm").exists()
+    return "file:" + quote(str(path.absolute())) + ("?mode=ro" if live else "?mode=ro&immutable=1")
 
 
 class Journal:
@@ -215,9 +220,15 @@ class Journal:
             if row is not None and row[0] != str(SCHEMA_VERSION):
                 raise JournalError(f"{self.path} is a journal of schema {row[0]}, this table reads "
                                    f"{SCHEMA_VERSION}; it was not changed")
+        objects = dict(self._db.execute("SELECT name, type FROM sqlite_master"))
+        odd = [n for n in ("meta", "games", "actions", "damaged") if objects.get(n, "table") != "table"]
+        if odd:
+            raise JournalError(f"{self.path} is not a table journal ('{odd[0]}' is a {objects[odd[0]]}, "
+                               "not a table); it was not changed")
         if not create:
             if "games" not in tables:
                 raise JournalError(f"{self.path} is not a table journal (it holds no games table)")
+            self._check_columns()
             return
         mode = self._db.execute("PRAGMA journal_mode").fetchone()[0]
         if str(mode).lower() != "wal":
@@ -228,6 +239,16 @@ class Journal:
         row = self._db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
         if row is None:
             self._db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+        self._check_columns()
+
+    def _check_columns(self) -> None:
+        try:
+            self._db.execute("SELECT id, engine, setup, seed, started, finished, outcome FROM games LIMIT 0")
+            self._db.execute("SELECT game, seq, action FROM actions LIMIT 0")
+        except sqlite3.OperationalError as exc:
+            if sqlite_fault(exc) != "other":
+                raise
+            raise JournalError(f"{self.path} is not a table journal (its tables differ: {exc})") from None
 
     @classmethod
     def open_readonly(cls, path: str | Path) -> Journal:

@@ -1,9 +1,13 @@
 """The bad-input corpus (tests/badinput/): one sentence and exit status 2, never a traceback.
 
 Each folder is fed to the command that reads such files: ``configs/`` as
-``table.toml`` of ``table check-config``, ``scenarios/`` to ``table play``,
-``journals/`` to ``table replay``, ``decks/`` to ``table deck check`` and
-``images/`` to ``table dice read`` (the last two once those commands exist).
+``table.toml`` of ``table check-config``, ``speech/`` as its ``umtata/speech.toml``,
+``hardware/`` as its ``hardware.toml``, ``scenarios/`` to ``table play``,
+``journals/`` to ``table replay``, ``decks/`` to ``table deck check``,
+``images/`` to ``table dice read``; ``cli/`` holds whole command lines (``{tmp}`` is a
+scratch folder holding a FIFO, a README, a journal...). Every case must give exactly
+one line ``table: ...`` and exit status 2, and leave its input as it was: no byte
+changed and nothing written beside it.
 
 Every journal of the corpus, and every damaged one, must also let the table start:
 the headless daemon sets the unusable file or the damaged tail aside, says so in
@@ -14,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -36,7 +41,7 @@ from table.scenario import parse_scenario
 
 CORPUS = Path(__file__).resolve().parents[1] / "badinput"
 REPO = CORPUS.parents[1]
-FOLDERS = ("configs", "scenarios", "journals", "decks", "images")
+FOLDERS = ("configs", "speech", "hardware", "scenarios", "journals", "decks", "images", "cli")
 
 
 def corpus(folder: str) -> list[Path]:
@@ -48,26 +53,65 @@ def commands() -> set[str]:
     return set(sub.choices)  # type: ignore[arg-type]
 
 
-def test_the_corpus_has_at_least_30_files() -> None:
+def test_the_corpus_has_at_least_120_cases() -> None:
     files = [p for folder in FOLDERS for p in corpus(folder)]
-    assert len(files) >= 30, len(files)
+    assert len(files) >= 120, len(files)
+
+
+def scratch(tmp_path: Path) -> Path:
+    """The ``{tmp}`` of ``cli/`` cases: odd files for commands to refuse."""
+    tmp = tmp_path / "scratch"
+    tmp.mkdir()
+    os.mkfifo(tmp / "fifo")
+    (tmp / "README.md").write_text("# A README\n\nNot a journal, not a picture.\n")
+    (tmp / "empty.db").write_bytes(b"")
+    (tmp / "script.toml").write_text(scenario_toml(random_script("ubongo_shimo", seed=2)))
+    with Journal(tmp / "journal.db") as journal:
+        journal.start_game(parse_scenario(tomllib.loads((tmp / "script.toml").read_text())).setup, 2)
+    for name, odd in (("fifo-config", "fifo"), ("zero-config", "zero"), ("folder-config", "folder")):
+        (tmp / name).mkdir()
+        target = tmp / name / "table.toml"
+        if odd == "fifo":
+            os.mkfifo(target)
+        elif odd == "zero":
+            target.symlink_to("/dev/zero")
+        else:
+            target.mkdir()
+    return tmp
 
 
 def argv_for(folder: str, path: Path, tmp_path: Path) -> list[str]:
-    if folder == "configs":
+    if folder in ("configs", "speech", "hardware"):
         d = tmp_path / "config"
         d.mkdir()
-        shutil.copy(path, d / "table.toml")
+        if folder == "configs":
+            shutil.copy(path, d / "table.toml")
+        elif folder == "speech":
+            (d / "umtata").mkdir()
+            shutil.copy(path, d / "umtata" / "speech.toml")
+        else:
+            shutil.copy(path, d / "hardware.toml")
         return ["check-config", str(d)]
     if folder == "scenarios":
         return ["play", str(path)]
     if folder == "journals":
-        copy = tmp_path / path.name  # the journal code may write (WAL) into what it opens
+        copy = tmp_path / path.name  # replay must not write: the test compares the copy after
         shutil.copy(path, copy)
         return ["replay", str(copy)]
     if folder == "decks":
         return ["deck", "check", str(path)]
+    if folder == "cli":
+        tmp = scratch(tmp_path)
+        return [a.replace("{tmp}", str(tmp)) for a in shlex.split(path.read_text())]
     return ["dice", "read", str(path)]
+
+
+def snapshot(root: Path) -> dict[str, bytes | None]:
+    """Every path under ``root`` with the bytes of its regular files (None for the rest)."""
+    out: dict[str, bytes | None] = {}
+    for p in sorted(root.rglob("*")):
+        out[str(p.relative_to(root))] = p.read_bytes() if p.is_file() and not p.is_symlink() else None
+    return out
 
 
 CASES = [(folder, path) for folder in FOLDERS for path in corpus(folder)]
@@ -80,13 +124,19 @@ def test_one_sentence_and_exit_2(
     needed = {"decks": "deck", "images": "dice"}.get(folder)
     if needed and needed not in commands():
         pytest.skip(f"'table {needed}' is not in this build yet")
-    status = main(argv_for(folder, path, tmp_path))
+    argv = argv_for(folder, path, tmp_path)
+    before = snapshot(tmp_path), path.read_bytes()
+    try:
+        status = main(argv)
+    except SystemExit as exc:  # argparse's usage errors (one line, exit 2) end this way
+        status = int(exc.code or 0)
     err = capfd.readouterr().err
     assert status == 2, err
     assert "Traceback" not in err
     headlines = [line for line in err.splitlines() if line.startswith("table: ")]
     assert len(headlines) == 1, err
     assert len(headlines[0]) > len("table: ") + 10
+    assert (snapshot(tmp_path), path.read_bytes()) == before, "a refused input is left exactly as it was"
 
 
 def test_no_traceback_from_a_real_process(tmp_path: Path) -> None:
@@ -104,7 +154,7 @@ def test_no_traceback_from_a_real_process(tmp_path: Path) -> None:
 # SQLite files that SQLite itself reports damaged: renamed aside, what is readable copied over.
 SET_ASIDE_WHOLE = {"sqlite-header-then-garbage.db", "truncated-half.db", "corrupted-pages.db"}
 # Not the table's journal at all (not SQLite, a newer schema): refused in one sentence, left as they are.
-REFUSED = {"text-file.db", "random-bytes.db", "schema-99.db"}
+REFUSED = {"text-file.db", "random-bytes.db", "schema-99.db", "other-program.db", "games-not-a-table.db"}
 JOURNALS = corpus("journals") + corpus("damaged-journals")
 
 
