@@ -309,12 +309,11 @@ class Table:
         from table.display.theme import BAD, TEXT
 
         theme = self.theme
-        height = theme.px(1.2)
-        band = pygame.Rect(0, self.surface.get_height() - height, self.surface.get_width(), height)
+        band = pygame.Rect(0, self.surface.get_height() - theme.px(6.5), self.surface.get_width(), theme.px(6.5))
         self.surface.fill(BAD, band)
         message = fault[0].upper() + fault[1:] + "."
-        text(self.surface, theme, message, band.center, size="body", colour=TEXT, anchor="center", bold=True,
-             max_width=band.width - theme.px(0.6))
+        text(self.surface, theme, message, band.center, size="small", colour=TEXT, anchor="center", bold=True,
+             max_width=band.width - theme.px(3))
 
     def close(self) -> None:
         """Stop the outputs in reverse order, then the journal."""
