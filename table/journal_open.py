@@ -305,6 +305,27 @@ def _open_degraded(p: Path, kind: str) -> Journal:
     return journal
 
 
+def check_journal_path(path: str | Path, *, create_folder: bool = False) -> Path:
+    """The checks made before anything is opened, locked or created (``table run`` makes
+    them first, so a wrong ``--journal`` is the only thing it says): a name, a regular
+    file or nothing yet, a folder that exists (unless ``create_folder``), an SQLite file."""
+    if not str(path).strip():
+        raise JournalError("the journal needs a file name, not an empty one")
+    p = Path(path)
+    if os.path.lexists(p):
+        check_regular_file(p, "journal", follow=False)
+    folder = p.parent
+    if not folder.is_dir() and (folder.exists() or not create_folder):
+        raise JournalError(f"the folder {folder} for the journal does not exist; create it first")
+    if p.exists() and p.stat().st_size:
+        with p.open("rb") as fh:
+            head = fh.read(16)
+        if not head.startswith(SQLITE_MAGIC):
+            raise JournalError(f"{p} is not a table journal (not an SQLite file); it was left as it is: "
+                               "move it away or give another --journal")
+    return p
+
+
 def open_daemon_journal(path: str | Path, *, create_folder: bool = False, wait_s: float = 30.0,
                         on_wait: Callable[[str], None] | None = None) -> Journal:
     """Open ``path`` as the daemon's journal (see the module docstring).
@@ -313,22 +334,10 @@ def open_daemon_journal(path: str | Path, *, create_folder: bool = False, wait_s
     file, somebody else's file, a second daemon, a lock that outlasted ``wait_s``).
     ``on_wait`` gets each waiting message (the daemon pings systemd's watchdog there).
     """
-    if str(path) == "":
-        raise JournalError("the journal needs a file name (--journal '' is empty)")
-    p = Path(path)
-    if os.path.lexists(p):
-        check_regular_file(p, "journal", follow=False)
+    p = check_journal_path(path, create_folder=create_folder)
     folder = p.parent
     if not folder.is_dir():
-        if folder.exists() or not create_folder:
-            raise JournalError(f"the folder {folder} for the journal does not exist; create it first")
         folder.mkdir(parents=True, exist_ok=True)
-    if p.exists() and p.stat().st_size:
-        with p.open("rb") as fh:
-            head = fh.read(16)
-        if not head.startswith(SQLITE_MAGIC):
-            raise JournalError(f"{p} is not a table journal (not an SQLite file); it was left as it is: "
-                               "move it away or give another --journal")
     lock_fd = lock_journal(p)
     try:
         journal = _open_checked(p, wait_s, on_wait)

@@ -347,9 +347,13 @@ def run_table(config: TableConfig, *, sim: bool, headless: bool, seconds: float 
 
 
 def cmd_run(args: argparse.Namespace, force_sim: bool = False) -> int:
+    from table.journal_open import check_journal_path
+
     journal_path = _journal_arg(args.journal)
     use_config_dir(args.config)
     config = load_config(args.config)
+    # A wrong journal is said first and alone, before any notice about the hardware.
+    check_journal_path(journal_path or config.journal_path(), create_folder=journal_path is None and not config.journal)
     from table.config import ConfigError
     from table.gamedata import option_problems
 
