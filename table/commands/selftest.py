@@ -354,7 +354,8 @@ def cmd_selftest(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("selftest", help="walk through every station, the LEDs, the camera and the display")
-    p.add_argument("--config", metavar="PATH", help="config directory or hardware.toml (default: config/)")
+    p.add_argument("--config", metavar="PATH",
+                   help="config directory or hardware.toml (default: the shipped hardware.toml)")
     p.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for each step (default 30)")
     p.add_argument("--skip", metavar="PARTS", help=f"comma-separated parts to leave out: {', '.join(PARTS)}")
     p.add_argument("--out", default=".", metavar="DIR", help="folder for the camera's picture (default: .)")
