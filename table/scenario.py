@@ -114,7 +114,7 @@ def _input_to_action(raw: Mapping[str, Any], where: str, problems: list[str],
     known = {"kind", "t", "station", "value", "delta", "sector", "sectors", "faces"}
     extra = sorted(set(raw) - known)
     if extra:
-        problems.append(f"{where}: unknown key(s) {', '.join(extra)}")
+        problems.append(f"{where}: unknown key(s) {', '.join(extra)}{did_you_mean(extra[0], sorted(known))}")
     return Action.from_json({"kind": kind, "t": float(t), "station": station, "value": value})
 
 
