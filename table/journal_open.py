@@ -114,6 +114,69 @@ def check_wal(path: Path) -> str | None:
     return None
 
 
+def _first_frame_ok(header: bytes, frame: bytes, page_size: int) -> bool:
+    magic, _, _, _, salt1, salt2, c1, c2 = struct.unpack(">8I", header[:32])
+    big = bool(magic & 1)
+    if len(frame) < 24 + page_size:
+        return False
+    _, _, fs1, fs2, fc1, fc2 = struct.unpack(">6I", frame[:24])
+    if (fs1, fs2) != (salt1, salt2):
+        return False
+    s = _wal_checksum(frame[:8], big, c1, c2)
+    return _wal_checksum(frame[24: 24 + page_size], big, *s) == (fc1, fc2)
+
+
+def repair_wal_header(path: Path) -> bool:
+    """Mend a ``-wal`` header with one wrong byte, in place; True if it was mended.
+
+    SQLite drops the whole WAL when its header fails, though every frame after it may be
+    intact. One changed byte is found by trying each position and value until the
+    header's checksum matches again *and* the first frame, which chains its checksum
+    from the header's, checks out too; a wrong byte in the checksum itself is found by
+    recomputing it. Anything else is left alone (the caller keeps a copy either way).
+    """
+    try:
+        data = bytearray(path.read_bytes())
+    except OSError:
+        return False
+    if len(data) < 32:
+        return False
+    header = bytes(data[:32])
+    for candidate in _header_candidates(header):
+        page_size = struct.unpack(">I", candidate[8:12])[0]
+        if page_size < 512 or page_size > 65536 or page_size & (page_size - 1):
+            continue
+        if _first_frame_ok(candidate, bytes(data[32: 32 + 24 + page_size]), page_size):
+            data[:32] = candidate
+            with path.open("r+b") as fh:
+                fh.write(candidate)
+                fh.flush()
+                os.fsync(fh.fileno())
+            return True
+    return False
+
+
+def _header_candidates(header: bytes) -> list[bytes]:
+    out = []
+    magic = struct.unpack(">I", header[:4])[0]
+    # The checksum bytes themselves were hit: recompute from the first 24 bytes.
+    if magic in WAL_MAGIC:
+        c = _wal_checksum(header[:24], bool(magic & 1), 0, 0)
+        out.append(header[:24] + struct.pack(">II", *c))
+    stored = struct.unpack(">II", header[24:32])
+    for i in range(24):
+        for v in range(256):
+            if v == header[i]:
+                continue
+            cand = header[:i] + bytes([v]) + header[i + 1: 24]
+            m = struct.unpack(">I", cand[:4])[0]
+            if m not in WAL_MAGIC or struct.unpack(">I", cand[4:8])[0] != 3007000:
+                continue
+            if _wal_checksum(cand, bool(m & 1), 0, 0) == stored:
+                out.append(cand + header[24:32])
+    return out
+
+
 # -- setting a damaged journal aside -----------------------------------------------------------
 def _aside_name(p: Path) -> Path:
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
@@ -359,6 +422,9 @@ def _open_checked(p: Path, wait_s: float, on_wait: Callable[[str], None] | None)
             log.warning("journal %s: its -wal %s; a copy of the journal with its -wal and -shm is kept as %s",
                         p, problem, aside)
             notes.append(f"the -wal {problem}, copied aside as {aside.name}")
+            if problem.startswith("has a damaged header") and repair_wal_header(wal) and check_wal(wal) is None:
+                log.warning("journal %s: the -wal header had one wrong byte and is mended; nothing in it is lost", p)
+                notes.append("its header mended")
     deadline = time.monotonic() + wait_s
     while True:
         try:
