@@ -172,7 +172,11 @@ class Journal:
             if readonly:
                 self._db = sqlite3.connect(_ro_uri(self.path), uri=True, isolation_level=None,
                                            check_same_thread=False, timeout=busy_timeout_s)
-                self._check_schema(create=False)
+                try:
+                    self._check_schema(create=False)
+                except BaseException:
+                    self._db.close()
+                    raise
             else:
                 if str(path) != ":memory:":
                     self.path.parent.mkdir(parents=True, exist_ok=True)

@@ -299,17 +299,18 @@ def test_full_disk_to_the_stop(written: Written, tmp_path: Path, monkeypatch: py
 
 
 
-def _without_dac_override() -> None:
-    """In the child before exec: drop the capabilities that let root write where the
-    permissions say no (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, CAP_FOWNER), so a
-    read-only folder is read-only for it too."""
-    import ctypes
-
-    libc = ctypes.CDLL(None, use_errno=True)
-    pr_capbset_drop = 24
-    for cap in (1, 2, 3):
-        if libc.prctl(pr_capbset_drop, cap, 0, 0, 0) != 0:
-            raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP) failed")
+# Run before the daemon, in a fresh process (no fork of this one, which may hold threads):
+# drop the capabilities that let root write where the permissions say no
+# (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, CAP_FOWNER), then become the daemon, so a
+# read-only folder is read-only for it too.
+WITHOUT_DAC_OVERRIDE = """
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+for cap in (1, 2, 3):
+    if libc.prctl(24, cap, 0, 0, 0) != 0:  # PR_CAPBSET_DROP
+        raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP) failed")
+os.execv(sys.executable, [sys.executable, *sys.argv[1:]])
+"""
 
 
 def test_read_only_folder(written: Written, tmp_path_factory: pytest.TempPathFactory) -> None:
@@ -325,9 +326,9 @@ def test_read_only_folder(written: Written, tmp_path_factory: pytest.TempPathFac
     folder.chmod(0o555)
     for f in folder.iterdir():
         f.chmod(0o444)
-    preexec = _without_dac_override if os.geteuid() == 0 else None
-    done = subprocess.run([sys.executable, "-m", "table.headless", str(script), "--journal", str(path),
-                           "--allow-root"], cwd="/", capture_output=True, text=True, timeout=120, preexec_fn=preexec)
+    launcher = ["-c", WITHOUT_DAC_OVERRIDE] if os.geteuid() == 0 else []
+    done = subprocess.run([sys.executable, *launcher, "-m", "table.headless", str(script), "--journal", str(path),
+                           "--allow-root"], cwd="/", capture_output=True, text=True, timeout=120)
     folder.chmod(0o755)
     for f in folder.iterdir():
         f.chmod(0o644)
