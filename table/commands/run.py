@@ -198,9 +198,18 @@ class Runner:
     def _start_script(self) -> None:
         """Resume the script's game from the journal where it stopped, or start it."""
         from table.headless import _same_game, script_position
+        from table.journal import JournalError
 
         scenario = self.script
-        latest = self.journal.unfinished() or self.journal.latest()
+        try:
+            latest = self.journal.unfinished() or self.journal.latest()
+        except JournalError as exc:
+            # A game whose setup cannot be read is closed (its rows stay); the script starts anew.
+            log.warning("%s; starting the script as a new game", exc)
+            unreadable = self.journal.unfinished_id()
+            if unreadable is not None:
+                self.journal.finish(unreadable, None)
+            latest = None
         if latest is not None and _same_game(scenario, latest.engine, latest.setup.to_json(), latest.seed):
             if latest.finished:
                 log.info("the script's game is already finished in %s", self.journal.path)
