@@ -334,6 +334,13 @@ def cmd_selftest(args: argparse.Namespace) -> int:
     stations: Stations | None = None
     hourglass: Hourglass | None = None
     if "stations" in parts or "leds" in parts:
+        from table.hardware.requirements import is_raspberry_pi, module_problems
+
+        # On a Pi, name a missing module before a library fails on it in its own words
+        # (elsewhere "GPIO is not available" is the sentence that helps).
+        missing = module_problems(cfg) if is_raspberry_pi() else []
+        if missing:
+            raise TableError(missing[0])
         stations, hourglass = build_backends(cfg, leds="leds" in parts)
     out_dir = Path(args.out)
 

@@ -66,3 +66,12 @@ def test_module_lookup_never_imports(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delitem(sys.modules, "board", raising=False)
     requirements._installed("board")
     assert "board" not in sys.modules
+
+
+def test_selftest_on_a_pi_names_the_missing_module_first(monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(requirements, "is_raspberry_pi", lambda: True)
+    monkeypatch.setattr(requirements, "_installed", lambda name: name != "gpiod")
+    assert main(["selftest", "--skip", "camera,display", "--timeout", "0.1"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("table: ") and "gpiod" in err and err.count("\n") == 1
