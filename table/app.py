@@ -268,6 +268,8 @@ class Table:
             self.deliver_deadlines(min(action.t, now))
             self.dispatch(action)
         self.deliver_deadlines(now)
+        if self.journal is not None and self.journal.fault is not None:
+            self.journal.retry()  # rate-limited inside: a cleared fault is noticed without an input
         if (self.attract_enabled and len(self.screens) == 1
                 and now - self.last_input >= self.config.timing.attract_after_s):
             log.info("nobody has touched the table for %.0f s: attract mode", now - self.last_input)
@@ -288,14 +290,30 @@ class Table:
     def draw(self, now: float, force: bool = False) -> bool:
         """Draw the visible screens if their picture changed since the last frame."""
         visible = self._visible()
-        key = tuple((id(s), s.frame_key(now)) for s in visible)
+        fault = self.journal.fault if self.journal is not None else None
+        key = (tuple((id(s), s.frame_key(now)) for s in visible), fault)
         if not force and key == self._last_key:
             return False
         for screen in visible:
             screen.draw(self.surface, now)
+        if fault is not None:
+            self._draw_journal_warning(fault)
         self._last_key = key
         self.frames_drawn += 1
         return True
+
+    def _draw_journal_warning(self, fault: str) -> None:
+        """A red band over the bottom of the picture while the journal cannot be written:
+        the game goes on, but whoever runs the table must know a power cut would lose it."""
+        from table.display.draw import text
+        from table.display.theme import BAD, TEXT
+
+        theme = self.theme
+        band = pygame.Rect(0, self.surface.get_height() - theme.px(6.5), self.surface.get_width(), theme.px(6.5))
+        self.surface.fill(BAD, band)
+        message = fault[0].upper() + fault[1:] + "."
+        text(self.surface, theme, message, band.center, size="small", colour=TEXT, anchor="center", bold=True,
+             max_width=band.width - theme.px(3))
 
     def close(self) -> None:
         """Stop the outputs in reverse order, then the journal."""

@@ -140,11 +140,13 @@ def load_board(path: Path | None = None) -> Board:
 
 @cache
 def _read_board(path: Path) -> Board:
+    from table.checks import read_text_input
+    from table.errors import TableError
+
     try:
-        with open(path, "rb") as fh:
-            data = tomllib.load(fh)
-    except OSError as exc:
-        raise BoardError(f"cannot read the Umtata board {path}: {exc.strerror}") from None
+        data = tomllib.loads(read_text_input(path, "Umtata board"))
+    except TableError as exc:
+        raise BoardError(str(exc)) from None
     except tomllib.TOMLDecodeError as exc:
         raise BoardError(f"{path} is not valid TOML: {exc}") from None
     return parse_board(data, str(path))
