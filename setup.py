@@ -20,7 +20,7 @@ setup(
     packages=[*find_packages(include=["table", "table.*"]), "table.defaults", "table.system", "table.docs"],
     package_dir={"table.defaults": "config", "table.system": "systemd", "table.docs": "docs"},
     package_data={
-        "table.defaults": ["*.toml", "*/*.toml", "*/*.npz", "*/*.md"],
+        "table.defaults": ["*.toml", "*/*.toml", "*/*.npz", "*/*.md", "*/*.json"],
         "table.system": ["*.service", "*/*.conf", "*/*.rules"],
         "table.docs": ["kiosk.md"],
     },
