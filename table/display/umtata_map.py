@@ -388,6 +388,7 @@ def label_layout(width: int, height: int) -> Layout:
         w, h = _font(_tag_px(height)).size(region.upper())
         rect = pygame.Rect(0, 0, w, int(h * 0.8))
         rect.center = (int(x * scale), int(y * scale))
+        rect.clamp_ip(pygame.Rect(0, 0, width, height))
         tags.append((region, rect))
         take(rect)
 

@@ -58,16 +58,16 @@ GREENLAND_CRS = "+proj=laea +lat_0=72 +lon_0=-40 +x_0=0 +y_0=0 +ellps=GRS80 +uni
 # The frame in the Europe projection (metres): Portugal and Iceland on the left, the north
 # cape at the top, Crete and Malta at the bottom, and most of Turkey on the right (its far
 # east is cut, as on most maps of Europe: the data set holds no Iran or Iraq beyond it).
-FRAME = (-2_300_000.0, -1_880_000.0, 2_620_000.0, 2_170_000.0)  # xmin, ymin, xmax, ymax
+FRAME = (-1_900_000.0, -1_880_000.0, 2_620_000.0, 2_170_000.0)  # xmin, ymin, xmax, ymax
 
 # Greenland's inset: a box in frame kilometres (x, y, w, h), over the open Atlantic west
 # of Ireland, and the scale of Greenland inside it relative to the main map.
-INSET_BOX = (10, 560, 540, 880)
+INSET_BOX = (10, 620, 620, 960)
 
 # Region names are written in the sea (longitude, latitude).
 REGION_TAGS = {
     "north": (-4.0, 66.0),
-    "west": (-13.0, 45.5),
+    "west": (-9.5, 46.6),
     "south": (18.5, 36.0),
     "east": (34.0, 43.4),
 }
