@@ -148,6 +148,8 @@ def map_rect_for(area: pygame.Rect) -> pygame.Rect:
     fw, fh = load_map().frame
     scale = min(area.w / fw, area.h / fh)
     rect = pygame.Rect(0, 0, max(1, int(fw * scale)), max(1, int(fh * scale)))
+    if area.w - rect.w <= 1 and area.h - rect.h <= 1:
+        return area.copy()  # already the map's shape (say, a rect this function returned)
     rect.center = area.center
     return rect
 

@@ -82,6 +82,14 @@ def _swatch(
     return rect
 
 
+def map_area(theme: Theme) -> pygame.Rect:
+    """Where the map goes on the screen: the whole height on the left, at its proportions."""
+    u = theme.px
+    rect = map_rect_for(pygame.Rect(u(1), u(1), int(theme.width * 0.64), theme.height - u(2)))
+    rect.topleft = (u(1), u(1))
+    return rect
+
+
 class UmtataRenderer:
     """Draws every phase of an Umtata game from the public view."""
 
@@ -92,14 +100,13 @@ class UmtataRenderer:
         surface.fill(BACKGROUND)
         W, H = surface.get_size()
         u = theme.px
-        map_area = map_rect_for(pygame.Rect(u(1), u(1), int(W * 0.64), H - u(2)))
-        map_area.topleft = (u(1), u(1))
-        column = pygame.Rect(map_area.right + u(2), u(1.5), W - map_area.right - u(3.5), H - u(2.5))
+        map_rect = map_area(theme)
+        column = pygame.Rect(map_rect.right + u(2), u(1.5), W - map_rect.right - u(3.5), H - u(2.5))
         bottom = self._header(surface, view, theme, column)
         if view.get("answering"):
             box = pygame.Rect(column.x, bottom + u(1), column.w, u(17))
             bottom = self._answer_box(surface, view, theme, box, load_board())
-        self._map(surface, view, theme, map_area)
+        self._map(surface, view, theme, map_rect)
         top = bottom + u(1.5)
         self._players(surface, view, theme, pygame.Rect(column.x, top, column.w, column.bottom - top))
         if ctx.paused:
