@@ -225,6 +225,32 @@ def encode(geom: Any, to_frame: Any, keep_largest: bool = True) -> list[list[int
     return out
 
 
+def greenland_inset(geoms: list[Any]) -> tuple[dict[str, Any], float]:
+    """Greenland in its own equal-area projection, scaled to fit the inset box (frame km);
+    returns its asset entry and the scale relative to the main map."""
+    inset_x, inset_y, inset_w, inset_h = INSET_BOX
+    gl = shapely.simplify(project(shapely.union_all(geoms), GREENLAND_CRS), SIMPLIFY_M * 2)
+    gx0, gy0, gx1, gy1 = gl.bounds
+    pad = 20.0
+    scale = min((inset_w - 2 * pad) / ((gx1 - gx0) / 1000.0), (inset_h - 2 * pad) / ((gy1 - gy0) / 1000.0))
+    off_x = inset_x + (inset_w - (gx1 - gx0) / 1000.0 * scale) / 2
+    off_y = inset_y + (inset_h - (gy1 - gy0) / 1000.0 * scale) / 2
+
+    def to_inset(x: float, y: float) -> tuple[int, int]:
+        return round(off_x + (x - gx0) / 1000.0 * scale), round(off_y + (gy1 - y) / 1000.0 * scale)
+
+    # The inset's parts are kept by their size on the map (scaled), not on the ground.
+    parts = [p for k, p in enumerate(polygons(gl)) if k == 0 or p.area * scale**2 >= MIN_ISLAND_KM2 * 1e6]
+    anchor = polylabel(polygons(gl)[0], tolerance=2_000.0)
+    entry = {
+        "rings": [r for r in (ring_coords(p.exterior, to_inset) for p in parts) if r],
+        "anchor": list(to_inset(anchor.x, anchor.y)),
+        "area": round(polygons(gl)[0].area * scale**2 / 1e6),
+        "inset": True,
+    }
+    return entry, scale
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("geojson", type=Path, help="Natural Earth 1:50m admin 0 map units (GeoJSON)")
@@ -300,32 +326,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     def to_frame(x: float, y: float) -> tuple[int, int]:
         return round((x - xmin) / 1000.0), round((ymax - y) / 1000.0)
 
-    # Greenland: its own projection, scaled into the inset box.
-    gl = project(shapely.union_all(parts["gl"]), GREENLAND_CRS)
-    gl = shapely.simplify(gl, SIMPLIFY_M * 2)
-    gx0, gy0, gx1, gy1 = gl.bounds
-    pad = 20.0
-    scale = min((inset_w - 2 * pad) / ((gx1 - gx0) / 1000.0), (inset_h - 2 * pad) / ((gy1 - gy0) / 1000.0))
-    off_x = inset_x + (inset_w - (gx1 - gx0) / 1000.0 * scale) / 2
-    off_y = inset_y + (inset_h - (gy1 - gy0) / 1000.0 * scale) / 2
-
-    def gl_to_frame(x: float, y: float) -> tuple[int, int]:
-        return round(off_x + (x - gx0) / 1000.0 * scale), round(off_y + (gy1 - y) / 1000.0 * scale)
-
-    # The inset's parts are kept by their size on the map (scaled), not on the ground.
-    gl_parts = [p for k, p in enumerate(polygons(gl)) if k == 0 or p.area * scale**2 >= MIN_ISLAND_KM2 * 1e6]
-    gl_rings = [r for r in (ring_coords(p.exterior, gl_to_frame) for p in gl_parts) if r]
-    gl_anchor = polylabel(polygons(gl)[0], tolerance=2_000.0)
-
     countries: dict[str, Any] = {}
+    scale = 0.0
     for cid in region_of:
         if cid == "gl":
-            countries[cid] = {
-                "rings": gl_rings,
-                "anchor": list(gl_to_frame(gl_anchor.x, gl_anchor.y)),
-                "area": round(polygons(gl)[0].area * scale**2 / 1e6),
-                "inset": True,
-            }
+            countries[cid], scale = greenland_inset(parts["gl"])
             continue
         g = drawn.get(cid)
         if g is None or not polygons(g):
