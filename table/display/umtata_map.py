@@ -34,7 +34,7 @@ import pygame
 from table.datafiles import data_file
 from table.display.theme import Theme
 from table.errors import TableError
-from table.games.umtata.board import load_board
+from table.games.umtata.board import BOARD_FILE, Board, load_board
 
 Colour = tuple[int, int, int]
 Point = tuple[int, int]
@@ -143,6 +143,15 @@ def _read_map(path: Path) -> EuropeMap:
                        ) from None
 
 
+Sources = tuple[Path, Path]
+"""The map asset's and the board's files: every cached layer is keyed by them as well as by
+size, so a process that switches config directories never draws a stale map."""
+
+
+def _sources() -> Sources:
+    return data_file(MAP_FILE), data_file(BOARD_FILE)
+
+
 def map_rect_for(area: pygame.Rect) -> pygame.Rect:
     """The largest rectangle inside ``area`` with the map's proportions, centred."""
     fw, fh = load_map().frame
@@ -190,17 +199,13 @@ class Layout:
     tags: tuple[tuple[str, pygame.Rect], ...]
 
 
-def _scale(size: tuple[int, int]) -> float:
-    fw, fh = load_map().frame
+def _scale(src: Sources, size: tuple[int, int]) -> float:
+    fw, fh = _read_map(src[0]).frame
     return min(size[0] / fw, size[1] / fh)
 
 
 def _pts(ring: Iterable[tuple[int, int]], scale: float) -> list[tuple[float, float]]:
     return [(x * scale, y * scale) for x, y in ring]
-
-
-def _inset_scale(size: tuple[int, int]) -> float:
-    return _scale(size)
 
 
 def min_label_px(height: int) -> int:
@@ -221,14 +226,19 @@ def _font(px: int) -> pygame.font.Font:
     return font
 
 
-@lru_cache(maxsize=4)
 def raster(width: int, height: int) -> np.ndarray:
+    """Which shape covers each pixel of a map ``width`` x ``height`` px (see ``_raster``)."""
+    return _raster(_sources(), width, height)
+
+
+@lru_cache(maxsize=4)
+def _raster(src: Sources, width: int, height: int) -> np.ndarray:
     """Which shape covers each pixel (``[y, x]``): 0 sea, 1..48 board countries in board
     order, ``GREY_ID0`` and up the grey neighbours. Larger shapes are drawn first, so an
     enclave (San Marino, the Vatican) stays on top of the country around it."""
-    europe = load_map()
-    board = load_board()
-    scale = _scale((width, height))
+    europe = _read_map(src[0])
+    board = load_board(src[1])
+    scale = _scale(src, (width, height))
     surface = pygame.Surface((width, height))
     surface.fill((0, 0, 0))
     shapes: list[tuple[float, int, Shape]] = []
@@ -274,13 +284,13 @@ def _pattern_masks(width: int, height: int) -> dict[str, np.ndarray]:
 
 
 @lru_cache(maxsize=4)
-def _base(width: int, height: int) -> pygame.Surface:
+def _base(src: Sources, width: int, height: int) -> pygame.Surface:
     """The plain map at one size: sea, land in colours with patterns, outlines, region lines,
     the inset's frame, region names. No labels and no markers (they go on top)."""
-    europe = load_map()
-    board = load_board()
-    scale = _scale((width, height))
-    ids = raster(width, height)
+    europe = _read_map(src[0])
+    board = load_board(src[1])
+    scale = _scale(src, (width, height))
+    ids = _raster(src, width, height)
     palette = np.zeros((256, 3), dtype=np.uint8)
     palette[0] = SEA
     palette[GREY_ID0:] = GREY_LAND
@@ -311,7 +321,7 @@ def _base(width: int, height: int) -> pygame.Surface:
     x, y, w, h = europe.inset
     pygame.draw.rect(surface, (120, 130, 150), pygame.Rect(int(x * scale), int(y * scale), int(w * scale),
                                                            int(h * scale)), 1)
-    layout = label_layout(width, height)
+    layout = _layout(src, width, height)
     for region, rect in layout.tags:
         img = _font(_tag_px(height)).render(region.upper(), True, REGION_TAG)
         surface.blit(img, img.get_rect(center=rect.center))
@@ -359,8 +369,13 @@ def _nearest_pixel(ids: np.ndarray, value: int, anchor: Point) -> Point | None:
     return int(xs[k]), int(ys[k])
 
 
-@lru_cache(maxsize=4)
 def label_layout(width: int, height: int) -> Layout:
+    """Where labels, markers and region names go on a map ``width`` x ``height`` px (see ``_layout``)."""
+    return _layout(_sources(), width, height)
+
+
+@lru_cache(maxsize=4)
+def _layout(src: Sources, width: int, height: int) -> Layout:
     """Where every label, marker and region name goes on a map ``width`` x ``height`` px.
 
     Labels go inside their country at the largest size from ``max_label_px`` down to
@@ -368,10 +383,10 @@ def label_layout(width: int, height: int) -> Layout:
     at the nearest free spot (over sea or grey land where possible) with a leader line.
     Nothing placed overlaps anything placed before it.
     """
-    europe = load_map()
-    board = load_board()
-    scale = _scale((width, height))
-    ids = raster(width, height)
+    europe = _read_map(src[0])
+    board = load_board(src[1])
+    scale = _scale(src, (width, height))
+    ids = _raster(src, width, height)
     taken = np.zeros((height, width), dtype=bool)
     pad = max(2, height // 300)
 
@@ -536,9 +551,8 @@ def _draw_marker(surface: pygame.Surface, marker: Marker, colour_name: str, dim:
     pygame.draw.circle(surface, (150, 150, 150) if dim else REGION_LINE, marker.centre, marker.radius, 1)
 
 
-def _draw_labels(surface: pygame.Surface, layout: Layout, marked: set[str], dim: bool) -> None:
+def _draw_labels(surface: pygame.Surface, layout: Layout, board: Board, marked: set[str], dim: bool) -> None:
     """Markers and labels on top of the map; with ``dim``, those not ``marked`` darkened."""
-    board = load_board()
     for marker in layout.markers.values():
         _draw_marker(surface, marker, board.get(marker.key).colour, dim and marker.key not in marked)
     # Dimmed labels first, so a bright tag is never hidden under a dark one's leader line.
@@ -548,35 +562,38 @@ def _draw_labels(surface: pygame.Surface, layout: Layout, marked: set[str], dim:
 
 
 @lru_cache(maxsize=2)
-def _dimmed(width: int, height: int) -> np.ndarray:
+def _dimmed(src: Sources, width: int, height: int) -> np.ndarray:
     """The plain map darkened (as pixels, ``[x, y, rgb]``), the backdrop of a highlight."""
-    pixels = pygame.surfarray.array3d(_base(width, height))
+    pixels = pygame.surfarray.array3d(_base(src, width, height))
     return (pixels.astype(np.uint16) * 2 // 5).astype(np.uint8)
 
 
 @lru_cache(maxsize=8)
-def _state(width: int, height: int, highlight: frozenset[str], focus: str | None, dim: bool) -> pygame.Surface:
+def _state(
+    src: Sources, width: int, height: int, highlight: frozenset[str], focus: str | None, dim: bool
+) -> pygame.Surface:
     """The map with its labels and countries highlighted, composed once per state (no
     highlight, a knob sector, the answer, a Tataaa player's choice) and kept: an
     evening's states are few, and the cache is small so memory stays flat."""
-    board = load_board()
-    europe = load_map()
-    layout = label_layout(width, height)
+    board = load_board(src[1])
+    europe = _read_map(src[0])
+    layout = _layout(src, width, height)
     scale = layout.scale
     marked = set(highlight) | ({focus} if focus else set())
     dim = dim and bool(marked)
     if dim:
-        ids = raster(width, height)
+        ids = _raster(src, width, height)
         keep = np.zeros(256, dtype=bool)
         for i, c in enumerate(board.countries):
             keep[i + 1] = c.id in marked
         mask = keep[ids].T  # [x, y]
-        pixels = np.where(mask[..., None], pygame.surfarray.array3d(_base(width, height)), _dimmed(width, height))
+        plain = pygame.surfarray.array3d(_base(src, width, height))
+        pixels = np.where(mask[..., None], plain, _dimmed(src, width, height))
         surface = pygame.Surface((width, height))
         pygame.surfarray.blit_array(surface, pixels)
     else:
-        surface = _base(width, height).copy()
-    _draw_labels(surface, layout, marked, dim)
+        surface = _base(src, width, height).copy()
+    _draw_labels(surface, layout, board, marked, dim)
     line = max(3, height // 180)
     for cid in sorted(marked, key=lambda k: k == focus):
         colour = FOCUS if cid == focus else REGION_LINE
@@ -614,6 +631,6 @@ def draw_map(
     """
     del theme  # sizes follow the map's own height
     rect = map_rect_for(area)
-    picture = _state(rect.w, rect.h, frozenset(highlight), focus, dim_others)
+    picture = _state(_sources(), rect.w, rect.h, frozenset(highlight), focus, dim_others)
     surface.blit(picture, rect.topleft)
     return rect

@@ -44,7 +44,7 @@ import sys
 import tomllib
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 import shapely
@@ -121,7 +121,7 @@ def move_crimea(parts: dict[str, list[Any]]) -> None:
         parts.setdefault("ua", []).extend(moved)
 
 
-def fail(message: str) -> None:
+def fail(message: str) -> NoReturn:
     print(f"build_map: {message}", file=sys.stderr)
     raise SystemExit(2)
 
