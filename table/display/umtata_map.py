@@ -342,12 +342,21 @@ def _fits(mask: np.ndarray, w: int, h: int) -> np.ndarray:
     return np.asarray(sums == w * h)
 
 
-def _inside_spot(ids: np.ndarray, value: int, anchor: Point, w: int, h: int) -> pygame.Rect | None:
+Box = tuple[int, int, int, int]
+
+
+def _box(shape: Shape, scale: float, width: int, height: int) -> Box:
+    """The pixels a shape can cover (x0, y0, x1, y1): searching only there keeps the first
+    draw quick (whole-map scans per label cost seconds on a Pi)."""
+    xs = [x for ring in shape.rings for x, _ in ring]
+    ys = [y for ring in shape.rings for _, y in ring]
+    return (max(0, int(min(xs) * scale) - 2), max(0, int(min(ys) * scale) - 2),
+            min(width, int(max(xs) * scale) + 3), min(height, int(max(ys) * scale) + 3))
+
+
+def _inside_spot(ids: np.ndarray, value: int, box: Box, anchor: Point, w: int, h: int) -> pygame.Rect | None:
     """The box of ``w`` x ``h`` wholly inside the shape ``value`` nearest to ``anchor``."""
-    ys, xs = np.nonzero(ids == value)
-    if len(xs) == 0:
-        return None
-    y0, y1, x0, x1 = ys.min(), ys.max() + 1, xs.min(), xs.max() + 1
+    x0, y0, x1, y1 = box
     fits = _fits(ids[y0:y1, x0:x1] == value, w, h)
     if fits.size == 0 or not fits.any():
         return None
@@ -358,15 +367,16 @@ def _inside_spot(ids: np.ndarray, value: int, anchor: Point, w: int, h: int) -> 
     return pygame.Rect(int(fx[best] + x0), int(fy[best] + y0), w, h)
 
 
-def _nearest_pixel(ids: np.ndarray, value: int, anchor: Point) -> Point | None:
+def _nearest_pixel(ids: np.ndarray, value: int, box: Box, anchor: Point) -> Point | None:
     ax, ay = anchor
     if 0 <= ay < ids.shape[0] and 0 <= ax < ids.shape[1] and ids[ay, ax] == value:
         return anchor
-    ys, xs = np.nonzero(ids == value)
+    x0, y0, x1, y1 = box
+    ys, xs = np.nonzero(ids[y0:y1, x0:x1] == value)
     if len(xs) == 0:
         return None
-    k = int(np.argmin((xs - ax) ** 2 + (ys - ay) ** 2))
-    return int(xs[k]), int(ys[k])
+    k = int(np.argmin((xs + x0 - ax) ** 2 + (ys + y0 - ay) ** 2))
+    return int(xs[k] + x0), int(ys[k] + y0)
 
 
 def label_layout(width: int, height: int) -> Layout:
@@ -411,12 +421,14 @@ def _layout(src: Sources, width: int, height: int) -> Layout:
 
     # Markers for the countries too small to point at.
     markers: dict[str, Marker] = {}
+    boxes: dict[str, Box] = {}
     radius = max(5, height // 110)
     for i, c in enumerate(board.countries):
         shape = europe.countries.get(c.id)
         if shape is None:
             continue
-        pixels = int((ids == i + 1).sum())
+        x0, y0, x1, y1 = boxes[c.id] = _box(shape, scale, width, height)
+        pixels = int((ids[y0:y1, x0:x1] == i + 1).sum())
         if shape.area_km2 < MARKER_KM2 or pixels < radius * radius * 3:
             centre = (int(shape.anchor[0] * scale), int(shape.anchor[1] * scale))
             markers[c.id] = Marker(c.id, centre, radius)
@@ -435,7 +447,7 @@ def _layout(src: Sources, width: int, height: int) -> Layout:
             for px in range(hi, lo - 1, -1):
                 w, h = _font(px).size(c.label)
                 h = max(1, h - px // 5)  # the font's line box has room below the baseline
-                spot = _inside_spot(ids, i + 1, anchor, w, h)
+                spot = _inside_spot(ids, i + 1, boxes[c.id], anchor, w, h)
                 if spot is not None and free(spot):
                     labels.append(Label(c.id, c.label, spot, None, px))
                     take(spot)
@@ -452,7 +464,7 @@ def _layout(src: Sources, width: int, height: int) -> Layout:
         w, h = _font(grey_px).size(g.key)
         h = max(1, h - grey_px // 5)
         anchor = (int(g.anchor[0] * scale), int(g.anchor[1] * scale))
-        spot = _inside_spot(ids, GREY_ID0 + j, anchor, w, h)
+        spot = _inside_spot(ids, GREY_ID0 + j, _box(g, scale, width, height), anchor, w, h)
         if spot is not None and free(spot):
             labels.append(Label(g.key, g.key, spot, None, grey_px, grey=True))
             take(spot)
@@ -469,7 +481,8 @@ def _layout(src: Sources, width: int, height: int) -> Layout:
         if marker is not None:
             end: Point | None = marker.centre
         else:
-            end = _nearest_pixel(ids, i + 1, (int(shape.anchor[0] * scale), int(shape.anchor[1] * scale)))
+            anchor = (int(shape.anchor[0] * scale), int(shape.anchor[1] * scale))
+            end = _nearest_pixel(ids, i + 1, boxes[cid], anchor)
         if end is None:  # drawn too small to show a pixel: give it a marker after all
             end = (int(shape.anchor[0] * scale), int(shape.anchor[1] * scale))
             markers[cid] = Marker(cid, end, radius)
