@@ -217,6 +217,12 @@ def max_label_px(height: int) -> int:
     return max(18, height // 38)
 
 
+@lru_cache(maxsize=512)
+def _text(message: str, px: int, colour: Colour) -> pygame.Surface:
+    """A label's text, rendered once (a highlight redraws all 48 labels)."""
+    return _font(px).render(message, True, colour)
+
+
 @cache
 def _font(px: int) -> pygame.font.Font:
     if not pygame.font.get_init():
@@ -532,9 +538,8 @@ def _layout(src: Sources, width: int, height: int) -> Layout:
 
 
 def _draw_label(surface: pygame.Surface, label: Label, colour_name: str | None, dim: bool) -> None:
-    font = _font(label.size)
     if label.grey:
-        img = font.render(label.text, True, GREY_TEXT)
+        img = _text(label.text, label.size, GREY_TEXT)
         surface.blit(img, img.get_rect(center=label.rect.center))
         return
     assert colour_name is not None
@@ -551,7 +556,7 @@ def _draw_label(surface: pygame.Surface, label: Label, colour_name: str | None, 
         pygame.draw.line(surface, (150, 150, 150) if dim else LEADER, start, label.leader_to, 1)
         pygame.draw.rect(surface, fill, rect, border_radius=max(2, rect.h // 4))
         pygame.draw.rect(surface, OUTLINE, rect, 1, border_radius=max(2, rect.h // 4))
-    img = font.render(label.text, True, ink)
+    img = _text(label.text, label.size, ink)
     surface.blit(img, img.get_rect(center=(label.rect.centerx, label.rect.centery + label.size // 12)))
 
 
@@ -575,10 +580,18 @@ def _draw_labels(surface: pygame.Surface, layout: Layout, board: Board, marked: 
 
 
 @lru_cache(maxsize=2)
-def _dimmed(src: Sources, width: int, height: int) -> np.ndarray:
-    """The plain map darkened (as pixels, ``[x, y, rgb]``), the backdrop of a highlight."""
+def _dimmed(src: Sources, width: int, height: int) -> pygame.Surface:
+    """The plain map darkened, the backdrop of a highlight."""
     pixels = pygame.surfarray.array3d(_base(src, width, height))
-    return (pixels.astype(np.uint16) * 2 // 5).astype(np.uint8)
+    surface = pygame.Surface((width, height))
+    pygame.surfarray.blit_array(surface, (pixels.astype(np.uint16) * 2 // 5).astype(np.uint8))
+    return surface
+
+
+@lru_cache(maxsize=2)
+def _base_pixels(src: Sources, width: int, height: int) -> np.ndarray:
+    """The plain map's pixels (``[x, y, rgb]``), from which a highlight copies its countries."""
+    return pygame.surfarray.array3d(_base(src, width, height))
 
 
 @lru_cache(maxsize=8)
@@ -595,15 +608,18 @@ def _state(
     marked = set(highlight) | ({focus} if focus else set())
     dim = dim and bool(marked)
     if dim:
+        # The dimmed map, with each marked country's own pixels copied back from the plain
+        # one: only the marked countries' boxes are touched, so a knob turn stays quick.
         ids = _raster(src, width, height)
-        keep = np.zeros(256, dtype=bool)
+        plain = _base_pixels(src, width, height)
+        surface = _dimmed(src, width, height).copy()
+        pixels = pygame.surfarray.pixels3d(surface)
         for i, c in enumerate(board.countries):
-            keep[i + 1] = c.id in marked
-        mask = keep[ids].T  # [x, y]
-        plain = pygame.surfarray.array3d(_base(src, width, height))
-        pixels = np.where(mask[..., None], plain, _dimmed(src, width, height))
-        surface = pygame.Surface((width, height))
-        pygame.surfarray.blit_array(surface, pixels)
+            if c.id in marked and c.id in europe.countries:
+                x0, y0, x1, y1 = _box(europe.countries[c.id], scale, width, height)
+                mine = (ids[y0:y1, x0:x1] == i + 1).T  # [x, y]
+                pixels[x0:x1, y0:y1][mine] = plain[x0:x1, y0:y1][mine]
+        del pixels  # unlock the surface
     else:
         surface = _base(src, width, height).copy()
     _draw_labels(surface, layout, board, marked, dim)
