@@ -210,7 +210,7 @@ def _pts(ring: Iterable[tuple[int, int]], scale: float) -> list[tuple[float, flo
 
 def min_label_px(height: int) -> int:
     """The smallest label size used at a map ``height`` px high: readable from the table."""
-    return max(14, height // 52)
+    return max(15, height // 50)
 
 
 def max_label_px(height: int) -> int:
@@ -428,6 +428,7 @@ def _layout(src: Sources, width: int, height: int) -> Layout:
     # Markers for the countries too small to point at.
     markers: dict[str, Marker] = {}
     boxes: dict[str, Box] = {}
+    area_px = np.ones(256, dtype=np.float64)  # pixels of each board country
     radius = max(5, height // 110)
     for i, c in enumerate(board.countries):
         shape = europe.countries.get(c.id)
@@ -435,6 +436,7 @@ def _layout(src: Sources, width: int, height: int) -> Layout:
             continue
         x0, y0, x1, y1 = boxes[c.id] = _box(shape, scale, width, height)
         pixels = int((ids[y0:y1, x0:x1] == i + 1).sum())
+        area_px[i + 1] = max(1, pixels)
         if shape.area_km2 < MARKER_KM2 or pixels < radius * radius * 3:
             centre = (int(shape.anchor[0] * scale), int(shape.anchor[1] * scale))
             markers[c.id] = Marker(c.id, centre, radius)
@@ -476,7 +478,7 @@ def _layout(src: Sources, width: int, height: int) -> Layout:
             take(spot)
 
     # Tags with leader lines, smallest country first (it has the fewest good spots).
-    px = max(lo, (lo + hi) // 2 - 1)
+    px = max(16, height // 44)
     placed_rects: list[pygame.Rect] = [r for _, r in tags] + [lb.rect for lb in labels]
     placed_rects += [pygame.Rect(m.centre[0] - m.radius, m.centre[1] - m.radius, 2 * m.radius, 2 * m.radius)
                      for m in markers.values()]
@@ -496,7 +498,7 @@ def _layout(src: Sources, width: int, height: int) -> Layout:
         w, h = w + 2 * pad + 2, h - px // 5 + 2 * pad
         best: tuple[float, pygame.Rect] | None = None
         step = max(4, h // 2)
-        for ring in range(1, 40):
+        for ring in range(1, 60):
             dist = h * 0.6 + ring * step
             for k in range(32):
                 angle = k * math.tau / 32
@@ -510,8 +512,12 @@ def _layout(src: Sources, width: int, height: int) -> Layout:
                        if not other.collidepoint(end)):
                     continue  # the leader line would cross another label
                 patch = ids[rect.top : rect.bottom, rect.left : rect.right]
-                on_board = float(((patch >= 1) & (patch < GREY_ID0)).mean())
-                cost = dist + on_board * 10 * step
+                land = patch[(patch >= 1) & (patch < GREY_ID0)]
+                cost = dist + len(land) / patch.size * 10 * step
+                if len(land):
+                    # Hiding much of a small country is worse than a longer leader line.
+                    values, counts = np.unique(land, return_counts=True)
+                    cost += float((counts / area_px[values]).max()) * 60 * step
                 if best is None or cost < best[0]:
                     best = (cost, rect)
             if best is not None and best[0] < dist:
