@@ -76,7 +76,7 @@ class QuestionSpeaker:
 
     def status(self) -> str:
         if not self.settings.speak_questions:
-            return "reading questions aloud is switched off (config/umtata/speech.toml)"
+            return "reading questions aloud is switched off (umtata/speech.toml)"
         if self.engine is None:
             return "no speech engine (espeak-ng) is installed, so questions are only shown - nothing is wrong"
         return f"questions are read aloud with {Path(self.engine).name}"

@@ -110,7 +110,7 @@ class SerialConfig:
 class HardwareConfig:
     source: str = "<defaults>"
     backend: Literal["gpio", "serial", "sim"] = "gpio"
-    pin_factory: Literal["lgpio", "rpigpio", "mock"] = "lgpio"
+    pin_factory: Literal["lgpio", "mock"] = "lgpio"
     buses: Buses = field(default_factory=Buses)
     stations: tuple[StationWiring, ...] = ()
     debounce_ms: float = 30.0
@@ -161,7 +161,7 @@ def _data_pins(v: Any) -> str | None:
 SECTIONS: dict[str, dict[str, Check]] = {
     "input": {
         "backend": one_of("gpio", "serial", "sim"),
-        "pin_factory": one_of("lgpio", "rpigpio", "mock"),
+        "pin_factory": one_of("lgpio", "mock"),
     },
     "buses": {"i2c": boolean, "spi": boolean, "uart": boolean, "pwm": boolean},
     "buttons": {
@@ -228,6 +228,12 @@ def parse_hardware(data: Mapping[str, Any], source: str, *, check_pins: bool = T
     stations: list[StationWiring] = []
     raw_stations = data.get("station", [])
     inp_raw = data.get("input", {})
+    if isinstance(inp_raw, dict) and inp_raw.get("pin_factory") == "rpigpio":
+        # Said in full rather than as "not one of": the factory exists, it is wrong for a game table.
+        problems[:] = [p for p in problems if ".pin_factory:" not in p]
+        problems.append(f'{source}: input.pin_factory: "rpigpio" stamps a press when its callback runs, not when '
+                        "the edge happened, so presses 1 ms apart can come out in the wrong order, and every "
+                        'game orders presses: use "lgpio" (any Pi, the Pi 5 included)')
     on_pins = not isinstance(inp_raw, dict) or inp_raw.get("backend", "gpio") == "gpio"
     if not isinstance(raw_stations, list) or (on_pins and not raw_stations):
         problems.append(f"{source}: station: needs one [[station]] table per station (1 to 5)")

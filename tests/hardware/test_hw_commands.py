@@ -124,7 +124,7 @@ data = [1, 2]
         load_hardware(path)
     assert info.value.problems == [
         f"{path}: input.backnd: unknown key (did you mean 'backend'?)",
-        f"{path}: input.pin_factory: must be one of lgpio, rpigpio, mock, not 'pigpio'",
+        f"{path}: input.pin_factory: must be one of lgpio, mock, not 'pigpio'",
         f"{path}: leds.brightness: must be from 0 to 1, not 2",
         f"{path}: station[0].button: must be a GPIO number (BCM), e.g. 17",
         f"{path}: station[0].data: must be a list of four GPIO numbers, least significant line first",

@@ -60,9 +60,8 @@ def test_an_owner_file_joins_the_deck(tmp_path: Path, capsys: pytest.CaptureFixt
         encoding="utf-8",
     )
     assert main(["deck", "check", "--dir", str(tmp_path)]) == 0
-    assert (
-        f"{len(check_deck(deck_files(defaults_dir() / 'umtata')).questions) + 1} good questions" in capsys.readouterr().out
-    )
+    shipped = len(check_deck(deck_files(defaults_dir() / "umtata")).questions)
+    assert f"{shipped + 1} good questions" in capsys.readouterr().out
 
 
 def test_every_question_names_a_single_board_country() -> None:
