@@ -647,6 +647,9 @@ def _state(
             if label.key == cid and label.leader_to is not None:
                 radius = max(2, label.rect.h // 4)
                 pygame.draw.rect(surface, colour, label.rect.inflate(4, 4), 2, border_radius=radius)
+    for label in layout.labels:  # the marked names stay readable above their outlines
+        if label.key in marked and label.leader_to is None:
+            _draw_label(surface, label, board.get(label.key).colour, False)
     return surface
 
 
