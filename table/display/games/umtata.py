@@ -27,6 +27,7 @@ from table.display.theme import (
     TEXT,
     TEXT_DIM,
     Theme,
+    rendered,
     text,
 )
 from table.display.umtata_map import TILE_COLOURS, draw_map, map_rect_for
@@ -60,8 +61,8 @@ def _block(
             break
     y = rect.y
     for line in lines[:max_lines]:
-        img = font.render(line, True, colour)
-        surface.blit(img, (rect.x, y))
+        # The theme's text cache: a question's lines are drawn every frame of the round.
+        surface.blit(rendered(line, s, colour, bold, theme.height), (rect.x, y))
         y += font.get_linesize()
     return y
 
@@ -213,12 +214,12 @@ class UmtataRenderer:
              bold=True)
         ly = rect.y + u(1) + theme.font("body", True).get_linesize() + u(5)
         for line in lines:
-            surface.blit(theme.font("small").render(line, True, TEXT_DIM), (inner.x, ly))
+            surface.blit(rendered(line, "small", TEXT_DIM, False, theme.height), (inner.x, ly))
             ly += theme.font("small").get_linesize()
         for box, name, chosen in chips:
-            font = theme.font("body", chosen)
             pygame.draw.rect(surface, ACCENT if chosen else PANEL_LIGHT, box, border_radius=u(0.8))
-            surface.blit(font.render(name, True, BACKGROUND if chosen else TEXT), (box.x + u(1), box.y + u(0.5)))
+            ink = BACKGROUND if chosen else TEXT
+            surface.blit(rendered(name, "body", ink, chosen, theme.height), (box.x + u(1), box.y + u(0.5)))
         return panel.bottom
 
     # -- the players: score track, status, round points ------------------------------------------
