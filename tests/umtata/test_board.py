@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import tomllib
 from collections import Counter
+from pathlib import Path
+
+import pytest
 
 from table.datafiles import data_file
 from table.display.umtata_map import load_map
-from table.games.umtata.board import BOARD_FILE, COLOURS, REGIONS, load_board
+from table.games.umtata.board import BOARD_FILE, COLOURS, REGIONS, BoardError, derived_land, load_board
 
 RULEBOOK = {
     "north": "Denmark, England, Faroe Islands, Finland, Greenland, Iceland, North. Ireland, Norway, "
@@ -134,3 +137,20 @@ def test_every_sector_holds_a_few_countries() -> None:
     board = load_board()
     for sector in range(16):
         assert 1 <= len(board.in_sector(sector)) <= 4
+
+
+def test_a_board_file_may_list_its_own_land_borders(tmp_path: Path) -> None:
+    text = data_file(BOARD_FILE).read_text(encoding="utf-8")
+    own = tmp_path / "board.toml"
+    own.write_text(text.replace("[borders]\n", '[borders]\nland = ["fr-de", "es-pt"]\n'), encoding="utf-8")
+    board = load_board(own)
+    assert _pairs(board.land) == {frozenset(("fr", "de")), frozenset(("es", "pt"))}
+
+
+def test_a_broken_map_asset_is_one_sentence(tmp_path: Path) -> None:
+    broken = tmp_path / "europe.json"
+    broken.write_text('{"frame": [1, 1]}', encoding="utf-8")
+    with pytest.raises(BoardError, match="holds no land borders"):
+        derived_land(broken)
+    with pytest.raises(BoardError, match="cannot read the Umtata map"):
+        derived_land(tmp_path / "missing.json")
