@@ -69,18 +69,24 @@ def package_path(folder: str) -> Path:
 
 @cache
 def editable_source() -> Path | None:
-    try:
-        raw = importlib.metadata.distribution("game-table").read_text("direct_url.json")
-    except importlib.metadata.PackageNotFoundError:
-        return None
-    try:
-        info = json.loads(raw or "{}")
-    except ValueError:
-        return None
-    url = str(info.get("url", ""))
-    if not info.get("dir_info", {}).get("editable") or not url.startswith("file://"):
-        return None
-    return Path(urllib.parse.unquote(urllib.parse.urlparse(url).path))
+    """The checkout an editable install of the table came from, else ``None``.
+
+    Every ``game-table`` distribution on the path is asked, not only the first: a stray
+    ``*.egg-info`` left by a build in some folder on the path must not hide the install's
+    own record.
+    """
+    for dist in importlib.metadata.distributions(name="game-table"):
+        raw = dist.read_text("direct_url.json")
+        if not raw:
+            continue
+        try:
+            info = json.loads(raw)
+        except ValueError:
+            continue
+        url = str(info.get("url", ""))
+        if info.get("dir_info", {}).get("editable") and url.startswith("file://"):
+            return Path(urllib.parse.unquote(urllib.parse.urlparse(url).path))
+    return None
 
 
 def use_config_dir(directory: str | Path | None) -> None:

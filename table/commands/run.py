@@ -350,6 +350,12 @@ def cmd_run(args: argparse.Namespace, force_sim: bool = False) -> int:
     # The kiosk (real hardware, or anything under systemd) never runs as root; the
     # simulator on a developer's machine may, and --allow-root says so explicitly.
     under_systemd = "NOTIFY_SOCKET" in os.environ or "INVOCATION_ID" in os.environ
+    if under_systemd and not sim:
+        from table.hardware.requirements import kiosk_problems
+
+        # The game still runs (a failing output is switched off), but the log says why.
+        for problem in kiosk_problems(hardware, on_pi=True):
+            log.warning("%s", problem)
     if (not sim or under_systemd) and not args.allow_root:
         refuse_root()
     headless = args.headless or not has_display()

@@ -320,8 +320,12 @@ def load_hardware(directory: str | Path | None = None, *, check_pins: bool = Tru
 
 
 def _shown(path: Path) -> str:
-    """The path as the user would type it: relative to the current directory when inside it."""
+    """The path as the user would type it: relative to the current directory when inside it
+    (but never relative to ``/``, where ``etc/table/...`` would read as a typo)."""
+    cwd = Path.cwd().resolve()
+    if cwd == Path(cwd.anchor):
+        return str(path)
     try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
+        return str(path.resolve().relative_to(cwd))
+    except (ValueError, OSError):
         return str(path)

@@ -45,7 +45,12 @@ class Installed:
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
     base = tmp_path_factory.mktemp("installed")
     dist = base / "dist"
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(CHECKOUT)],
+    # Built from a copy: setuptools writes build/ and *.egg-info into the source tree, and
+    # those in the checkout would confuse the checkout's own editable install.
+    source = base / "source"
+    shutil.copytree(CHECKOUT, source, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "build", "*.egg-info", "__pycache__", ".mypy_cache", ".ruff_cache"))
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(source)],
                    check=True, capture_output=True, cwd=base, timeout=600)
     wheel = next(dist.glob("game_table-*.whl"))
     venv = base / "venv"
@@ -139,6 +144,29 @@ def test_deck_and_dice(installed: Installed, tmp_path: Path) -> None:
                            "--frames", "1")
     assert done.returncode == 0, done.stderr
     assert list((tmp_path / "watch").glob("*"))
+
+
+def test_dice_calibrate_keeps_taught_dice_in_the_config_directory(installed: Installed, tmp_path: Path) -> None:
+    pictures = tmp_path / "faces"
+    script = (
+        "import sys, cv2, numpy as np\n"
+        "from pathlib import Path\n"
+        "from table.dice.synth import SYMBOLS, render_tray\n"
+        "rng = np.random.default_rng(3); out = Path(sys.argv[1]); out.mkdir()\n"
+        "for s in SYMBOLS:\n"
+        "    for k in range(2):\n"
+        "        cv2.imwrite(str(out / f'{s}-{k}.png'), render_tray(rng, 1, (s,))[0])\n"
+        "print(' '.join(SYMBOLS))\n"
+    )
+    done = subprocess.run([str(installed.venv / "bin" / "python"), "-c", script, str(pictures)], cwd="/",
+                          capture_output=True, text=True, check=True, env={"PATH": "/usr/bin:/bin"})
+    args = ["dice", "calibrate", "--dice", "ugah", "--config", str(tmp_path / "config")]
+    (tmp_path / "config").mkdir()
+    for symbol in done.stdout.split():
+        args += ["--face", symbol, *(str(p) for p in sorted(pictures.glob(f"{symbol}-*.png")))]
+    done = installed.table(*args)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "config" / "dice" / "symbols" / "ugah.npz").is_file()
 
 
 def test_install_dry_run_from_the_wheel(installed: Installed) -> None:
