@@ -505,12 +505,8 @@ def _layout(src: Sources, width: int, height: int) -> Layout:
                 cx = end[0] + math.cos(angle) * (dist + w / 2 * abs(math.cos(angle)))
                 cy = end[1] + math.sin(angle) * dist
                 rect = pygame.Rect(int(cx - w / 2), int(cy - h / 2), w, h)
-                if not free(rect):
+                if (best is not None and dist >= best[0]) or not free(rect):
                     continue
-                start = (min(max(end[0], rect.left), rect.right - 1), min(max(end[1], rect.top), rect.bottom - 1))
-                if any(other.clipline(start, end) for other in placed_rects
-                       if not other.collidepoint(end)):
-                    continue  # the leader line would cross another label
                 patch = ids[rect.top : rect.bottom, rect.left : rect.right]
                 land = patch[(patch >= 1) & (patch < GREY_ID0)]
                 cost = dist + len(land) / patch.size * 10 * step
@@ -518,8 +514,12 @@ def _layout(src: Sources, width: int, height: int) -> Layout:
                     # Hiding much of a small country is worse than a longer leader line.
                     values, counts = np.unique(land, return_counts=True)
                     cost += float((counts / area_px[values]).max()) * 60 * step
-                if best is None or cost < best[0]:
-                    best = (cost, rect)
+                if best is not None and cost >= best[0]:
+                    continue
+                start = (min(max(end[0], rect.left), rect.right - 1), min(max(end[1], rect.top), rect.bottom - 1))
+                if any(other.clipline(start, end) for other in placed_rects if not other.collidepoint(end)):
+                    continue  # the leader line would cross another label
+                best = (cost, rect)
             if best is not None and best[0] < dist:
                 break  # nothing further out can be cheaper
         if best is None:  # crowded: accept a leader line that crosses others
