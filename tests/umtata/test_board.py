@@ -10,7 +10,15 @@ import pytest
 
 from table.datafiles import data_file
 from table.display.umtata_map import load_map
-from table.games.umtata.board import BOARD_FILE, COLOURS, REGIONS, BoardError, derived_land, load_board
+from table.games.umtata.board import (
+    BOARD_FILE,
+    COLOURS,
+    REGIONS,
+    BoardError,
+    _read_board,
+    derived_land,
+    load_board,
+)
 
 RULEBOOK = {
     "north": "Denmark, England, Faroe Islands, Finland, Greenland, Iceland, North. Ireland, Norway, "
@@ -154,3 +162,10 @@ def test_a_broken_map_asset_is_one_sentence(tmp_path: Path) -> None:
         derived_land(broken)
     with pytest.raises(BoardError, match="cannot read the Umtata map"):
         derived_land(tmp_path / "missing.json")
+
+
+def test_a_map_without_a_board_country_is_one_sentence(tmp_path: Path) -> None:
+    partial = tmp_path / "europe.json"
+    partial.write_text('{"land": ["fr-de"], "countries": {"fr": {}, "de": {}}}', encoding="utf-8")
+    with pytest.raises(BoardError, match="has no shape for"):
+        _read_board(data_file(BOARD_FILE), partial)

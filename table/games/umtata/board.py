@@ -153,10 +153,23 @@ def load_board(path: Path | None = None) -> Board:
     return _read_board(path or data_file(BOARD_FILE), data_file(MAP_FILE))
 
 
+@cache
+def _map_data(map_path: Path) -> Any:
+    return json.loads(map_path.read_text(encoding="utf-8"))
+
+
+def map_countries(map_path: Path) -> frozenset[str]:
+    """The board ids the map asset has a shape for."""
+    try:
+        return frozenset(_map_data(map_path)["countries"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return frozenset()
+
+
 def derived_land(map_path: Path) -> list[Any]:
     """The land borders derived from the real polygons, as stored in the map asset."""
     try:
-        land = json.loads(map_path.read_text(encoding="utf-8"))["land"]
+        land = _map_data(map_path)["land"]
     except OSError as exc:
         raise BoardError(f"cannot read the Umtata map {map_path}: {exc.strerror}") from None
     except (ValueError, KeyError, TypeError) as exc:
@@ -177,4 +190,9 @@ def _read_board(path: Path, map_path: Path) -> Board:
         raise BoardError(f"{path} is not valid TOML: {exc}") from None
     if "land" in data.get("borders", {}):
         return parse_board(data, str(path))
-    return parse_board(data, str(path), derived_land(map_path), str(map_path))
+    board = parse_board(data, str(path), derived_land(map_path), str(map_path))
+    missing = [c.id for c in board.countries if c.id not in map_countries(map_path)]
+    if missing:
+        raise BoardError(f"the Umtata map {map_path} has no shape for {', '.join(missing)}; "
+                         "rebuild it with tools/umtata/build_map.py")
+    return board
