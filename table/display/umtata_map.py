@@ -397,7 +397,8 @@ def _layout(src: Sources, width: int, height: int) -> Layout:
     Labels go inside their country at the largest size from ``max_label_px`` down to
     ``min_label_px`` that fits; the rest, smallest country first, go on a tag beside it,
     at the nearest free spot (over sea or grey land where possible) with a leader line.
-    Nothing placed overlaps anything placed before it.
+    Nothing placed overlaps anything placed before it, unless the map is so small that no
+    free spot is left (far below 1280x720), where a tag then overlaps rather than fails.
     """
     europe = _read_map(src[0])
     board = load_board(src[1])
@@ -536,7 +537,10 @@ def _layout(src: Sources, width: int, height: int) -> Layout:
                 if best is not None:
                     break
         if best is None:
-            raise MapError(f"no room for the label of {c.name} on a {width}x{height} map")
+            # A display far smaller than the table's: overlap rather than fail mid-game.
+            rect = pygame.Rect(end[0] + radius, end[1] - h // 2, w, h)
+            rect.clamp_ip(pygame.Rect(0, 0, width, height))
+            best = (0.0, rect)
         labels.append(Label(cid, c.label, best[1], end, px))
         take(best[1])
         placed_rects.append(best[1])
