@@ -109,3 +109,14 @@ def test_speech_is_used_when_installed_and_silent_without() -> None:
     )
     assert off.on_view(view) is False and "switched off" in off.status()
     assert len(spoken) == 1
+
+
+@pytest.mark.parametrize("size", [(800, 480), (3840, 2160)])
+def test_the_map_screens_also_draw_on_other_displays(size: tuple[int, int]) -> None:
+    pygame.init()
+    for name in ("guess_start", "answer_country", "reveal"):
+        assert render(phases()[name], size).get_size() == size
+    area = map_area(Theme(*size))
+    assert {lb.key for lb in label_layout(area.w, area.h).labels if not lb.grey} == {
+        c.id for c in load_board().countries
+    }
