@@ -65,6 +65,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
 def test_the_installed_table_is_not_the_checkout(installed: Installed) -> None:
     site = installed.site()
     assert (site / "table" / "defaults" / "umtata" / "board.toml").is_file()
+    assert (site / "table" / "defaults" / "umtata" / "europe.json").is_file()
     assert (site / "table" / "defaults" / "dice" / "faces.npz").is_file()
     assert (site / "table" / "firmware" / "bridge_logic.py").is_file()  # the Pico's files, for mpremote
     assert (site / "table" / "system" / "table.service").is_file()
