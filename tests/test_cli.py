@@ -183,7 +183,7 @@ def test_the_run_command_plays_attract_mode_headless(tmp_path: Path) -> None:
         env={"PATH": "/usr/bin:/bin", "SDL_AUDIODRIVER": "dummy", "HOME": str(tmp_path)},
     )
     assert proc.returncode == 0, proc.stderr
-    assert "headless in attract mode" in proc.stderr
+    assert "headless in attract mode (stop it with Ctrl-C)" in proc.stderr
     assert (tmp_path / "shot.png").stat().st_size > 10_000
 
 

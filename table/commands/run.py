@@ -387,7 +387,8 @@ def cmd_run(args: argparse.Namespace, force_sim: bool = False) -> int:
         print("table: GPIO is not available on this machine, so the table runs with simulated stations "
               "(the simulator: 'table sim')", file=sys.stderr)
     if headless and not args.headless:
-        print("table: no display found: running the simulator headless in attract mode", file=sys.stderr)
+        print("table: no display found: running the simulator headless in attract mode "
+              "(stop it with Ctrl-C)", file=sys.stderr)
     script = None
     if args.script:
         from table.scenario import load_scenario

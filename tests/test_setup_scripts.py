@@ -1,0 +1,113 @@
+"""The Quick start's setup says what it does and skips the install when nothing changed.
+
+scripts/setup-env runs in a copy of the checkout's setup files whose ``.venv/bin/python``
+is a stand-in that records its arguments, so the test sees which pip steps ran without
+installing anything (a real install takes a minute; the skip logic is what is tested).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+CHECKOUT = Path(__file__).resolve().parents[1]
+
+pytestmark = pytest.mark.skipif(shutil.which("bash") is None or shutil.which("sha256sum") is None,
+                                reason="the setup scripts need bash and coreutils")
+
+
+def make_copy(tmp_path: Path) -> Path:
+    root = tmp_path / "checkout"
+    (root / "scripts").mkdir(parents=True)
+    for name in ("setup-env", "table"):
+        shutil.copy2(CHECKOUT / "scripts" / name, root / "scripts" / name)
+    for name in ("pyproject.toml", "setup.py"):
+        shutil.copy2(CHECKOUT / name, root / name)
+    (root / "packaging").mkdir()
+    for name in ("debian-run.txt", "debian-test.txt", "debian-pi.txt"):
+        (root / "packaging" / name).write_text("# no Debian packages in this copy\n")
+    bin_dir = root / ".venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    fake = bin_dir / "python"
+    fake.write_text(f'#!/bin/sh\necho "$*" >> "{root}/pip-calls"\n')
+    fake.chmod(0o755)
+    table = bin_dir / "table"
+    table.write_text('#!/bin/sh\necho "table $*"\n')
+    table.chmod(0o755)
+    return root
+
+
+def setup_env(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, PYTHON=sys.executable)
+    env.pop("TABLE_SETUP_QUIET", None)
+    return subprocess.run(["bash", str(root / "scripts" / "setup-env"), *args], capture_output=True,
+                          text=True, env=env, timeout=60, check=True)
+
+
+def pip_calls(root: Path) -> list[str]:
+    calls = root / "pip-calls"
+    lines = calls.read_text().splitlines() if calls.exists() else []
+    calls.unlink(missing_ok=True)
+    return lines
+
+
+def test_second_run_skips_the_install_and_says_so(tmp_path: Path) -> None:
+    root = make_copy(tmp_path)
+    first = setup_env(root, "dev")
+    assert pip_calls(root) == ["-m pip install -q --upgrade pip", "-m pip install -q -e .[dev]"]
+    # One line per phase, and how to reach the table command afterwards.
+    assert "setup: updating pip" in first.stderr
+    assert "setup: installing the table (extras: dev)" in first.stderr
+    assert "setup: installed" in first.stderr
+    assert "scripts/table" in first.stderr and f"{root}/.venv/bin" in first.stderr
+    assert first.stdout == ""
+
+    second = setup_env(root, "dev")
+    assert pip_calls(root) == []
+    assert "install skipped" in second.stderr
+    assert "scripts/table" in second.stderr
+
+    # Without "dev" (scripts/run-table after scripts/run-tests) the dev tools already there do.
+    setup_env(root)
+    assert pip_calls(root) == []
+
+
+def test_a_changed_dependency_file_or_a_new_extra_reinstalls(tmp_path: Path) -> None:
+    root = make_copy(tmp_path)
+    setup_env(root)
+    assert pip_calls(root)[-1] == "-m pip install -q -e ."
+    setup_env(root, "dev")  # dev was never installed: install it
+    assert pip_calls(root)[-1] == "-m pip install -q -e .[dev]"
+    with open(root / "pyproject.toml", "a") as f:
+        f.write("\n# a change\n")
+    setup_env(root)  # the dev extra installed before is kept
+    assert pip_calls(root)[-1] == "-m pip install -q -e .[dev]"
+    setup_env(root)
+    assert pip_calls(root) == []
+    (root / ".venv" / "bin" / "table").unlink()  # a broken venv is repaired
+    setup_env(root)
+    assert pip_calls(root)[-1] == "-m pip install -q -e .[dev]"
+
+
+def test_a_failed_install_shows_pips_output(tmp_path: Path) -> None:
+    root = make_copy(tmp_path)
+    (root / ".venv" / "bin" / "python").write_text('#!/bin/sh\necho "pip says: no network" >&2\nexit 1\n')
+    env = dict(os.environ, PYTHON=sys.executable)
+    done = subprocess.run(["bash", str(root / "scripts" / "setup-env")], capture_output=True, text=True,
+                          env=env, timeout=60)
+    assert done.returncode == 2
+    assert "pip says: no network" in done.stderr
+    assert "installing the table's Python packages failed" in done.stderr
+    assert not (root / ".venv" / ".table-install-stamp").exists()
+
+
+def test_scripts_table_runs_the_venvs_table(tmp_path: Path) -> None:
+    root = make_copy(tmp_path)
+    done = subprocess.run(["bash", str(root / "scripts" / "table"), "wiring", "--help"], capture_output=True,
+                          text=True, timeout=60, check=True)
+    assert done.stdout.strip() == "table wiring --help"
