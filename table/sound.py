@@ -8,8 +8,13 @@ an audio device it logs once and stays silent; the game goes on.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
+import os
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -82,6 +87,57 @@ EVENT_SOUNDS = {
 }
 
 
+@contextlib.contextmanager
+def quiet_stderr() -> Iterator[Callable[[], str]]:
+    """Send the process's C-level stderr (file descriptor 2) to a temporary file meanwhile.
+
+    ALSA's library prints its complaints about a missing sound card straight to fd 2,
+    below Python, so ``sys.stderr`` cannot catch them. Yields a function that returns
+    what was written (for the debug log). Python's own stderr is flushed first so
+    nothing of ours is swallowed.
+    """
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as sink:
+        os.dup2(sink.fileno(), 2)
+        try:
+            yield lambda: (sink.seek(0), sink.read().decode(errors="replace"))[1]
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+
+
+def open_mixer() -> str:
+    """Open pygame's mixer on the sound card, or on SDL's silent dummy driver without one.
+
+    The probe runs with fd 2 silenced (ALSA prints several lines when there is no card);
+    falling back logs one warning saying sound is off and why. Returns the SDL audio
+    driver in use. Raises only when even the dummy driver cannot open.
+    """
+    import pygame
+
+    with quiet_stderr() as noise:
+        try:
+            pygame.mixer.init(frequency=RATE, size=-16, channels=1)
+        except pygame.error as exc:
+            problem = str(exc)
+        else:
+            problem = ""
+        said = noise().strip()
+    if said:
+        log.debug("the audio library said while opening the sound card:\n%s", said)
+    if not problem:
+        return pygame.mixer.get_driver() if hasattr(pygame.mixer, "get_driver") else os.environ.get(
+            "SDL_AUDIODRIVER", "default")
+    # SDL reads SDL_AUDIODRIVER each time the audio subsystem starts, so the next init
+    # picks the dummy driver: sounds are accepted and never heard.
+    os.environ["SDL_AUDIODRIVER"] = "dummy"
+    pygame.mixer.init(frequency=RATE, size=-16, channels=1)
+    log.warning("sound is off: no sound card could be opened (%s); the table plays silently", problem)
+    return "dummy"
+
+
 class SoundOutput:
     """Plays the table's sounds through pygame.mixer (an Output for the table loop)."""
 
@@ -92,13 +148,16 @@ class SoundOutput:
         self._seen = 0
         self._session_id: int | None = None
         self._last_second: int | None = None
+        #: SDL's audio driver in use ("dummy" when there is no sound card: silent, but the
+        #: sounds still "play", so everything else behaves the same).
+        self.driver: str | None = None
         if not enabled:
             return
         try:
             import pygame
 
             if not pygame.mixer.get_init():
-                pygame.mixer.init(frequency=RATE, size=-16, channels=1)
+                self.driver = open_mixer()
             _, _, channels = pygame.mixer.get_init()
             for name, samples in make_sounds().items():
                 data = samples if channels == 1 else np.repeat(samples[:, None], channels, axis=1)

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 
 from table.games.base import Action, GameSetup
@@ -32,3 +36,55 @@ def test_a_round_sounds_as_it_plays() -> None:
     assert played[:3] == ["count", "count", "count"]
     assert played.index("go") < played.index("buzzer") < played.index("chime") < played.index("gong")
     assert played.count("tick") == 10  # the last ten seconds of the sand
+
+
+def run_sound_probe(code: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """Open the table's sound in a fresh process (pygame's mixer is process-wide)."""
+    script = ("import logging, sys\n"
+              "logging.basicConfig(stream=sys.stderr, format='%(levelname)s %(name)s: %(message)s')\n"
+              "from table.sound import SoundOutput\n" + code)
+    environ = {k: v for k, v in os.environ.items() if k != "SDL_AUDIODRIVER"}
+    environ.update(env)
+    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=environ,
+                          timeout=60, check=True)
+
+
+def test_without_a_usable_audio_driver_sound_falls_back_to_silence_in_one_line() -> None:
+    done = run_sound_probe("out = SoundOutput()\nout.play('buzzer')\nprint(out.enabled, out.driver, len(out.sounds))",
+                           SDL_AUDIODRIVER="no-such-driver")
+    assert done.stdout.split() == ["True", "dummy", str(len(make_sounds()))]
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith("WARNING table.sound: sound is off:") and "plays silently" in lines[0]
+
+
+def test_the_audio_librarys_own_complaints_never_reach_the_terminal() -> None:
+    # A stand-in for ALSA without a card: it writes to file descriptor 2 itself, below
+    # Python's sys.stderr, then fails; only the table's one warning may be seen.
+    code = (
+        "import os, pygame\n"
+        "real_init = pygame.mixer.init\n"
+        "calls = []\n"
+        "def noisy_init(*a, **k):\n"
+        "    calls.append(os.environ.get('SDL_AUDIODRIVER'))\n"
+        "    if len(calls) == 1:\n"
+        "        for n in range(9):\n"
+        "            os.write(2, b'ALSA lib pcm.c:2666:(snd_pcm_open_noupdate) Unknown PCM default\\n')\n"
+        "        raise pygame.error(\"ALSA: Couldn't open audio device\")\n"
+        "    return real_init(*a, **k)\n"
+        "pygame.mixer.init = noisy_init\n"
+        "out = SoundOutput()\n"
+        "print(calls, out.driver)\n"
+        "print('after', file=sys.stderr)\n"
+    )
+    done = run_sound_probe(code, SDL_AUDIODRIVER="alsa")
+    assert done.stdout.strip() == "['alsa', 'dummy'] dummy"
+    assert "ALSA lib" not in done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 2 and lines[0].startswith("WARNING table.sound: sound is off:"), done.stderr
+    assert lines[1] == "after"  # stderr works again after the probe
+
+
+def test_the_dummy_driver_opens_without_a_warning() -> None:
+    done = run_sound_probe("out = SoundOutput()\nprint(out.driver)", SDL_AUDIODRIVER="dummy")
+    assert done.stdout.strip() == "dummy" and done.stderr == ""

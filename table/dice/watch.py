@@ -26,8 +26,8 @@ def show(picture: NDArray[np.uint8]) -> bool:
     """Show one frame in a pygame window; False when the window was closed."""
     import pygame
 
-    if not pygame.get_init():
-        pygame.init()
+    if not pygame.display.get_init():
+        pygame.display.init()  # not pygame.init(): no mixer, so no sound-card noise on stderr
     h, w = picture.shape[:2]
     screen = pygame.display.get_surface() or pygame.display.set_mode((w, h))
     pygame.display.set_caption("table dice watch")
