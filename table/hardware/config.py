@@ -242,7 +242,7 @@ def parse_hardware(data: Mapping[str, Any], source: str, *, check_pins: bool = T
     elif len(raw_stations) > 5:
         problems.append(f"{source}: station: at most 5 stations, not {len(raw_stations)}")
     for i, raw in enumerate(raw_stations):
-        name = f"station[{i}]"
+        name = f"S{i + 1}"  # as the pin map (table wiring) and the docs name stations
         clean = check_section(source, name, raw, STATION_KEYS, problems)
         if not isinstance(raw, dict):
             continue

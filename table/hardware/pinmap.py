@@ -50,7 +50,7 @@ def pin_uses(cfg: HardwareConfig) -> Iterator[PinUse]:
     stations = cfg.stations if cfg.backend == "gpio" else ()
     for i, station in enumerate(stations):
         for key, gpio in station.pins().items():
-            yield PinUse(gpio, f"station[{i}].{key}", f"S{i + 1} {key.replace('_', ' ')}")
+            yield PinUse(gpio, f"S{i + 1}.{key}", f"S{i + 1} {key.replace('_', ' ')}")
     if cfg.leds.backend in ("neopixel", "pi5"):
         yield PinUse(cfg.leds.pin, "leds.pin", "LED data")
     elif cfg.leds.backend == "spi":

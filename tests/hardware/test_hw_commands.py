@@ -81,11 +81,11 @@ pin = 17
     assert main(["wiring", "--config", str(path)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [
-        f"table: {path}: station[1].button: GPIO 4 is already used by station[0].button",
-        f"table: {path}: station[1].button_led: GPIO 2 is I2C1 SDA, reserved because buses.i2c is on",
-        f"table: {path}: station[1].encoder_a: GPIO 40 does not exist on the 40-pin header (GPIO 0 to 27)",
-        f"table: {path}: station[1].encoder_b: GPIO 14 is UART TXD, reserved because buses.uart is on",
-        f"table: {path}: station[1].knob_switch: GPIO 0 is reserved for the HAT ID EEPROM (ID_SD)",
+        f"table: {path}: S2.button: GPIO 4 is already used by S1.button",
+        f"table: {path}: S2.button_led: GPIO 2 is I2C1 SDA, reserved because buses.i2c is on",
+        f"table: {path}: S2.encoder_a: GPIO 40 does not exist on the 40-pin header (GPIO 0 to 27)",
+        f"table: {path}: S2.encoder_b: GPIO 14 is UART TXD, reserved because buses.uart is on",
+        f"table: {path}: S2.knob_switch: GPIO 0 is reserved for the HAT ID EEPROM (ID_SD)",
         f"table: {path}: leds.pin: the neopixel backend can drive GPIO 10, 12, 18 or 21 only, not 17",
     ]
 
@@ -102,7 +102,7 @@ backend = "spi"
 """)
     assert main(["wiring", "--config", str(path)]) == 2
     err = capsys.readouterr().err
-    assert "station[0].button: GPIO 9 is SPI0 MISO, reserved because" in err
+    assert "S1.button: GPIO 9 is SPI0 MISO, reserved because" in err
     assert "leds.backend: LEDs on SPI would also receive the MCP3008's traffic" in err
     assert err.count("\n") == 2
 
@@ -126,9 +126,9 @@ data = [1, 2]
         f"{path}: input.backnd: unknown key (did you mean 'backend'?)",
         f"{path}: input.pin_factory: must be one of lgpio, mock, not 'pigpio'",
         f"{path}: leds.brightness: must be from 0 to 1, not 2",
-        f"{path}: station[0].button: must be a GPIO number (BCM), e.g. 17",
-        f"{path}: station[0].data: must be a list of four GPIO numbers, least significant line first",
-        f"{path}: station[0].knob_switch: missing (a knob = \"absolute\" needs it)",
+        f"{path}: S1.button: must be a GPIO number (BCM), e.g. 17",
+        f"{path}: S1.data: must be a list of four GPIO numbers, least significant line first",
+        f"{path}: S1.knob_switch: missing (a knob = \"absolute\" needs it)",
     ]
 
 
