@@ -34,9 +34,19 @@ def cmd_wiring(args: argparse.Namespace) -> int:
         print(f"\nwrote {args.png}")
     return 0
 
-def draw_header_png(cfg: HardwareConfig, path: Path, width: int = 1600) -> None:
+#: The one series resistor the build guide uses: a bare LED on a GPIO, and the LED
+#: strip's data line. docs/hardware.md says the same value (a test holds them together).
+LED_RESISTOR_OHMS = 330
+#: The base resistor of each NPN transistor that switches an arcade button's lamp.
+BASE_RESISTOR_OHMS = 1000
+
+
+def draw_header_png(cfg: HardwareConfig, path: Path, width: int = 1600) -> list[tuple[str, tuple[int, int, int, int]]]:
     """Draw the header as on the board (pin 1 top left), each used pin labelled and
-    coloured by station; reserved pins grey, power red, ground black."""
+    coloured by station; reserved pins grey, power red, ground black.
+
+    Returns every text drawn with its box (x, y, w, h), and the board as ``"<board>"``,
+    so a test can check that nothing overlaps and nothing leaves the picture."""
     os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
     import pygame
@@ -46,20 +56,42 @@ def draw_header_png(cfg: HardwareConfig, path: Path, width: int = 1600) -> None:
     pygame.font.init()
     rows = header_rows(cfg)
     row_h = 44
-    top = 110
-    height = top + 20 * row_h + 120
-    surface = pygame.Surface((width, height))
-    surface.fill((250, 250, 246))
     title = pygame.font.Font(None, 44)
     body = pygame.font.Font(None, 30)
     small = pygame.font.Font(None, 24)
     ink = (20, 24, 32)
-    surface.blit(title.render("Raspberry Pi 40-pin header - the game table's wiring", True, ink), (40, 28))
-    surface.blit(small.render(f"from {cfg.source}; GPIO numbers are BCM; pin 1 is the square pad next to "
-                              "the SD card end", True, (90, 90, 90)), (40, 70))
+    boxes: list[tuple[str, tuple[int, int, int, int]]] = []
+    notes = [
+        "Buttons, encoder contacts and switch lines: between the GPIO and any GND pin (internal pull-ups).",
+        f"A bare LED: GPIO -> {LED_RESISTOR_OHMS} ohm -> LED -> GND. An arcade button's 12 V lamp: an NPN "
+        f"transistor ({BASE_RESISTOR_OHMS // 1000} kohm to its base).",
+        f"LED strip: data through a 74AHCT125 level shifter and {LED_RESISTOR_OHMS} ohm; 5 V supply sized "
+        "for leds.max_milliamps.",
+    ]
+    subtitle = (f"from {cfg.source}; GPIO numbers are BCM; pin 1 is the square pad next to the SD card end")
+    # The layout follows from the fonts: the header drawing starts below the subtitle,
+    # the notes below the header, so no text can run into the drawing.
+    title_y, subtitle_y = 28, 28 + title.get_linesize() + 6
+    board_top = subtitle_y + small.get_linesize() + 20
+    top = board_top + 26
+    notes_y = board_top + 20 * row_h + 10 + 16
+    height = notes_y + len(notes) * 28 + 24
+    surface = pygame.Surface((width, height))
+    surface.fill((250, 250, 246))
+
+    def put(font: pygame.font.Font, text: str, colour: tuple[int, int, int], **where: tuple[int, int]) -> pygame.Rect:
+        img = font.render(text, True, colour)
+        rect = img.get_rect(**where)
+        surface.blit(img, rect)
+        boxes.append((text, (rect.x, rect.y, rect.w, rect.h)))
+        return rect
+
+    put(title, "Raspberry Pi 40-pin header - the game table's wiring", ink, topleft=(40, title_y))
+    put(small, subtitle, (90, 90, 90), topleft=(40, subtitle_y))
     cx_left, cx_right = width // 2 - 40, width // 2 + 40
-    board = pygame.Rect(cx_left - 34, top - 26, cx_right - cx_left + 68, 20 * row_h + 10)
+    board = pygame.Rect(cx_left - 34, board_top, cx_right - cx_left + 68, 20 * row_h + 10)
     pygame.draw.rect(surface, (30, 90, 60), board, border_radius=10)
+    boxes.append(("<board>", (board.x, board.y, board.w, board.h)))
 
     def colour_for(name: str, use: str) -> tuple[int, int, int]:
         if name in ("5V", "3V3"):
@@ -87,25 +119,20 @@ def draw_header_png(cfg: HardwareConfig, path: Path, width: int = 1600) -> None:
         num = small.render(str(pos), True, (255, 255, 255) if sum(fill) < 400 else ink)
         surface.blit(num, num.get_rect(center=(x, y)))
         label = f"{name}  {use}".strip()
-        img = body.render(label, True, ink)
-        rect = img.get_rect(midright=(x - 50, y)) if left else img.get_rect(midleft=(x + 50, y))
-        surface.blit(img, rect)
+        rect = put(body, label, ink, **({"midright": (x - 50, y)} if left else {"midleft": (x + 50, y)}))
         if use and not use.startswith("("):
             swatch = pygame.Rect(0, 0, 14, 14)
             swatch.center = (rect.left - 14, y) if left else (rect.right + 14, y)
             pygame.draw.rect(surface, fill, swatch)
-    notes = [
-        "Buttons, encoder contacts and switch lines: between the GPIO and any GND pin (internal pull-ups).",
-        "Button LEDs: GPIO -> resistor (e.g. 330 ohm) -> LED -> GND, or a transistor for 12 V arcade LEDs.",
-        "LED strip: data through a 74AHCT125 level shifter; 5 V supply sized for leds.max_milliamps.",
-    ]
     for k, note in enumerate(notes):
-        surface.blit(small.render(note, True, ink), (40, top + 20 * row_h + 10 + 28 * k))
+        put(small, note, ink, topleft=(40, notes_y + 28 * k))
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         pygame.image.save(surface, str(path))
     except pygame.error as exc:
         raise TableError(f"{path}: the picture could not be written ({exc})") from None
+    return boxes
+
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("wiring", help="print the header pin map and refuse wiring that cannot work")
