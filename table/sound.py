@@ -94,11 +94,17 @@ def quiet_stderr() -> Iterator[Callable[[], str]]:
     ALSA's library prints its complaints about a missing sound card straight to fd 2,
     below Python, so ``sys.stderr`` cannot catch them. Yields a function that returns
     what was written (for the debug log). Python's own stderr is flushed first so
-    nothing of ours is swallowed.
+    nothing of ours is swallowed. Anything another thread writes meanwhile (the probe
+    takes milliseconds, at start-up) lands in the same file and goes to the debug log.
     """
     sys.stderr.flush()
-    saved = os.dup(2)
-    with tempfile.TemporaryFile() as sink:
+    try:
+        sink = tempfile.TemporaryFile()
+        saved = os.dup(2)
+    except OSError:  # no temporary folder or no free descriptor: probe with stderr as it is
+        yield lambda: ""
+        return
+    with sink:
         os.dup2(sink.fileno(), 2)
         try:
             yield lambda: (sink.seek(0), sink.read().decode(errors="replace"))[1]
