@@ -98,13 +98,13 @@ def quiet_stderr() -> Iterator[Callable[[], str]]:
     takes milliseconds, at start-up) lands in the same file and goes to the debug log.
     """
     sys.stderr.flush()
-    try:
-        sink = tempfile.TemporaryFile()
-        saved = os.dup(2)
-    except OSError:  # no temporary folder or no free descriptor: probe with stderr as it is
-        yield lambda: ""
-        return
-    with sink:
+    with contextlib.ExitStack() as stack:
+        try:
+            sink = stack.enter_context(tempfile.TemporaryFile())
+            saved = os.dup(2)
+        except OSError:  # no temporary folder or no free descriptor: probe with stderr as it is
+            yield lambda: ""
+            return
         os.dup2(sink.fileno(), 2)
         try:
             yield lambda: (sink.seek(0), sink.read().decode(errors="replace"))[1]
