@@ -7,7 +7,15 @@ import sys
 import threading
 from pathlib import Path
 
-from table.venue.settings import SettingsError, load_section, merged, port_of, read_password, unit_dropin
+from table.venue.settings import (
+    SettingsError,
+    add_broker_arguments,
+    load_section,
+    merged,
+    port_of,
+    read_password,
+    unit_dropin,
+)
 
 
 def cmd_relay(args: argparse.Namespace) -> int:
@@ -48,12 +56,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--journal", default="/var/lib/table/journal.db", help="the table's journal (opened read-only)")
     p.add_argument("--state-dir", default="/var/lib/table-relay", help="where the relay keeps its outbox position")
     p.add_argument("--table", help="this table's id (names its topics; also the MQTT user by default)")
-    p.add_argument("--broker", help="the broker's IP address")
-    p.add_argument("--port", type=int, help="the broker's port (1883, or 8883 with TLS)")
-    p.add_argument("--username", help="MQTT user (default: the table id)")
-    p.add_argument("--password-file", help="file holding the MQTT password")
-    p.add_argument("--tls", action="store_true", help="connect with TLS")
-    p.add_argument("--ca-file", help="CA certificate that signed the broker's certificate")
+    add_broker_arguments(p, broker="the broker's IP address", port="the broker's port (1883, or 8883 with TLS)",
+                         user="MQTT user (default: the table id)")
     p.add_argument("--unit-dropin", action="store_true",
                    help="print the systemd drop-in that opens the relay's firewall to the broker, and exit")
     p.set_defaults(func=cmd_relay)

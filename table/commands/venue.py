@@ -9,7 +9,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from table.venue.settings import SettingsError, load_section, merged, port_of, read_password
+from table.venue.settings import SettingsError, add_broker_arguments, load_section, merged, port_of, read_password
 
 log = logging.getLogger(__name__)
 
@@ -83,12 +83,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("venue", help="the venue's wall view and leaderboard for every table (read-only)")
     p.add_argument("--config", metavar="FILE", help="settings file with a [venue] section")
     p.add_argument("--db", help="the venue's SQLite file (default: venue.db here)")
-    p.add_argument("--broker", help="the broker's address (default 127.0.0.1)")
-    p.add_argument("--port", type=int, help="the broker's port (default 1883)")
-    p.add_argument("--username", help="MQTT user (read-only in the shipped ACL)")
-    p.add_argument("--password-file", help="file holding the MQTT password")
-    p.add_argument("--tls", action="store_true", help="connect with TLS")
-    p.add_argument("--ca-file", help="CA certificate that signed the broker's certificate")
+    add_broker_arguments(p, broker="the broker's address (default 127.0.0.1)", port="the broker's port (default 1883)",
+                         user="MQTT user (read-only in the shipped ACL)")
     p.add_argument("--http-host", help="address the page listens on (default 0.0.0.0: the local network)")
     p.add_argument("--http-port", type=int, help="port of the page (default 8080)")
     p.add_argument("--hours", type=float, help="the evening: results of this many hours count (default 12)")

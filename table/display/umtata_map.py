@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
@@ -499,43 +499,26 @@ def _layout(src: Sources, width: int, height: int) -> Layout:
         w, h = w + 2 * pad + 2, h - px // 5 + 2 * pad
         best: tuple[float, pygame.Rect] | None = None
         step = max(4, h // 2)
-        for ring in range(1, 60):
-            dist = h * 0.6 + ring * step
-            for k in range(32):
-                angle = k * math.tau / 32
-                cx = end[0] + math.cos(angle) * (dist + w / 2 * abs(math.cos(angle)))
-                cy = end[1] + math.sin(angle) * dist
-                rect = pygame.Rect(int(cx - w / 2), int(cy - h / 2), w, h)
-                if (best is not None and dist >= best[0]) or not free(rect):
-                    continue
-                patch = ids[rect.top : rect.bottom, rect.left : rect.right]
-                land = patch[(patch >= 1) & (patch < GREY_ID0)]
-                cost = dist + len(land) / patch.size * 10 * step
-                if len(land):
-                    # Hiding much of a small country is worse than a longer leader line.
-                    values, counts = np.unique(land, return_counts=True)
-                    cost += float((counts / area_px[values]).max()) * 60 * step
-                if best is not None and cost >= best[0]:
-                    continue
-                start = (min(max(end[0], rect.left), rect.right - 1), min(max(end[1], rect.top), rect.bottom - 1))
-                if any(other.clipline(start, end) for other in placed_rects if not other.collidepoint(end)):
-                    continue  # the leader line would cross another label
-                best = (cost, rect)
+        for dist, rect in _tag_spots(end, w, h, step):
             if best is not None and best[0] < dist:
-                break  # nothing further out can be cheaper
+                break  # a further ring: nothing out there can be cheaper
+            if (best is not None and dist >= best[0]) or not free(rect):
+                continue
+            patch = ids[rect.top : rect.bottom, rect.left : rect.right]
+            land = patch[(patch >= 1) & (patch < GREY_ID0)]
+            cost = dist + len(land) / patch.size * 10 * step
+            if len(land):
+                # Hiding much of a small country is worse than a longer leader line.
+                values, counts = np.unique(land, return_counts=True)
+                cost += float((counts / area_px[values]).max()) * 60 * step
+            if best is not None and cost >= best[0]:
+                continue
+            start = (min(max(end[0], rect.left), rect.right - 1), min(max(end[1], rect.top), rect.bottom - 1))
+            if any(other.clipline(start, end) for other in placed_rects if not other.collidepoint(end)):
+                continue  # the leader line would cross another label
+            best = (cost, rect)
         if best is None:  # crowded: accept a leader line that crosses others
-            for ring in range(1, 60):
-                dist = h * 0.6 + ring * step
-                for k in range(32):
-                    angle = k * math.tau / 32
-                    cx = end[0] + math.cos(angle) * (dist + w / 2 * abs(math.cos(angle)))
-                    cy = end[1] + math.sin(angle) * dist
-                    rect = pygame.Rect(int(cx - w / 2), int(cy - h / 2), w, h)
-                    if free(rect):
-                        best = (dist, rect)
-                        break
-                if best is not None:
-                    break
+            best = next(((dist, rect) for dist, rect in _tag_spots(end, w, h, step) if free(rect)), None)
         if best is None:
             # A display far smaller than the table's: overlap rather than fail mid-game.
             rect = pygame.Rect(end[0] + radius, end[1] - h // 2, w, h)
@@ -676,3 +659,15 @@ def draw_map(
     picture = _state(_sources(), rect.w, rect.h, frozenset(highlight), focus, dim_others)
     surface.blit(picture, rect.topleft)
     return rect
+
+
+def _tag_spots(end: tuple[int, int], w: int, h: int, step: int) -> Iterator[tuple[float, pygame.Rect]]:
+    """Places for a ``w`` x ``h`` tag around the point ``end``, nearest ring first: 32
+    directions per ring, each ring ``step`` further out, as (distance, rect)."""
+    for ring in range(1, 60):
+        dist = h * 0.6 + ring * step
+        for k in range(32):
+            angle = k * math.tau / 32
+            cx = end[0] + math.cos(angle) * (dist + w / 2 * abs(math.cos(angle)))
+            cy = end[1] + math.sin(angle) * dist
+            yield dist, pygame.Rect(int(cx - w / 2), int(cy - h / 2), w, h)

@@ -8,6 +8,7 @@ where every local user could see them.
 
 from __future__ import annotations
 
+import argparse
 import ipaddress
 import tomllib
 from pathlib import Path
@@ -81,3 +82,13 @@ def unit_dropin(broker: str) -> str:
         "[Service]\n"
         f"IPAddressAllow={address}\n"
     )
+
+
+def add_broker_arguments(p: argparse.ArgumentParser, *, broker: str, port: str, user: str) -> None:
+    """The options that say how to reach the broker, shared by ``table relay`` and ``table venue``."""
+    p.add_argument("--broker", help=broker)
+    p.add_argument("--port", type=int, help=port)
+    p.add_argument("--username", help=user)
+    p.add_argument("--password-file", help="file holding the MQTT password")
+    p.add_argument("--tls", action="store_true", help="connect with TLS")
+    p.add_argument("--ca-file", help="CA certificate that signed the broker's certificate")
