@@ -7,13 +7,25 @@ cached by (text, size, colour, bold); screens stay free to draw every line each 
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import pygame
 
-from table.display.theme import ACCENT, PANEL, Colour, Theme, text
+from table.display.theme import ACCENT, PANEL, Colour, Theme, text, text_rect
 
 label = text
 """One line of text, cached (see :func:`table.display.theme.text`)."""
+
+label_rect = text_rect
+"""Where :func:`label` would draw (see :func:`table.display.theme.text_rect`)."""
+
+
+@lru_cache(maxsize=8)
+def veil(size: tuple[int, int], alpha: int, colour: Colour = (0, 0, 0)) -> pygame.Surface:
+    """A translucent layer of ``size`` (made once per size and alpha; do not draw on it)."""
+    surface = pygame.Surface(size, pygame.SRCALPHA)
+    surface.fill((*colour, alpha))
+    return surface
 
 
 def wrap(font: pygame.font.Font, message: str, width: int) -> list[str]:
@@ -37,12 +49,16 @@ def dialog(surface: pygame.Surface, theme: Theme, width_units: float, height_uni
            veil_alpha: int = 170) -> pygame.Rect:
     """Darken the whole surface and draw a centred, outlined box; returns the box."""
     w, h = surface.get_size()
-    veil = pygame.Surface((w, h), pygame.SRCALPHA)
-    veil.fill((0, 0, 0, veil_alpha))
-    surface.blit(veil, (0, 0))
-    box = pygame.Rect(0, 0, theme.px(width_units), theme.px(height_units))
-    box.center = (w // 2, h // 2)
+    surface.blit(veil((w, h), veil_alpha), (0, 0))
+    box = dialog_box(surface.get_size(), theme, width_units, height_units)
     panel(surface, box, PANEL, theme.px(2), ACCENT, theme.px(0.5))
+    return box
+
+
+def dialog_box(size: tuple[int, int], theme: Theme, width_units: float, height_units: float) -> pygame.Rect:
+    """Where :func:`dialog` puts its box on a surface of ``size``."""
+    box = pygame.Rect(0, 0, theme.px(width_units), theme.px(height_units))
+    box.center = (size[0] // 2, size[1] // 2)
     return box
 
 

@@ -125,10 +125,41 @@ def text(
     shrunk to ``max_width`` pixels if it is wider.
 
     Rendered lines are cached (rendering text is the costliest part of most frames)."""
-    img = rendered(message, size, colour, bold, theme.height)
-    if max_width is not None and img.get_width() > max_width > 0:
-        scale = max_width / img.get_width()
-        img = pygame.transform.smoothscale(img, (max_width, max(1, int(img.get_height() * scale))))
+    img = _fitted(message, size, colour, bold, theme.height, max_width)
     rect = img.get_rect(**{anchor: (round(pos[0]), round(pos[1]))})
     surface.blit(img, rect)
     return rect
+
+
+def _fitted(message: str, size: str, colour: Colour, bold: bool, height: int, max_width: int | None) -> pygame.Surface:
+    img = rendered(message, size, colour, bold, height)
+    if max_width is not None and img.get_width() > max_width > 0:
+        # Shrunk lines are cached too, under their own key: a frame never rescales.
+        key = (message, size, colour, bold, height, max_width)
+        small = _shrunk.get(key)
+        if small is None or small[0] is not img:
+            scale = max_width / img.get_width()
+            small = (img, pygame.transform.smoothscale(img, (max_width, max(1, int(img.get_height() * scale)))))
+            if len(_shrunk) > 512:
+                _shrunk.clear()
+            _shrunk[key] = small
+        return small[1]
+    return img
+
+
+_shrunk: dict[tuple[str, str, Colour, bool, int, int], tuple[pygame.Surface, pygame.Surface]] = {}
+
+
+def text_rect(
+    theme: Theme,
+    message: str,
+    pos: tuple[float, float],
+    size: str = "body",
+    colour: Colour = TEXT,
+    anchor: str = "topleft",
+    bold: bool = False,
+    max_width: int | None = None,
+) -> pygame.Rect:
+    """The rect :func:`text` with the same arguments draws into (nothing is drawn)."""
+    img = _fitted(message, size, colour, bold, theme.height, max_width)
+    return img.get_rect(**{anchor: (round(pos[0]), round(pos[1]))})
