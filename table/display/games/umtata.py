@@ -15,6 +15,7 @@ import pygame
 
 from table.display import draw
 from table.display.games import RenderContext
+from table.display.layers import Part, paint_all
 from table.display.theme import (
     ACCENT,
     BACKGROUND,
@@ -86,23 +87,52 @@ class UmtataRenderer:
     game = "umtata"
 
     def draw(self, surface: pygame.Surface, view: dict[str, Any], ctx: RenderContext) -> None:
-        theme = ctx.theme
-        surface.fill(BACKGROUND)
-        W, H = surface.get_size()
+        paint_all(surface, self.parts(view, ctx.theme, ctx.paused), ctx.now)
+
+    def parts(self, view: dict[str, Any], theme: Theme, paused: bool = False) -> list[Part]:
+        """The screen as parts (see :mod:`table.display.layers`): the question band, the map
+        and one panel per player; nothing here changes with time, only with the state."""
+        W, H = theme.width, theme.height
+        full = pygame.Rect(0, 0, W, H)
         u = theme.px
         panel_x = int(W * 0.64)
         top_h = u(25)
-        self._header(surface, view, theme, pygame.Rect(u(2), u(1), W - u(4), top_h - u(1)))
+        header = pygame.Rect(u(2), u(1), W - u(4), top_h - u(1))
         map_area = pygame.Rect(u(1), top_h + u(1), panel_x - u(2), H - top_h - u(2))
-        self._map(surface, view, theme, map_area)
-        self._players(
-            surface, view, theme, pygame.Rect(panel_x, top_h, W - panel_x - u(1.5), H - top_h - u(1))
-        )
-        if ctx.paused:
-            shade = pygame.Surface((W, H), pygame.SRCALPHA)
-            shade.fill((0, 0, 0, 160))
-            surface.blit(shade, (0, 0))
-            text(surface, theme, "Paused", (W / 2, H / 2), "huge", ACCENT, "center", bold=True)
+        side = pygame.Rect(panel_x, top_h, W - panel_x - u(1.5), H - top_h - u(1))
+        names = tuple((p["station"], p["name"]) for p in view["players"])
+        out = [
+            Part("umtata:background", full, None, lambda s, t: s.fill(BACKGROUND), base=True),
+            # The header's reader dot sits a little left of and above its rect.
+            Part("umtata:header", header.inflate(2 * u(1), 2 * u(1)),
+                 (view["phase"], view["reader"], view["question"], view.get("reveal"), view["round"],
+                  view.get("winners"), names, theme.colours),
+                 lambda s, t: self._header(s, view, theme, header), base=True),
+            Part("umtata:map", map_area, (view.get("answering"), view.get("reveal"), view.get("tataaa_order"),
+                                          theme.colours),
+                 lambda s, t: self._map(s, view, theme, map_area), base=True),
+        ]
+        shared = (view.get("answering"), view.get("reveal"), view["target"], len(view["players"]), theme.colours)
+        for i, p in enumerate(view["players"]):
+            out.append(Part(f"umtata:player{i}", self._player_box(view, theme, side, i), (p, shared),
+                            lambda s, t, i=i: self._players(s, view, theme, side, only=i), base=True))
+        if paused:
+            out.append(Part("umtata:paused", full, None, lambda s, t: self._paused(s, theme), base=True))
+        return out
+
+    @staticmethod
+    def _paused(surface: pygame.Surface, theme: Theme) -> None:
+        W, H = surface.get_size()
+        surface.blit(draw.veil((W, H), 160), (0, 0))
+        text(surface, theme, "Paused", (W / 2, H / 2), "huge", ACCENT, "center", bold=True)
+
+    @staticmethod
+    def _player_box(view: dict[str, Any], theme: Theme, rect: pygame.Rect, i: int) -> pygame.Rect:
+        u = theme.px
+        players = view["players"]
+        gap = u(1)
+        row_h = min(u(17), (rect.h - gap * (len(players) - 1)) // max(1, len(players)))
+        return pygame.Rect(rect.x, rect.y + i * (row_h + gap), rect.w, row_h)
 
     # -- the top band: question, or the reveal, or the winners --------------------------
 
@@ -266,7 +296,8 @@ class UmtataRenderer:
     # -- the players: score track, status, round points ------------------------------------------
 
     def _players(
-        self, surface: pygame.Surface, view: dict[str, Any], theme: Theme, rect: pygame.Rect
+        self, surface: pygame.Surface, view: dict[str, Any], theme: Theme, rect: pygame.Rect,
+        only: int | None = None,
     ) -> None:
         u = theme.px
         players = view["players"]
@@ -278,6 +309,8 @@ class UmtataRenderer:
         tataaa_answers = {a["station"]: a for a in reveal.get("attempts", [])}
         board = load_board()
         for i, p in enumerate(players):
+            if only is not None and i != only:
+                continue
             box = pygame.Rect(rect.x, rect.y + i * (row_h + gap), rect.w, row_h)
             colour = theme.station_colour(p["station"])
             active = view.get("answering") and view["answering"]["station"] == p["station"]
