@@ -14,11 +14,14 @@ of the old and new rects of the parts that changed, appeared or went: inside suc
 region it paints every part that overlaps it, bottom first, with the surface clipped
 to the region, so overlaps and transparency come out exactly as in a full draw.
 
+The first part must paint every pixel (the background); nothing else is filled.
+
 The leading run of parts marked ``base`` (drawn straight over the background: the
-board, the map, frames, legends) is kept in an off-screen *base layer*: the region
-under a changing part is restored from it with one blit instead of repainting
-everything below. The base layer itself is repainted, region by region, only when one
-of its own parts changes (once per game state at most).
+board, the map, frames, legends) is kept in an off-screen *base layer* while some part
+above it moves: the region under a moving part is restored from it with one blit
+instead of repainting everything below. The base layer itself is repainted, region by
+region, only when one of its own parts changes (once per game state at most). When
+nothing moves (a menu, Umtata, Ugah Ugah), base parts are repainted in place.
 
 :func:`paint_all` paints a list of parts from scratch: it is what the renderers'
 ``draw`` does, and what the composer's incremental pictures are tested against.
@@ -102,12 +105,14 @@ class Composer:
         self.background = background
         self.base: pygame.Surface | None = None
         self.shown: dict[str, tuple[pygame.Rect, object, bool]] = {}
+        self.size: tuple[int, int] | None = None
         self.frames = 0
 
     def reset(self) -> None:
         """Forget the picture: the next frame is painted in full."""
         self.base = None
         self.shown = {}
+        self.size = None
 
     def compose(self, surface: pygame.Surface, parts: Sequence[Part], now: float) -> list[pygame.Rect]:
         bounds = surface.get_rect()
@@ -120,15 +125,29 @@ class Composer:
         base_parts = [p for p in parts if state[p.name][2]]
         top_parts = [p for p in parts if not state[p.name][2]]
         base = self.base
-        if base is None or base.get_size() != surface.get_size():
+        if top_parts and (base is None or base.get_size() != surface.get_size()):
+            # Something moves above the base: keep the base layer off-screen from now on.
             base = self.base = pygame.Surface(surface.get_size(), 0, surface)
             base.fill(self.background)
             paint_all(base, base_parts, now)
             surface.blit(base, (0, 0))
             paint_all(surface, top_parts, now)
             self.shown = state
+            self.size = surface.get_size()
             self.frames += 1
             return [bounds]
+        if not self.shown or self.size != surface.get_size():
+            surface.fill(self.background)
+            paint_all(surface, parts, now)
+            self.shown = state
+            self.size = surface.get_size()
+            self.base = None
+            self.frames += 1
+            return [bounds]
+        self.size = surface.get_size()
+        if not top_parts:
+            # Nothing above the base: the base *is* the picture, painted in place.
+            self.base = base = None
         changed_base: list[pygame.Rect] = []
         changed: list[pygame.Rect] = []
         old = self.shown
@@ -145,13 +164,20 @@ class Composer:
                 (changed_base if is_base else changed).append(rect)
         if not changed and not changed_base:
             return []
+        # The first part (the background) paints every pixel of a region: no fill first.
+        target = surface if base is None else base
+        if base is None:
+            changed_base += changed  # parts that were above the base and went
         for region in merge_rects(changed_base, bounds):
-            base.set_clip(region)
-            base.fill(self.background, region)
+            target.set_clip(region)
             for part in base_parts:
                 if state[part.name][0].colliderect(region):
-                    part.paint(base, now)
-        base.set_clip(None)
+                    part.paint(target, now)
+        target.set_clip(None)
+        if base is None:
+            self.shown = state
+            self.frames += 1
+            return merge_rects(changed_base, bounds)
         dirty = merge_rects(changed_base + changed, bounds)
         for region in dirty:
             surface.set_clip(region)

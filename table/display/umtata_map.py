@@ -235,6 +235,18 @@ def _base_map(width: int, height: int) -> pygame.Surface:
     return surface
 
 
+@lru_cache(maxsize=2)
+def _dimmed_map(width: int, height: int) -> pygame.Surface:
+    """The plain map with every cell that holds a country darkened (see ``draw_map``)."""
+    layout = load_layout()
+    surface = _base_map(width, height).copy()
+    area = pygame.Rect(0, 0, width, height)
+    for x, y in layout.cells:
+        cell = _cell_rect(area, layout, x, y)
+        surface.blit(_shade_tile(cell.w, cell.h), cell.topleft)
+    return surface
+
+
 def map_rect_for(area: pygame.Rect) -> pygame.Rect:
     """The largest rectangle inside ``area`` with the map's proportions, centred."""
     layout = load_layout()
@@ -269,14 +281,21 @@ def draw_map(
     ``dim_others`` darkens every country not highlighted (to show a knob sector).
     """
     rect = map_rect_for(area)
-    surface.blit(_base_map(rect.w, rect.h), rect.topleft)
     layout = load_layout()
     marked = set(highlight)
     if dim_others and marked:
-        for (x, y), code in layout.cells.items():
-            if code not in marked:
-                cell = _cell_rect(rect, layout, x, y)
-                surface.blit(_shade_tile(cell.w, cell.h), cell.topleft)
+        # The map with every country darkened, then the marked ones from the plain map:
+        # the same pixels as darkening the others cell by cell (cells never overlap),
+        # for a few blits instead of one per cell.
+        plain = _base_map(rect.w, rect.h)
+        surface.blit(_dimmed_map(rect.w, rect.h), rect.topleft)
+        local = pygame.Rect(0, 0, rect.w, rect.h)
+        for code in marked:
+            for x, y in layout.cells_of(code):
+                cell = _cell_rect(local, layout, x, y)
+                surface.blit(plain, cell.move(rect.topleft), cell)
+    else:
+        surface.blit(_base_map(rect.w, rect.h), rect.topleft)
     width = max(3, theme.px(0.6))
     for code in marked | ({focus} if focus else set()):
         colour = (255, 64, 64) if code == focus else (255, 255, 255)

@@ -83,8 +83,11 @@ class ShimoRenderer:
         glass.midright = (area.right - theme.px(6), area.centery)
         text_centre = (area.left + (glass.left - area.left) / 2, area.centery)
         sand_total = float(view["sand_seconds"])
+        names = tuple((p["station"], p["name"]) for p in view["players"])
+        # The players' details show in the middle only with the results and at the end.
+        shown = view["players"] if phase in ("results", "over") else names
         key = (phase, deadline, sand_total, view.get("flips"), tuple(view["callers"]), tuple(view["solvers"]),
-               view.get("extra_round"), view.get("reason"), view["winners"], view["players"])
+               view.get("extra_round"), view.get("reason"), view["winners"], shown)
         out: list[Part] = []
 
         def ctx(t: float) -> RenderContext:

@@ -59,8 +59,7 @@ def _block(
             break
     y = rect.y
     for line in lines[:max_lines]:
-        img = font.render(line, True, colour)
-        surface.blit(img, (rect.x, y))
+        text(surface, theme, line, (rect.x, y), s, colour, bold=bold)  # cached, unlike font.render
         y += font.get_linesize()
     return y
 
@@ -108,13 +107,21 @@ class UmtataRenderer:
                  (view["phase"], view["reader"], view["question"], view.get("reveal"), view["round"],
                   view.get("winners"), names, theme.colours),
                  lambda s, t: self._header(s, view, theme, header), base=True),
-            Part("umtata:map", map_area, (view.get("answering"), view.get("reveal"), view.get("tataaa_order"),
+            # Highlight frames are drawn on the cells' edges and reach a little past the map.
+            Part("umtata:map", map_area.inflate(4 * max(3, u(0.6)), 4 * max(3, u(0.6))), (view.get("answering"), view.get("reveal"), view.get("tataaa_order"),
                                           theme.colours),
                  lambda s, t: self._map(s, view, theme, map_area), base=True),
         ]
-        shared = (view.get("answering"), view.get("reveal"), view["target"], len(view["players"]), theme.colours)
+        reveal = view.get("reveal") or {}
+        guesses = {g["station"]: g for g in reveal.get("guesses", [])}
+        attempts = {a["station"]: a for a in reveal.get("attempts", [])}
+        answering = view.get("answering")
         for i, p in enumerate(view["players"]):
-            out.append(Part(f"umtata:player{i}", self._player_box(view, theme, side, i), (p, shared),
+            station = p["station"]
+            # Only what this player's panel shows: a knob turn elsewhere leaves it alone.
+            key = (p, bool(answering) and answering["station"] == station, guesses.get(station),
+                   attempts.get(station), bool(attempts), view["target"], len(view["players"]), theme.colours)
+            out.append(Part(f"umtata:player{i}", self._player_box(view, theme, side, i), key,
                             lambda s, t, i=i: self._players(s, view, theme, side, only=i), base=True))
         if paused:
             out.append(Part("umtata:paused", full, None, lambda s, t: self._paused(s, theme), base=True))
@@ -290,7 +297,7 @@ class UmtataRenderer:
             if box.right > rect.right - u(1):
                 break
             pygame.draw.rect(surface, ACCENT if chosen else PANEL_LIGHT, box, border_radius=u(0.8))
-            surface.blit(font.render(name, True, BACKGROUND if chosen else TEXT), (x + u(1), y + u(0.5)))
+            text(surface, theme, name, (x + u(1), y + u(0.5)), "body", BACKGROUND if chosen else TEXT, bold=chosen)
             x = box.right + u(1)
 
     # -- the players: score track, status, round points ------------------------------------------
