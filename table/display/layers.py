@@ -72,7 +72,7 @@ def paint_all(surface: pygame.Surface, parts: Iterable[Part], now: float) -> Non
         part.paint(surface, now)
 
 
-def merge_rects(rects: Iterable[pygame.Rect], bounds: pygame.Rect, full_share: float = 0.6) -> list[pygame.Rect]:
+def merge_rects(rects: Iterable[pygame.Rect], bounds: pygame.Rect, full_share: float = 0.9) -> list[pygame.Rect]:
     """Clip ``rects`` to ``bounds`` and merge those that overlap (or touch) into their
     union; when they cover more than ``full_share`` of ``bounds``, one rect: all of it."""
     pending = [r.clip(bounds) for r in rects]

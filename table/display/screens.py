@@ -420,29 +420,41 @@ class TableMenuScreen(Screen):
     def parts(self, size: tuple[int, int], now: float) -> list[Part]:
         theme = self.theme
         box = draw.dialog_box(size, theme, 110, 80)
-        return [
+        out = [
             Part("menu:veil", whole(size), 170, lambda s, t: s.blit(draw.veil(size, 170), (0, 0))),
-            Part("menu:box", box, (self.cursor, self.confirming), lambda s, t: self._box(s, box)),
+            Part("menu:box", box, None, lambda s, t: self._box(s, box)),
         ]
+        # One part per line: turning the knob repaints the two lines it moved between.
+        for i, (key, text_) in enumerate(MENU_ITEMS):
+            row = self._row_rect(box, i)
+            state = (i == self.cursor, self.confirming == key)
+            out.append(Part(f"menu:line{i}", row, state, lambda s, t, i=i, row=row: self._line(s, row, i)))
+        return out
+
+    def _row_rect(self, box: pygame.Rect, i: int) -> pygame.Rect:
+        theme = self.theme
+        y = box.top + theme.px(16) + i * theme.px(10)
+        return pygame.Rect(box.left + theme.px(4), y, box.width - theme.px(8), theme.px(8.5))
 
     def _box(self, surface: pygame.Surface, box: pygame.Rect) -> None:
         theme = self.theme
         draw.panel(surface, box, PANEL, theme.px(2), ACCENT, theme.px(0.5))
         draw.label(surface, theme, "Table menu · game paused", (box.centerx, box.top + theme.px(7)), "large", ACCENT,
                    "center", bold=True)
-        for i, (key, text_) in enumerate(MENU_ITEMS):
-            y = box.top + theme.px(16) + i * theme.px(10)
-            row = pygame.Rect(box.left + theme.px(4), y, box.width - theme.px(8), theme.px(8.5))
-            selected = i == self.cursor
-            if selected:
-                draw.panel(surface, row, PANEL_LIGHT, theme.px(1))
-            label = text_
-            if self.confirming == key:
-                label = f"{text_}? Push again to confirm"
-            draw.label(surface, theme, label, (row.left + theme.px(3), row.centery), "large",
-                       ACCENT if selected else TEXT, "midleft", bold=selected, max_width=row.width - theme.px(6))
         draw.label(surface, theme, "Turn: choose · Push: take", (box.centerx, box.bottom - theme.px(3)), "small",
                    TEXT_DIM, "midbottom")
+
+    def _line(self, surface: pygame.Surface, row: pygame.Rect, i: int) -> None:
+        theme = self.theme
+        key, text_ = MENU_ITEMS[i]
+        selected = i == self.cursor
+        if selected:
+            draw.panel(surface, row, PANEL_LIGHT, theme.px(1))
+        label = text_
+        if self.confirming == key:
+            label = f"{text_}? Push again to confirm"
+        draw.label(surface, theme, label, (row.left + theme.px(3), row.centery), "large",
+                   ACCENT if selected else TEXT, "midleft", bold=selected, max_width=row.width - theme.px(6))
 
 
 class PausedScreen(Screen):

@@ -307,16 +307,18 @@ class UbongoRenderer:
             band = pygame.Rect(layout.board.x, top, layout.board.width, math.ceil(layout.row_h) + 5)
             out.append(Part(f"ubongo:row{row}", band, (tuple(gems), layout.board.size),
                             lambda s, t, row=row: self._row(s, theme, view, layout, row), base=True))
+        # Figures, reach marks and panels change with nearly every input: they sit above the
+        # base layer (nothing there overlaps them), so a change repaints only them.
+        above: list[Part] = []
         movers = tuple((p["station"], tuple(p["reach"]), p["cursor"], len(view["board"][p["cursor"]]))
                        for p in self._movers(view))
-        out.append(Part("ubongo:reach", self._reach_rect(theme, view, layout), (movers, colours),
-                        lambda s, t: self._reach(s, theme, view, layout), base=True))
+        above.append(Part("ubongo:reach", self._reach_rect(theme, view, layout), (movers, colours),
+                          lambda s, t: self._reach(s, theme, view, layout)))
         for row, items in sorted(self._figure_rows(view).items()):
             field = layout.field_rect(row)
-            out.append(Part(f"ubongo:figures{row}", field.inflate(round(2 * u), round(2 * u)),
-                            (tuple(items), colours, field),
-                            lambda s, t, row=row, items=items: self._figure_row(s, theme, layout, row, items),
-                            base=True))
+            above.append(Part(f"ubongo:figures{row}", field.inflate(round(2 * u), round(2 * u)),
+                              (tuple(items), colours, field),
+                              lambda s, t, row=row, items=items: self._figure_row(s, theme, layout, row, items)))
         legend = pygame.Rect(layout.board.x, layout.legend_y - round(2.5 * u), layout.board.width, round(5 * u))
         out.append(Part("ubongo:legend", legend, tuple(view["colours"]),
                         lambda s, t: self._legend(s, theme, view, layout), base=True))
@@ -356,8 +358,8 @@ class UbongoRenderer:
 
                 live.append(Part(f"ubongo:panel{player['station']}", panel, key, paint, live=left_s))
             else:
-                out.append(Part(f"ubongo:panel{player['station']}", panel, key, paint, base=True))
-        out += live
+                above.append(Part(f"ubongo:panel{player['station']}", panel, key, paint))
+        out += above + live
         flights = [e for e in view["events"] if e["kind"] == "gems_taken"]
         if flights:
             out.append(Part("ubongo:flying", full, None,

@@ -59,11 +59,11 @@ class ShimoRenderer:
         n = max(1, len(players))
         gap = theme.px(1.5)
         width = (area.width - gap * (n + 1)) // n
-        shared = (view["phase"], tuple(view["callers"]), tuple(view["solvers"]), tuple(view.get("may_act", [])),
-                  tuple(q["name"] for q in players))
+        may_act = view.get("may_act", [])
         for i, p in enumerate(players):
             rect = pygame.Rect(area.left + gap + i * (width + gap), area.top + gap, width, area.height - 2 * gap)
-            out.append(Part(f"shimo:player{p['station']}", rect, (rect.topleft, p, shared),
+            key = (rect, p, p["station"] in may_act, self._round_note(view, p))
+            out.append(Part(f"shimo:player{p['station']}", rect, key,
                             lambda s, t, i=i: self._players(s, area, view, theme, only=i), base=True))
         out += [part for part in live if part.live is not None]
         if paused:
@@ -84,10 +84,19 @@ class ShimoRenderer:
         text_centre = (area.left + (glass.left - area.left) / 2, area.centery)
         sand_total = float(view["sand_seconds"])
         names = tuple((p["station"], p["name"]) for p in view["players"])
-        # The players' details show in the middle only with the results and at the end.
-        shown = view["players"] if phase in ("results", "over") else names
-        key = (phase, deadline, sand_total, view.get("flips"), tuple(view["callers"]), tuple(view["solvers"]),
-               view.get("extra_round"), view.get("reason"), view["winners"], shown)
+        # Only what the middle shows in this phase: a press that changes nothing here
+        # (a player solving while the sand runs) leaves it alone.
+        key: object
+        if phase in ("countdown", "solving"):
+            key = (phase, deadline, sand_total, view.get("flips") if phase == "solving" else None)
+        elif phase == "racing":
+            key = (phase, deadline, sand_total, tuple(view["callers"]), names)
+        elif phase == "results":
+            key = (phase, tuple(view["callers"]), tuple(view["solvers"]), view.get("extra_round"),
+                   tuple((p["name"], p["playing"]) for p in view["players"]))
+        else:
+            key = (phase, deadline, sand_total, view.get("reason"), view["winners"], view["players"],
+                   tuple(view["callers"]), tuple(view["solvers"]), view.get("extra_round"), view.get("flips"))
         out: list[Part] = []
 
         def ctx(t: float) -> RenderContext:
