@@ -36,7 +36,7 @@ import pygame
 
 from table.display.theme import BACKGROUND, Colour
 
-Paint = Callable[[pygame.Surface, float], None]
+Paint = Callable[[pygame.Surface, float], object]
 Live = Callable[[float], tuple[object, pygame.Rect]]
 
 

@@ -28,7 +28,7 @@ import pygame
 
 from table.autoplay import next_random_action
 from table.display import draw
-from table.display.games import RenderContext, renderers
+from table.display.games import renderers
 from table.display.layers import Part, paint_all, whole
 from table.display.theme import ACCENT, BACKGROUND, GOOD, PANEL, PANEL_LIGHT, TEXT, TEXT_DIM, Colour, Theme
 from table.games import registry
@@ -425,7 +425,7 @@ class TableMenuScreen(Screen):
             Part("menu:box", box, None, lambda s, t: self._box(s, box)),
         ]
         # One part per line: turning the knob repaints the two lines it moved between.
-        for i, (key, text_) in enumerate(MENU_ITEMS):
+        for i, (key, _) in enumerate(MENU_ITEMS):
             row = self._row_rect(box, i)
             state = (i == self.cursor, self.confirming == key)
             out.append(Part(f"menu:line{i}", row, state, lambda s, t, i=i, row=row: self._line(s, row, i)))

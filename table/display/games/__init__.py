@@ -1,9 +1,11 @@
 """Per-game renderers, discovered like the engines.
 
-Each module here defines ``RENDERER``: an object with ``game`` (the engine name) and
-``draw(surface, view, ctx)`` where ``view`` is ``engine.view(state, None)`` (the
-public display view, JSON-compatible) and ``ctx`` a :class:`RenderContext`.
-``draw`` must not change anything but the surface.
+Each module here defines ``RENDERER``: an object with ``game`` (the engine name),
+``parts(view, theme, paused)``, the screen as :class:`~table.display.layers.Part`
+objects whose times are the game's (what the table draws, repainting only what
+changed), and ``draw(surface, view, ctx)``, all of them painted from scratch. ``view``
+is ``engine.view(state, None)`` (the public display view, JSON-compatible) and ``ctx``
+a :class:`RenderContext`. Neither may change anything but the surface.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any, Protocol
 
 import pygame
 
+from table.display.layers import Part
 from table.display.theme import Theme
 
 
@@ -32,6 +35,8 @@ class Renderer(Protocol):
     game: str
 
     def draw(self, surface: pygame.Surface, view: dict[str, Any], ctx: RenderContext) -> None: ...
+
+    def parts(self, view: dict[str, Any], theme: Theme, paused: bool = False) -> list[Part]: ...
 
 
 @cache

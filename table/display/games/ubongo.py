@@ -350,8 +350,10 @@ class UbongoRenderer:
             moving = player["status"] in ("moving", "taking") and deadline is not None
             key = (panel, player, player["station"] in may_act, phase, tuple(view["colours"]), colours,
                    deadline if moving else None)
-            paint = (lambda s, t, panel=panel, player=player:
-                     self._panel(s, theme, view, player, panel, ctx(t)))
+            def paint(s: pygame.Surface, t: float, panel: pygame.Rect = panel,
+                      player: dict[str, Any] = player) -> None:
+                self._panel(s, theme, view, player, panel, ctx(t))
+
             if moving:
                 def left_s(t: float, panel: pygame.Rect = panel) -> tuple[object, pygame.Rect]:
                     return math.ceil(max(0.0, deadline - t)), panel

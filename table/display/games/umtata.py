@@ -108,8 +108,8 @@ class UmtataRenderer:
                   view.get("winners"), names, theme.colours),
                  lambda s, t: self._header(s, view, theme, header), base=True),
             # Highlight frames are drawn on the cells' edges and reach a little past the map.
-            Part("umtata:map", map_area.inflate(4 * max(3, u(0.6)), 4 * max(3, u(0.6))), (view.get("answering"), view.get("reveal"), view.get("tataaa_order"),
-                                          theme.colours),
+            Part("umtata:map", map_area.inflate(4 * max(3, u(0.6)), 4 * max(3, u(0.6))),
+                 (view.get("answering"), view.get("reveal"), view.get("tataaa_order"), theme.colours),
                  lambda s, t: self._map(s, view, theme, map_area), base=True),
         ]
         reveal = view.get("reveal") or {}
