@@ -107,6 +107,7 @@ class Runner:
         WAKE = pygame.event.custom_type() if WAKE is None else WAKE
         self.config = config
         self.sim = sim
+        self.headless = headless
         self.stop = False
         width, height = config.display.width, config.display.height
         self.size = (width, height)
@@ -297,7 +298,9 @@ class Runner:
                 else:
                     self.window.blit(pygame.transform.smoothscale(self.surface, self.disp_size), (0, 0))
                     dirty = [pygame.Rect((0, 0), self.disp_size)]
-            dirty += self._draw_sim(now)
+            if not self.headless:
+                # Nobody sees a headless window: its bar and LEDs are drawn for a screenshot only.
+                dirty += self._draw_sim(now)
         elif drawn:
             for rect in dirty:
                 self.window.blit(self.surface, rect, rect)
@@ -359,6 +362,8 @@ class Runner:
         import pygame
 
         if screenshot is not None:
+            if self.sim and self.headless:
+                self._draw_sim(self.clock())
             pygame.image.save(self.window, str(screenshot))
         # Reverse order of start: inputs first (no new input), then outputs and journal.
         self.notifier.stopping()

@@ -546,9 +546,12 @@ class AttractScreen(Screen):
             renderer = renderers().get(demo.engine.name)
             parts = [] if renderer is None else retimed(renderer.parts(demo.view(None), self.theme), self.demo_time)
             band = pygame.Rect(0, 0, size[0], self.theme.px(11))
-            title = demo.engine.title
-            parts.append(Part("attract:band", band, title, lambda s, t: self._band(s, band, title, t),
-                              live=lambda t: (self._pulse(t), band)))
+            title = f"Demo: {demo.engine.title} · press any button to play"
+            where = draw.label_rect(self.theme, title, band.center, "large", ACCENT, "center", bold=True)
+            parts.append(Part("attract:band", band, None, lambda s, t: s.blit(draw.veil(band.size, 235), band)))
+            # Only the title pulses: each frame repaints its own rect, not the whole band.
+            parts.append(Part("attract:title", where, title, lambda s, t: self._title(s, band, title, t),
+                              live=lambda t: (self._pulse(t), where)))
             self._memo = memo = (demo.state, size, parts)
         return memo[2]
 
@@ -557,10 +560,9 @@ class AttractScreen(Screen):
         pulse = 0.5 + 0.5 * math.sin(now * 3)
         return tuple(int(c * (0.6 + 0.4 * pulse)) for c in ACCENT)
 
-    def _band(self, surface: pygame.Surface, band: pygame.Rect, title: str, now: float) -> None:
-        surface.blit(draw.veil(band.size, 235), band)
-        draw.label(surface, self.theme, f"Demo: {title} · press any button to play", band.center,
-                   "large", self._pulse(now), "center", bold=True)  # type: ignore[arg-type]
+    def _title(self, surface: pygame.Surface, band: pygame.Rect, title: str, now: float) -> None:
+        draw.label(surface, self.theme, title, band.center, "large", self._pulse(now), "center",  # type: ignore[arg-type]
+                   bold=True)
 
 
 class LeaveKioskScreen(Screen):

@@ -96,17 +96,43 @@ def rendered(message: str, size: str, colour: Colour, bold: bool, height: int) -
     if img is not None:
         _text_cache.move_to_end(key)
         return img
-    try:
-        img = Theme(1, height).font(size, bold).render(message, True, colour)
-    except pygame.error:
-        # pygame.quit() in between made the cached fonts invalid: open them again.
-        _font.cache_clear()
-        img = Theme(1, height).font(size, bold).render(message, True, colour)
+    img = _shape(message, size, bold, height).copy()
+    # An antialiased line is its colour everywhere with the glyphs' coverage as alpha, so
+    # adding the colour to the black rendering gives exactly what rendering in that
+    # colour gives: a line is rendered once per string and size, whatever its colours
+    # (the demo's pulsing title takes a new colour every frame).
+    img.fill((*colour, 0), special_flags=pygame.BLEND_RGBA_ADD)
     _text_cache[key] = img
     _text_bytes += img.get_width() * img.get_height() * img.get_bytesize()
     while _text_bytes > TEXT_CACHE_BYTES and len(_text_cache) > 1:
         _, old = _text_cache.popitem(last=False)
         _text_bytes -= old.get_width() * old.get_height() * old.get_bytesize()
+    return img
+
+
+_shapes: OrderedDict[tuple[str, str, bool, int], pygame.Surface] = OrderedDict()
+_shape_bytes = 0
+
+
+def _shape(message: str, size: str, bold: bool, height: int) -> pygame.Surface:
+    """One line rendered in black (cached, bounded like the coloured lines)."""
+    global _shape_bytes
+    key = (message, size, bold, height)
+    img = _shapes.get(key)
+    if img is not None:
+        _shapes.move_to_end(key)
+        return img
+    try:
+        img = Theme(1, height).font(size, bold).render(message, True, (0, 0, 0))
+    except pygame.error:
+        # pygame.quit() in between made the cached fonts invalid: open them again.
+        _font.cache_clear()
+        img = Theme(1, height).font(size, bold).render(message, True, (0, 0, 0))
+    _shapes[key] = img
+    _shape_bytes += img.get_width() * img.get_height() * img.get_bytesize()
+    while _shape_bytes > TEXT_CACHE_BYTES and len(_shapes) > 1:
+        _, old = _shapes.popitem(last=False)
+        _shape_bytes -= old.get_width() * old.get_height() * old.get_bytesize()
     return img
 
 

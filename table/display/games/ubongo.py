@@ -333,16 +333,34 @@ class UbongoRenderer:
         deadline = view.get("deadline")
         sand_key = (phase, deadline, view["hourglass"], view["sand_seconds"])
         paint_sand = lambda s, t: self._hourglass(s, theme, view, layout, ctx(t))  # noqa: E731
-        if phase in ("sand", "countdown") and deadline is not None:
-            bar_w = layout.sand.width - round(4 * u)
-            sand_rect = layout.sand
+        if phase == "sand" and deadline is not None:
+            # The panel stays; the seconds change once a second, the bar a pixel at a time.
+            bar = self._sand_bar(theme, layout)
+            number_at = (layout.sand.centerx, layout.sand.y + layout.sand.height * 0.4)
 
-            def sand(t: float) -> tuple[object, pygame.Rect]:
+            def seconds(t: float) -> tuple[object, pygame.Rect]:
+                left = max(0.0, deadline - t)
+                n, colour = f"{math.ceil(left)}", BAD if left <= 10 else ACCENT
+                return (n, colour), label_rect(theme, n, number_at, "huge", colour, "center", bold=True)
+
+            def bar_fill(t: float) -> tuple[object, pygame.Rect]:
                 left = max(0.0, deadline - t)
                 frac = min(1.0, left / max(0.001, view["sand_seconds"]))
-                return (math.ceil(left), left <= 10, round(bar_w * frac)), sand_rect
+                return (left <= 10, round(bar.width * frac)), bar
 
-            live.append(Part("ubongo:sand", layout.sand, sand_key, paint_sand, live=sand))
+            out.append(Part("ubongo:sand", layout.sand, sand_key,
+                            lambda s, t: self._hourglass(s, theme, view, layout, ctx(t), "panel"), base=True))
+            live.append(Part("ubongo:sand-number", layout.sand, sand_key,
+                             lambda s, t: self._hourglass(s, theme, view, layout, ctx(t), "number"), live=seconds))
+            live.append(Part("ubongo:sand-bar", bar, sand_key,
+                             lambda s, t: self._hourglass(s, theme, view, layout, ctx(t), "bar"), live=bar_fill))
+        elif phase == "countdown" and deadline is not None:
+            sand_rect = layout.sand
+
+            def count(t: float) -> tuple[object, pygame.Rect]:
+                return math.ceil(max(0.0, deadline - t)), sand_rect
+
+            live.append(Part("ubongo:sand", layout.sand, sand_key, paint_sand, live=count))
         else:
             out.append(Part("ubongo:sand", layout.sand, sand_key, paint_sand, base=True))
         may_act = view["may_act"]
@@ -652,35 +670,40 @@ class UbongoRenderer:
                 "center",
             )
 
-    def _hourglass(
-        self, surface: pygame.Surface, theme: Theme, view: dict[str, Any], layout: Layout, ctx: RenderContext
-    ) -> None:
+    @staticmethod
+    def _sand_bar(theme: Theme, layout: Layout) -> pygame.Rect:
         u = theme.unit
         rect = layout.sand
-        pygame.draw.rect(surface, PANEL, rect, border_radius=round(1.5 * u))
+        return pygame.Rect(rect.x + round(2 * u), rect.bottom - round(5 * u), rect.width - round(4 * u), round(3 * u))
+
+    def _hourglass(
+        self, surface: pygame.Surface, theme: Theme, view: dict[str, Any], layout: Layout, ctx: RenderContext,
+        which: str = "all",
+    ) -> None:
+        """The sand panel; while the sand runs, ``which`` may pick the "panel" (with its
+        caption), the "number" of seconds or the "bar" alone (they change at different rates)."""
+        u = theme.unit
+        rect = layout.sand
         phase = view["phase"]
         deadline = view.get("deadline")
-        bar = pygame.Rect(rect.x + round(2 * u), rect.bottom - round(5 * u), rect.width - round(4 * u), round(3 * u))
+        bar = self._sand_bar(theme, layout)
+        if which in ("all", "panel"):
+            pygame.draw.rect(surface, PANEL, rect, border_radius=round(1.5 * u))
         if phase == "sand" and deadline is not None:
             left = max(0.0, deadline - ctx.now)
             frac = min(1.0, left / max(0.001, view["sand_seconds"]))
             colour = BAD if left <= 10 else ACCENT
-            label(
-                surface,
-                theme,
-                f"{math.ceil(left)}",
-                (rect.centerx, rect.y + rect.height * 0.4),
-                "huge",
-                colour,
-                "center",
-                bold=True,
-            )
-            caption = "seconds of sand" if view["hourglass"] == 1 else "nobody finished: the sand runs once more"
-            label(surface, theme, caption, (rect.centerx, bar.y - 2 * u), "small", TEXT_DIM, "center")
-            pygame.draw.rect(surface, PANEL_LIGHT, bar, border_radius=round(1 * u))
-            fill = bar.copy()
-            fill.width = round(bar.width * frac)
-            pygame.draw.rect(surface, colour, fill, border_radius=round(1 * u))
+            if which in ("all", "number"):
+                label(surface, theme, f"{math.ceil(left)}", (rect.centerx, rect.y + rect.height * 0.4), "huge",
+                      colour, "center", bold=True)
+            if which in ("all", "panel"):
+                caption = "seconds of sand" if view["hourglass"] == 1 else "nobody finished: the sand runs once more"
+                label(surface, theme, caption, (rect.centerx, bar.y - 2 * u), "small", TEXT_DIM, "center")
+            if which in ("all", "bar"):
+                pygame.draw.rect(surface, PANEL_LIGHT, bar, border_radius=round(1 * u))
+                fill = bar.copy()
+                fill.width = round(bar.width * frac)
+                pygame.draw.rect(surface, colour, fill, border_radius=round(1 * u))
         elif phase == "countdown" and deadline is not None:
             left = max(0.0, deadline - ctx.now)
             label(
