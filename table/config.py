@@ -1,7 +1,7 @@
 """The table's configuration: TOML files in a config directory -> frozen dataclasses.
 
-``load_config(dir)`` reads ``table.toml`` from the directory (the shipped defaults
-are in ``config/`` at the repository root) and reports *every* problem at once,
+``load_config(dir)`` reads ``table.toml`` from the directory (or the shipped default,
+see :mod:`table.datafiles`, when the directory has none) and reports *every* problem at once,
 each as ``file: key.path: what is wrong (did you mean 'x'?)``. Other config files
 (hardware, games' data) are read by their own modules with the same error style.
 """
@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from table.checks import Check, boolean, check_section, did_you_mean, number, one_of, string, whole
+from table.datafiles import data_file
 from table.errors import TableError
 
-DEFAULT_DIR = Path(__file__).resolve().parent.parent / "config"
 CONFIG_FILE = "table.toml"
 
 
@@ -158,15 +158,15 @@ def parse_config(data: Mapping[str, Any], source: str) -> TableConfig:
 
 
 def load_config(directory: str | Path | None = None) -> TableConfig:
-    """Load ``table.toml`` from ``directory`` (default: the shipped ``config/``)."""
-    base = Path(directory) if directory is not None else DEFAULT_DIR
-    if not base.is_dir():
-        raise ConfigError([f"{base}: there is no config directory here"])
-    path = base / CONFIG_FILE
+    """Load ``table.toml`` from ``directory``, or the shipped one when ``directory`` is
+    ``None`` or has no ``table.toml`` (the defaults are overridden file by file)."""
+    if directory is not None and not Path(directory).is_dir():
+        raise ConfigError([f"{directory}: there is no config directory here"])
+    path = data_file(CONFIG_FILE, directory)
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise ConfigError([f"{path}: missing (every config directory needs a {CONFIG_FILE})"]) from None
+        raise ConfigError([f"{path}: missing (the install has no {CONFIG_FILE}; reinstall the table)"]) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError([f"{path}: cannot be read ({exc})"]) from None
     try:

@@ -1,8 +1,9 @@
 """The options each game starts with: ``[games.NAME]`` from table.toml plus the game's
-own data files under ``config/NAME/`` (a die, a map, a deck, chip values).
+own data files under ``NAME/`` of the config directory or the shipped defaults (a die, a
+map, a deck, chip values; see :mod:`table.datafiles`).
 
 A game package that reads data files offers a module-level
-``config_options(config_dir) -> dict`` beside its ``ENGINE`` (file reading stays out of
+``config_options(config_dir: Path | None) -> dict`` beside its ``ENGINE`` (file reading stays out of
 the pure engine). It returns setup options, raising :class:`table.errors.TableError`
 for a bad file; the options are plain data, so a journaled setup replays without the files.
 """
@@ -20,7 +21,7 @@ from table.games import registry
 from table.games.base import GameError, GameSetup
 
 
-def option_problems(config: TableConfig, config_dir: str | Path) -> list[str]:
+def option_problems(config: TableConfig, config_dir: str | Path | None = None) -> list[str]:
     """Every problem with the games' options: unknown keys (with the key meant) and
     values the engine refuses, found by setting up a trial game with them."""
     problems: list[str] = []
@@ -44,8 +45,9 @@ def option_problems(config: TableConfig, config_dir: str | Path) -> list[str]:
     return problems
 
 
-def game_options(config: TableConfig, config_dir: str | Path) -> dict[str, dict[str, Any]]:
-    """Setup options by game name for the lobby to start games with."""
+def game_options(config: TableConfig, config_dir: str | Path | None = None) -> dict[str, dict[str, Any]]:
+    """Setup options by game name for the lobby to start games with (``config_dir``
+    ``None``: the directory in force, else the shipped defaults)."""
     options: dict[str, dict[str, Any]] = {}
     for name, engine in registry().items():
         opts: dict[str, Any] = {}
@@ -54,7 +56,7 @@ def game_options(config: TableConfig, config_dir: str | Path) -> dict[str, dict[
         package = ".".join(type(engine).__module__.split(".")[:3])
         loader = getattr(importlib.import_module(package), "config_options", None)
         if loader is not None:
-            opts.update(loader(Path(config_dir)))
+            opts.update(loader(Path(config_dir) if config_dir is not None else None))
         opts.update(config.games.get(name, {}))
         options[name] = opts
     return options

@@ -168,7 +168,7 @@ def test_missing_config_directory(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_unknown_option_and_command_exit_2_in_one_line() -> None:
     for args in (["--bogus"], ["play", "--what", "x"], ["frobnicate"]):
-        proc = subprocess.run([sys.executable, "-m", "table", *args], capture_output=True, text=True, cwd=ROOT,
+        proc = subprocess.run([sys.executable, "-m", "table", *args], capture_output=True, text=True, cwd="/",
                               check=False)
         assert proc.returncode == 2
         assert proc.stderr.startswith("table: ") and "Traceback" not in proc.stderr
@@ -179,7 +179,7 @@ def test_the_run_command_plays_attract_mode_headless(tmp_path: Path) -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "table", "run", "--seconds", "3", "--journal", str(tmp_path / "j.db"),
          "--screenshot", str(tmp_path / "shot.png")],
-        capture_output=True, text=True, cwd=ROOT, check=False, timeout=120,
+        capture_output=True, text=True, cwd="/", check=False, timeout=120,
         env={"PATH": "/usr/bin:/bin", "SDL_AUDIODRIVER": "dummy", "HOME": str(tmp_path)},
     )
     assert proc.returncode == 0, proc.stderr

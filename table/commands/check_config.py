@@ -1,16 +1,25 @@
-"""``table check-config [DIR]``: report every problem in a config directory at once."""
+"""``table check-config [DIR] [--kiosk]``: report every problem in a config directory at once.
+
+On a Raspberry Pi, and everywhere with ``--kiosk``, it also checks what the configured
+backends need from the machine (:mod:`table.hardware.requirements`): the Python modules
+they import, and with ``--kiosk`` whether they can work under the kiosk's unprivileged
+service. ``table install`` sets the kiosk up; ``--kiosk`` is how to check a config for it.
+"""
 
 from __future__ import annotations
 
 import argparse
 
-from table.config import DEFAULT_DIR, ConfigError, load_config
+from table.config import ConfigError, load_config
+from table.datafiles import use_config_dir
 from table.hardware.config import HardwareConfigError, load_hardware_or_sim
+from table.hardware.requirements import is_raspberry_pi, kiosk_problems, module_problems
 
 
 def cmd_check_config(args: argparse.Namespace) -> int:
     problems: list[str] = []
     config = hardware = None
+    use_config_dir(args.directory)
     try:
         config = load_config(args.directory)
     except ConfigError as exc:
@@ -23,6 +32,10 @@ def cmd_check_config(args: argparse.Namespace) -> int:
             and len(hardware.stations) < config.stations:
         problems.append(f"{hardware.source}: station: {config.stations} stations play (table.toml) but only "
                         f"{len(hardware.stations)} are wired")
+    if hardware is not None and (args.kiosk or is_raspberry_pi()):
+        problems += module_problems(hardware)
+        if args.kiosk:
+            problems += kiosk_problems(hardware, on_pi=is_raspberry_pi())
     if config is not None:
         from table.gamedata import option_problems
 
@@ -37,5 +50,9 @@ def cmd_check_config(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("check-config", help="check a config directory and list every problem")
-    p.add_argument("directory", nargs="?", default=str(DEFAULT_DIR), help="config directory (default: config/)")
+    p.add_argument("directory", nargs="?", default=None,
+                   help="config directory (default: the shipped defaults); files it lacks come from the defaults")
+    p.add_argument("--kiosk", action="store_true",
+                   help="also refuse what cannot work under the kiosk's service (table user, no root), "
+                        "and check the Python modules the backends need")
     p.set_defaults(func=cmd_check_config)

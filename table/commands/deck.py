@@ -1,7 +1,8 @@
 """``table deck check``: validate the Umtata question deck and show what it covers.
 
-Reads every ``questions*.toml`` in the deck folder (default: the shipped
-``config/umtata``) or the files given, checks them against the board (unknown country,
+Reads the deck in force (the shipped ``umtata/questions*.toml`` merged by name with a
+config directory's, ``--config DIR``), every ``questions*.toml`` of one folder
+(``--dir``), or the files given, checks them against the board (unknown country,
 unknown topic, duplicate question, missing text or explanation, a country with fewer
 than five questions, a deck under 400), prints the count per country and per topic,
 and exits 2 listing every problem, or 0 when the deck is good.
@@ -25,9 +26,11 @@ def register(subparsers: Any) -> None:
     check.add_argument(
         "files", nargs="*", type=Path, help="deck files (default: every questions*.toml in --dir)"
     )
-    check.add_argument("--dir", type=Path, default=None, help="deck folder (default: config/umtata)")
+    check.add_argument("--dir", type=Path, default=None, help="check only the deck files of this folder")
+    check.add_argument("--config", type=Path, default=None, metavar="DIR",
+                       help="config directory whose umtata/ files join (or replace) the shipped deck and board")
     check.add_argument(
-        "--board", type=Path, default=None, help="board file (default: config/umtata/board.toml)"
+        "--board", type=Path, default=None, help="board file (default: umtata/board.toml in force)"
     )
     check.set_defaults(func=run_check)
     parser.set_defaults(func=lambda args: _usage(parser))
@@ -39,17 +42,25 @@ def _usage(parser: argparse.ArgumentParser) -> int:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    from table.games.umtata.board import CONFIG_DIR, BoardError, load_board
+    from table.datafiles import data_files, use_config_dir
+    from table.games.umtata.board import BoardError, load_board
     from table.games.umtata.deck import TOPICS, check_deck, deck_files
 
+    if args.config is not None and not args.config.is_dir():
+        raise TableError(f"the config directory {args.config} does not exist")
+    use_config_dir(args.config)
     try:
         board = load_board(args.board) if args.board else load_board()
     except BoardError as exc:
         raise TableError(str(exc)) from None
     if args.files:
         paths = list(args.files)
+    elif args.dir is None:
+        paths = data_files("umtata", "questions*.toml")
+        if not paths:
+            raise TableError("the install has no Umtata deck (umtata/questions*.toml); reinstall the table")
     else:
-        folder = args.dir or CONFIG_DIR
+        folder = args.dir
         if not folder.is_dir():
             raise TableError(f"the deck folder {folder} does not exist")
         paths = deck_files(folder)

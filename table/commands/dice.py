@@ -25,6 +25,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     r.add_argument("images", nargs="+", metavar="IMAGE")
     r.add_argument("--dice", metavar="NAME", help="a calibrated set of symbol dice (default: pip dice)")
     r.add_argument("--json", action="store_true", help="one JSON object per image")
+    _config_option(r)
     r.set_defaults(func=cmd_read)
 
     c = sub.add_parser("calibrate", help="teach the faces of a set of symbol dice")
@@ -39,6 +40,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     c.add_argument("--camera", metavar="SRC", help="capture from pi, usb[:N] instead of files")
     c.add_argument("--faces", metavar="A,B,...", help="face names to capture with --camera")
     c.add_argument("--shots", type=int, default=3, help="captures per face with --camera")
+    _config_option(c)
     c.set_defaults(func=cmd_calibrate)
 
     w = sub.add_parser("watch", help="show the camera view with boxes and faces drawn")
@@ -46,7 +48,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     w.add_argument("--dice", metavar="NAME")
     w.add_argument("--out", metavar="DIR", help="save annotated frames here instead of a window")
     w.add_argument("--frames", type=int, default=0, help="stop after N frames (0: until the source ends)")
+    _config_option(w)
     w.set_defaults(func=cmd_watch)
+
+
+def _config_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--config", metavar="DIR", default=None,
+                   help="config directory (reader settings, face model, taught dice); files it lacks "
+                        "come from the shipped defaults")
+
+
+def _use_config(args: argparse.Namespace) -> None:
+    from table.datafiles import use_config_dir
+
+    if args.config is not None and not Path(args.config).is_dir():
+        raise TableError(f"the config directory {args.config} does not exist")
+    use_config_dir(args.config)
 
 
 def _reader(dice: str | None):  # type: ignore[no-untyped-def]
@@ -62,6 +79,7 @@ def _reader(dice: str | None):  # type: ignore[no-untyped-def]
 def cmd_read(args: argparse.Namespace) -> int:
     from table.dice.reader import load_image
 
+    _use_config(args)
     reader = _reader(args.dice)
     status = 0
     for name in args.images:
@@ -88,6 +106,9 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     from table.dice.settings import load_settings
     from table.dice.symbols import calibrate
 
+    _use_config(args)
+    if args.config is None:
+        raise TableError("say where to keep the taught dice with --config DIR (the kiosk reads /etc/table)")
     settings = load_settings()
     shots = []
     if args.camera:
@@ -126,6 +147,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
     from table.dice.capture import open_source
     from table.dice.watch import annotate, show
 
+    _use_config(args)
     reader = _reader(args.dice)
     source = open_source(args.camera)
     out = Path(args.out) if args.out else None

@@ -1,13 +1,16 @@
 """``table install`` / ``table uninstall``: make this machine boot into the table (kiosk).
 
-``table install`` (as root, from a checkout of the project) does, and prints, each of:
+``table install`` (as root) does, and prints, each of:
 
 1. the groups the table's devices belong to (``gpio spi video input render audio``)
    exist, and a system user ``table`` (no login shell, home ``/var/lib/table``) is in them;
 2. a virtual environment at ``/opt/table/venv`` (with the system's site packages, so
-   Debian's ``python3-picamera2`` is importable) holds the project;
-3. ``/etc/table/`` holds the config (shipped defaults copied only where no file is,
-   so an owner's edits survive a re-install);
+   Debian's ``python3-picamera2`` is importable) holds the table. The usual way is to
+   install the wheel there with pip and run ``/opt/table/venv/bin/table install``, which
+   finds itself already in place; from anywhere else it builds that venv from
+   ``--wheel FILE``, or from the checkout an editable install came from;
+3. ``/etc/table/`` holds the config (the shipped defaults, read from the installed
+   package, copied only where no file is, so an owner's edits survive a re-install);
 4. the unit ``table.service``, the logind and watchdog drop-ins and the udev rules are
    installed; the unit is enabled, the default target is ``multi-user.target`` (no
    desktop), the login prompt on the first console is disabled and Ctrl+Alt+Del no
@@ -40,6 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
+from table.datafiles import editable_source, package_path
 from table.errors import TableError
 
 USER = "table"
@@ -55,7 +59,7 @@ GETTY = "getty@tty1.service"
 CTRL_ALT_DEL = "ctrl-alt-del.target"
 NO_LOGIN_SHELLS = ("/usr/sbin/nologin", "/sbin/nologin", "/bin/false")
 
-# Files shipped in the repository's systemd/ folder -> where they go.
+# Files shipped in the package's system folder (the repository's systemd/) -> where they go.
 SHIPPED_FILES = {
     "table.service": f"{SYSTEMD_DIR}/{UNIT}",
     "logind.conf.d/table-kiosk.conf": "/etc/systemd/logind.conf.d/table-kiosk.conf",
@@ -78,9 +82,9 @@ def run_command(cmd: Sequence[str]) -> str:
     return done.stdout
 
 
-def project_source() -> Path:
-    """The checkout that holds ``systemd/`` and ``config/`` beside the ``table`` package."""
-    return Path(__file__).resolve().parents[2]
+def systemd_booted() -> bool:
+    """Whether systemd runs this system (sd_booted(3)); false in a chroot or an image."""
+    return Path("/run/systemd/system").is_dir()
 
 
 @dataclass
@@ -89,7 +93,7 @@ class Installer:
 
     root: Path = Path("/")
     dry_run: bool = False
-    source: Path = field(default_factory=project_source)
+    wheel: Path | None = None
     run: Runner = run_command
     out: TextIO = field(default_factory=lambda: sys.stdout)
     python: str = sys.executable
@@ -196,13 +200,31 @@ class Installer:
         return next((s for s in NO_LOGIN_SHELLS if Path(s).exists()), NO_LOGIN_SHELLS[0])
 
     # -- venv -----------------------------------------------------------------------------
+    def running_from_venv(self) -> bool:
+        """Whether this very program runs from the kiosk's venv (installed there with pip)."""
+        return not self.offline and Path(sys.prefix).resolve() == Path(VENV).resolve()
+
+    def package_source(self) -> str:
+        """What pip installs into the kiosk's venv: ``--wheel``, else an editable install's checkout."""
+        if self.wheel is not None:
+            return str(self.wheel.resolve())
+        checkout = editable_source()
+        if checkout is not None and (checkout / "pyproject.toml").is_file():
+            return str(checkout)
+        raise TableError(f"this table is installed in {sys.prefix}, not in {VENV}: install the wheel there "
+                         f"first ({VENV}/bin/pip install WHEEL) and run {VENV}/bin/table install, "
+                         "or give --wheel WHEEL")
+
     def ensure_venv(self, state: dict[str, object], extras: str) -> None:
         if self.offline:
             self.say(f"venv {VENV} not built under --root (a venv only works where it was made); "
                      "run 'table install' on the table itself")
             return
+        if self.running_from_venv():
+            self.say(f"the table already runs from {VENV} (pip installs updates there)")
+            return
         venv = self.path(VENV)
-        target = str(self.source) + (f"[{extras}]" if extras else "")
+        target = self.package_source() + (f"[{extras}]" if extras else "")
         if not (venv / "bin" / "python").exists():
             self.command(self.python, "-m", "venv", "--system-site-packages", str(venv))
             self.did(f"created the virtual environment {VENV}", f"create the virtual environment {VENV}")
@@ -230,15 +252,15 @@ class Installer:
         return True
 
     def ensure_config(self) -> None:
-        config = self.source / "config"
-        for src in sorted(p for p in config.rglob("*") if p.is_file()):
+        config = package_path("defaults")
+        for src in sorted(p for p in config.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
             self.ensure_file(src, f"{CONFIG_DIR}/{src.relative_to(config).as_posix()}", overwrite=False)
 
     def ensure_system_files(self) -> bool:
         wrote = False
         for rel, dest in SHIPPED_FILES.items():
-            wrote |= self.ensure_file(self.source / "systemd" / rel, dest, overwrite=True)
-        docs = self.source / "docs" / "kiosk.md"
+            wrote |= self.ensure_file(package_path("system") / rel, dest, overwrite=True)
+        docs = package_path("docs") / "kiosk.md"
         if docs.is_file():
             wrote |= self.ensure_file(docs, f"{PREFIX}/docs/kiosk.md", overwrite=True)
         return wrote
@@ -270,7 +292,7 @@ class Installer:
         return link.is_symlink() and os.readlink(link) == "/dev/null"
 
     def ensure_units(self, state: dict[str, object], files_changed: bool) -> None:
-        if files_changed and not self.offline:
+        if files_changed and not self.offline and systemd_booted():
             self.systemctl("daemon-reload")
             self.command("udevadm", "control", "--reload")
         if self.unit_link(UNIT).is_symlink():
@@ -305,10 +327,10 @@ class Installer:
             raise TableError("installing the table changes the system: run it as root (sudo table install), "
                              "or look first with --dry-run")
         for rel in SHIPPED_FILES:
-            if not (self.source / "systemd" / rel).is_file():
-                raise TableError(f"{self.source} is not a checkout of the table (systemd/{rel} is missing)")
-        if not (self.source / "config").is_dir():
-            raise TableError(f"{self.source} is not a checkout of the table (config/ is missing)")
+            if not (package_path("system") / rel).is_file():
+                raise TableError(f"this install of the table lacks its system file {rel}; reinstall the table")
+        if not (package_path("defaults") / "table.toml").is_file():
+            raise TableError("this install of the table lacks its default config; reinstall the table")
 
     def install(self, extras: str = "") -> int:
         self.check_allowed()
@@ -337,7 +359,7 @@ class Installer:
         self.out.write(f"{'Dry run: ' if self.dry_run else ''}removing the game table kiosk{where}\n")
         state = self.load_state()
         if self.unit_link(UNIT).is_symlink():
-            if not self.offline:
+            if not self.offline and systemd_booted():
                 self.systemctl("stop", UNIT)
             self.systemctl("disable", UNIT)
             self.did(f"disabled {UNIT}", f"disable {UNIT}")
@@ -363,10 +385,12 @@ class Installer:
                 self.path(f"{SYSTEMD_DIR}/default.target").unlink()
             self.did("removed the default target link (the distribution's default applies again)",
                      "remove the default target link")
-        if not self.offline and not self.dry_run:
+        if not self.offline and not self.dry_run and systemd_booted():
             self.systemctl("daemon-reload")
         venv_root = self.path(PREFIX)
-        if state.get("venv_created") and venv_root.exists():
+        if self.running_from_venv():
+            self.say(f"kept {VENV}: this program runs from it (remove it afterwards with rm -r {PREFIX})")
+        elif state.get("venv_created") and venv_root.exists():
             if not self.dry_run:
                 shutil.rmtree(venv_root)
             self.did(f"removed {PREFIX}", f"remove {PREFIX}")
@@ -407,7 +431,10 @@ def _installer(args: argparse.Namespace) -> Installer:
     root = Path(args.root)
     if not root.is_dir():
         raise TableError(f"--root {root} is not a directory")
-    return Installer(root=root, dry_run=args.dry_run)
+    wheel = Path(args.wheel) if getattr(args, "wheel", None) else None
+    if wheel is not None and not (wheel.is_file() and wheel.suffix == ".whl"):
+        raise TableError(f"--wheel {wheel} is not a wheel file (*.whl)")
+    return Installer(root=root, dry_run=args.dry_run, wheel=wheel)
 
 
 def _default_extras() -> str:
@@ -438,6 +465,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         if name == "install":
             p.add_argument("--extras", default=None,
                            help="pip extras for the venv (default: 'pi' on a Raspberry Pi, else none)")
+            p.add_argument("--wheel", default=None, metavar="WHEEL",
+                           help=f"build {VENV} from this wheel (not needed when run from {VENV} itself)")
         else:
             p.add_argument("--purge", action="store_true", help="also remove /etc/table and the journal")
         p.set_defaults(func=func)

@@ -18,7 +18,8 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from table.config import DEFAULT_DIR, TableConfig, load_config
+from table.config import TableConfig, load_config
+from table.datafiles import data_file, use_config_dir
 from table.errors import TableError
 from table.hardware.config import HardwareConfig, load_hardware_or_sim
 from table.outputs import draw_led_hourglass
@@ -148,8 +149,7 @@ class Runner:
         from table.display.theme import STATION_COLOURS
         from table.display.umtata_speech import QuestionSpeaker, load_settings
 
-        speech_file = (config_dir or DEFAULT_DIR) / "umtata" / "speech.toml"
-        speaker = QuestionSpeaker(load_settings(speech_file if speech_file.is_file() else None))
+        speaker = QuestionSpeaker(load_settings(data_file("umtata/speech.toml", config_dir)))
         outputs: list[Output] = [SoundOutput(config.sound.volume, config.sound.enabled),
                                  ButtonLeds(stations, config.stations, self.clock),
                                  HourglassOutput(hourglass, STATION_COLOURS),
@@ -168,7 +168,7 @@ class Runner:
         from table.gamedata import game_options
 
         self.table = Table(config, self.clock, self.surface, self.journal, inputs=inputs, outputs=outputs,
-                           game_options=game_options(config, config_dir or DEFAULT_DIR))
+                           game_options=game_options(config, config_dir))
         self.script_pos = 0
         if script is not None:
             self.table.attract_enabled = False
@@ -397,6 +397,7 @@ def run_table(config: TableConfig, *, sim: bool, headless: bool, seconds: float 
 
 
 def cmd_run(args: argparse.Namespace, force_sim: bool = False) -> int:
+    use_config_dir(args.config)
     config = load_config(args.config)
     from table.config import ConfigError
     from table.gamedata import option_problems
@@ -409,6 +410,12 @@ def cmd_run(args: argparse.Namespace, force_sim: bool = False) -> int:
     # The kiosk (real hardware, or anything under systemd) never runs as root; the
     # simulator on a developer's machine may, and --allow-root says so explicitly.
     under_systemd = "NOTIFY_SOCKET" in os.environ or "INVOCATION_ID" in os.environ
+    if under_systemd and not sim:
+        from table.hardware.requirements import kiosk_problems
+
+        # The game still runs (a failing output is switched off), but the log says why.
+        for problem in kiosk_problems(hardware, on_pi=True):
+            log.warning("%s", problem)
     if (not sim or under_systemd) and not args.allow_root:
         refuse_root()
     headless = args.headless or not has_display()
@@ -426,14 +433,15 @@ def cmd_run(args: argparse.Namespace, force_sim: bool = False) -> int:
         raise TableError("--speed must be a positive number")
     return run_table(config, sim=sim, headless=headless, seconds=args.seconds, hardware=hardware,
                      script=script, speed=args.speed,
-                     config_dir=Path(args.config),
+                     config_dir=Path(args.config) if args.config else None,
                      journal_path=Path(args.journal) if args.journal else None,
                      screenshot=Path(args.screenshot) if args.screenshot else None,
                      attract_now=headless and not args.headless)
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--config", default=str(DEFAULT_DIR), metavar="DIR", help="config directory")
+    p.add_argument("--config", default=None, metavar="DIR",
+                   help="config directory; files it lacks come from the shipped defaults")
     p.add_argument("--journal", metavar="FILE", help="journal file (default from the config)")
     p.add_argument("--headless", action="store_true", help="no window (SDL dummy video driver)")
     p.add_argument("--seconds", type=float, help="stop after this many seconds")

@@ -1,4 +1,8 @@
-"""``table screens DIR``: render the table's own screens to PNG files (docs/screens)."""
+"""``table screens [DIR]``: render the table's own screens to PNG files.
+
+Without DIR the pictures go to a new folder ``table-screens`` under the current
+directory (never into the installed package or a checkout's docs).
+"""
 
 from __future__ import annotations
 
@@ -17,6 +21,7 @@ def cmd_screens(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("screens", help="render the menu and game screens to PNG files")
-    p.add_argument("directory", nargs="?", default="docs/screens", help="where to write (default docs/screens)")
+    p.add_argument("directory", nargs="?", default="table-screens",
+                   help="where to write (default: ./table-screens)")
     p.add_argument("--both-sizes", action="store_true", help="also render at 1280x720")
     p.set_defaults(func=cmd_screens)

@@ -334,6 +334,13 @@ def cmd_selftest(args: argparse.Namespace) -> int:
     stations: Stations | None = None
     hourglass: Hourglass | None = None
     if "stations" in parts or "leds" in parts:
+        from table.hardware.requirements import is_raspberry_pi, module_problems
+
+        # On a Pi, name a missing module before a library fails on it in its own words
+        # (elsewhere "GPIO is not available" is the sentence that helps).
+        missing = module_problems(cfg) if is_raspberry_pi() else []
+        if missing:
+            raise TableError(missing[0])
         stations, hourglass = build_backends(cfg, leds="leds" in parts)
     out_dir = Path(args.out)
 
@@ -354,7 +361,8 @@ def cmd_selftest(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("selftest", help="walk through every station, the LEDs, the camera and the display")
-    p.add_argument("--config", metavar="PATH", help="config directory or hardware.toml (default: config/)")
+    p.add_argument("--config", metavar="PATH",
+                   help="config directory or hardware.toml (default: the shipped hardware.toml)")
     p.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for each step (default 30)")
     p.add_argument("--skip", metavar="PARTS", help=f"comma-separated parts to leave out: {', '.join(PARTS)}")
     p.add_argument("--out", default=".", metavar="DIR", help="folder for the camera's picture (default: .)")

@@ -109,6 +109,7 @@ def draw_header_png(cfg: HardwareConfig, path: Path, width: int = 1600) -> None:
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("wiring", help="print the header pin map and refuse wiring that cannot work")
-    p.add_argument("--config", metavar="PATH", help="config directory or hardware.toml (default: config/)")
+    p.add_argument("--config", metavar="PATH",
+                   help="config directory or hardware.toml (default: the shipped hardware.toml)")
     p.add_argument("--png", metavar="FILE", help="also draw the map into FILE (PNG)")
     p.set_defaults(func=cmd_wiring)

@@ -1,31 +1,51 @@
-"""Reader settings from ``config/dice/reader.toml`` (stdlib tomllib, frozen dataclass)."""
+"""Reader settings from ``dice/reader.toml`` (stdlib tomllib, frozen dataclass).
+
+The file, the face model it names and taught symbol dice are looked up in the config
+directory in force and then in the shipped defaults (:mod:`table.datafiles`).
+"""
 
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from table.datafiles import config_dir, data_file, defaults_dir
 from table.errors import TableError
 
-CONFIG_DIR = Path(__file__).resolve().parents[2] / "config" / "dice"
+
+def _model_default() -> Path:
+    return data_file("dice/faces.npz")
+
+
+def _symbols_default() -> Path:
+    return symbols_home()
+
+
+def symbols_home() -> Path:
+    """Where taught symbol dice are kept: ``dice/symbols`` of the config directory in
+    force, else of the shipped defaults (read-only on an installed table)."""
+    base = config_dir()
+    return (base if base is not None else defaults_dir()) / "dice" / "symbols"
 
 
 @dataclass(frozen=True)
 class ReaderSettings:
-    """What the reader needs besides the image; see ``config/dice/reader.toml``."""
+    """What the reader needs besides the image; see the shipped ``dice/reader.toml``."""
 
     min_confidence: float = 0.6
-    model_path: Path = CONFIG_DIR / "faces.npz"
+    model_path: Path = field(default_factory=_model_default)
     tray_area: tuple[int, int, int, int] | None = None
     settle_seconds: float = 0.6
     motion_level: float = 12.0
     timeout_seconds: float = 8.0
-    symbols_dir: Path = CONFIG_DIR / "symbols"
+    symbols_dir: Path = field(default_factory=_symbols_default)
 
 
-def load_settings(path: Path = CONFIG_DIR / "reader.toml") -> ReaderSettings:
-    """Read the settings; a missing file gives the defaults, a bad one a TableError."""
+def load_settings(path: Path | None = None) -> ReaderSettings:
+    """Read the settings (default: ``dice/reader.toml`` of the config directory in force,
+    else the shipped one); a missing file gives the defaults, a bad one a TableError."""
+    path = path or data_file("dice/reader.toml")
     if not path.is_file():
         return ReaderSettings()
     try:
@@ -44,12 +64,19 @@ def load_settings(path: Path = CONFIG_DIR / "reader.toml") -> ReaderSettings:
             area = tuple(int(v) for v in area)
         return ReaderSettings(
             min_confidence=conf,
-            model_path=path.parent / str(reader.get("model", "faces.npz")),
+            model_path=_model_file(path, str(reader.get("model", "faces.npz"))),
             tray_area=area,
             settle_seconds=float(capture.get("settle_seconds", 0.6)),
             motion_level=float(capture.get("motion_level", 12)),
             timeout_seconds=float(capture.get("timeout_seconds", 8.0)),
-            symbols_dir=path.parent / "symbols",
+            symbols_dir=symbols_home(),
         )
     except (TypeError, ValueError) as exc:
         raise TableError(f"{path}: a setting has the wrong type ({exc})") from exc
+
+
+def _model_file(settings_file: Path, name: str) -> Path:
+    """The model a settings file names: beside that file when it is there (an owner's
+    own model), else the config directory's or the shipped ``dice/NAME``."""
+    beside = settings_file.parent / name
+    return beside if beside.is_file() else data_file(f"dice/{name}")

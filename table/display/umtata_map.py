@@ -17,11 +17,13 @@ import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache, lru_cache
+from pathlib import Path
 
 import pygame
 
+from table.datafiles import data_file
 from table.display.theme import Theme
-from table.games.umtata.board import CONFIG_DIR, load_board
+from table.games.umtata.board import load_board
 
 Colour = tuple[int, int, int]
 
@@ -58,10 +60,14 @@ class MapLayout:
         return sorted(c for c, v in self.cells.items() if v == code)
 
 
-@cache
 def load_layout() -> MapLayout:
-    """The map grid from ``config/umtata/map.toml``."""
-    with open(CONFIG_DIR / "map.toml", "rb") as fh:
+    """The map grid from ``umtata/map.toml`` (config directory, else shipped)."""
+    return _read_layout(data_file("umtata/map.toml"))
+
+
+@cache
+def _read_layout(path: Path) -> MapLayout:
+    with open(path, "rb") as fh:
         data = tomllib.load(fh)
     rows = [str(r).split() for r in data["rows"]]
     cells: dict[tuple[int, int], str] = {}

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from table.games.umtata.board import CONFIG_DIR
+from table.datafiles import data_file
 
 log = logging.getLogger("table.umtata.speech")
 
@@ -39,8 +39,9 @@ class SpeechSettings:
 
 
 def load_settings(path: Path | None = None) -> SpeechSettings:
-    """Settings from ``config/umtata/speech.toml``; defaults when the file is missing."""
-    path = path or CONFIG_DIR / "speech.toml"
+    """Settings from ``umtata/speech.toml`` (config directory, else shipped); defaults
+    when the file is missing."""
+    path = path or data_file("umtata/speech.toml")
     try:
         with open(path, "rb") as fh:
             data: Mapping[str, Any] = tomllib.load(fh)
@@ -75,7 +76,7 @@ class QuestionSpeaker:
 
     def status(self) -> str:
         if not self.settings.speak_questions:
-            return "reading questions aloud is switched off (config/umtata/speech.toml)"
+            return "reading questions aloud is switched off (umtata/speech.toml)"
         if self.engine is None:
             return "no speech engine (espeak-ng) is installed, so questions are only shown - nothing is wrong"
         return f"questions are read aloud with {Path(self.engine).name}"

@@ -42,6 +42,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from table.datafiles import data_file
 from table.errors import TableError
 from table.games.base import (
     DICE,
@@ -195,18 +196,19 @@ DEFAULT_CHIP_GROUPS: tuple[Mapping[str, Any], ...] = (
     {"points": 6, "count": 2},
 )
 """The chip set a game uses when its setup names none; the same as the shipped
-``config/ugah_ugah/ugah_ugah.toml`` (a test holds them together; reasons in its README)."""
+``ugah_ugah/ugah_ugah.toml`` (a test holds them together; reasons in its README)."""
 
 
-def config_options(config_dir: Path) -> dict[str, Any]:
-    """Setup options from ``<config_dir>/ugah_ugah/ugah_ugah.toml`` (the table's data-file hook).
+def config_options(config_dir: Path | None) -> dict[str, Any]:
+    """Setup options from ``ugah_ugah/ugah_ugah.toml`` of ``config_dir`` (``None``: the one in
+    force), else the shipped one (the table's data-file hook).
 
     Returns ``{"chips": [...groups...], "pips": {"1": symbol, ...}}``, or nothing when the
     file is absent (the built-in set is then used). Raises :class:`TableError` naming the
     file for a file that cannot be read or does not describe 31 chips. The engine never
     reads files itself: the options go into the setup, so a journal replays without them.
     """
-    path = config_dir / "ugah_ugah" / "ugah_ugah.toml"
+    path = data_file("ugah_ugah/ugah_ugah.toml", config_dir)
     if not path.is_file():
         return {}
     try:

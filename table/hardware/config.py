@@ -17,11 +17,11 @@ from pathlib import Path
 from typing import Any, Literal
 
 from table.checks import Check, boolean, check_section, did_you_mean, non_empty, number, one_of, whole
+from table.datafiles import data_file
 from table.errors import TableError
 from table.hardware.buttons import Timing
 from table.hardware.interfaces import HourglassLayout
 
-DEFAULT_DIR = Path(__file__).resolve().parent.parent.parent / "config"
 HARDWARE_FILE = "hardware.toml"
 
 KnobKind = Literal["encoder", "absolute", "potentiometer", "none"]
@@ -110,7 +110,7 @@ class SerialConfig:
 class HardwareConfig:
     source: str = "<defaults>"
     backend: Literal["gpio", "serial", "sim"] = "gpio"
-    pin_factory: Literal["lgpio", "rpigpio", "mock"] = "lgpio"
+    pin_factory: Literal["lgpio", "mock"] = "lgpio"
     buses: Buses = field(default_factory=Buses)
     stations: tuple[StationWiring, ...] = ()
     debounce_ms: float = 30.0
@@ -161,7 +161,7 @@ def _data_pins(v: Any) -> str | None:
 SECTIONS: dict[str, dict[str, Check]] = {
     "input": {
         "backend": one_of("gpio", "serial", "sim"),
-        "pin_factory": one_of("lgpio", "rpigpio", "mock"),
+        "pin_factory": one_of("lgpio", "mock"),
     },
     "buses": {"i2c": boolean, "spi": boolean, "uart": boolean, "pwm": boolean},
     "buttons": {
@@ -228,6 +228,12 @@ def parse_hardware(data: Mapping[str, Any], source: str, *, check_pins: bool = T
     stations: list[StationWiring] = []
     raw_stations = data.get("station", [])
     inp_raw = data.get("input", {})
+    if isinstance(inp_raw, dict) and inp_raw.get("pin_factory") == "rpigpio":
+        # Said in full rather than as "not one of": the factory exists, it is wrong for a game table.
+        problems[:] = [p for p in problems if ".pin_factory:" not in p]
+        problems.append(f'{source}: input.pin_factory: "rpigpio" stamps a press when its callback runs, not when '
+                        "the edge happened, so presses 1 ms apart can come out in the wrong order, and every "
+                        'game orders presses: use "lgpio" (any Pi, the Pi 5 included)')
     on_pins = not isinstance(inp_raw, dict) or inp_raw.get("backend", "gpio") == "gpio"
     if not isinstance(raw_stations, list) or (on_pins and not raw_stations):
         problems.append(f"{source}: station: needs one [[station]] table per station (1 to 5)")
@@ -280,9 +286,13 @@ def parse_hardware(data: Mapping[str, Any], source: str, *, check_pins: bool = T
     return cfg
 
 
-def load_hardware_or_sim(directory: str | Path) -> HardwareConfig:
+def load_hardware_or_sim(directory: str | Path | None) -> HardwareConfig:
     """``load_hardware`` for a config directory, where a missing ``hardware.toml`` means
-    a table without wiring: simulated stations only."""
+    a table without wiring: simulated stations only. The wiring is the one file the
+    shipped defaults do not stand in for, because it describes one particular table;
+    ``None`` reads the shipped ``hardware.toml``."""
+    if directory is None:
+        return load_hardware(None)
     base = Path(directory)
     if base.suffix != ".toml" and not (base / HARDWARE_FILE).exists():
         return HardwareConfig(source=str(base / HARDWARE_FILE), backend="sim")
@@ -290,10 +300,13 @@ def load_hardware_or_sim(directory: str | Path) -> HardwareConfig:
 
 
 def load_hardware(directory: str | Path | None = None, *, check_pins: bool = True) -> HardwareConfig:
-    """Load ``hardware.toml`` from ``directory`` (default: the shipped ``config/``)
-    or from a file path given directly."""
-    base = Path(directory) if directory is not None else DEFAULT_DIR
-    path = base if base.suffix == ".toml" else base / HARDWARE_FILE
+    """Load ``hardware.toml`` from ``directory`` (default: the shipped one, see
+    :mod:`table.datafiles`) or from a file path given directly."""
+    if directory is None:
+        path = data_file(HARDWARE_FILE)
+    else:
+        base = Path(directory)
+        path = base if base.suffix == ".toml" else base / HARDWARE_FILE
     try:
         with path.open("rb") as fh:
             data = tomllib.load(fh)
@@ -307,8 +320,12 @@ def load_hardware(directory: str | Path | None = None, *, check_pins: bool = Tru
 
 
 def _shown(path: Path) -> str:
-    """The path as the user would type it: relative to the current directory when inside it."""
+    """The path as the user would type it: relative to the current directory when inside it
+    (but never relative to ``/``, where ``etc/table/...`` would read as a typo)."""
+    cwd = Path.cwd().resolve()
+    if cwd == Path(cwd.anchor):
+        return str(path)
     try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
+        return str(path.resolve().relative_to(cwd))
+    except (ValueError, OSError):
         return str(path)

@@ -12,9 +12,9 @@
   quantised by :class:`~table.hardware.knobs.SectorQuantiser`.
 * Button LEDs: ``gpiozero.LED`` (on, off, blink).
 
-The pin factory (lgpio by default, RPi.GPIO / rpi-lgpio when the config says
-``rpigpio``) is built here and passed to every device - never set globally. Tests
-pass a ``MockFactory``.
+The pin factory (lgpio, on every Pi) is built here and passed to every device - never
+set globally. Tests pass a ``MockFactory``. RPi.GPIO (and its drop-in rpi-lgpio) is not
+offered: gpiozero stamps its edges when the callback runs, which misorders presses.
 """
 
 from __future__ import annotations
@@ -47,10 +47,6 @@ def make_pin_factory(name: str) -> Any:
             from gpiozero.pins.lgpio import LGPIOFactory
 
             return LGPIOFactory()
-        if name == "rpigpio":
-            from gpiozero.pins.rpigpio import RPiGPIOFactory
-
-            return RPiGPIOFactory()
         if name == "mock":
             from gpiozero.pins.mock import MockFactory
 
@@ -59,7 +55,7 @@ def make_pin_factory(name: str) -> Any:
         raise TableError(NO_GPIO.format(why=f"the {name} library is not installed: {exc.name}")) from None
     except Exception as exc:  # lgpio raises its own error when /dev/gpiochip* is missing
         raise TableError(NO_GPIO.format(why=str(exc) or type(exc).__name__)) from None
-    raise TableError(f"unknown pin factory {name!r}; use lgpio or rpigpio")
+    raise TableError(f"unknown pin factory {name!r}; use lgpio")
 
 
 def _spi_needs_global_factory(factory: Any) -> None:

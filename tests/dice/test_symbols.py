@@ -40,15 +40,17 @@ def test_rendered_symbol_dice_read_99_percent() -> None:
 
 
 def test_calibrate_command_stores_templates(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import table.dice.settings as settings
-
-    monkeypatch.setattr(settings, "CONFIG_DIR", tmp_path)
-    (tmp_path / "reader.toml").write_text("[reader]\nmin_confidence = 0.5\n")
-    monkeypatch.setattr(settings.load_settings, "__defaults__", (tmp_path / "reader.toml",))
+    """Taught dice are kept in the config directory given and read back from it; the
+    face model still comes from the shipped defaults."""
+    config = tmp_path / "config"
+    (config / "dice").mkdir(parents=True)
+    (config / "dice" / "reader.toml").write_text("[reader]\nmin_confidence = 0.5\n")
     rng = np.random.default_rng(5)
-    args = ["dice", "calibrate", "--dice", "ugah"]
+    assert main(["dice", "calibrate", "--dice", "ugah", "--face", "x", "y.png"]) == 2
+    assert "--config DIR" in capsys.readouterr().err
+    args = ["dice", "calibrate", "--dice", "ugah", "--config", str(config)]
     for s in SYMBOLS:
         paths = []
         for k in range(2):
@@ -57,12 +59,12 @@ def test_calibrate_command_stores_templates(
             paths.append(str(p))
         args += ["--face", s, *paths]
     assert main(args) == 0
-    stored = load_symbols(tmp_path / "symbols", "ugah")
+    stored = load_symbols(config / "dice" / "symbols", "ugah")
     assert stored.faces == sorted(SYMBOLS)
     frame, truth = render_tray(rng, 4)
     picture = tmp_path / "throw.png"
     cv2.imwrite(str(picture), frame)
     capsys.readouterr()
-    assert main(["dice", "read", str(picture), "--dice", "ugah"]) == 0
+    assert main(["dice", "read", str(picture), "--dice", "ugah", "--config", str(config)]) == 0
     out = capsys.readouterr().out
     assert all(sym in out for sym, _ in truth)

@@ -11,6 +11,7 @@ import random
 import time
 
 import pytest
+from fakes.pins import VirtualClock, timed_factory
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -18,7 +19,6 @@ from table.hardware.buttons import StationCore, Timing
 from table.hardware.config import HardwareConfig, StationWiring
 from table.hardware.gpio import GpioStations
 from table.hardware.interfaces import StationInput
-from tests.fakes.pins import VirtualClock, timed_factory
 
 T = Timing(settle=0.015, tie_window=0.002, debounce=0.030, false_start_lockout=0.5, long_push=2.0)
 
@@ -308,7 +308,7 @@ def test_button_leds_on_blink_off_through_gpiozero_leds() -> None:
     stations.stop()
 
 
-@pytest.mark.parametrize("factory", ["lgpio", "rpigpio"])
+@pytest.mark.parametrize("factory", ["lgpio"])
 def test_off_a_pi_the_pin_factory_is_one_sentence(factory: str) -> None:
     from table.errors import TableError
     from table.hardware.gpio import make_pin_factory

@@ -10,18 +10,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fakes.pins import timed_factory
+from fakes.strip import RecordingStrip
 
 from table.cli import main
 from table.commands.selftest import Result, SelfTest, Step, format_results
+from table.datafiles import defaults_dir
 from table.hardware.config import HardwareConfigError, load_hardware
 from table.hardware.gpio import GpioStations
 from table.hardware.interfaces import HourglassLayout, LedState, StationInput, Stations
 from table.hardware.leds import PixelBufHourglass
-from tests.fakes.pins import timed_factory
-from tests.fakes.strip import RecordingStrip
 
 Capture = pytest.CaptureFixture[str]
-SHIPPED = Path(__file__).resolve().parents[2] / "config" / "hardware.toml"
+SHIPPED = defaults_dir() / "hardware.toml"
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -45,6 +46,13 @@ def stations(*pins: tuple[int, int, int, int, int]) -> str:
     return "".join(STATION.format(button=p[0], led=p[1], a=p[2], b=p[3], sw=p[4]) for p in pins)
 
 
+@pytest.fixture
+def elsewhere(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run from a folder that does not hold the test's files, so messages show full paths
+    whatever directory the suite was started from."""
+    monkeypatch.chdir(tmp_path_factory.mktemp("elsewhere"))
+
+
 def test_shipped_config_loads_and_prints_the_header(capsys: Capture) -> None:
     cfg = load_hardware(SHIPPED)
     assert len(cfg.stations) == 4 and cfg.pin_factory == "lgpio"
@@ -60,7 +68,8 @@ def test_wiring_png_is_drawn(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_wiring_refuses_every_problem_one_sentence_each(tmp_path: Path, capsys: Capture) -> None:
+def test_wiring_refuses_every_problem_one_sentence_each(tmp_path: Path, capsys: Capture,
+                                                        elsewhere: None) -> None:
     path = write(tmp_path, """
 [buses]
 i2c = true
@@ -98,7 +107,7 @@ backend = "spi"
     assert err.count("\n") == 2
 
 
-def test_config_errors_name_file_and_key_path(tmp_path: Path) -> None:
+def test_config_errors_name_file_and_key_path(tmp_path: Path, elsewhere: None) -> None:
     path = write(tmp_path, """
 [input]
 backnd = "gpio"
@@ -115,7 +124,7 @@ data = [1, 2]
         load_hardware(path)
     assert info.value.problems == [
         f"{path}: input.backnd: unknown key (did you mean 'backend'?)",
-        f"{path}: input.pin_factory: must be one of lgpio, rpigpio, mock, not 'pigpio'",
+        f"{path}: input.pin_factory: must be one of lgpio, mock, not 'pigpio'",
         f"{path}: leds.brightness: must be from 0 to 1, not 2",
         f"{path}: station[0].button: must be a GPIO number (BCM), e.g. 17",
         f"{path}: station[0].data: must be a list of four GPIO numbers, least significant line first",

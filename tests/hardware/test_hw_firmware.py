@@ -18,12 +18,12 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
+from fakes.bridge import wait_for
 
 from table.hardware.bridge_protocol import TABLE_VERBS, decode, encode, encode_frame
 from table.hardware.buttons import Timing
 from table.hardware.interfaces import StationInput
 from table.hardware.serial_bridge import SerialBridge
-from tests.fakes.bridge import wait_for
 
 FIRMWARE = Path(__file__).resolve().parents[2] / "firmware"
 

@@ -4,6 +4,7 @@ brightness / current limiting as they reach a (fake) strip's wire."""
 from __future__ import annotations
 
 import pytest
+from fakes.strip import RecordingStrip
 
 from table.hardware.hourglass import (
     END_COLOUR,
@@ -19,7 +20,6 @@ from table.hardware.hourglass import (
 )
 from table.hardware.interfaces import HourglassLayout
 from table.hardware.leds import PixelBufHourglass
-from tests.fakes.strip import RecordingStrip
 
 STRIP = HourglassLayout(kind="strip", count=20)
 RUN = HourglassState(sand_started=100.0, sand_seconds=60.0)

@@ -9,6 +9,7 @@ import random
 from collections.abc import Iterator
 
 import pytest
+from fakes.pins import FakeMCP3008, VirtualClock, timed_factory
 from gpiozero import Device
 
 from table.hardware.buttons import Timing
@@ -16,7 +17,6 @@ from table.hardware.config import HardwareConfig, StationWiring
 from table.hardware.gpio import GpioStations
 from table.hardware.interfaces import StationInput
 from table.hardware.knobs import SectorQuantiser, TickMapper, binary_to_gray, gray_to_binary
-from tests.fakes.pins import FakeMCP3008, VirtualClock, timed_factory
 
 T = Timing(absolute_stable=0.020)
 

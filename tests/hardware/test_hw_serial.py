@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from fakes.bridge import FakeBridge, wait_for
 
 from table.hardware.bridge_protocol import (
     checksum,
@@ -22,7 +23,6 @@ from table.hardware.bridge_protocol import (
 from table.hardware.buttons import Timing
 from table.hardware.interfaces import HourglassLayout, StationInput
 from table.hardware.serial_bridge import BridgeHourglass, SerialBridge
-from tests.fakes.bridge import FakeBridge, wait_for
 
 T = Timing(settle=0.015, tie_window=0.0005, debounce=0.030, long_push=0.2)  # short: real time passes
 

@@ -13,11 +13,11 @@ import logging
 from pathlib import Path
 
 import pytest
+from kiosk.soak import soak
 
 from table.games import registry
 from table.journal import Journal
 from table.session import Session
-from tests.kiosk.soak import soak
 
 HOURS = 8.0
 MAX_GROWTH_MB = 10.0

@@ -6,11 +6,12 @@ from pathlib import Path
 
 import pytest
 
+from table.datafiles import defaults_dir
 from table.errors import TableError
 from table.games.base import SetupError
 from table.games.ubongo.die import DEFAULT_DIE, die_from_options, load_die
 
-CONFIG = Path(__file__).resolve().parents[2] / "config" / "ubongo" / "die.toml"
+CONFIG = defaults_dir() / "ubongo" / "die.toml"
 
 
 def test_shipped_die_file_is_the_default_die() -> None:

@@ -17,7 +17,7 @@ from table.autoplay import play_randomly
 from table.games.base import GameSetup
 from table.games.ugah_ugah import ENGINE, THROW, UgahState
 from table.session import Session
-from tests.ugah_ugah.table_helper import Table
+from ugah_ugah.table_helper import Table
 
 NAMES = ("Ada", "Ben", "Cleo", "Dev")
 OUT = Path(__file__).resolve().parents[2] / "docs" / "screens" / "ugah_ugah"

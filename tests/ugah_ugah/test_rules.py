@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from table.datafiles import defaults_dir
 from table.errors import TableError
 from table.games.base import Action, GameSetup, SetupError, check_setup, rng_for
 from table.games.ugah_ugah import (
@@ -32,9 +33,9 @@ from table.games.ugah_ugah import (
     hunters_met,
     parse_chips,
 )
-from tests.ugah_ugah.table_helper import Table
+from ugah_ugah.table_helper import Table
 
-CONFIG_DIR = Path(__file__).resolve().parents[2] / "config"
+CONFIG_DIR = defaults_dir()
 
 # -- preparation ---------------------------------------------------------------------
 
@@ -93,7 +94,8 @@ def test_a_config_file_for_another_box(tmp_path: Path) -> None:
     path.write_text("chips = [", encoding="utf-8")
     with pytest.raises(TableError, match="cannot read"):
         config_options(tmp_path)
-    assert config_options(tmp_path / "nowhere") == {}
+    # A directory without the file falls back to the shipped chip set (file-by-file override).
+    assert config_options(tmp_path / "nowhere") == config_options(CONFIG_DIR)
 
 
 def test_chip_set_from_options_and_its_mistakes() -> None:

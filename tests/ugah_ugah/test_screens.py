@@ -15,7 +15,7 @@ import pygame
 from table.display.games import RenderContext, renderers
 from table.display.theme import Theme
 from table.games.ugah_ugah import ENGINE
-from tests.ugah_ugah.screens import states
+from ugah_ugah.screens import states
 
 STATES = states()
 

@@ -19,7 +19,7 @@ from table.display.theme import Theme
 from table.display.umtata_map import draw_map
 from table.games.base import Action, GameSetup
 from table.games.umtata.engine import ENGINE, UmtataState
-from tests.umtata.conftest import WORLD_CUP, answer, guess, sector, tataaa
+from umtata.conftest import WORLD_CUP, answer, guess, sector, tataaa
 
 OUT = Path(__file__).resolve().parents[2] / "docs" / "screens" / "umtata"
 NAMES = ("Steven", "Andreas", "Frank", "Maria")

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from table.cli import main
-from table.games.umtata.board import CONFIG_DIR
+from table.datafiles import defaults_dir
 from table.games.umtata.deck import check_deck, deck_files
 
 
@@ -15,7 +15,7 @@ def test_shipped_deck_is_good(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["deck", "check"]) == 0
     out = capsys.readouterr().out
     assert "the deck is good" in out and "per topic" in out and "Liechtenstein" in out
-    report = check_deck(deck_files(CONFIG_DIR))
+    report = check_deck(deck_files(defaults_dir() / "umtata"))
     assert report.ok and len(report.questions) >= 400
 
 
@@ -52,7 +52,7 @@ def test_missing_folder_is_one_sentence(tmp_path: Path, capsys: pytest.CaptureFi
 
 
 def test_an_owner_file_joins_the_deck(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    for path in deck_files(CONFIG_DIR):
+    for path in deck_files(defaults_dir() / "umtata"):
         (tmp_path / path.name).write_bytes(path.read_bytes())
     (tmp_path / "questions-ours.toml").write_text(
         'question = [ { country = "mt", topic = "culture", text = "Umtata is where we met.",'
@@ -60,13 +60,12 @@ def test_an_owner_file_joins_the_deck(tmp_path: Path, capsys: pytest.CaptureFixt
         encoding="utf-8",
     )
     assert main(["deck", "check", "--dir", str(tmp_path)]) == 0
-    assert (
-        f"{len(check_deck(deck_files(CONFIG_DIR)).questions) + 1} good questions" in capsys.readouterr().out
-    )
+    shipped = len(check_deck(deck_files(defaults_dir() / "umtata")).questions)
+    assert f"{shipped + 1} good questions" in capsys.readouterr().out
 
 
 def test_every_question_names_a_single_board_country() -> None:
-    report = check_deck(deck_files(CONFIG_DIR))
+    report = check_deck(deck_files(defaults_dir() / "umtata"))
     for q in report.questions:
         assert q.explain and len(q.explain) < 140, q.source
         assert len(q.text) < 130, q.source

@@ -6,7 +6,7 @@ import json
 
 from table.games.base import Action, GameSetup
 from table.games.umtata.engine import ANSWER, ENGINE, GUESS, OVER, REVEAL
-from tests.umtata.conftest import PARIS, WORLD_CUP, answer, guess, new, sector, tataaa
+from umtata.conftest import PARIS, WORLD_CUP, answer, guess, new, sector, tataaa
 
 
 def test_rulebook_example_world_cup_2006() -> None:

@@ -18,7 +18,7 @@ from table.display.umtata_map import label_anchor, load_layout, map_rect_for
 from table.display.umtata_speech import QuestionSpeaker, SpeechSettings
 from table.games.umtata.board import load_board
 from table.games.umtata.engine import ENGINE
-from tests.umtata.screens import phases, render
+from umtata.screens import phases, render
 
 
 @pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)])

@@ -7,13 +7,15 @@
 from pathlib import Path
 from typing import Any
 
+from table.datafiles import data_file
 from table.games.ubongo.die import load_die
 from table.games.ubongo.engine import ENGINE, Ubongo, UbongoState
 
 
-def config_options(config_dir: Path) -> dict[str, Any]:
-    """Setup options from a config directory: the die file, when there is one."""
-    path = config_dir / "ubongo" / "die.toml"
+def config_options(config_dir: Path | None) -> dict[str, Any]:
+    """Setup options: the die file ``ubongo/die.toml`` of ``config_dir`` (``None``: the one
+    in force), else the shipped one, when there is one."""
+    path = data_file("ubongo/die.toml", config_dir)
     return {"die": load_die(path)} if path.is_file() else {}
 
 

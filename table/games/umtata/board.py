@@ -1,8 +1,9 @@
 """The Umtata board as data: 48 countries, their regions, colours and borders.
 
-The board is read from ``config/umtata/board.toml`` (see that file for why the colours
-are what they are). Loading is pure apart from reading that one file, and the result is
-cached, so engines and screens may call :func:`load_board` freely.
+The board is read from ``umtata/board.toml`` of the config directory or the shipped
+defaults (:mod:`table.datafiles`; see that file for why the colours are what they are).
+Loading is pure apart from reading that one file, and the result is cached per file, so
+engines and screens may call :func:`load_board` freely.
 """
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-CONFIG_DIR = Path(__file__).resolve().parents[3] / "config" / "umtata"
-"""Where the shipped board and question decks live."""
+from table.datafiles import data_file
+
+BOARD_FILE = "umtata/board.toml"
+"""The board's name among the data files (:func:`table.datafiles.data_file`)."""
 
 REGIONS: tuple[str, ...] = ("north", "east", "south", "west")
 COLOURS: tuple[str, ...] = ("orange", "yellow", "green", "purple")
@@ -129,10 +132,14 @@ def parse_board(data: Mapping[str, Any], where: str = "board.toml") -> Board:
     return board
 
 
-@cache
 def load_board(path: Path | None = None) -> Board:
-    """The board from ``path`` (default: the shipped ``config/umtata/board.toml``)."""
-    path = path or CONFIG_DIR / "board.toml"
+    """The board from ``path`` (default: ``umtata/board.toml`` of the config directory in
+    force, else the shipped one)."""
+    return _read_board(path or data_file(BOARD_FILE))
+
+
+@cache
+def _read_board(path: Path) -> Board:
     try:
         with open(path, "rb") as fh:
             data = tomllib.load(fh)

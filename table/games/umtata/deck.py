@@ -18,7 +18,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from table.games.umtata.board import CONFIG_DIR, Board, load_board
+from table.datafiles import data_files
+from table.games.umtata.board import Board, load_board
 
 TOPICS: tuple[str, ...] = (
     "capital",
@@ -171,10 +172,16 @@ def check_deck(paths: Sequence[Path], board: Board | None = None, complete: bool
     return DeckReport(report.questions, tuple(problems) + report.problems)
 
 
-@cache
 def default_deck() -> tuple[Question, ...]:
-    """The shipped deck (plus any owner file in ``config/umtata``): the good questions."""
-    return check_deck(deck_files(CONFIG_DIR), complete=False).questions
+    """The deck in force: the shipped deck files merged by name with the config
+    directory's ``umtata/questions*.toml`` (an owner's file of the same name replaces the
+    shipped one, other files add to it); the good questions."""
+    return _checked_deck(tuple(data_files("umtata", "questions*.toml")))
+
+
+@cache
+def _checked_deck(paths: tuple[Path, ...]) -> tuple[Question, ...]:
+    return check_deck(paths, complete=False).questions
 
 
 def deck_from_option(raw: Any) -> tuple[Question, ...]:

@@ -1,0 +1,116 @@
+"""What each backend needs from the machine, checked before any library is touched.
+
+The hardware libraries fail late and obscurely when something is missing (Blinka's
+``board`` without ``gpiod`` on a Pi 4 or 5, ``neopixel`` without ``rpi_ws281x``, a PIO
+device the service may not open), so ``table check-config`` and ``table selftest`` ask
+here first and name the missing module or device in one sentence.
+
+Two sets of checks:
+
+* **modules** (:func:`module_problems`): the Python modules the configured pin factory
+  and LED backend import on a Raspberry Pi, looked up with
+  :func:`importlib.util.find_spec` (nothing is imported, so this runs on any machine);
+* **the kiosk** (:func:`kiosk_problems`): what cannot work under ``table.service``, which
+  runs as the unprivileged ``table`` user with ``DevicePolicy=closed`` and no
+  capabilities. ``rpi_ws281x`` (the ``neopixel`` backend on a Pi 1-4) drives the LEDs
+  through ``/dev/mem`` and DMA, which needs root, so it is refused there with the
+  backend to use instead; devices are checked only on a Pi, where they exist.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from dataclasses import dataclass
+from pathlib import Path
+
+from table.hardware.config import HardwareConfig
+
+PI_EXTRA = "install the table with its pi extra: pip install 'game-table[pi]'"
+
+
+@dataclass(frozen=True)
+class Module:
+    """A Python module a backend imports on a Pi, and the distribution that brings it."""
+
+    name: str
+    distribution: str
+
+
+BLINKA = (Module("board", "adafruit-blinka"), Module("gpiod", "gpiod"))
+"""Blinka's ``board`` needs libgpiod's Python binding on a Pi 4 and a Pi 5."""
+
+PIN_FACTORY_MODULES: dict[str, tuple[Module, ...]] = {
+    "lgpio": (Module("lgpio", "lgpio"),),
+    "mock": (),
+}
+
+LED_MODULES: dict[str, tuple[Module, ...]] = {
+    "spi": (*BLINKA, Module("neopixel_spi", "adafruit-circuitpython-neopixel-spi")),
+    "neopixel": (*BLINKA, Module("neopixel", "adafruit-circuitpython-neopixel"),
+                 Module("_rpi_ws281x", "rpi_ws281x")),
+    "pi5": (*BLINKA, Module("neopixel", "adafruit-circuitpython-neopixel"),
+            Module("adafruit_raspberry_pi5_neopixel_write", "adafruit-blinka-raspberry-pi5-neopixel")),
+    "serial": (Module("serial", "pyserial"),),
+    "sim": (),
+    "none": (),
+}
+
+PI5_PIO_DEVICE = "/dev/pio0"
+"""The RP1 PIO block the Pi 5 LED driver programs (the unit allows it, udev gives it to gpio)."""
+
+
+def _installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def module_problems(cfg: HardwareConfig) -> list[str]:
+    """One sentence per Python module the configured backends need and this machine lacks."""
+    problems: list[str] = []
+    needed: list[tuple[str, Module]] = []
+    if cfg.backend == "gpio":
+        factory = f'input.pin_factory = "{cfg.pin_factory}"'
+        needed += [(factory, m) for m in PIN_FACTORY_MODULES.get(cfg.pin_factory, ())]
+    needed += [(f'leds.backend = "{cfg.leds.backend}"', m) for m in LED_MODULES.get(cfg.leds.backend, ())]
+    seen: set[str] = set()
+    for what, module in needed:
+        if module.name in seen or _installed(module.name):
+            continue
+        seen.add(module.name)
+        problems.append(f"{cfg.source}: {what} needs the Python module {module.name} "
+                        f"(from {module.distribution}), which is not installed: {PI_EXTRA}")
+    return problems
+
+
+def kiosk_problems(cfg: HardwareConfig, *, on_pi: bool) -> list[str]:
+    """One sentence per backend that cannot work under the kiosk's unit (see the module doc).
+
+    ``on_pi``: also check the devices the backends open, which exist only on a Pi.
+    """
+    problems: list[str] = []
+    if cfg.leds.backend == "neopixel":
+        problems.append(
+            f'{cfg.source}: leds.backend = "neopixel" drives the LEDs through /dev/mem with rpi_ws281x, which '
+            'needs root, and the kiosk runs as the unprivileged table user: use backend = "spi" '
+            '(data on GPIO 10, buses.spi = true) on any Pi, or "pi5" on a Pi 5')
+    if not on_pi:
+        return problems
+    if cfg.backend == "gpio" and not any(Path("/dev").glob("gpiochip*")):
+        problems.append(f"{cfg.source}: input.backend = \"gpio\" needs /dev/gpiochip*, which this Pi does not have")
+    if cfg.leds.backend == "spi" and not any(Path("/dev").glob("spidev0.*")):
+        problems.append(f'{cfg.source}: leds.backend = "spi" needs /dev/spidev0.0: switch SPI on '
+                        "(sudo raspi-config nonint do_spi 0) and reboot")
+    if cfg.leds.backend == "pi5" and not Path(PI5_PIO_DEVICE).exists():
+        problems.append(f'{cfg.source}: leds.backend = "pi5" needs {PI5_PIO_DEVICE} (a Raspberry Pi 5 with a '
+                        "current kernel); on a Pi 1-4 use \"spi\"")
+    return problems
+
+
+def is_raspberry_pi() -> bool:
+    """True when the device tree names a Raspberry Pi."""
+    try:
+        return "Raspberry Pi" in Path("/proc/device-tree/model").read_text(errors="replace")
+    except OSError:
+        return False
