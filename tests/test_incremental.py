@@ -169,3 +169,29 @@ def test_a_part_that_moves_is_repainted_where_it_was_and_where_it_is() -> None:
     assert composer.compose(surface, [background, mover], 0.5) == []
     assert composer.compose(surface, [background, mover], 1.0) == [pygame.Rect(0, 0, 20, 10)]
     assert surface.get_at((5, 5)) == (0, 0, 0, 255) and surface.get_at((15, 5)) == (255, 255, 255, 255)
+
+
+def test_a_still_table_asks_for_no_frames_and_a_running_sand_for_every_one() -> None:
+    clock = VirtualClock(100.0)
+    table = Table(TableConfig(stations=4), clock, pygame.Surface(SIZE), None, attract=False)
+    table.step(clock.now)
+    assert table.next_change(clock.now) is None  # the lobby: sleep until an input
+    table.attract_enabled = True
+    assert table.next_change(clock.now) == table.last_input + table.config.timing.attract_after_s
+    table.start_game(GameSetup("ubongo_shimo", "running-sand", (0, 1)), seed=3)
+    clock.advance(1 / 60)
+    table.step(clock.now)
+    session = table.session
+    assert session is not None and session.deadline() is not None
+    # The countdown and then the sand move every frame.
+    assert table.live and table.next_change(clock.now) == clock.now
+    drawn = table.frames_drawn
+    regions: list[pygame.Rect] = []
+    for _ in range(8 * 60):
+        clock.advance(1 / 60)
+        if table.step(clock.now):
+            regions += table.dirty
+    assert table.frames_drawn - drawn > 60
+    # Mostly small regions: the glass and the seconds (the count-down's end repaints more).
+    small = [r for r in regions if r.width * r.height < SIZE[0] * SIZE[1] // 8]
+    assert len(small) > 0.9 * len(regions)
