@@ -263,7 +263,9 @@ class Runner:
         period = self.speed / self.config.display.fps
         due = max(self.next_frame, self.wake_at)
         # The wait is in real milliseconds; the clock may run faster (a scripted run).
-        timeout_ms = max(0, int((due - self.clock()) / self.speed * 1000))
+        # Rounded up: waking a fraction of a millisecond early would spin through empty
+        # frames until the frame is due.
+        timeout_ms = max(0, math.ceil((due - self.clock()) / self.speed * 1000))
         if timeout_ms > 0 and self.wait_for_input:
             events = [pygame.event.wait(timeout_ms)]
         else:
