@@ -20,12 +20,28 @@ label_rect = text_rect
 """Where :func:`label` would draw (see :func:`table.display.theme.text_rect`)."""
 
 
+VEIL_TILE = 256
+
+
 @lru_cache(maxsize=8)
-def veil(size: tuple[int, int], alpha: int, colour: Colour = (0, 0, 0)) -> pygame.Surface:
-    """A translucent layer of ``size`` (made once per size and alpha; do not draw on it)."""
-    surface = pygame.Surface(size, pygame.SRCALPHA)
+def _veil_tile(alpha: int, colour: Colour) -> pygame.Surface:
+    surface = pygame.Surface((VEIL_TILE, VEIL_TILE), pygame.SRCALPHA)
     surface.fill((*colour, alpha))
     return surface
+
+
+def veil(surface: pygame.Surface, rect: pygame.Rect, alpha: int, colour: Colour = (0, 0, 0)) -> None:
+    """Darken ``rect`` of ``surface`` with a translucent ``colour``: the same pixels as
+    blitting one translucent layer of that size, from one small tile kept per alpha (a
+    kiosk keeps its memory flat), and only over the part the surface's clip lets through."""
+    area = rect.clip(surface.get_clip())
+    if area.width <= 0 or area.height <= 0:
+        return
+    tile = _veil_tile(alpha, colour)
+    for y in range(area.top, area.bottom, VEIL_TILE):
+        for x in range(area.left, area.right, VEIL_TILE):
+            piece = pygame.Rect(x, y, min(VEIL_TILE, area.right - x), min(VEIL_TILE, area.bottom - y))
+            surface.blit(tile, piece, pygame.Rect(0, 0, piece.width, piece.height))
 
 
 def wrap(font: pygame.font.Font, message: str, width: int) -> list[str]:
@@ -48,8 +64,7 @@ def wrap(font: pygame.font.Font, message: str, width: int) -> list[str]:
 def dialog(surface: pygame.Surface, theme: Theme, width_units: float, height_units: float,
            veil_alpha: int = 170) -> pygame.Rect:
     """Darken the whole surface and draw a centred, outlined box; returns the box."""
-    w, h = surface.get_size()
-    surface.blit(veil((w, h), veil_alpha), (0, 0))
+    veil(surface, surface.get_rect(), veil_alpha)
     box = dialog_box(surface.get_size(), theme, width_units, height_units)
     panel(surface, box, PANEL, theme.px(2), ACCENT, theme.px(0.5))
     return box

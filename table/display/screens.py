@@ -421,7 +421,7 @@ class TableMenuScreen(Screen):
         theme = self.theme
         box = draw.dialog_box(size, theme, 110, 80)
         out = [
-            Part("menu:veil", whole(size), 170, lambda s, t: s.blit(draw.veil(size, 170), (0, 0))),
+            Part("menu:veil", whole(size), 170, lambda s, t: draw.veil(s, s.get_rect(), 170)),
             Part("menu:box", box, None, lambda s, t: self._box(s, box)),
         ]
         # One part per line: turning the knob repaints the two lines it moved between.
@@ -548,7 +548,7 @@ class AttractScreen(Screen):
             band = pygame.Rect(0, 0, size[0], self.theme.px(11))
             title = f"Demo: {demo.engine.title} · press any button to play"
             where = draw.label_rect(self.theme, title, band.center, "large", ACCENT, "center", bold=True)
-            parts.append(Part("attract:band", band, None, lambda s, t: s.blit(draw.veil(band.size, 235), band)))
+            parts.append(Part("attract:band", band, None, lambda s, t: draw.veil(s, band, 235)))
             # Only the title pulses: each frame repaints its own rect, not the whole band.
             parts.append(Part("attract:title", where, title, lambda s, t: self._title(s, band, title, t),
                               live=lambda t: (self._pulse(t), where)))
@@ -582,7 +582,7 @@ class LeaveKioskScreen(Screen):
     def parts(self, size: tuple[int, int], now: float) -> list[Part]:
         box = draw.dialog_box(size, self.theme, 130, 40)
         return [
-            Part("leave:veil", whole(size), 200, lambda s, t: s.blit(draw.veil(size, 200), (0, 0))),
+            Part("leave:veil", whole(size), 200, lambda s, t: draw.veil(s, s.get_rect(), 200)),
             Part("leave:box", box, (self.first, self.last), lambda s, t: self._box(s, box)),
         ]
 

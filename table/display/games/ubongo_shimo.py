@@ -72,7 +72,7 @@ class ShimoRenderer:
 
     def _paused(self, surface: pygame.Surface, theme: Theme) -> None:
         w, h = surface.get_size()
-        surface.blit(draw.veil((w, h), 150), (0, 0))
+        draw.veil(surface, surface.get_rect(), 150)
         draw.label(surface, theme, "Paused", (w / 2, h / 2), "title", ACCENT, "center", bold=True)
 
     def _middle_parts(self, area: pygame.Rect, view: dict[str, Any], theme: Theme, paused: bool) -> list[Part]:

@@ -96,7 +96,7 @@ class UgahRenderer:
     @staticmethod
     def _paused(surface: pygame.Surface, theme: Theme) -> None:
         w, h = surface.get_size()
-        surface.blit(draw.veil((w, h), 150), (0, 0))
+        draw.veil(surface, surface.get_rect(), 150)
         draw.label(surface, theme, "Paused", (w / 2, h / 2), "title", ACCENT, "center", bold=True)
 
     # -- the circle ---------------------------------------------------------------------

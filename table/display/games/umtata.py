@@ -130,7 +130,7 @@ class UmtataRenderer:
     @staticmethod
     def _paused(surface: pygame.Surface, theme: Theme) -> None:
         W, H = surface.get_size()
-        surface.blit(draw.veil((W, H), 160), (0, 0))
+        draw.veil(surface, surface.get_rect(), 160)
         text(surface, theme, "Paused", (W / 2, H / 2), "huge", ACCENT, "center", bold=True)
 
     @staticmethod
