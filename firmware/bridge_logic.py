@@ -1,13 +1,37 @@
 # The I/O bridge's logic, free of hardware: MicroPython on a Raspberry Pi Pico runs
-# it (main.py wires it to machine.Pin and neopixel), CPython runs it in the table's
-# tests. Protocol version 1, see docs/serial-bridge.md. Kept to the subset of Python
-# that MicroPython supports: no dataclasses, no typing, no f-string format specs.
+# it (main.py wires it to machine.Pin, the PIO LED strip and the USB serial port),
+# CPython runs it in the table's tests against simulated pins and a simulated clock.
+# Protocol version 2, see docs/serial-bridge.md. Kept to the subset of Python that
+# MicroPython supports: no dataclasses, no typing, no f-string format specs.
+#
+# How an edge travels: a hard pin interrupt (EdgeRing.put, run inside the interrupt,
+# allocating nothing) writes which input, which edge(s) it saw and the 30-bit tick
+# count into preallocated arrays. Only the main loop (Bridge.service) turns ticks into
+# the 64-bit microsecond clock, so nothing can interrupt the extension half-way.
 
-PROTOCOL = 1
-FIRMWARE = "table-bridge-1.0"
+import array
+
+PROTOCOL = 2
+FIRMWARE = "table-bridge-2.0"
 TICKS_PERIOD = 1 << 30  # MicroPython's ticks_us() wraps at 2**30 on the RP2040
 HEARTBEAT_US = 1000000
-MAX_LINE = 4096
+MAX_RECORD = 8192  # a binary frame of up to about 2,600 pixels
+RING = 256  # edges the interrupts can queue between two main-loop passes
+
+# Pin.IRQ_FALLING / IRQ_RISING on the RP2040 (the values of the port's constants)
+IRQ_FALLING = 4
+IRQ_RISING = 8
+
+# Framing: a record runs from a start byte to "\n". "$" starts a text line, STX a
+# binary LED frame; a start byte inside a record means the record before it was cut
+# off, and it is dropped (counted) without swallowing the next one.
+TEXT_START = 0x24  # "$"
+FRAME_START = 0x02
+ESC = 0x1B
+# Bytes a binary payload never carries raw: the framing bytes, and the control
+# characters MicroPython's USB console reacts to (Ctrl-A..D) - so the console's
+# Ctrl-C stays enabled for mpremote without a frame ever triggering it.
+ESCAPED = (0x01, 0x02, 0x03, 0x04, 0x0A, 0x0D, 0x1B, 0x24)
 
 
 def checksum(text):
@@ -19,13 +43,16 @@ def checksum(text):
 
 def make_line(verb, *fields):
     body = " ".join([verb] + [str(f) for f in fields])
-    return body + "*" + f"{checksum(body):02X}" + "\n"
+    return "$" + body + "*" + "%02X" % checksum(body) + "\n"
 
 
 def parse_line(line):
-    """(verb, fields) of a table -> bridge line, or None when it is malformed."""
+    """(verb, fields) of one text record (str, with or without "$"), or None when it
+    is malformed."""
     line = line.strip()
-    if not line or len(line) > MAX_LINE:
+    if line.startswith("$"):
+        line = line[1:]
+    if not line or len(line) > MAX_RECORD:
         return None
     star = line.rfind("*")
     if star < 0 or len(line) - star != 3:
@@ -41,10 +68,83 @@ def parse_line(line):
     return parts[0], parts[1:]
 
 
+def escape(data):
+    out = bytearray()
+    for b in data:
+        if b in ESCAPED:
+            out.append(ESC)
+            out.append(b ^ 0x40)
+        else:
+            out.append(b)
+    return bytes(out)
+
+
+def unescape(data):
+    parts = bytes(data).split(b"\x1b")
+    out = bytearray(parts[0])
+    for part in parts[1:]:
+        if not part:
+            return None  # an escape at the very end: cut off
+        out.append(part[0] ^ 0x40)
+        out.extend(part[1:])
+    return out
+
+
+def decode_frame(record):
+    """(seq, rgb bytes) of a binary frame record (without STX and newline), or None."""
+    raw = unescape(record)
+    if raw is None or len(raw) < 4:
+        return None
+    seq, count = raw[0], raw[1] << 8 | raw[2]
+    pixels = raw[3:-1]
+    if len(pixels) != 3 * count or (sum(raw[:-1]) & 0xFF) != raw[-1]:
+        return None
+    return seq, pixels
+
+
+class Framer:
+    """Cuts the incoming byte stream into records (see "Framing" above)."""
+
+    def __init__(self):
+        self.pending = bytearray()
+        self.cut = 0
+        self.too_long = 0
+        self.skipping = False
+
+    def feed(self, data):
+        records = []
+        segments = bytes(data).split(b"\n")
+        last = len(segments) - 1
+        for i, seg in enumerate(segments):
+            k = max(seg.rfind(b"$"), seg.rfind(b"\x02"))
+            if k >= 0:  # a record starts here; whatever came before it was cut off
+                if self.pending or k > 0:
+                    self.cut += 1
+                self.pending = bytearray()
+                self.skipping = False
+                seg = seg[k:]
+            if not self.skipping:
+                if len(self.pending) + len(seg) > MAX_RECORD:
+                    self.too_long += 1
+                    self.pending = bytearray()
+                    self.skipping = True
+                else:
+                    self.pending.extend(seg)
+            if i < last:  # a newline ends the record
+                if self.pending and not self.skipping:
+                    records.append(bytes(self.pending))
+                self.pending = bytearray()
+                self.skipping = False
+        return records
+
+
 class Clock:
-    """Extends the wrapping hardware microsecond counter into one that never wraps
-    (MicroPython integers are unbounded), as long as it is read at least once per
-    half period (about nine minutes): the main loop reads it every pass."""
+    """The bridge's 64-bit microsecond clock, extended from the 30-bit tick counter.
+
+    Only the main loop calls it (never an interrupt), at least once per half period
+    (about nine minutes), so the extension cannot be torn. ``since(raw_now, raw)``
+    gives the clock value of an earlier tick reading ``raw`` taken by an interrupt
+    before ``raw_now`` was read."""
 
     def __init__(self, first_raw):
         self.last_raw = first_raw
@@ -52,11 +152,40 @@ class Clock:
 
     def extend(self, raw):
         diff = (raw - self.last_raw) % TICKS_PERIOD
-        if diff >= TICKS_PERIOD // 2:
-            return self.us - (TICKS_PERIOD - diff)  # a stamp taken just before the last read
         self.last_raw = raw
         self.us += diff
         return self.us
+
+    def stamp(self, raw):
+        """Clock value of an interrupt's tick reading taken before the last extend()."""
+        return self.us - (self.last_raw - raw) % TICKS_PERIOD
+
+
+class EdgeRing:
+    """Edges queued by the pin interrupts: input slot, edge flags and tick count.
+
+    :meth:`put` runs inside a hard interrupt: it only stores small integers into
+    preallocated arrays. ``flags`` holds the IRQ_FALLING / IRQ_RISING bits the port
+    latched for this interrupt plus bit 0 = the pin's level read in the handler."""
+
+    def __init__(self, size=RING):
+        self.size = size
+        self.slot = bytearray(size)
+        self.flags = bytearray(size)
+        self.ticks = array.array("i", [0] * size)
+        self.head = array.array("i", [0, 0])  # [write index, overflows]
+        self.tail = 0
+
+    def put(self, slot, flags, level, ticks):
+        h = self.head[0]
+        nxt = (h + 1) % self.size
+        if nxt == self.tail:
+            self.head[1] += 1  # full: the main loop is far behind; counted, reported
+            return
+        self.slot[h] = slot
+        self.flags[h] = (flags & (IRQ_FALLING | IRQ_RISING)) | (1 if level else 0)
+        self.ticks[h] = ticks
+        self.head[0] = nxt
 
 
 # Quadrature: previous 2-bit state (a<<1|b, 1 = contact open) and new state ->
@@ -103,103 +232,197 @@ def gray_to_binary(g):
     return b
 
 
-class Bridge:
-    """The bridge's state: station inputs in, protocol lines out, LED commands in.
+def slots_of(stations):
+    """The input pins of a config.STATIONS list: [(gpio, station, role)], role one of
+    "B" (button), "S" (knob switch), "EA"/"EB" (encoder contacts), "D0".."D3" (data
+    lines of an absolute switch, least significant first)."""
+    out = []
+    for index, st in enumerate(stations):
+        if st.get("button") is not None:
+            out.append((st["button"], index, "B"))
+        if st.get("switch") is not None:
+            out.append((st["switch"], index, "S"))
+        if st.get("encoder"):
+            out.append((st["encoder"][0], index, "EA"))
+            out.append((st["encoder"][1], index, "EB"))
+        if st.get("data"):
+            for k, gpio in enumerate(st["data"]):
+                out.append((gpio, index, "D" + str(k)))
+    return out
 
-    ``write(text)`` sends a line to the table. ``leds.set(station, on)`` switches a
-    button LED; ``strip`` (or None) is a list-like of pixels with ``write()``.
-    Edges are queued by the pin interrupts with the time they happened
-    (:meth:`edge`) and sent from the main loop (:meth:`poll`).
+
+class Bridge:
+    """The bridge's state: input edges in, protocol lines out, table commands in.
+
+    ``stations`` is config.STATIONS; ``write(text)`` sends text to the table;
+    ``leds.set(station, on)`` switches a button LED; ``strip`` (or None) shows a
+    frame with ``show(rgb_bytes)`` and has ``n`` pixels. ``ring`` is the
+    :class:`EdgeRing` the interrupts fill; ``levels`` are the input levels at boot
+    (1 = line high = contact open), read after the interrupts were enabled.
     """
 
-    def __init__(self, stations, write, leds=None, strip=None, code="gray"):
-        self.stations = stations
+    def __init__(self, stations, write, ring, levels, first_raw, leds=None, strip=None, code="gray"):
         self.write = write
+        self.ring = ring
         self.leds = leds
         self.strip = strip
         self.code = code
-        self.queue = []
-        self.quad = [Quadrature() for _ in range(stations)]
-        self.led_state = ["off"] * stations
-        self.absolute = [None] * stations
+        self.slots = slots_of(stations)
+        self.count = len(stations)
+        self.level = [1 if v else 0 for v in levels]  # line level per slot (pull-up: 1 = open)
+        self.clock = Clock(first_raw)
+        self.quad = [Quadrature() for _ in range(self.count)]
+        for k, (_, station, role) in enumerate(self.slots):
+            if role == "EA" or role == "EB":
+                self.quad[station].state = self._ab(station)
+        self.sector = [self._sector(i) for i in range(self.count)]
+        self.led_state = ["off"] * self.count
         self.last_heartbeat = None
-        self.bad_lines = 0
-        self.pending = ""
+        self.framer = Framer()
+        self.bad_records = 0
+        self.frames = 0
+        self.overflows_sent = 0
+        self.state_wanted = True
+
+    # --- reports ------------------------------------------------------------------
 
     def hello(self):
-        self.write(make_line("HELLO", PROTOCOL, FIRMWARE, self.stations))
+        self.write(make_line("HELLO", PROTOCOL, FIRMWARE, self.count))
 
-    # called from interrupt handlers: only append (no I/O)
-    def edge(self, kind, station, value, us):
-        self.queue.append((kind, station, value, us))
+    def _slot_level(self, station, role):
+        for k, (_, s, r) in enumerate(self.slots):
+            if s == station and r == role:
+                return self.level[k]
+        return None
 
-    def encoder(self, station, a, b, us):
-        steps = self.quad[station].update(a, b)
-        if steps:
-            self.queue.append(("R", station, steps, us))
+    def _ab(self, station):
+        a = self._slot_level(station, "EA")
+        b = self._slot_level(station, "EB")
+        return (1 if a else 0) << 1 | (1 if b else 0)
 
-    def absolute_lines(self, station, lines, us):
+    def _sector(self, station):
         raw = 0
-        for i, active in enumerate(lines):
-            if active:
-                raw |= 1 << i
-        sector = (gray_to_binary(raw) if self.code == "gray" else raw) % 16
-        if sector != self.absolute[station]:
-            self.absolute[station] = sector
-            self.queue.append(("A", station, sector, us))
+        found = False
+        for k, (_, s, role) in enumerate(self.slots):
+            if s == station and role[0] == "D":
+                found = True
+                if not self.level[k]:  # pulled to GND: line active
+                    raw |= 1 << int(role[1:])
+        if not found:
+            return -1
+        return (gray_to_binary(raw) if self.code == "gray" else raw) % 16
 
-    def poll(self, now_us):
-        queue, self.queue = self.queue, []
-        for kind, station, value, us in queue:
-            self.write(make_line(kind, station, value, us))
-        if self.last_heartbeat is None or now_us - self.last_heartbeat >= HEARTBEAT_US:
-            self.last_heartbeat = now_us
-            self.write(make_line("T", now_us))
+    def state_report(self, us):
+        """Every station's levels now: button, knob switch (1 = pressed), the sector the
+        data lines read (-1: no absolute switch)."""
+        for i in range(self.count):
+            b = self._slot_level(i, "B")
+            s = self._slot_level(i, "S")
+            self.write(make_line("ST", i, 1 if b == 0 else 0, 1 if s == 0 else 0, self.sector[i], us))
+
+    # --- the main loop's pass -------------------------------------------------------
+
+    def service(self, ticks_us):
+        """One main-loop pass: send the queued edges, heartbeat, state report if asked,
+        button LEDs. ``ticks_us`` reads the 30-bit counter; it is read *after* the
+        ring's write index, so every queued stamp is older than it."""
+        ring = self.ring
+        head = ring.head[0]
+        now = self.clock.extend(ticks_us())
+        while ring.tail != head:
+            k = ring.tail
+            self._edge(ring.slot[k], ring.flags[k], self.clock.stamp(ring.ticks[k]))
+            ring.tail = (k + 1) % ring.size
+        if ring.head[1] != self.overflows_sent:
+            self.overflows_sent = ring.head[1]
+            self.write(make_line("E", "edge", "queue", "overflowed", self.overflows_sent))
+        if self.state_wanted:
+            self.state_wanted = False
+            self.state_report(now)
+        if self.last_heartbeat is None or now - self.last_heartbeat >= HEARTBEAT_US:
+            self.last_heartbeat = now
+            self.write(make_line("T", now))
         if self.leds is not None:
-            blink_on = (now_us // 250000) % 2 == 0
+            blink_on = (now // 250000) % 2 == 0
             for station, state in enumerate(self.led_state):
                 self.leds.set(station, state == "on" or (state == "blink" and blink_on))
+        return now
 
-    def feed(self, text):
-        """Characters from the table; complete lines are acted on."""
-        self.pending += text
-        if len(self.pending) > 2 * MAX_LINE and "\n" not in self.pending:
-            self.pending = ""
-            self.bad_lines += 1
-        while "\n" in self.pending:
-            line, self.pending = self.pending.split("\n", 1)
-            self.handle(line)
+    def _edge(self, slot, flags, us):
+        fell, rose = flags & IRQ_FALLING, flags & IRQ_RISING
+        if fell and rose:  # two edges before the handler ran: the level read says which came last
+            last = flags & 1
+            self._level(slot, 1 - last, us)
+            self._level(slot, last, us)
+        elif fell:
+            self._level(slot, 0, us)
+        elif rose:
+            self._level(slot, 1, us)
+        else:
+            self._level(slot, flags & 1, us)
 
-    def handle(self, line):
-        parsed = parse_line(line)
+    def _level(self, slot, level, us):
+        """The line of ``slot`` went to ``level`` at ``us`` (taken from the edge)."""
+        self.level[slot] = level
+        _, station, role = self.slots[slot]
+        if role == "B" or role == "S":
+            self.write(make_line(role, station, 1 - level, us))
+        elif role == "EA" or role == "EB":
+            ab = self._ab(station)
+            steps = self.quad[station].update(ab >> 1, ab & 1)
+            if steps:
+                self.write(make_line("R", station, steps, us))
+        else:
+            sector = self._sector(station)
+            if sector != self.sector[station]:
+                # what the lines read now; the table waits until a reading is stable
+                self.sector[station] = sector
+                self.write(make_line("A", station, sector, us))
+
+    # --- from the table ---------------------------------------------------------------
+
+    def feed(self, data):
+        """Bytes from the table; complete records are acted on."""
+        before = self.framer.cut + self.framer.too_long
+        for record in self.framer.feed(data):
+            self.handle(record)
+        self.bad_records += self.framer.cut + self.framer.too_long - before
+
+    def handle(self, record):
+        if record[0] == FRAME_START:
+            got = decode_frame(record[1:])
+            if got is None:
+                self.bad_records += 1
+                return
+            seq, pixels = got
+            if self.strip is not None:
+                self.strip.show(pixels)
+            self.frames += 1
+            self.write(make_line("K", seq))  # flow control: ready for the next frame
+            return
+        try:
+            text = record.decode()
+        except Exception:  # noqa: BLE001 - MicroPython raises UnicodeError, CPython a subclass
+            self.bad_records += 1
+            return
+        parsed = parse_line(text)
         if parsed is None:
-            self.bad_lines += 1
+            self.bad_records += 1
             return
         verb, fields = parsed
         try:
             if verb == "HELLO?":
                 self.hello()
+                self.state_wanted = True
+            elif verb == "ST?" and not fields:
+                self.state_wanted = True
             elif verb == "L" and len(fields) == 2 and fields[1] in ("on", "off", "blink"):
                 station = int(fields[0])
-                if 0 <= station < self.stations:
+                if 0 <= station < self.count:
                     self.led_state[station] = fields[1]
                 else:
-                    self.bad_lines += 1
-            elif verb == "F" and len(fields) == 2:
-                self.frame(int(fields[0]), fields[1])
+                    self.bad_records += 1
             else:
-                self.bad_lines += 1
+                self.bad_records += 1
         except ValueError:
-            self.bad_lines += 1
-
-    def frame(self, count, hexes):
-        if len(hexes) != 6 * count:
-            raise ValueError("frame length")
-        if self.strip is None:
-            return
-        n = min(count, getattr(self.strip, "n", None) or len(self.strip))
-        for i in range(n):
-            j = 6 * i
-            r, g, b = hexes[j:j + 2], hexes[j + 2:j + 4], hexes[j + 4:j + 6]
-            self.strip[i] = (int(r, 16), int(g, 16), int(b, 16))
-        self.strip.write()
+            self.bad_records += 1

@@ -1,16 +1,26 @@
-# The I/O bridge on a Raspberry Pi Pico (MicroPython). Copy firmware/*.py to the
-# Pico (e.g. `mpremote cp firmware/*.py :`); it starts on power-up and talks to the
-# table over the USB serial port (/dev/ttyACM0). Wiring is in config.py.
+# The I/O bridge on a Raspberry Pi Pico (MicroPython 1.22 or newer). Copy
+# firmware/*.py to the Pico (see docs/serial-bridge.md, "Updating the firmware");
+# it starts on power-up and talks to the table over the USB serial port.
+# Wiring is in config.py.
 #
-# Every input pin has its pull-up on and its switch to GND. Pin interrupts stamp
-# each edge with time.ticks_us() the moment it happens; the main loop sends the
-# lines, reads the table's commands and drives the LEDs.
+# Why it is built this way:
+# * Every input pin has a *hard* interrupt: it runs the moment the edge is seen (a
+#   few microseconds), takes the tick count and the edge direction the port latched,
+#   and stores them in preallocated arrays (bridge_logic.EdgeRing.put) - nothing is
+#   allocated, so it may run in the interrupt itself.
+# * Interrupts are never switched off for long: the LED strip is driven by a PIO
+#   state machine fed by DMA (MicroPython's neopixel module would disable interrupts
+#   for about 30 us per pixel and stamp every edge of a frame at its end).
+# * Only the main loop extends the tick count into the 64-bit clock (no race).
+# * Ctrl-C stays enabled on the console, so `mpremote` can stop the program to copy
+#   new files; binary LED frames never carry a raw Ctrl-C byte (they are escaped).
 
 import sys
 import time
 
 import machine
-from bridge_logic import Bridge, Clock
+import rp2
+from bridge_logic import Bridge, EdgeRing
 
 import config
 
@@ -25,107 +35,133 @@ class ButtonLeds:
             pin.value(1 if on else 0)
 
 
+@rp2.asm_pio(sideset_init=rp2.PIO.OUT_LOW, out_shiftdir=rp2.PIO.SHIFT_LEFT, autopull=True, pull_thresh=24)
+def _ws2812():
+    # 10 cycles per bit at 8 MHz: 1.25 us. A 1 is high for 0.875 us, a 0 for 0.375 us.
+    wrap_target()
+    label("bitloop")
+    out(x, 1).side(0)[2]
+    jmp(not_x, "do_zero").side(1)[1]
+    jmp("bitloop").side(1)[4]
+    label("do_zero")
+    nop().side(0)[4]
+    wrap()
+
+
+class PioStrip:
+    """WS2812 pixels through PIO; a frame goes out by DMA while the CPU (and its
+    interrupts) carry on."""
+
+    def __init__(self, gpio, n, sm_id=0):
+        import array
+
+        self.n = n
+        self.sm = rp2.StateMachine(sm_id, _ws2812, freq=8_000_000, sideset_base=machine.Pin(gpio))
+        self.sm.active(1)
+        # the state machine's TX FIFO and its DMA request line (RP2040 datasheet, 3.7 / 2.5.3.1)
+        self.fifo = (0x50200000 if sm_id < 4 else 0x50300000) + 0x10 + 4 * (sm_id % 4)
+        self.dreq = (sm_id // 4) * 8 + sm_id % 4
+        self.words = array.array("I", [0] * n)
+        self.dma = None
+        try:
+            self.dma = rp2.DMA()
+        except (AttributeError, OSError):  # an older MicroPython: sm.put, still with interrupts on
+            pass
+
+    def show(self, rgb):
+        words = self.words
+        n = min(self.n, len(rgb) // 3)
+        if self.dma is not None:
+            while self.dma.active():  # the previous frame is still going out
+                pass
+        for i in range(n):
+            j = 3 * i
+            words[i] = (rgb[j + 1] << 24) | (rgb[j] << 16) | (rgb[j + 2] << 8)  # GRB, top 24 bits
+        for i in range(n, self.n):
+            words[i] = 0
+        if self.dma is None:
+            self.sm.put(words)
+            return
+        ctrl = self.dma.pack_ctrl(size=2, inc_write=False, treq_sel=self.dreq)
+        self.dma.config(read=words, write=self.fifo, count=self.n, ctrl=ctrl, trigger=True)
+
+
 class UsbSerial:
-    """Non-blocking access to the USB serial port (sys.stdin / sys.stdout)."""
+    """Non-blocking bytes over the USB serial port (sys.stdin.buffer / sys.stdout)."""
 
     def __init__(self):
         import select
 
         self.poll = select.poll()
         self.poll.register(sys.stdin, select.POLLIN)
+        self.stdin = sys.stdin.buffer
 
     def read_available(self):
-        out = []
-        while self.poll.poll(0):
-            ch = sys.stdin.read(1)
-            if not ch:
+        out = bytearray()
+        while len(out) < 2048 and self.poll.poll(0):
+            got = self.stdin.read(1)
+            if not got:
                 break
-            out.append(ch)
-            if len(out) >= 512:
-                break
-        return "".join(out)
+            out.extend(got)
+        return bytes(out)
 
     def write(self, text):
         sys.stdout.write(text)
 
 
-def build(io, strip=None):
-    """Wire the pins of config.py to a Bridge; returns (bridge, clock)."""
+def build(io, strip=None, ticks_us=time.ticks_us):
+    """Wire config.py's pins to a Bridge: hard interrupts into an EdgeRing."""
+    ring = EdgeRing()
     stations = config.STATIONS
-    clock = Clock(time.ticks_us())
-    bridge = Bridge(len(stations), io.write, ButtonLeds([s.get("led") for s in stations]), strip,
-                    getattr(config, "CODE", "gray"))
-    keep = []  # the pins must stay referenced for their interrupts to fire
+    from bridge_logic import slots_of
 
-    def stamp():
-        return clock.extend(time.ticks_us())
+    pins = []
+    for k, (gpio, _, _) in enumerate(slots_of(stations)):
+        pin = machine.Pin(gpio, machine.Pin.IN, machine.Pin.PULL_UP)
 
-    for index, st in enumerate(stations):
-        for key, verb in (("button", "B"), ("switch", "S")):
-            if st.get(key) is None:
-                continue
-            pin = machine.Pin(st[key], machine.Pin.IN, machine.Pin.PULL_UP)
+        def on_edge(p, k=k, put=ring.put, ticks=ticks_us):
+            put(k, p.irq().flags(), p.value(), ticks())
 
-            def on_edge(p, i=index, v=verb):
-                bridge.edge(v, i, 0 if p.value() else 1, stamp())
-
-            pin.irq(on_edge, machine.Pin.IRQ_FALLING | machine.Pin.IRQ_RISING)
-            keep.append(pin)
-        if st.get("encoder"):
-            a_num, b_num = st["encoder"]
-            a = machine.Pin(a_num, machine.Pin.IN, machine.Pin.PULL_UP)
-            b = machine.Pin(b_num, machine.Pin.IN, machine.Pin.PULL_UP)
-
-            def on_turn(_p, i=index, a=a, b=b):
-                bridge.encoder(i, a.value(), b.value(), stamp())
-
-            a.irq(on_turn, machine.Pin.IRQ_FALLING | machine.Pin.IRQ_RISING)
-            b.irq(on_turn, machine.Pin.IRQ_FALLING | machine.Pin.IRQ_RISING)
-            keep.extend([a, b])
-        if st.get("data"):
-            lines = [machine.Pin(n, machine.Pin.IN, machine.Pin.PULL_UP) for n in st["data"]]
-
-            def on_lines(_p, i=index, lines=lines):
-                bridge.absolute_lines(i, [not line.value() for line in lines], stamp())
-
-            for line in lines:
-                line.irq(on_lines, machine.Pin.IRQ_FALLING | machine.Pin.IRQ_RISING)
-            keep.extend(lines)
-            on_lines(None)
-    bridge.keep = keep
-    return bridge, clock
+        pin.irq(on_edge, machine.Pin.IRQ_FALLING | machine.Pin.IRQ_RISING, hard=True)
+        pins.append(pin)
+    levels = [p.value() for p in pins]  # after the interrupts are on: nothing falls between
+    bridge = Bridge(stations, io.write, ring, levels, ticks_us(),
+                    ButtonLeds([s.get("led") for s in stations]), strip, getattr(config, "CODE", "gray"))
+    bridge.pins = pins  # the pins must stay referenced for their interrupts to fire
+    return bridge
 
 
 def make_strip():
     if getattr(config, "LED_PIN", None) is None:
         return None
-    import neopixel
-
-    return neopixel.NeoPixel(machine.Pin(config.LED_PIN), config.LED_COUNT)
+    return PioStrip(config.LED_PIN, config.LED_COUNT)
 
 
 def run(io=None, strip=None, passes=None):
-    """The main loop; ``passes`` limits it for tests (None: forever)."""
+    """The main loop; ``passes`` limits it for tests (None: forever). Ctrl-C (from
+    mpremote) ends it: the LEDs go dark and the console is free for updates."""
     if io is None:
-        try:
-            import micropython
-
-            micropython.kbd_intr(-1)  # a stray 0x03 on the line must not stop the program
-        except ImportError:
-            pass
         io = UsbSerial()
     if strip is None:
         strip = make_strip()
-    bridge, clock = build(io, strip)
+    bridge = build(io, strip)
     bridge.hello()
     n = 0
-    while passes is None or n < passes:
-        n += 1
-        text = io.read_available()
-        if text:
-            bridge.feed(text)
-        bridge.poll(clock.extend(time.ticks_us()))
-        time.sleep_ms(1)
+    try:
+        while passes is None or n < passes:
+            n += 1
+            data = io.read_available()
+            if data:
+                bridge.feed(data)
+            bridge.service(time.ticks_us)
+            time.sleep_ms(1)
+    except KeyboardInterrupt:
+        for station in range(bridge.count):
+            bridge.leds.set(station, False)
+        if strip is not None:
+            strip.show(bytes(3 * strip.n))
+        for pin in bridge.pins:
+            pin.irq(None)
     return bridge
 
 

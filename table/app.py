@@ -25,7 +25,7 @@ from typing import Any, Protocol
 import pygame
 
 from table.config import TableConfig
-from table.display.layers import Composer
+from table.display.layers import Composer, Part
 from table.display.screens import AttractScreen, GameScreen, LobbyScreen, PausedScreen, Screen
 from table.display.theme import Theme
 from table.games.base import TICK, Action, GameSetup
@@ -268,6 +268,8 @@ class Table:
             self.deliver_deadlines(min(action.t, now))
             self.dispatch(action)
         self.deliver_deadlines(now)
+        if self.journal is not None and self.journal.fault is not None:
+            self.journal.retry()  # rate-limited inside: a cleared fault is noticed without an input
         if (self.attract_enabled and len(self.screens) == 1
                 and now - self.last_input >= self.config.timing.attract_after_s):
             log.info("nobody has touched the table for %.0f s: attract mode", now - self.last_input)
@@ -290,6 +292,9 @@ class Table:
         with ``force``); the regions repainted are left in ``dirty``."""
         size = self.surface.get_size()
         parts = [part for screen in self._visible() for part in screen.parts(size, now)]
+        fault = self.journal.fault if self.journal is not None else None
+        if fault is not None:
+            parts.append(self._journal_warning(fault))
         if force:
             self.composer.reset()
         self.dirty = self.composer.compose(self.surface, parts, now)
@@ -298,6 +303,23 @@ class Table:
             return False
         self.frames_drawn += 1
         return True
+
+    def _journal_warning(self, fault: str) -> Part:
+        """A red band over the bottom of the picture while the journal cannot be written:
+        the game goes on, but whoever runs the table must know a power cut would lose it."""
+        from table.display.draw import text
+        from table.display.theme import BAD, TEXT
+
+        theme = self.theme
+        band = pygame.Rect(0, self.surface.get_height() - theme.px(6.5), self.surface.get_width(), theme.px(6.5))
+        message = fault[0].upper() + fault[1:] + "."
+
+        def paint(surface: pygame.Surface, now: float) -> None:
+            surface.fill(BAD, band)
+            text(surface, theme, message, band.center, size="small", colour=TEXT, anchor="center", bold=True,
+                 max_width=band.width - theme.px(3))
+
+        return Part("table:journal-fault", band, message, paint)
 
     def next_change(self, now: float) -> float | None:
         """The clock time by which the table needs its next frame if no input arrives:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from table.checks import Check, boolean, check_section, did_you_mean, number, one_of, string, whole
+from table.checks import Check, boolean, check_section, did_you_mean, number, one_of, read_text_input, string, whole
 from table.datafiles import data_file
 from table.errors import TableError
 
@@ -163,12 +163,12 @@ def load_config(directory: str | Path | None = None) -> TableConfig:
     if directory is not None and not Path(directory).is_dir():
         raise ConfigError([f"{directory}: there is no config directory here"])
     path = data_file(CONFIG_FILE, directory)
+    if not os.path.lexists(path):
+        raise ConfigError([f"{path}: missing (the install has no {CONFIG_FILE}; reinstall the table)"])
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError([f"{path}: missing (the install has no {CONFIG_FILE}; reinstall the table)"]) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError([f"{path}: cannot be read ({exc})"]) from None
+        text = read_text_input(path, "config file")  # regular files only: a FIFO or /dev/zero is refused
+    except TableError as exc:
+        raise ConfigError([str(exc)]) from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import importlib.metadata
 import importlib.resources
 import json
+import os
 import urllib.parse
 from functools import cache
 from pathlib import Path
@@ -45,13 +46,13 @@ def defaults_dir() -> Path:
     return path
 
 
-SOURCE_FOLDERS = {"defaults": "config", "system": "systemd", "docs": "docs"}
+SOURCE_FOLDERS = {"defaults": "config", "system": "systemd", "docs": "docs", "firmware": "firmware"}
 """Which top-level folder of the project each shipped data folder is built from."""
 
 
 def package_path(folder: str) -> Path:
     """A data folder shipped inside the installed ``table`` package (``defaults``,
-    ``system``, ``docs``), as a file-system path.
+    ``system``, ``docs``, ``firmware``), as a file-system path.
 
     In a wheel install it is ``table/<folder>`` beside the code. An editable install
     (a developer's checkout) has no such folder, so the checkout's top-level folder that
@@ -69,18 +70,24 @@ def package_path(folder: str) -> Path:
 
 @cache
 def editable_source() -> Path | None:
-    try:
-        raw = importlib.metadata.distribution("game-table").read_text("direct_url.json")
-    except importlib.metadata.PackageNotFoundError:
-        return None
-    try:
-        info = json.loads(raw or "{}")
-    except ValueError:
-        return None
-    url = str(info.get("url", ""))
-    if not info.get("dir_info", {}).get("editable") or not url.startswith("file://"):
-        return None
-    return Path(urllib.parse.unquote(urllib.parse.urlparse(url).path))
+    """The checkout an editable install of the table came from, else ``None``.
+
+    Every ``game-table`` distribution on the path is asked, not only the first: a stray
+    ``*.egg-info`` left by a build in some folder on the path must not hide the install's
+    own record.
+    """
+    for dist in importlib.metadata.distributions(name="game-table"):
+        raw = dist.read_text("direct_url.json")
+        if not raw:
+            continue
+        try:
+            info = json.loads(raw)
+        except ValueError:
+            continue
+        url = str(info.get("url", ""))
+        if info.get("dir_info", {}).get("editable") and url.startswith("file://"):
+            return Path(urllib.parse.unquote(urllib.parse.urlparse(url).path))
+    return None
 
 
 def use_config_dir(directory: str | Path | None) -> None:
@@ -108,7 +115,9 @@ def data_file(relative: str, directory: str | Path | None = None) -> Path:
     base = Path(directory) if directory is not None else _config_dir
     if base is not None:
         own = base / relative
-        if own.is_file():
+        if own.is_file() or os.path.lexists(own):
+            # Present but not a regular file (a FIFO, a device, a folder): the reader
+            # refuses it in one sentence instead of the default taking its place unseen.
             return own
     return defaults_dir() / relative
 

@@ -6,10 +6,11 @@ inputs and the wall clock by a :class:`Clock` (virtual, or real time at a speed)
 
 Contract of :func:`run_headless`:
 
-* The journal is opened with :func:`open_journal_resilient`: a file that is not a
-  usable journal is renamed aside (and the log says so) and a fresh one is started;
-  a damaged tail is set aside by :class:`table.journal.Journal`. A bad journal never
-  stops the table from starting.
+* The journal is opened with :func:`open_journal_resilient`: a journal SQLite reports
+  corrupt is renamed aside (the log says so, and what could be read is copied into a
+  fresh one); a damaged tail is set aside by :class:`table.journal.Journal`; a full
+  disk or a read-only folder only holds the writes in memory. What is not a journal
+  at all (a folder, a device, another program's file) is refused in one sentence.
 * If the journal's unfinished game is this scenario's game (same setup and seed),
   it is resumed with ``Session.replay``; the script's inputs that are already in the
   journal are skipped (matched one by one, in order, so inputs at the same instant
@@ -111,27 +112,13 @@ class ScaledClock:
 
 
 # -- the journal, opened so that the table always starts ------------------------------------
-def open_journal_resilient(path: str | Path) -> Journal:
-    """Open ``path`` as a journal; if it is unusable, rename it aside and start afresh.
+def open_journal_resilient(path: str | Path, *, create_folder: bool = False, wait_s: float = 30.0,
+                           on_wait: Callable[[str], None] | None = None) -> Journal:
+    """Open ``path`` as the daemon's journal: faults are not damage, and only a file
+    SQLite reports corrupt is set aside (see :mod:`table.journal_open`)."""
+    from table.journal_open import open_daemon_journal
 
-    The damaged file (with its ``-wal``/``-shm`` companions) becomes
-    ``<name>.damaged-<UTC time>`` so nothing is deleted; the log names it.
-    """
-    p = Path(path)
-    try:
-        journal = Journal(p)
-        journal.unfinished()  # reads every table once: a corrupt page shows here
-        return journal
-    except (JournalError, sqlite_errors()) as exc:
-        stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-        aside = p.with_name(f"{p.name}.damaged-{stamp}")
-        for suffix in ("", "-wal", "-shm"):
-            src = Path(str(p) + suffix)
-            if src.exists():
-                os.replace(src, Path(str(aside) + suffix))
-        log.warning("journal %s could not be used (%s); set aside as %s, starting a new journal",
-                    p, exc, aside)
-        return Journal(p)
+    return open_daemon_journal(path, create_folder=create_folder, wait_s=wait_s, on_wait=on_wait)
 
 
 def resumable_game(journal: Journal) -> tuple[GameRecord, Session] | None:
@@ -145,8 +132,11 @@ def resumable_game(journal: Journal) -> tuple[GameRecord, Session] | None:
     try:
         record = journal.unfinished()
     except JournalError as exc:
-        # open_journal_resilient sets such a file aside; a caller without it still starts.
+        # An unreadable setup: close the game (its rows stay for ``table replay``).
         log.warning("%s; the table starts without resuming it", exc)
+        game = journal.unfinished_id()
+        if game is not None:
+            journal.finish(game, None)
         return None
     if record is None:
         return None
@@ -158,12 +148,6 @@ def resumable_game(journal: Journal) -> tuple[GameRecord, Session] | None:
         journal.finish(record.id, None)
         return None
     return record, session
-
-
-def sqlite_errors() -> type[Exception]:
-    import sqlite3
-
-    return sqlite3.DatabaseError
 
 
 # -- the loop -------------------------------------------------------------------------------
@@ -228,7 +212,7 @@ def run_headless(
     clock = clock or VirtualClock()
     notifier = notifier or Notifier()
     stop = stop or threading.Event()
-    journal = open_journal_resilient(journal_path)
+    journal = open_journal_resilient(journal_path, on_wait=notifier.status)
     try:
         return _play(journal, scenario, clock, notifier, stop, on_action)
     finally:
@@ -250,6 +234,9 @@ def _play(
         found = journal.unfinished() or journal.latest()
     except JournalError as exc:
         log.warning("%s; starting the scenario as a new game", exc)
+        unreadable = journal.unfinished_id()
+        if unreadable is not None:
+            journal.finish(unreadable, None)
         found = None
     if found is not None and _same_game(scenario, found.engine, found.setup.to_json(), found.seed):
         game_id = found.id

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from table.checks import did_you_mean, number, read_text_input, whole, whole64
 from table.errors import TableError
 from table.games import UnknownGameError, get_engine
 from table.games.base import TICK, Action, GameError, GameSetup, JSONValue
@@ -22,6 +23,11 @@ from table.journal import Journal
 from table.session import META_KINDS, Session, run_until_idle
 
 STATION_KINDS = frozenset({"press", "turn", "push"})
+MAX_T = 10_000_000.0  # seconds (about four months): later than any evening at the table
+_time = number(0, MAX_T)
+_delta = whole(-1000, 1000)
+_sectors = whole(2, 64)
+_face_pips = whole(1, 6)
 TABLE_KINDS = frozenset({"dice", "skip_round", "tick"}) | META_KINDS
 
 
@@ -41,34 +47,66 @@ class Scenario:
     until: float | None = None
 
 
-def _input_to_action(raw: Mapping[str, Any], where: str, problems: list[str]) -> Action | None:
+def _input_to_action(raw: Mapping[str, Any], where: str, problems: list[str],
+                     stations: Sequence[int] | None = None) -> Action | None:
+    """One ``[[input]]`` table as an action, or None with the problem added; every value
+    is checked here (finite times, stations that play, faces a die has), so a script
+    that passes never fails later."""
     kind = raw.get("kind")
     if not isinstance(kind, str):
         problems.append(f"{where}: needs kind = one of press, turn, push, dice, {', '.join(sorted(META_KINDS))}")
         return None
     t = raw.get("t")
-    if not isinstance(t, int | float) or isinstance(t, bool) or t < 0:
-        problems.append(f"{where}: needs t = the time in seconds (a number >= 0)")
+    msg = _time(t)
+    if msg:
+        problems.append(f"{where}: t (the time in seconds) {msg}")
         return None
     station = raw.get("station")
     value: JSONValue = raw.get("value")
+    if station is not None and (not isinstance(station, int) or isinstance(station, bool)):
+        problems.append(f"{where}: station must be a station number")
+        return None
+    if station is not None and stations is not None and station not in stations:
+        problems.append(f"{where}: station {station} does not play (stations = {list(stations)})")
+        return None
     if kind in STATION_KINDS:
-        if not isinstance(station, int) or isinstance(station, bool):
+        if station is None:
             problems.append(f"{where}: a {kind} needs station = the station number")
             return None
         if kind == "turn" and value is None:
-            if isinstance(raw.get("delta"), int):
+            if "delta" in raw:
+                msg = _delta(raw["delta"])
+                if msg:
+                    problems.append(f"{where}: delta {msg}")
+                    return None
                 value = {"delta": raw["delta"]}
-            elif isinstance(raw.get("sector"), int):
-                value = {"sector": raw["sector"], "sectors": int(raw.get("sectors", 16))}
+            elif "sector" in raw:
+                sectors = raw.get("sectors", 16)
+                msg = _sectors(sectors)
+                if msg:
+                    problems.append(f"{where}: sectors {msg}")
+                    return None
+                msg = whole(0, sectors - 1)(raw["sector"])
+                if msg:
+                    problems.append(f"{where}: sector {msg}")
+                    return None
+                value = {"sector": raw["sector"], "sectors": sectors}
             else:
                 problems.append(f"{where}: a turn needs delta = steps (encoder) or sector = 0..15 (switch)")
                 return None
     elif kind == "dice":
         faces = raw.get("faces", value)
-        if not isinstance(faces, list):
-            problems.append(f"{where}: a dice input needs faces = [the top faces in the tray]")
+        if not isinstance(faces, list) or not 1 <= len(faces) <= 20:
+            problems.append(f"{where}: a dice input needs faces = [the top faces in the tray] (1 to 20 of them)")
             return None
+        for face in faces:
+            if isinstance(face, str):
+                if not face or len(face) > 40:
+                    problems.append(f"{where}: faces: {face!r} is not a face name")
+                    return None
+            elif _face_pips(face):
+                problems.append(f"{where}: faces: a face is a pip count from 1 to 6 or a symbol name, not {face!r}")
+                return None
         value = {"faces": faces}
     elif kind not in TABLE_KINDS and station is None:
         # A game's own table-level kind: passed through as written.
@@ -76,7 +114,7 @@ def _input_to_action(raw: Mapping[str, Any], where: str, problems: list[str]) ->
     known = {"kind", "t", "station", "value", "delta", "sector", "sectors", "faces"}
     extra = sorted(set(raw) - known)
     if extra:
-        problems.append(f"{where}: unknown key(s) {', '.join(extra)}")
+        problems.append(f"{where}: unknown key(s) {', '.join(extra)}{did_you_mean(extra[0], sorted(known))}")
     return Action.from_json({"kind": kind, "t": float(t), "station": station, "value": value})
 
 
@@ -93,12 +131,16 @@ def parse_scenario(data: Mapping[str, Any], path: str = "<scenario>") -> Scenari
         except UnknownGameError as exc:
             problems.append(f"game: {exc}")
     seed = data.get("seed", 1)
-    if not isinstance(seed, int) or isinstance(seed, bool):
-        problems.append("seed: must be a whole number")
+    msg = whole64(seed)
+    if msg:
+        problems.append(f"seed: {msg}")
         seed = 1
     stations = data.get("stations", [0, 1, 2, 3])
     if not isinstance(stations, list) or not all(isinstance(s, int) and not isinstance(s, bool) for s in stations):
         problems.append("stations: must be a list of station numbers, e.g. [0, 1, 2]")
+        stations = [0, 1]
+    elif any(not 0 <= s <= 15 for s in stations):
+        problems.append(f"stations: station numbers go from 0 to 15, not {[s for s in stations if not 0 <= s <= 15]}")
         stations = [0, 1]
     names = data.get("names", [])
     if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
@@ -108,13 +150,17 @@ def parse_scenario(data: Mapping[str, Any], path: str = "<scenario>") -> Scenari
     if not isinstance(options, dict):
         problems.append("options: must be a table")
         options = {}
+    known_options = getattr(engine, "option_names", None) if engine is not None else None
+    if known_options is not None:
+        for key in sorted(set(options) - set(known_options)):
+            problems.append(f"options.{key}: unknown option of {game}{did_you_mean(key, sorted(known_options))}")
     variant = data.get("variant", engine.variants[0] if engine else "standard")
     if not isinstance(variant, str):
         problems.append("variant: must be a string")
         variant = "standard"
     until = data.get("until")
-    if until is not None and (not isinstance(until, int | float) or isinstance(until, bool)):
-        problems.append("until: must be a time in seconds")
+    if until is not None and _time(until):
+        problems.append(f"until: a time in seconds that {_time(until)}")
         until = None
     raw_inputs = data.get("input", [])
     if not isinstance(raw_inputs, list):
@@ -125,7 +171,7 @@ def parse_scenario(data: Mapping[str, Any], path: str = "<scenario>") -> Scenari
         if not isinstance(raw, dict):
             problems.append(f"input[{i}]: must be a table")
             continue
-        action = _input_to_action(raw, f"input[{i}]", problems)
+        action = _input_to_action(raw, f"input[{i}]", problems, stations)
         if action is not None:
             actions.append(action)
     expect = data.get("expect", {})
@@ -134,8 +180,10 @@ def parse_scenario(data: Mapping[str, Any], path: str = "<scenario>") -> Scenari
         expect = {}
     unknown = sorted(set(data) - {"game", "seed", "stations", "names", "options", "variant", "input", "expect",
                                   "until", "description"})
+    known_top = ["game", "seed", "stations", "names", "options", "variant", "input", "expect", "until",
+                 "description"]
     for key in unknown:
-        problems.append(f"{key}: unknown key")
+        problems.append(f"{key}: unknown key{did_you_mean(key, known_top)}")
     setup = GameSetup(game=str(game), variant=variant, stations=tuple(stations), names=tuple(names),
                       options=options)
     if engine is not None and not problems:
@@ -155,11 +203,9 @@ def load_scenario(path: str | Path) -> Scenario:
     """Read and validate a scenario file; raises :class:`ScenarioError` (one sentence)."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ScenarioError(f"there is no scenario file at {p}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ScenarioError(f"cannot read the scenario {p} ({exc})") from None
+        text = read_text_input(p, "scenario file")  # regular files only, never written
+    except TableError as exc:
+        raise ScenarioError(str(exc)) from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

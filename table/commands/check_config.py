@@ -40,6 +40,10 @@ def cmd_check_config(args: argparse.Namespace) -> int:
         from table.gamedata import option_problems
 
         problems += option_problems(config, args.directory)
+    from table.datafiles import data_file
+    from table.display.umtata_speech import settings_problems
+
+    problems += settings_problems(data_file("umtata/speech.toml", args.directory))[1]
     if problems:
         raise ConfigError(problems)
     assert config is not None and hardware is not None

@@ -54,7 +54,11 @@ def run_check(args: argparse.Namespace) -> int:
     except BoardError as exc:
         raise TableError(str(exc)) from None
     if args.files:
+        from table.checks import read_input
+
         paths = list(args.files)
+        for path in paths:
+            read_input(path, "deck file")  # a missing or odd file: one sentence, not a report
     elif args.dir is None:
         paths = data_files("umtata", "questions*.toml")
         if not paths:

@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+from table.checks import plain_name
 from table.errors import TableError
 
 
@@ -23,13 +24,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
     r = sub.add_parser("read", help="read the dice in still images")
     r.add_argument("images", nargs="+", metavar="IMAGE")
-    r.add_argument("--dice", metavar="NAME", help="a calibrated set of symbol dice (default: pip dice)")
+    r.add_argument("--dice", metavar="NAME", type=plain_name("--dice"),
+                   help="a calibrated set of symbol dice (default: pip dice)")
     r.add_argument("--json", action="store_true", help="one JSON object per image")
     _config_option(r)
     r.set_defaults(func=cmd_read)
 
     c = sub.add_parser("calibrate", help="teach the faces of a set of symbol dice")
-    c.add_argument("--dice", metavar="NAME", required=True)
+    c.add_argument("--dice", metavar="NAME", required=True, type=plain_name("--dice"))
     c.add_argument(
         "--face",
         nargs="+",
@@ -45,7 +47,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
     w = sub.add_parser("watch", help="show the camera view with boxes and faces drawn")
     w.add_argument("--camera", default="pi", metavar="SRC", help="pi, usb[:N], a folder or picture")
-    w.add_argument("--dice", metavar="NAME")
+    w.add_argument("--dice", metavar="NAME", type=plain_name("--dice"))
     w.add_argument("--out", metavar="DIR", help="save annotated frames here instead of a window")
     w.add_argument("--frames", type=int, default=0, help="stop after N frames (0: until the source ends)")
     _config_option(w)

@@ -62,6 +62,7 @@ NO_LOGIN_SHELLS = ("/usr/sbin/nologin", "/sbin/nologin", "/bin/false")
 # Files shipped in the package's system folder (the repository's systemd/) -> where they go.
 SHIPPED_FILES = {
     "table.service": f"{SYSTEMD_DIR}/{UNIT}",
+    "table-relay.service": f"{SYSTEMD_DIR}/table-relay.service",  # idle without /etc/table/relay.toml
     "logind.conf.d/table-kiosk.conf": "/etc/systemd/logind.conf.d/table-kiosk.conf",
     "system.conf.d/table-watchdog.conf": "/etc/systemd/system.conf.d/table-watchdog.conf",
     "udev/99-table.rules": "/etc/udev/rules.d/99-table.rules",

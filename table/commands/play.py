@@ -7,9 +7,21 @@ import json
 import sys
 from typing import Any
 
-from table.journal import Journal, open_existing
+from table.errors import TableError
+from table.journal import open_existing
 from table.scenario import check_expectations, load_scenario, run_scenario
 from table.session import Session
+
+
+def _game_number(text: str) -> int:
+    """``--game N``: a game number as the journal numbers them (1 and up, 64-bit)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a game number, not {text!r}") from None
+    if not 1 <= value <= 2**63 - 1:
+        raise argparse.ArgumentTypeError(f"must be a game number from 1 up, not {value}")
+    return value
 
 
 def _print_report(report: dict[str, Any], as_json: bool) -> None:
@@ -26,8 +38,16 @@ def _print_report(report: dict[str, Any], as_json: bool) -> None:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
+    if args.journal is not None and not args.journal.strip():
+        raise TableError("--journal needs a file name, not an empty one")
     scenario = load_scenario(args.scenario)
-    journal = Journal(args.journal) if args.journal else None
+    journal = None
+    if args.journal is not None:
+        from table.journal_open import open_daemon_journal
+
+        # The same checks as the daemon's: a regular file (or none yet) in a folder that exists, never another
+        # program's file, and one writer at a time.
+        journal = open_daemon_journal(args.journal, wait_s=5)
     try:
         session = run_scenario(scenario, journal)
     finally:
@@ -43,6 +63,7 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
+    # Read-only (a mode=ro URI), regular files only: replay never writes to its input.
     with open_existing(args.journal) as journal:
         record = journal.load(args.game) if args.game is not None else journal.latest()
         if record is None:
@@ -61,6 +82,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     play.set_defaults(func=cmd_play)
     replay = sub.add_parser("replay", help="replay a journaled game and report it")
     replay.add_argument("journal", help="journal file (SQLite)")
-    replay.add_argument("--game", type=int, help="game number in the journal (default: the latest)")
+    replay.add_argument("--game", type=_game_number, help="game number in the journal (default: the latest)")
     replay.add_argument("--json", action="store_true", help="print one JSON object")
     replay.set_defaults(func=cmd_replay)

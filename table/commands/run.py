@@ -18,6 +18,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from table.checks import option_number
 from table.config import TableConfig, load_config
 from table.datafiles import data_file, use_config_dir
 from table.errors import TableError
@@ -131,8 +132,17 @@ class Runner:
         self.speed = speed
         from table.headless import open_journal_resilient
 
-        # A journal that cannot be used is set aside (and logged); the table still starts.
-        self.journal = open_journal_resilient(journal_path or config.journal_path())
+        # Faults (full disk, read-only folder, a lock) are waited out or played through from
+        # memory; only a journal SQLite reports corrupt is set aside. The table's own default
+        # place may be created; a folder given on the command line must exist.
+        wait_notifier = Notifier()
+        self.journal = open_journal_resilient(journal_path or config.journal_path(),
+                                              create_folder=journal_path is None and not config.journal,
+                                              on_wait=lambda message: (wait_notifier.status(message),
+                                                                       wait_notifier.watchdog()))
+        wait_notifier.close()
+        if self.journal.start_report:
+            log.info("%s", self.journal.start_report)
         self.clock: Callable[[], float] = time.monotonic
         if speed != 1.0:
             # A scripted run may go faster than real time: the table's clock runs at ``speed``.
@@ -152,7 +162,7 @@ class Runner:
         speaker = QuestionSpeaker(load_settings(data_file("umtata/speech.toml", config_dir)))
         outputs: list[Output] = [SoundOutput(config.sound.volume, config.sound.enabled),
                                  ButtonLeds(stations, config.stations, self.clock),
-                                 HourglassOutput(hourglass, STATION_COLOURS),
+                                 HourglassOutput(hourglass, STATION_COLOURS, max_fps=hardware.leds.fps),
                                  SpeechOutput(speaker)]
         inputs: list[Any] = [self.station_inputs, self.sim_stations] if sim else [self.station_inputs]
         if config.tray.camera:
@@ -195,9 +205,18 @@ class Runner:
     def _start_script(self) -> None:
         """Resume the script's game from the journal where it stopped, or start it."""
         from table.headless import _same_game, script_position
+        from table.journal import JournalError
 
         scenario = self.script
-        latest = self.journal.unfinished() or self.journal.latest()
+        try:
+            latest = self.journal.unfinished() or self.journal.latest()
+        except JournalError as exc:
+            # A game whose setup cannot be read is closed (its rows stay); the script starts anew.
+            log.warning("%s; starting the script as a new game", exc)
+            unreadable = self.journal.unfinished_id()
+            if unreadable is not None:
+                self.journal.finish(unreadable, None)
+            latest = None
         if latest is not None and _same_game(scenario, latest.engine, latest.setup.to_json(), latest.seed):
             if latest.finished:
                 log.info("the script's game is already finished in %s", self.journal.path)
@@ -399,8 +418,13 @@ def run_table(config: TableConfig, *, sim: bool, headless: bool, seconds: float 
 
 
 def cmd_run(args: argparse.Namespace, force_sim: bool = False) -> int:
+    from table.journal_open import check_journal_path
+
+    journal_path = _journal_arg(args.journal)
     use_config_dir(args.config)
     config = load_config(args.config)
+    # A wrong journal is said first and alone, before any notice about the hardware.
+    check_journal_path(journal_path or config.journal_path(), create_folder=journal_path is None and not config.journal)
     from table.config import ConfigError
     from table.gamedata import option_problems
 
@@ -431,14 +455,22 @@ def cmd_run(args: argparse.Namespace, force_sim: bool = False) -> int:
         from table.scenario import load_scenario
 
         script = load_scenario(args.script)
-    if args.speed <= 0:
-        raise TableError("--speed must be a positive number")
     return run_table(config, sim=sim, headless=headless, seconds=args.seconds, hardware=hardware,
                      script=script, speed=args.speed,
                      config_dir=Path(args.config) if args.config else None,
-                     journal_path=Path(args.journal) if args.journal else None,
+                     journal_path=journal_path,
                      screenshot=Path(args.screenshot) if args.screenshot else None,
                      attract_now=headless and not args.headless)
+
+
+def _journal_arg(value: str | None) -> Path | None:
+    """``--journal FILE``: None when not given; an empty name is refused, not read as
+    "the default"."""
+    if value is None:
+        return None
+    if not value.strip():
+        raise TableError("--journal needs a file name, not an empty one")
+    return Path(value)
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -446,12 +478,13 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="config directory; files it lacks come from the shipped defaults")
     p.add_argument("--journal", metavar="FILE", help="journal file (default from the config)")
     p.add_argument("--headless", action="store_true", help="no window (SDL dummy video driver)")
-    p.add_argument("--seconds", type=float, help="stop after this many seconds")
+    p.add_argument("--seconds", type=option_number("--seconds", 0.0, 10**7), help="stop after this many seconds")
     p.add_argument("--screenshot", metavar="PNG", help="save the last frame to this file on exit")
     p.add_argument("--allow-root", action="store_true", help="run the kiosk as root anyway (not recommended)")
     p.add_argument("--script", metavar="SCENARIO", help="play this scenario's inputs instead of the stations' "
                    "(resuming it from the journal after a crash)")
-    p.add_argument("--speed", type=float, default=1.0, help="with --script: run the clock this many times faster")
+    p.add_argument("--speed", type=option_number("--speed", 0.001, 10**6, low_open=False), default=1.0,
+                   help="with --script: run the clock this many times faster (0.001 to 1000000)")
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

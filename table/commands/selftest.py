@@ -160,7 +160,23 @@ class SelfTest:
                                   f"after {took:.1f} s" if ok else "nothing arrived in time"))
             if self.stations is not None:
                 self.stations.set_leds({s: "on"})
+        if self.stations is not None:
+            out.append(self._ordering())
         return out
+
+    def _ordering(self) -> Result:
+        """The input path's health: inputs that arrived too late to be ordered, edges
+        later than the settle window, the serial bridge's firmware and bad records."""
+        assert self.stations is not None
+        diag = self.stations.diagnostics()
+        unordered, late = diag.get("unordered", 0), diag.get("late_edges", 0)
+        parts = [f"{unordered} unordered, {late} late edges (worst {diag.get('max_lateness_ms', 0.0):g} ms)"]
+        bridge = diag.get("bridge")
+        if isinstance(bridge, dict):
+            parts.append(f"bridge {bridge.get('firmware')} protocol {bridge.get('protocol')}")
+        if "malformed_total" in diag:
+            parts.append(f"{diag['malformed_total']} bad records")
+        return Result("input ordering", "pass" if unordered == 0 else "fail", ", ".join(parts))
 
     def _confirm(self, question: str) -> Result:
         step = Step("confirm", question, "confirm")
@@ -301,6 +317,16 @@ def display_check(confirm: Callable[[str], Result]) -> Result:
     return Result("display", result.status, result.detail)
 
 
+def relay_check(state_dir: Path) -> Result:
+    """Does the venue relay reach its broker? (from the relay's status file; skip without a relay)"""
+    from table.venue.relay import STATUS_FILE, read_relay_status
+
+    if not (state_dir / STATUS_FILE).exists():
+        return Result("relay", "skip", f"no venue relay on this table ({state_dir / STATUS_FILE} is absent)")
+    ok, sentence = read_relay_status(state_dir)
+    return Result("relay", "pass" if ok else "fail", sentence)
+
+
 def build_backends(cfg: HardwareConfig, leds: bool = True) -> tuple[Stations, Hourglass | None]:
     from table.hardware.leds import make_hourglass
 
@@ -327,9 +353,9 @@ def build_backends(cfg: HardwareConfig, leds: bool = True) -> tuple[Stations, Ho
 def cmd_selftest(args: argparse.Namespace) -> int:
     cfg = load_hardware(args.config)
     skip = {p.strip() for p in (args.skip or "").split(",") if p.strip()}
-    unknown = skip - set(PARTS)
+    unknown = skip - set(PARTS) - {"relay"}
     if unknown:
-        raise TableError(f"--skip knows {', '.join(PARTS)}, not {', '.join(sorted(unknown))}")
+        raise TableError(f"--skip knows {', '.join(PARTS)}, relay, not {', '.join(sorted(unknown))}")
     parts = [p for p in PARTS if p not in skip]
     stations: Stations | None = None
     hourglass: Hourglass | None = None
@@ -354,6 +380,8 @@ def cmd_selftest(args: argparse.Namespace) -> int:
         display=display_check,
     )
     results = test.run(parts)
+    if "relay" not in skip:
+        results.append(relay_check(Path(args.relay_state)))
     print()
     print(format_results(results))
     return 1 if any(r.status == "fail" for r in results) else 0
@@ -368,4 +396,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--out", default=".", metavar="DIR", help="folder for the camera's picture (default: .)")
     p.add_argument("--camera", default="auto", metavar="SPEC",
                    help="auto (Pi camera, then USB), pi, usb[:N], or a picture file")
+    p.add_argument("--relay-state", default="/var/lib/table-relay", metavar="DIR",
+                   help="the venue relay's state folder, to report whether it reaches the broker")
     p.set_defaults(func=cmd_selftest)

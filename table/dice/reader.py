@@ -131,15 +131,20 @@ def _one_per_die(readings: list[DieReading]) -> list[DieReading]:
 
 
 def load_image(path: Path) -> NDArray[np.uint8]:
-    """The image at ``path`` as BGR; OSError with one sentence when it cannot be read."""
-    if not path.is_file():
-        raise FileNotFoundError(f"{path}: no such image file")
+    """The image at ``path`` as BGR; OSError with one sentence when it cannot be read.
+
+    The header is checked before decoding (:mod:`table.dice.imagefile`): a picture over
+    the pixel limit, cut short or not a picture at all is refused without decoding it.
+    """
+    from table.dice.imagefile import ImageError, read_image_bytes
+
+    data = read_image_bytes(path)
     try:
-        img = cv2.imread(str(path), cv2.IMREAD_COLOR)
-    except cv2.error as exc:  # e.g. a header claiming more pixels than OpenCV accepts
-        raise OSError(f"{path}: not an image OpenCV can read (damaged, or larger than it accepts)") from exc
+        img = cv2.imdecode(np.frombuffer(data, dtype=np.uint8), cv2.IMREAD_COLOR)
+    except cv2.error as exc:
+        raise ImageError(f"{path}: not an image OpenCV can read (damaged, or larger than it accepts)") from exc
     if img is None:
-        raise OSError(f"{path}: not an image OpenCV can read")
+        raise ImageError(f"{path}: a damaged picture (OpenCV cannot decode it)")
     return img
 
 

@@ -10,6 +10,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from table.checks import read_text_input
 from table.datafiles import config_dir, data_file, defaults_dir
 from table.errors import TableError
 
@@ -46,10 +47,10 @@ def load_settings(path: Path | None = None) -> ReaderSettings:
     """Read the settings (default: ``dice/reader.toml`` of the config directory in force,
     else the shipped one); a missing file gives the defaults, a bad one a TableError."""
     path = path or data_file("dice/reader.toml")
-    if not path.is_file():
+    if not path.exists():
         return ReaderSettings()
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(read_text_input(path, "dice reader settings file"))
     except tomllib.TOMLDecodeError as exc:
         raise TableError(f"{path} is not valid TOML: {exc}") from exc
     reader = data.get("reader", {})

@@ -1,37 +1,56 @@
-"""The Umtata map: a stylised tile map of Europe drawn from ``config/umtata/map.toml``.
+"""The Umtata map: Europe drawn from the shipped asset ``umtata/europe.json``.
 
-Every game country is one or more grid cells in its board colour, labelled with its
-short name; grey cells are non-game countries for orientation; white lines mark the
-region borders (as the solid white lines of the printed board), and each region's
-tiles carry the printed board's faint pattern (north triangles, south waves, east
-dots, west stripes). Highlights (the answer at the reveal, the countries a Tataaa
-player is choosing from) are drawn on top.
+The asset (built once by ``tools/umtata/build_map.py`` from Natural Earth) holds
+projected, simplified polygons in frame kilometres, so drawing needs only pygame and
+numpy. Every board country is filled with its board colour and carries its region's
+pattern (north triangles, south waves, east dots, west stripes), so the colours can be
+told apart without colour vision; neighbours off the board are grey; region borders are
+thick white lines and the region names are written in the sea; Greenland sits in an
+inset. Countries too small to point at get a round marker in their colour.
 
-The plain map for a given size is drawn once and reused (``_base_map`` is a memo of a
-pure function); ``draw`` itself changes nothing but the target surface.
+Labels: a country's name goes inside it when it fits there (at a size no smaller than
+``min_label_px``), else beside it on a coloured tag with a leader line to the country or
+its marker. :func:`label_layout` computes the placement for one size; no two labels
+overlap, and a label without a leader line lies wholly inside its own country.
+
+Cost: every static layer (the raster of which country covers each pixel, the filled and
+patterned map, the labels, the dimmed copy) is drawn once per size, and each highlight
+state (the answer, a knob sector, the focus) is composed once and kept in a small LRU
+cache, so drawing a frame is one blit whatever the number of polygons.
 """
 
 from __future__ import annotations
 
-import tomllib
-from collections.abc import Iterable
+import json
+import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
 
+import numpy as np
 import pygame
 
 from table.datafiles import data_file
 from table.display.theme import Theme
-from table.games.umtata.board import load_board
+from table.errors import TableError
+from table.games.umtata.board import BOARD_FILE, Board, load_board
 
 Colour = tuple[int, int, int]
+Point = tuple[int, int]
 
-SEA: Colour = (20, 36, 62)
-CONTEXT: Colour = (78, 82, 92)
-CONTEXT_TEXT: Colour = (150, 154, 164)
+MAP_FILE = "umtata/europe.json"
+"""The map asset among the data files (:func:`table.datafiles.data_file`)."""
+
+SEA: Colour = (22, 44, 78)
+GREY_LAND: Colour = (84, 88, 98)
+GREY_TEXT: Colour = (168, 172, 182)
+OUTLINE: Colour = (24, 26, 34)
+GREY_OUTLINE: Colour = (60, 63, 72)
 REGION_LINE: Colour = (255, 255, 255)
-REGION_TAG: Colour = (120, 150, 200)
+REGION_TAG: Colour = (136, 166, 214)
+LEADER: Colour = (236, 236, 236)
+FOCUS: Colour = (255, 64, 64)
 TILE_COLOURS: dict[str, Colour] = {
     "orange": (240, 140, 44),
     "yellow": (242, 212, 62),
@@ -44,91 +63,164 @@ LABEL_ON: dict[str, Colour] = {
     "green": (12, 12, 12),
     "purple": (255, 255, 255),
 }
+MARKER_KM2 = 3000.0
+"""Countries smaller than this (Monaco, Liechtenstein, Malta, Luxembourg, the Faroes) get a
+marker at every size; any other country gets one when it covers too few pixels."""
+GREY_ID0 = 100
+"""Raster values: 0 sea, 1..48 the board's countries in board order, 100+ grey land."""
+
+
+class MapError(TableError):
+    """The map asset is missing or malformed."""
 
 
 @dataclass(frozen=True)
-class MapLayout:
-    """Grid cells: ``cells[(col, row)]`` is a country id, a context code, or absent (sea)."""
+class Shape:
+    """One country (or grey neighbour) in frame kilometres."""
 
-    cols: int
-    rows: int
-    cells: dict[tuple[int, int], str]
-    context: dict[str, str]
-    region_tags: dict[str, tuple[int, int]]
-
-    def cells_of(self, code: str) -> list[tuple[int, int]]:
-        return sorted(c for c, v in self.cells.items() if v == code)
+    key: str
+    rings: tuple[tuple[tuple[int, int], ...], ...]
+    anchor: Point
+    area_km2: float
 
 
-def load_layout() -> MapLayout:
-    """The map grid from ``umtata/map.toml`` (config directory, else shipped)."""
-    return _read_layout(data_file("umtata/map.toml"))
+@dataclass(frozen=True)
+class EuropeMap:
+    """The map asset: the frame (km), the shapes, the region lines and tags, the inset box,
+    and the land borders among the board's countries derived from the full polygons."""
+
+    frame: tuple[int, int]
+    countries: dict[str, Shape]
+    grey: tuple[Shape, ...]
+    region_lines: tuple[tuple[tuple[int, int], ...], ...]
+    region_tags: dict[str, Point]
+    inset: tuple[int, int, int, int]
+    land: tuple[tuple[str, str], ...]
 
 
-@cache
-def _read_layout(path: Path) -> MapLayout:
-    with open(path, "rb") as fh:
-        data = tomllib.load(fh)
-    rows = [str(r).split() for r in data["rows"]]
-    cells: dict[tuple[int, int], str] = {}
-    for y, row in enumerate(rows):
-        for x, code in enumerate(row):
-            if code != "..":
-                cells[(x, y)] = code
-    return MapLayout(
-        cols=max(len(r) for r in rows),
-        rows=len(rows),
-        cells=cells,
-        context={str(k): str(v) for k, v in data.get("context", {}).items()},
-        region_tags={str(k): (int(v[0]), int(v[1])) for k, v in data.get("regions", {}).items()},
-    )
+def _ring(flat: Sequence[int]) -> tuple[tuple[int, int], ...]:
+    return tuple((int(flat[i]), int(flat[i + 1])) for i in range(0, len(flat) - 1, 2))
 
 
-def _cell_rect(area: pygame.Rect, layout: MapLayout, x: int, y: int) -> pygame.Rect:
-    left = area.x + x * area.w // layout.cols
-    right = area.x + (x + 1) * area.w // layout.cols
-    top = area.y + y * area.h // layout.rows
-    bottom = area.y + (y + 1) * area.h // layout.rows
-    return pygame.Rect(left, top, right - left, bottom - top)
-
-
-def label_anchor(area: pygame.Rect, layout: MapLayout, code: str) -> tuple[pygame.Rect, int]:
-    """Where a country's label goes: the widest run of cells in the row nearest its middle.
-
-    Returns the rectangle of that run and the number of cells in it.
-    """
-    cells = layout.cells_of(code)
-    mid_y = sum(y for _, y in cells) / len(cells)
-    # Prefer a run of two or more cells, then the row nearest the middle.
-    best: tuple[tuple[int, float, int, int], int] | None = None
-    for y in sorted({y for _, y in cells}):
-        xs = sorted(x for x, yy in cells if yy == y)
-        start = xs[0]
-        for i, x in enumerate(xs):
-            end = xs[i + 1] if i + 1 < len(xs) else None
-            if end != x + 1:
-                width = x - start + 1
-                key = (-min(width, 2), abs(y - mid_y), y, start)
-                if best is None or key < best[0]:
-                    best = (key, width)
-                if end is not None:
-                    start = end
-    assert best is not None
-    (_, _, y, x0), width = best
-    first = _cell_rect(area, layout, x0, y)
-    last = _cell_rect(area, layout, x0 + width - 1, y)
-    return first.union(last), width
+def load_map() -> EuropeMap:
+    """The map asset (config directory, else shipped); raises :class:`MapError`."""
+    return _read_map(data_file(MAP_FILE))
 
 
 @cache
-def _fitted_font(max_px: int, text: str, width: int) -> pygame.font.Font:
-    px = max_px
-    while px > 9:
-        font = _font(px)
-        if font.size(text)[0] <= width:
-            return font
-        px -= 1
-    return _font(9)
+def _read_map(path: Path) -> EuropeMap:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        countries = {
+            cid: Shape(
+                cid,
+                tuple(_ring(r) for r in c["rings"]),
+                (int(c["anchor"][0]), int(c["anchor"][1])),
+                float(c["area"]),
+            )
+            for cid, c in data["countries"].items()
+        }
+        grey = tuple(
+            Shape(str(g["name"]), tuple(_ring(r) for r in g["rings"]), (int(g["anchor"][0]), int(g["anchor"][1])),
+                  float(g["area"]))
+            for g in data["grey"]
+        )
+        land = tuple((p.split("-")[0], p.split("-")[1]) for p in data["land"])
+        return EuropeMap(
+            frame=(int(data["frame"][0]), int(data["frame"][1])),
+            countries=countries,
+            grey=grey,
+            region_lines=tuple(_ring(r) for r in data["region_lines"]),
+            region_tags={str(k): (int(v[0]), int(v[1])) for k, v in data["region_tags"].items()},
+            inset=(int(data["inset"]["box"][0]), int(data["inset"]["box"][1]), int(data["inset"]["box"][2]),
+                   int(data["inset"]["box"][3])),
+            land=land,
+        )
+    except OSError as exc:
+        raise MapError(f"cannot read the Umtata map {path}: {exc.strerror}") from None
+    except (ValueError, KeyError, TypeError, IndexError) as exc:
+        raise MapError(f"the Umtata map {path} is malformed ({exc!r}); rebuild it with tools/umtata/build_map.py"
+                       ) from None
+
+
+Sources = tuple[Path, Path]
+"""The map asset's and the board's files: every cached layer is keyed by them as well as by
+size, so a process that switches config directories never draws a stale map."""
+
+
+def _sources() -> Sources:
+    return data_file(MAP_FILE), data_file(BOARD_FILE)
+
+
+def map_rect_for(area: pygame.Rect) -> pygame.Rect:
+    """The largest rectangle inside ``area`` with the map's proportions, centred."""
+    fw, fh = load_map().frame
+    scale = min(area.w / fw, area.h / fh)
+    rect = pygame.Rect(0, 0, max(1, int(fw * scale)), max(1, int(fh * scale)))
+    if area.w - rect.w <= 1 and area.h - rect.h <= 1:
+        return area.copy()  # already the map's shape (say, a rect this function returned)
+    rect.center = area.center
+    return rect
+
+
+# -- geometry at one size ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Label:
+    """A placed label: its text box on the map, and for a label outside its country the
+    leader line's end inside the country (or at its marker)."""
+
+    key: str
+    text: str
+    rect: pygame.Rect
+    leader_to: Point | None
+    size: int
+    grey: bool = False
+
+
+@dataclass(frozen=True)
+class Marker:
+    """The round marker of a country too small to see at this size."""
+
+    key: str
+    centre: Point
+    radius: int
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Everything placed at one map size: pixels per km, markers, labels, tags."""
+
+    size: tuple[int, int]
+    scale: float
+    markers: dict[str, Marker]
+    labels: tuple[Label, ...]
+    tags: tuple[tuple[str, pygame.Rect], ...]
+
+
+def _scale(src: Sources, size: tuple[int, int]) -> float:
+    fw, fh = _read_map(src[0]).frame
+    return min(size[0] / fw, size[1] / fh)
+
+
+def _pts(ring: Iterable[tuple[int, int]], scale: float) -> list[tuple[float, float]]:
+    return [(x * scale, y * scale) for x, y in ring]
+
+
+def min_label_px(height: int) -> int:
+    """The smallest label size used at a map ``height`` px high: readable from the table."""
+    return max(15, height // 50)
+
+
+def max_label_px(height: int) -> int:
+    return max(18, height // 38)
+
+
+@lru_cache(maxsize=512)
+def _text(message: str, px: int, colour: Colour) -> pygame.Surface:
+    """A label's text, rendered once (a highlight redraws all 48 labels)."""
+    return _font(px).render(message, True, colour)
 
 
 @cache
@@ -140,137 +232,429 @@ def _font(px: int) -> pygame.font.Font:
     return font
 
 
-def _pattern(surface: pygame.Surface, rect: pygame.Rect, region: str, colour: Colour, step: int) -> None:
-    """The faint region pattern of the printed board, clipped to one tile."""
-    shade = tuple(max(0, int(c * 0.8)) for c in colour)
-    clip = surface.get_clip()
-    surface.set_clip(rect.clip(clip) if clip else rect)
-    s = max(4, step)
-    if region == "west":  # stripes
-        for off in range(-rect.h, rect.w, s):
-            pygame.draw.line(surface, shade, (rect.x + off, rect.bottom), (rect.x + off + rect.h, rect.y), 1)
-    elif region == "east":  # dots
-        for yy in range(rect.y + s // 2, rect.bottom, s):
-            for xx in range(rect.x + s // 2 + (yy // s % 2) * s // 2, rect.right, s):
-                pygame.draw.circle(surface, shade, (xx, yy), max(1, s // 7))
-    elif region == "north":  # triangles
-        for yy in range(rect.y + s // 2, rect.bottom, s):
-            for xx in range(rect.x + s // 2, rect.right, s):
-                r = max(2, s // 5)
-                pygame.draw.polygon(surface, shade, [(xx, yy - r), (xx - r, yy + r), (xx + r, yy + r)], 1)
-    elif region == "south":  # waves
-        for yy in range(rect.y + s // 2, rect.bottom, s):
-            pts = [
-                (xx, yy + (2 if (xx // (s // 2 or 1)) % 2 else -2))
-                for xx in range(rect.x, rect.right + 1, max(2, s // 2))
-            ]
-            if len(pts) > 1:
-                pygame.draw.lines(surface, shade, False, pts, 1)
-    surface.set_clip(clip)
+def raster(width: int, height: int) -> np.ndarray:
+    """Which shape covers each pixel of a map ``width`` x ``height`` px (see ``_raster``)."""
+    return _raster(_sources(), width, height)
 
 
-@cache
-def _base_map(width: int, height: int) -> pygame.Surface:
-    """The plain map at one size: tiles, patterns, region borders, labels."""
-    layout = load_layout()
-    board = load_board()
+@lru_cache(maxsize=4)
+def _raster(src: Sources, width: int, height: int) -> np.ndarray:
+    """Which shape covers each pixel (``[y, x]``): 0 sea, 1..48 board countries in board
+    order, ``GREY_ID0`` and up the grey neighbours. Larger shapes are drawn first, so an
+    enclave (San Marino, the Vatican) stays on top of the country around it."""
+    europe = _read_map(src[0])
+    board = load_board(src[1])
+    scale = _scale(src, (width, height))
     surface = pygame.Surface((width, height))
-    surface.fill(SEA)
-    area = pygame.Rect(0, 0, width, height)
-    gap = max(1, width // 320)
-    step = max(6, height // 40)
-    region_of: dict[tuple[int, int], str] = {}
-    for (x, y), code in layout.cells.items():
-        rect = _cell_rect(area, layout, x, y)
-        if board.has(code):
-            country = board.get(code)
-            colour = TILE_COLOURS[country.colour]
-            region_of[(x, y)] = country.region
-            tile = rect.copy()
-            # Cells of one country join up; a gap shows only between different countries.
-            if layout.cells.get((x + 1, y)) != code:
-                tile.w -= gap
-            if layout.cells.get((x, y + 1)) != code:
-                tile.h -= gap
-            pygame.draw.rect(surface, colour, tile)
-            _pattern(surface, tile, country.region, colour, step)
+    surface.fill((0, 0, 0))
+    shapes: list[tuple[float, int, Shape]] = []
+    for i, c in enumerate(board.countries):
+        if c.id in europe.countries:
+            shapes.append((europe.countries[c.id].area_km2, i + 1, europe.countries[c.id]))
+    for j, g in enumerate(europe.grey):
+        shapes.append((g.area_km2, GREY_ID0 + j, g))
+    for _, value, shape in sorted(shapes, key=lambda s: -s[0]):
+        for ring in shape.rings:
+            pygame.draw.polygon(surface, (value, 0, 0), _pts(ring, scale))
+    return np.array(pygame.surfarray.pixels_red(surface)).T.copy()
+
+
+def _pattern_masks(width: int, height: int) -> dict[str, np.ndarray]:
+    """The printed board's faint region patterns over the whole map, one mask per region."""
+    step = max(7, height // 45)
+    out: dict[str, np.ndarray] = {}
+    for region in ("north", "south", "east", "west"):
+        s = pygame.Surface((width, height))
+        s.fill((0, 0, 0))
+        white = (255, 255, 255)
+        if region == "west":  # stripes
+            for off in range(-height, width, step):
+                pygame.draw.line(s, white, (off, height), (off + height, 0), 1)
+        elif region == "east":  # dots
+            r = max(1, step // 7)
+            for yy in range(step // 2, height, step):
+                for xx in range(step // 2 + (yy // step % 2) * step // 2, width, step):
+                    pygame.draw.circle(s, white, (xx, yy), r)
+        elif region == "north":  # triangles
+            r = max(2, step // 5)
+            for yy in range(step // 2, height, step):
+                for xx in range(step // 2, width, step):
+                    pygame.draw.polygon(s, white, [(xx, yy - r), (xx - r, yy + r), (xx + r, yy + r)], 1)
+        else:  # waves
+            half = max(2, step // 2)
+            for yy in range(step // 2, height, step):
+                pts = [(xx, yy + (2 if (xx // half) % 2 else -2)) for xx in range(0, width + half, half)]
+                pygame.draw.lines(s, white, False, pts, 1)
+        out[region] = np.array(pygame.surfarray.pixels_red(s)).T > 0
+    return out
+
+
+@lru_cache(maxsize=4)
+def _base(src: Sources, width: int, height: int) -> pygame.Surface:
+    """The plain map at one size: sea, land in colours with patterns, outlines, region lines,
+    the inset's frame, region names. No labels and no markers (they go on top)."""
+    europe = _read_map(src[0])
+    board = load_board(src[1])
+    scale = _scale(src, (width, height))
+    ids = _raster(src, width, height)
+    palette = np.zeros((256, 3), dtype=np.uint8)
+    palette[0] = SEA
+    palette[GREY_ID0:] = GREY_LAND
+    region_lut = np.full(256, -1, dtype=np.int16)
+    regions = ("north", "south", "east", "west")
+    for i, c in enumerate(board.countries):
+        palette[i + 1] = TILE_COLOURS[c.colour]
+        region_lut[i + 1] = regions.index(c.region)
+    rgb = palette[ids]
+    region_of_px = region_lut[ids]
+    for k, mask in _pattern_masks(width, height).items():
+        sel = mask & (region_of_px == regions.index(k))
+        rgb[sel] = (rgb[sel].astype(np.uint16) * 4 // 5).astype(np.uint8)
+    surface = pygame.Surface((width, height))
+    pygame.surfarray.blit_array(surface, rgb.transpose(1, 0, 2))
+    # Outlines: grey neighbours faintly, board countries darker.
+    for g in europe.grey:
+        for ring in g.rings:
+            pygame.draw.polygon(surface, GREY_OUTLINE, _pts(ring, scale), 1)
+    for shape in europe.countries.values():
+        for ring in shape.rings:
+            pygame.draw.polygon(surface, OUTLINE, _pts(ring, scale), 1)
+    thick = max(2, height // 260)
+    for line in europe.region_lines:
+        pygame.draw.lines(surface, REGION_LINE, False, _pts(line, scale), thick)
+        for end in (line[0], line[-1]):
+            pygame.draw.circle(surface, REGION_LINE, (end[0] * scale, end[1] * scale), max(1, thick // 2))
+    x, y, w, h = europe.inset
+    pygame.draw.rect(surface, (120, 130, 150), pygame.Rect(int(x * scale), int(y * scale), int(w * scale),
+                                                           int(h * scale)), 1)
+    layout = _layout(src, width, height)
+    for region, rect in layout.tags:
+        img = _font(_tag_px(height)).render(region.upper(), True, REGION_TAG)
+        surface.blit(img, img.get_rect(center=rect.center))
+    return surface
+
+
+def _tag_px(height: int) -> int:
+    return max(16, height // 18)
+
+
+def _fits(mask: np.ndarray, w: int, h: int) -> np.ndarray:
+    """For each top-left corner (y, x), whether a ``w`` x ``h`` box there lies wholly in ``mask``."""
+    if mask.shape[0] < h or mask.shape[1] < w:
+        return np.zeros((0, 0), dtype=bool)
+    ii = np.zeros((mask.shape[0] + 1, mask.shape[1] + 1), dtype=np.int32)
+    ii[1:, 1:] = mask.astype(np.int32).cumsum(0).cumsum(1)
+    sums = ii[h:, w:] - ii[:-h, w:] - ii[h:, :-w] + ii[:-h, :-w]
+    return np.asarray(sums == w * h)
+
+
+Box = tuple[int, int, int, int]
+
+
+def _box(shape: Shape, scale: float, width: int, height: int) -> Box:
+    """The pixels a shape can cover (x0, y0, x1, y1): searching only there keeps the first
+    draw quick (whole-map scans per label cost seconds on a Pi)."""
+    xs = [x for ring in shape.rings for x, _ in ring]
+    ys = [y for ring in shape.rings for _, y in ring]
+    return (max(0, int(min(xs) * scale) - 2), max(0, int(min(ys) * scale) - 2),
+            min(width, int(max(xs) * scale) + 3), min(height, int(max(ys) * scale) + 3))
+
+
+def _inside_spot(ids: np.ndarray, value: int, box: Box, anchor: Point, w: int, h: int) -> pygame.Rect | None:
+    """The box of ``w`` x ``h`` wholly inside the shape ``value`` nearest to ``anchor``."""
+    x0, y0, x1, y1 = box
+    fits = _fits(ids[y0:y1, x0:x1] == value, w, h)
+    if fits.size == 0 or not fits.any():
+        return None
+    fy, fx = np.nonzero(fits)
+    cx = fx + x0 + w / 2
+    cy = fy + y0 + h / 2
+    best = int(np.argmin((cx - anchor[0]) ** 2 + (cy - anchor[1]) ** 2))
+    return pygame.Rect(int(fx[best] + x0), int(fy[best] + y0), w, h)
+
+
+def _nearest_pixel(ids: np.ndarray, value: int, box: Box, anchor: Point) -> Point | None:
+    ax, ay = anchor
+    if 0 <= ay < ids.shape[0] and 0 <= ax < ids.shape[1] and ids[ay, ax] == value:
+        return anchor
+    x0, y0, x1, y1 = box
+    ys, xs = np.nonzero(ids[y0:y1, x0:x1] == value)
+    if len(xs) == 0:
+        return None
+    k = int(np.argmin((xs + x0 - ax) ** 2 + (ys + y0 - ay) ** 2))
+    return int(xs[k] + x0), int(ys[k] + y0)
+
+
+def label_layout(width: int, height: int) -> Layout:
+    """Where labels, markers and region names go on a map ``width`` x ``height`` px (see ``_layout``)."""
+    return _layout(_sources(), width, height)
+
+
+@lru_cache(maxsize=4)
+def _layout(src: Sources, width: int, height: int) -> Layout:
+    """Where every label, marker and region name goes on a map ``width`` x ``height`` px.
+
+    Labels go inside their country at the largest size from ``max_label_px`` down to
+    ``min_label_px`` that fits; the rest, smallest country first, go on a tag beside it,
+    at the nearest free spot (over sea or grey land where possible) with a leader line.
+    Nothing placed overlaps anything placed before it, unless the map is so small that no
+    free spot is left (far below 1280x720), where a tag then overlaps rather than fails.
+    """
+    europe = _read_map(src[0])
+    board = load_board(src[1])
+    scale = _scale(src, (width, height))
+    ids = _raster(src, width, height)
+    taken = np.zeros((height, width), dtype=bool)
+    pad = max(2, height // 300)
+
+    def take(rect: pygame.Rect) -> None:
+        r = rect.inflate(2 * pad, 2 * pad).clip(pygame.Rect(0, 0, width, height))
+        taken[r.top : r.bottom, r.left : r.right] = True
+
+    def free(rect: pygame.Rect) -> bool:
+        if rect.left < 1 or rect.top < 1 or rect.right > width - 1 or rect.bottom > height - 1:
+            return False
+        return not taken[rect.top : rect.bottom, rect.left : rect.right].any()
+
+    # Region names first: they sit in the sea at fixed places.
+    tags: list[tuple[str, pygame.Rect]] = []
+    for region, (x, y) in europe.region_tags.items():
+        w, h = _font(_tag_px(height)).size(region.upper())
+        rect = pygame.Rect(0, 0, w, int(h * 0.8))
+        rect.center = (int(x * scale), int(y * scale))
+        rect.clamp_ip(pygame.Rect(0, 0, width, height))
+        tags.append((region, rect))
+        take(rect)
+
+    # Markers for the countries too small to point at.
+    markers: dict[str, Marker] = {}
+    boxes: dict[str, Box] = {}
+    area_px = np.ones(256, dtype=np.float64)  # pixels of each board country
+    radius = max(5, height // 110)
+    for i, c in enumerate(board.countries):
+        shape = europe.countries.get(c.id)
+        if shape is None:
+            continue
+        x0, y0, x1, y1 = boxes[c.id] = _box(shape, scale, width, height)
+        pixels = int((ids[y0:y1, x0:x1] == i + 1).sum())
+        area_px[i + 1] = max(1, pixels)
+        if shape.area_km2 < MARKER_KM2 or pixels < radius * radius * 3:
+            centre = (int(shape.anchor[0] * scale), int(shape.anchor[1] * scale))
+            markers[c.id] = Marker(c.id, centre, radius)
+            take(pygame.Rect(centre[0] - radius, centre[1] - radius, 2 * radius + 1, 2 * radius + 1))
+
+    labels: list[Label] = []
+    lo, hi = min_label_px(height), max_label_px(height)
+    outside: list[tuple[float, int, str]] = []
+    for i, c in enumerate(board.countries):
+        shape = europe.countries.get(c.id)
+        if shape is None:
+            continue
+        anchor = (int(shape.anchor[0] * scale), int(shape.anchor[1] * scale))
+        placed = False
+        if c.id not in markers:
+            for px in range(hi, lo - 1, -1):
+                w, h = _font(px).size(c.label)
+                h = max(1, h - px // 5)  # the font's line box has room below the baseline
+                spot = _inside_spot(ids, i + 1, boxes[c.id], anchor, w, h)
+                if spot is not None and free(spot):
+                    labels.append(Label(c.id, c.label, spot, None, px))
+                    take(spot)
+                    placed = True
+                    break
+        if not placed:
+            outside.append((shape.area_km2, i, c.id))
+
+    # Grey neighbours' names, only where they fit inside.
+    grey_px = max(lo, hi * 3 // 4)
+    for j, g in enumerate(europe.grey):
+        if g.area_km2 < 20000:
+            continue
+        w, h = _font(grey_px).size(g.key)
+        h = max(1, h - grey_px // 5)
+        anchor = (int(g.anchor[0] * scale), int(g.anchor[1] * scale))
+        spot = _inside_spot(ids, GREY_ID0 + j, _box(g, scale, width, height), anchor, w, h)
+        if spot is not None and free(spot):
+            labels.append(Label(g.key, g.key, spot, None, grey_px, grey=True))
+            take(spot)
+
+    # Tags with leader lines, smallest country first (it has the fewest good spots).
+    px = max(16, height // 44)
+    placed_rects: list[pygame.Rect] = [r for _, r in tags] + [lb.rect for lb in labels]
+    placed_rects += [pygame.Rect(m.centre[0] - m.radius, m.centre[1] - m.radius, 2 * m.radius, 2 * m.radius)
+                     for m in markers.values()]
+    for _, i, cid in sorted(outside):
+        c = board.countries[i]
+        shape = europe.countries[cid]
+        marker = markers.get(cid)
+        if marker is not None:
+            end: Point | None = marker.centre
         else:
-            tile = rect.copy()
-            if layout.cells.get((x + 1, y)) != code:
-                tile.w -= gap
-            if layout.cells.get((x, y + 1)) != code:
-                tile.h -= gap
-            pygame.draw.rect(surface, CONTEXT, tile)
-    # Region borders: a white line on every cell side where the region changes.
-    thick = max(2, height // 160)
-    for (x, y), region in region_of.items():
-        rect = _cell_rect(area, layout, x, y)
-        for dx, dy, a, b in (
-            (1, 0, rect.topright, rect.bottomright),
-            (0, 1, rect.bottomleft, rect.bottomright),
-            (-1, 0, rect.topleft, rect.bottomleft),
-            (0, -1, rect.topleft, rect.topright),
-        ):
-            other = region_of.get((x + dx, y + dy))
-            if other is not None and other != region:
-                pygame.draw.line(surface, REGION_LINE, a, b, thick)
-    # Labels last, so that no line crosses them.
-    cell_w = width // layout.cols
-    max_px = max(12, min(cell_w // 3, height // 22))
-    for country in board.countries:
-        if not layout.cells_of(country.id):
-            continue
-        run, _ = label_anchor(area, layout, country.id)
-        font = _fitted_font(max_px, country.label, run.w - 2 * gap - 2)
-        img = font.render(country.label, True, LABEL_ON[country.colour])
-        surface.blit(img, img.get_rect(center=run.center))
-    tag_font = _font(max(14, height // 14))
-    for region, (x, y) in layout.region_tags.items():
-        cell = _cell_rect(area, layout, x, y)
-        img = tag_font.render(region.upper(), True, REGION_TAG)
-        rect = img.get_rect(midleft=(cell.x + gap * 2, cell.centery))
-        surface.blit(img, rect)
-    for code, name in layout.context.items():
-        cells_ = layout.cells_of(code)
-        if not cells_:
-            continue
-        run, _ = label_anchor(area, layout, code)
-        font = _fitted_font(max(10, max_px * 3 // 4), name, run.w - 4)
-        img = font.render(name, True, CONTEXT_TEXT)
-        surface.blit(img, img.get_rect(center=run.center))
+            anchor = (int(shape.anchor[0] * scale), int(shape.anchor[1] * scale))
+            end = _nearest_pixel(ids, i + 1, boxes[cid], anchor)
+        if end is None:  # drawn too small to show a pixel: give it a marker after all
+            end = (int(shape.anchor[0] * scale), int(shape.anchor[1] * scale))
+            markers[cid] = Marker(cid, end, radius)
+        w, h = _font(px).size(c.label)
+        w, h = w + 2 * pad + 2, h - px // 5 + 2 * pad
+        best: tuple[float, pygame.Rect] | None = None
+        step = max(4, h // 2)
+        for ring in range(1, 60):
+            dist = h * 0.6 + ring * step
+            for k in range(32):
+                angle = k * math.tau / 32
+                cx = end[0] + math.cos(angle) * (dist + w / 2 * abs(math.cos(angle)))
+                cy = end[1] + math.sin(angle) * dist
+                rect = pygame.Rect(int(cx - w / 2), int(cy - h / 2), w, h)
+                if (best is not None and dist >= best[0]) or not free(rect):
+                    continue
+                patch = ids[rect.top : rect.bottom, rect.left : rect.right]
+                land = patch[(patch >= 1) & (patch < GREY_ID0)]
+                cost = dist + len(land) / patch.size * 10 * step
+                if len(land):
+                    # Hiding much of a small country is worse than a longer leader line.
+                    values, counts = np.unique(land, return_counts=True)
+                    cost += float((counts / area_px[values]).max()) * 60 * step
+                if best is not None and cost >= best[0]:
+                    continue
+                start = (min(max(end[0], rect.left), rect.right - 1), min(max(end[1], rect.top), rect.bottom - 1))
+                if any(other.clipline(start, end) for other in placed_rects if not other.collidepoint(end)):
+                    continue  # the leader line would cross another label
+                best = (cost, rect)
+            if best is not None and best[0] < dist:
+                break  # nothing further out can be cheaper
+        if best is None:  # crowded: accept a leader line that crosses others
+            for ring in range(1, 60):
+                dist = h * 0.6 + ring * step
+                for k in range(32):
+                    angle = k * math.tau / 32
+                    cx = end[0] + math.cos(angle) * (dist + w / 2 * abs(math.cos(angle)))
+                    cy = end[1] + math.sin(angle) * dist
+                    rect = pygame.Rect(int(cx - w / 2), int(cy - h / 2), w, h)
+                    if free(rect):
+                        best = (dist, rect)
+                        break
+                if best is not None:
+                    break
+        if best is None:
+            # A display far smaller than the table's: overlap rather than fail mid-game.
+            rect = pygame.Rect(end[0] + radius, end[1] - h // 2, w, h)
+            rect.clamp_ip(pygame.Rect(0, 0, width, height))
+            best = (0.0, rect)
+        labels.append(Label(cid, c.label, best[1], end, px))
+        take(best[1])
+        placed_rects.append(best[1])
+    return Layout((width, height), scale, markers, tuple(labels), tuple(tags))
+
+
+def _draw_label(surface: pygame.Surface, label: Label, colour_name: str | None, dim: bool) -> None:
+    if label.grey:
+        img = _text(label.text, label.size, GREY_TEXT)
+        surface.blit(img, img.get_rect(center=label.rect.center))
+        return
+    assert colour_name is not None
+    fill = TILE_COLOURS[colour_name]
+    ink = LABEL_ON[colour_name]
+    if dim:
+        fill = (fill[0] * 2 // 5, fill[1] * 2 // 5, fill[2] * 2 // 5)
+        ink = (150, 150, 150) if colour_name != "purple" else (200, 200, 200)
+    if label.leader_to is not None:
+        rect = label.rect
+        ex, ey = label.leader_to
+        start = (min(max(ex, rect.left), rect.right - 1), min(max(ey, rect.top), rect.bottom - 1))
+        pygame.draw.line(surface, OUTLINE, start, label.leader_to, 3)
+        pygame.draw.line(surface, (150, 150, 150) if dim else LEADER, start, label.leader_to, 1)
+        pygame.draw.rect(surface, fill, rect, border_radius=max(2, rect.h // 4))
+        pygame.draw.rect(surface, OUTLINE, rect, 1, border_radius=max(2, rect.h // 4))
+    img = _text(label.text, label.size, ink)
+    surface.blit(img, img.get_rect(center=(label.rect.centerx, label.rect.centery + label.size // 12)))
+
+
+def _draw_marker(surface: pygame.Surface, marker: Marker, colour_name: str, dim: bool) -> None:
+    fill = TILE_COLOURS[colour_name]
+    if dim:
+        fill = (fill[0] * 2 // 5, fill[1] * 2 // 5, fill[2] * 2 // 5)
+    pygame.draw.circle(surface, OUTLINE, marker.centre, marker.radius + 1)
+    pygame.draw.circle(surface, fill, marker.centre, marker.radius)
+    pygame.draw.circle(surface, (150, 150, 150) if dim else REGION_LINE, marker.centre, marker.radius, 1)
+
+
+def _draw_labels(surface: pygame.Surface, layout: Layout, board: Board, marked: set[str], dim: bool) -> None:
+    """Markers and labels on top of the map; with ``dim``, those not ``marked`` darkened."""
+    for marker in layout.markers.values():
+        _draw_marker(surface, marker, board.get(marker.key).colour, dim and marker.key not in marked)
+    # Dimmed labels first, so a bright tag is never hidden under a dark one's leader line.
+    for label in sorted(layout.labels, key=lambda lb: lb.key in marked):
+        colour = None if label.grey else board.get(label.key).colour
+        _draw_label(surface, label, colour, dim and label.key not in marked)
+
+
+@lru_cache(maxsize=2)
+def _dimmed(src: Sources, width: int, height: int) -> pygame.Surface:
+    """The plain map darkened, the backdrop of a highlight."""
+    pixels = pygame.surfarray.array3d(_base(src, width, height))
+    surface = pygame.Surface((width, height))
+    pygame.surfarray.blit_array(surface, (pixels.astype(np.uint16) * 2 // 5).astype(np.uint8))
     return surface
 
 
 @lru_cache(maxsize=2)
-def _dimmed_map(width: int, height: int) -> pygame.Surface:
-    """The plain map with every cell that holds a country darkened (see ``draw_map``)."""
-    layout = load_layout()
-    surface = _base_map(width, height).copy()
-    area = pygame.Rect(0, 0, width, height)
-    for x, y in layout.cells:
-        cell = _cell_rect(area, layout, x, y)
-        surface.blit(_shade_tile(cell.w, cell.h), cell.topleft)
+def _base_pixels(src: Sources, width: int, height: int) -> np.ndarray:
+    """The plain map's pixels (``[x, y, rgb]``), from which a highlight copies its countries."""
+    return pygame.surfarray.array3d(_base(src, width, height))
+
+
+@lru_cache(maxsize=8)
+def _state(
+    src: Sources, width: int, height: int, highlight: frozenset[str], focus: str | None, dim: bool
+) -> pygame.Surface:
+    """The map with its labels and countries highlighted, composed once per state (no
+    highlight, a knob sector, the answer, a Tataaa player's choice) and kept: an
+    evening's states are few, and the cache is small so memory stays flat."""
+    board = load_board(src[1])
+    europe = _read_map(src[0])
+    layout = _layout(src, width, height)
+    scale = layout.scale
+    marked = set(highlight) | ({focus} if focus else set())
+    dim = dim and bool(marked)
+    if dim:
+        # The dimmed map, with each marked country's own pixels copied back from the plain
+        # one: only the marked countries' boxes are touched, so a knob turn stays quick.
+        ids = _raster(src, width, height)
+        plain = _base_pixels(src, width, height)
+        surface = _dimmed(src, width, height).copy()
+        pixels = pygame.surfarray.pixels3d(surface)
+        for i, c in enumerate(board.countries):
+            if c.id in marked and c.id in europe.countries:
+                x0, y0, x1, y1 = _box(europe.countries[c.id], scale, width, height)
+                mine = (ids[y0:y1, x0:x1] == i + 1).T  # [x, y]
+                pixels[x0:x1, y0:y1][mine] = plain[x0:x1, y0:y1][mine]
+        del pixels  # unlock the surface
+    else:
+        surface = _base(src, width, height).copy()
+    _draw_labels(surface, layout, board, marked, dim)
+    line = max(3, height // 180)
+    for cid in sorted(marked, key=lambda k: k == focus):
+        colour = FOCUS if cid == focus else REGION_LINE
+        w = line * 2 if cid == focus else line
+        shape = europe.countries.get(cid)
+        if shape is None:
+            continue
+        for ring in shape.rings:
+            pts = _pts(ring, scale)
+            if len(pts) >= 3:
+                pygame.draw.polygon(surface, colour, pts, w)
+        marker = layout.markers.get(cid)
+        if marker is not None:
+            pygame.draw.circle(surface, colour, marker.centre, marker.radius + w + 2, w)
+        for label in layout.labels:
+            if label.key == cid and label.leader_to is not None:
+                radius = max(2, label.rect.h // 4)
+                pygame.draw.rect(surface, colour, label.rect.inflate(4, 4), 2, border_radius=radius)
+    for label in layout.labels:  # the marked names stay readable above their outlines
+        if label.key in marked and label.leader_to is None:
+            _draw_label(surface, label, board.get(label.key).colour, False)
     return surface
-
-
-def map_rect_for(area: pygame.Rect) -> pygame.Rect:
-    """The largest rectangle inside ``area`` with the map's proportions, centred."""
-    layout = load_layout()
-    aspect = layout.cols * 1.25 / layout.rows  # cells a little wider than tall
-    w = min(area.w, int(area.h * aspect))
-    h = min(area.h, int(w / aspect))
-    rect = pygame.Rect(0, 0, w, h)
-    rect.center = area.center
-    return rect
-
-
-@lru_cache(maxsize=16)
-def _shade_tile(w: int, h: int) -> pygame.Surface:
-    """A cell-sized darkening tile. Tiles, not a whole-map mask: a mask per knob sector
-    weighs megabytes, and a kiosk that runs all evening keeps its memory flat."""
-    tile = pygame.Surface((w, h), pygame.SRCALPHA)
-    tile.fill((0, 0, 0, 150))
-    return tile
 
 
 def draw_map(
@@ -283,37 +667,12 @@ def draw_map(
 ) -> pygame.Rect:
     """Draw the map into ``area``; returns the rectangle actually used.
 
-    ``highlight`` countries get a thick white frame; ``focus`` a thicker accent frame;
-    ``dim_others`` darkens every country not highlighted (to show a knob sector).
+    ``highlight`` countries get a white outline; ``focus`` a thicker red one; with
+    ``dim_others`` every country not marked is darkened (to show a knob sector).
+    One blit of a cached picture: the cost does not depend on the map's detail.
     """
+    del theme  # sizes follow the map's own height
     rect = map_rect_for(area)
-    layout = load_layout()
-    marked = set(highlight)
-    if dim_others and marked:
-        # The map with every country darkened, then the marked ones from the plain map:
-        # the same pixels as darkening the others cell by cell (cells never overlap),
-        # for a few blits instead of one per cell.
-        plain = _base_map(rect.w, rect.h)
-        surface.blit(_dimmed_map(rect.w, rect.h), rect.topleft)
-        local = pygame.Rect(0, 0, rect.w, rect.h)
-        for code in marked:
-            for x, y in layout.cells_of(code):
-                cell = _cell_rect(local, layout, x, y)
-                surface.blit(plain, cell.move(rect.topleft), cell)
-    else:
-        surface.blit(_base_map(rect.w, rect.h), rect.topleft)
-    width = max(3, theme.px(0.6))
-    for code in marked | ({focus} if focus else set()):
-        colour = (255, 64, 64) if code == focus else (255, 255, 255)
-        w = width * 2 if code == focus else width
-        for x, y in layout.cells_of(code):
-            cell = _cell_rect(rect, layout, x, y)
-            for dx, dy, a, b in (
-                (1, 0, cell.topright, cell.bottomright),
-                (0, 1, cell.bottomleft, cell.bottomright),
-                (-1, 0, cell.topleft, cell.bottomleft),
-                (0, -1, cell.topleft, cell.topright),
-            ):
-                if layout.cells.get((x + dx, y + dy)) != code:
-                    pygame.draw.line(surface, colour, a, b, w)
+    picture = _state(_sources(), rect.w, rect.h, frozenset(highlight), focus, dim_others)
+    surface.blit(picture, rect.topleft)
     return rect

@@ -10,6 +10,7 @@ background. Without ``espeak-ng`` (or ``espeak``) on the PATH, or with
 from __future__ import annotations
 
 import logging
+import re
 import shutil
 import subprocess
 import tomllib
@@ -18,7 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from table.checks import Check, boolean, check_section, read_text_input, whole
 from table.datafiles import data_file
+from table.errors import TableError
 
 log = logging.getLogger("table.umtata.speech")
 
@@ -38,22 +41,54 @@ class SpeechSettings:
     speed: int = 150
 
 
+_VOICE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_+.-]{0,39}\Z")
+
+
+def _voice(v: Any) -> str | None:
+    if not isinstance(v, str) or not _VOICE.match(v):
+        return "must be a voice name such as \"en\" or \"en-us\" (letters, digits, - + _ .; not starting with -)"
+    return None
+
+
+SCHEMA: dict[str, Check] = {"speak_questions": boolean, "voice": _voice, "speed": whole(80, 450)}
+"""One check per key, shared by ``table check-config`` and :func:`load_settings`."""
+
+
+class SpeechConfigError(TableError):
+    """``speech.toml`` has problems; ``problems`` lists them, one line each."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        super().__init__(problems[0] if len(problems) == 1 else
+                         f"{len(problems)} problems: " + "; ".join(problems))
+
+
+def settings_problems(path: Path) -> tuple[SpeechSettings, list[str]]:
+    """The settings in ``path`` and every problem with them (``speed = "fast"``,
+    ``speak_questions = "no"``, an unknown key with the nearest known one)."""
+    if not path.exists():
+        return SpeechSettings(), []
+    try:
+        data: Mapping[str, Any] = tomllib.loads(read_text_input(path, "speech settings file"))
+    except TableError as exc:
+        return SpeechSettings(), [str(exc)]
+    except tomllib.TOMLDecodeError as exc:
+        return SpeechSettings(), [f"{path}: not valid TOML ({exc})"]
+    problems: list[str] = []
+    # The file is one flat table: check it as section "speech" and name keys without it.
+    clean = check_section(str(path), "speech", dict(data), SCHEMA, problems)
+    problems = [p.replace(": speech.", ": ", 1) for p in problems]
+    return SpeechSettings(**clean), problems
+
+
 def load_settings(path: Path | None = None) -> SpeechSettings:
     """Settings from ``umtata/speech.toml`` (config directory, else shipped); defaults
-    when the file is missing."""
-    path = path or data_file("umtata/speech.toml")
-    try:
-        with open(path, "rb") as fh:
-            data: Mapping[str, Any] = tomllib.load(fh)
-    except FileNotFoundError:
-        return SpeechSettings()
-    except tomllib.TOMLDecodeError as exc:
-        raise ValueError(f"{path} is not valid TOML: {exc}") from None
-    return SpeechSettings(
-        speak_questions=bool(data.get("speak_questions", True)),
-        voice=str(data.get("voice", "en")),
-        speed=int(data.get("speed", 150)),
-    )
+    when the file is missing, :class:`SpeechConfigError` naming the file and key when a
+    value is wrong (the same checks as ``table check-config``)."""
+    settings, problems = settings_problems(path or data_file("umtata/speech.toml"))
+    if problems:
+        raise SpeechConfigError(problems)
+    return settings
 
 
 @dataclass
@@ -85,7 +120,8 @@ class QuestionSpeaker:
         engine = self.engine
         if engine is None or not self.settings.speak_questions:
             return None
-        return [engine, "-v", self.settings.voice, "-s", str(self.settings.speed), sentence]
+        # "--": the question is text, never an option, even when it starts with "-".
+        return [engine, "-v", self.settings.voice, "-s", str(self.settings.speed), "--", sentence]
 
     def on_view(self, view: Mapping[str, Any]) -> bool:
         """Speak the question of a new round in the guessing phase; True if it spoke."""

@@ -42,6 +42,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from table.checks import read_text_input
 from table.datafiles import data_file
 from table.errors import TableError
 from table.games.base import (
@@ -209,11 +210,13 @@ def config_options(config_dir: Path | None) -> dict[str, Any]:
     reads files itself: the options go into the setup, so a journal replays without them.
     """
     path = data_file("ugah_ugah/ugah_ugah.toml", config_dir)
-    if not path.is_file():
+    if not path.exists():
         return {}
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        data = tomllib.loads(read_text_input(path, "Ugah Ugah chip set"))
+    except TableError:
+        raise
+    except tomllib.TOMLDecodeError as exc:
         raise TableError(f"cannot read the Ugah Ugah chip set {path} ({exc})") from None
     dice = data.get("dice", {})
     raw_pips = dice.get("pips", {str(k): v for k, v in DEFAULT_PIPS.items()}) if isinstance(dice, Mapping) else None

@@ -26,6 +26,19 @@ The rules (all windows come from the config, see ``config/hardware.toml``):
   ``push`` when it is released (so a long push never also acts in the game).
 * A button held down (for minutes) only affects its own station; the others go on,
   and :meth:`StationCore.diagnostics` lists it as held.
+* **Late delivery.** A switch's level is the level of its newest edge *in edge time*,
+  so a bounce edge that arrives after newer ones changes nothing; a level change
+  found at the end of a lockout is only taken once edges up to then have had time
+  to arrive (``settle``, or the recent worst lateness when deliveries have been
+  later; the hold of every queued input widens the same way). An edge
+  that shows a press began earlier than the edge it was first seen by moves the
+  press back (the first edge counts, whatever order they arrive in). A press that
+  reaches the queue after a later press has already left cannot be ordered: it is
+  still passed on, counted (``unordered`` in :meth:`StationCore.diagnostics`) and
+  logged; edges arriving later than ``settle`` are counted as ``late_edges``. (Any
+  input may still leave out of order then; presses are what races are made of.)
+* **Reconciling.** A backend that learns a switch's level from a state report
+  (:meth:`StationCore.reconcile`) sets it without reporting a press or push.
 """
 
 from __future__ import annotations
@@ -42,6 +55,9 @@ from typing import Any, Literal
 from table.hardware.interfaces import LONG_PUSH, PRESS, PUSH, TURN, KnobValue, StationInput
 
 log = logging.getLogger(__name__)
+
+LATE_MEMORY = 10.0  # seconds a late delivery keeps widening the lockout margin
+MAX_MARGIN = 0.25  # never wait longer than this after a lockout
 
 
 @dataclass(frozen=True)
@@ -69,20 +85,34 @@ class Switch:
     """One push switch, debounced by taking the first edge and locking out.
 
     ``edge(pressed, t)`` feeds a raw edge (``pressed`` is the level after the edge);
-    it returns the logical transition it caused, if any. ``poll(now)`` returns a
-    transition that happened during a lockout and has lasted past it.
+    it returns the logical transition it caused, if any, as ``(level, t, earlier)``:
+    ``earlier`` is True when the edge only shows that the current state began at
+    ``t``, before the edge it was taken from (edges arrived out of order).
+    ``poll(now, margin)`` returns a transition that happened during a lockout and
+    has lasted past it, once ``margin`` seconds have passed after the lockout (so
+    that edges of the lockout still in flight have arrived).
     """
 
     debounce: float
     pressed: bool = False
     raw: bool = False
-    raw_t: float = 0.0
+    raw_t: float = float("-inf")
     lock_until: float = float("-inf")
+    prev_lock: float = float("-inf")
+    taken_t: float = float("-inf")
     down_since: float | None = None
     bounces: int = 0
 
-    def edge(self, pressed: bool, t: float) -> tuple[Level, float] | None:
-        self.raw, self.raw_t = pressed, t
+    def edge(self, pressed: bool, t: float) -> tuple[Level, float, bool] | None:
+        if t >= self.raw_t:  # the newest edge in edge time gives the level
+            self.raw, self.raw_t = pressed, t
+        if pressed == self.pressed and self.prev_lock <= t < self.taken_t:
+            # The state we are in began earlier than the edge we took it from.
+            self.taken_t = t
+            self.lock_until = t + self.debounce
+            if pressed:
+                self.down_since = t
+            return ("down" if pressed else "up"), t, True
         if t < self.lock_until:
             self.bounces += 1
             return None
@@ -90,14 +120,27 @@ class Switch:
             return None  # an edge we already know about (or a missed one in between)
         return self._take(pressed, t)
 
-    def poll(self, now: float) -> tuple[Level, float] | None:
-        if now >= self.lock_until and self.raw != self.pressed:
+    def poll(self, now: float, margin: float = 0.0) -> tuple[Level, float, bool] | None:
+        if now >= self.lock_until + margin and self.raw != self.pressed:
             return self._take(self.raw, max(self.raw_t, self.lock_until))
         return None
 
-    def wakeup(self) -> float | None:
+    def wakeup(self, margin: float = 0.0) -> float | None:
         """When :meth:`poll` may next have something to do."""
-        return self.lock_until if self.raw != self.pressed else None
+        return self.lock_until + margin if self.raw != self.pressed else None
+
+    def reconcile(self, pressed: bool, t: float) -> bool:
+        """The level ``pressed`` was reported at ``t`` (a state report): take it without
+        a transition. Returns True when it differed from what we believed."""
+        changed = pressed != self.pressed
+        if t >= self.raw_t:
+            self.raw, self.raw_t = pressed, t
+        if changed:
+            self.pressed = pressed
+            self.prev_lock = self.lock_until
+            self.taken_t = t
+            self.down_since = t if pressed else None
+        return changed
 
     def assume(self, pressed: bool, t: float) -> None:
         """The level found when the switch is opened: no transition is reported
@@ -107,11 +150,13 @@ class Switch:
         self.raw_t = t
         self.down_since = t if pressed else None
 
-    def _take(self, pressed: bool, t: float) -> tuple[Level, float]:
+    def _take(self, pressed: bool, t: float) -> tuple[Level, float, bool]:
         self.pressed = pressed
+        self.prev_lock = self.lock_until
+        self.taken_t = t
         self.lock_until = t + self.debounce
         self.down_since = t if pressed else None
-        return ("down" if pressed else "up"), t
+        return ("down" if pressed else "up"), t, False
 
 
 def _since(now: float, t: float | None) -> float | None:
@@ -148,7 +193,12 @@ class StationCore:
         self._armed: frozenset[int] | None = None
         self._armed_at: float | None = None
         self._last_out = float("-inf")
+        self._last_press_out = float("-inf")
         self.late_edges = 0
+        self.unordered = 0
+        self.max_lateness = 0.0
+        self._late_buckets: dict[int, float] = {}  # recent worst lateness: widens the margins
+        self._polled = float("-inf")
         self.ties = 0
         self._pending_turn: dict[int, tuple[float, int]] = {}
         self._recent_presses: deque[StationInput] = deque(maxlen=32)
@@ -168,19 +218,33 @@ class StationCore:
         st.knob_switch.assume(knob_switch, t)
         st.push_long_fired = knob_switch
 
-    def button_edge(self, station: int, pressed: bool, t: float) -> None:
-        """A raw edge of a station's big button (``pressed`` = level after the edge)."""
+    def button_edge(self, station: int, pressed: bool, t: float, now: float | None = None) -> None:
+        """A raw edge of a station's big button (``pressed`` = level after the edge);
+        ``now`` (table time of arrival) lets the core measure late delivery."""
+        self._arrived(t, now)
         st = self._st[station]
         change = st.button.edge(pressed, t)
         if change is not None:
             self._button_change(station, change)
 
-    def knob_switch_edge(self, station: int, pressed: bool, t: float) -> None:
+    def knob_switch_edge(self, station: int, pressed: bool, t: float, now: float | None = None) -> None:
         """A raw edge of the knob's push switch."""
+        self._arrived(t, now)
         st = self._st[station]
         change = st.knob_switch.edge(pressed, t)
         if change is not None:
             self._knob_change(station, change)
+
+    def reconcile(self, station: int, button: bool, knob_switch: bool, t: float) -> None:
+        """The switches' levels reported at ``t`` by the hardware (a bridge's state
+        report after a (re)connect): the belief is corrected without a press or push,
+        so a button held across a re-plug and released meanwhile presses normally
+        next time, and one pressed meanwhile shows as held."""
+        st = self._st[station]
+        if st.button.reconcile(button, t):
+            log.info("station %d: button %s after reconnect", station, "held" if button else "released")
+        if st.knob_switch.reconcile(knob_switch, t):
+            st.push_long_fired = knob_switch  # a push held across the re-plug is no long push
 
     def turn_delta(self, station: int, delta: int, t: float) -> None:
         """Relative encoder steps; steps within one hold window are summed."""
@@ -200,11 +264,13 @@ class StationCore:
 
     def poll(self, now: float) -> list[StationInput]:
         """Everything that is final at ``now``, in order of ``t``."""
+        margin = self.lateness_margin(now)
+        self._polled = now
         for i, st in enumerate(self._st):
-            change = st.button.poll(now)
+            change = st.button.poll(now, margin)
             if change is not None:
                 self._button_change(i, change)
-            change = st.knob_switch.poll(now)
+            change = st.knob_switch.poll(now, margin)
             if change is not None:
                 self._knob_change(i, change)
             down = st.knob_switch.down_since
@@ -212,7 +278,9 @@ class StationCore:
                 st.push_long_fired = True
                 self._push(StationInput(LONG_PUSH, i, down + self.timing.long_push))
         out: list[StationInput] = []
-        horizon = now - self.timing.hold
+        # Deliveries running later than the settle window hold inputs longer too, so
+        # that what can still be ordered is (the hold is back to normal once they stop).
+        horizon = now - (margin + self.timing.tie_window)  # = now - hold when on time
         while self._queue and self._queue[0][0] <= horizon:
             _, _, item = heapq.heappop(self._queue)
             if item.kind == TURN and item.value is None:
@@ -223,6 +291,7 @@ class StationCore:
             if item.kind == PRESS:
                 item = self._with_ties(item)
                 self._recent_presses.append(item)
+                self._last_press_out = max(self._last_press_out, item.t)
             self._last_out = max(self._last_out, item.t)
             out.append(item)
         return out
@@ -230,11 +299,12 @@ class StationCore:
     def next_wakeup(self) -> float | None:
         """The table time at which :meth:`poll` next has work (``None``: only on input)."""
         times: list[float] = []
+        margin = self.lateness_margin(self._polled)  # as the last poll saw it
         if self._queue:
-            times.append(self._queue[0][0] + self.timing.hold)
+            times.append(self._queue[0][0] + (margin + self.timing.tie_window))
         for st in self._st:
             for sw in (st.button, st.knob_switch):
-                w = sw.wakeup()
+                w = sw.wakeup(margin)
                 if w is not None:
                     times.append(w)
             if st.knob_switch.down_since is not None and not st.push_long_fired:
@@ -271,20 +341,73 @@ class StationCore:
             ],
             "held": {str(k): round(v, 3) for k, v in self.held(now).items()},
             "late_edges": self.late_edges,
+            "max_lateness_ms": round(self.max_lateness * 1000, 1),
+            "unordered": self.unordered,
             "ties": self.ties,
             "queued": len(self._queue),
         }
 
     # --- internals ----------------------------------------------------------------
 
+    def _arrived(self, t: float, now: float | None) -> None:
+        if now is None:
+            return
+        lateness = now - t
+        if lateness > self.timing.settle:
+            self.late_edges += 1
+            self.max_lateness = max(self.max_lateness, lateness)
+            # the worst lateness per half of LATE_MEMORY; the last two halves count
+            bucket = int(now // (LATE_MEMORY / 2))
+            worst = max(self._late_buckets.get(bucket, 0.0), min(lateness, MAX_MARGIN))
+            self._late_buckets = {k: v for k, v in self._late_buckets.items() if k >= bucket - 1}
+            self._late_buckets[bucket] = worst
+
+    def lateness_margin(self, now: float) -> float:
+        """How long after a lockout a level change (and every input in the queue)
+        waits for edges still in flight: the settle window, or the worst lateness of
+        the last LATE_MEMORY seconds or so when deliveries run later than that."""
+        if not self._late_buckets:
+            return self.timing.settle
+        bucket = int(now // (LATE_MEMORY / 2))
+        recent = max(self._late_buckets.get(bucket, 0.0), self._late_buckets.get(bucket - 1, 0.0))
+        return max(self.timing.settle, recent)
+
+    def _unorderable(self, item: StationInput) -> None:
+        self.unordered += 1
+        if self.unordered == 1 or self.unordered % 100 == 0:
+            log.warning(
+                "a press of station %d came %.1f ms after a later press had left: their order is not "
+                "known (%d so far); inputs are delivered later than the settle window of %.0f ms",
+                item.station, (self._last_press_out - item.t) * 1000, self.unordered,
+                self.timing.settle * 1000,
+            )
+
     def _push(self, item: StationInput) -> None:
-        if item.t < self._last_out:
-            self.late_edges += 1  # arrived after later inputs already left: pass on anyway
+        if item.kind == PRESS and item.t < self._last_press_out:
+            # a pair of presses that could not be ordered: passed on anyway, counted
+            self._unorderable(item)
         heapq.heappush(self._queue, (item.t, next(self._seq), item))
 
-    def _button_change(self, station: int, change: tuple[Level, float]) -> None:
-        level, t = change
+    def _retime_press(self, station: int, t: float) -> None:
+        """A queued press of ``station`` began at ``t``, earlier than first seen."""
+        for k, (qt, seq, item) in enumerate(self._queue):
+            if item.kind == PRESS and item.station == station:
+                if t < qt:
+                    self._queue[k] = (t, seq, StationInput(PRESS, station, t, item.value, item.tie))
+                    heapq.heapify(self._queue)
+                return
+        for item in reversed(self._recent_presses):  # already delivered with a later time
+            if item.station == station:
+                if any(o.station != station and t < o.t <= item.t for o in self._recent_presses):
+                    self._unorderable(StationInput(PRESS, station, t))
+                return
+
+    def _button_change(self, station: int, change: tuple[Level, float, bool]) -> None:
+        level, t, earlier = change
         if level != "down":
+            return
+        if earlier:
+            self._retime_press(station, t)
             return
         st = self._st[station]
         if t < st.lockout_until:
@@ -298,9 +421,13 @@ class StationCore:
         st.presses += 1
         self._push(StationInput(PRESS, station, t))
 
-    def _knob_change(self, station: int, change: tuple[Level, float]) -> None:
-        level, t = change
+    def _knob_change(self, station: int, change: tuple[Level, float, bool]) -> None:
+        level, t, earlier = change
         st = self._st[station]
+        if earlier:
+            if level == "down":
+                st.push_down_t = t
+            return
         if level == "down":
             st.push_long_fired = False
             st.push_down_t = t

@@ -10,13 +10,14 @@ calls it for the hardware part of the table's configuration.
 
 from __future__ import annotations
 
+import os
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from table.checks import Check, boolean, check_section, did_you_mean, non_empty, number, one_of, whole
+from table.checks import Check, boolean, check_section, did_you_mean, non_empty, number, one_of, read_text_input, whole
 from table.datafiles import data_file
 from table.errors import TableError
 from table.hardware.buttons import Timing
@@ -307,15 +308,14 @@ def load_hardware(directory: str | Path | None = None, *, check_pins: bool = Tru
     else:
         base = Path(directory)
         path = base if base.suffix == ".toml" else base / HARDWARE_FILE
+    if not os.path.lexists(path):
+        raise HardwareConfigError([f"{path}: no such file"])
     try:
-        with path.open("rb") as fh:
-            data = tomllib.load(fh)
-    except FileNotFoundError:
-        raise HardwareConfigError([f"{path}: no such file"]) from None
+        data = tomllib.loads(read_text_input(path, "hardware config file"))  # regular files only
+    except TableError as exc:
+        raise HardwareConfigError([str(exc)]) from None
     except tomllib.TOMLDecodeError as exc:
         raise HardwareConfigError([f"{path}: not valid TOML ({exc})"]) from None
-    except OSError as exc:
-        raise HardwareConfigError([f"{path}: cannot be read ({exc.strerror})"]) from None
     return parse_hardware(data, _shown(path), check_pins=check_pins)
 
 

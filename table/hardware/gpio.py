@@ -235,7 +235,8 @@ class GpioStations(Stations):
 
     def _edge_time(self, ticks: Any) -> float:
         now = self.clock()
-        quiet = self.core.quiet and now - self._last_edge > self.timing.hold
+        # quiet for longer than edges of one race can arrive apart: safe to re-estimate
+        quiet = self.core.quiet and now - self._last_edge > self.timing.hold + self.core.lateness_margin(now)
         self._last_edge = now
         try:
             return self._ticks.to_table(float(ticks), now, adjust=quiet)
@@ -247,7 +248,8 @@ class GpioStations(Stations):
             with self._lock:
                 self.edges += 1
                 # Pull-up wiring: the line reads low (0) while the button is held.
-                self.core.button_edge(station, not state, self._edge_time(ticks))
+                t = self._edge_time(ticks)
+                self.core.button_edge(station, not state, t, self._last_edge)
                 self._wake.notify()
         return changed
 
@@ -255,7 +257,8 @@ class GpioStations(Stations):
         def changed(ticks: Any, state: Any) -> None:
             with self._lock:
                 self.edges += 1
-                self.core.knob_switch_edge(station, not state, self._edge_time(ticks))
+                t = self._edge_time(ticks)
+                self.core.knob_switch_edge(station, not state, t, self._last_edge)
                 self._wake.notify()
         return changed
 

@@ -60,8 +60,10 @@ class StationInput:
 
     Inputs reach the sink in non-decreasing ``t`` order (the backend holds each
     input for the settle window so that late-delivered earlier edges can overtake
-    it); an edge delivered later than the settle window is still passed on, and
-    counted as ``late_edges`` in :meth:`Stations.diagnostics`.
+    it); an input that arrives after a later one has already been delivered is still
+    passed on (a press is then counted as ``unordered`` in
+    :meth:`Stations.diagnostics`; edges later than the settle window count as
+    ``late_edges``).
     """
 
     kind: InputKind

@@ -68,7 +68,11 @@ class AbsoluteDecoder:
     _since: float = 0.0
 
     def update(self, lines: Sequence[bool], t: float) -> None:
-        sector = decode_sector(lines, self.code) % self.sectors
+        self.update_sector(decode_sector(lines, self.code) % self.sectors, t)
+
+    def update_sector(self, sector: int, t: float) -> None:
+        """The lines read ``sector`` from ``t`` on (already decoded, e.g. by the I/O
+        bridge, which sends every reading and leaves the settling to this class)."""
         if sector != self._candidate:
             self._candidate, self._since = sector, t
 

@@ -8,8 +8,19 @@ its own microsecond clock and sends protocol lines (see
 
 Unplugging is normal life: a read or write error closes the port, the reader
 tries to open it again every ``reconnect_every`` seconds, and after a re-plug it
-asks the bridge who it is and sends the button LEDs again. Malformed lines are
-counted by reason and skipped. Nothing here raises into the table loop after
+asks the bridge who it is and sends the button LEDs again. The bridge answers with
+a state report (every input's level), which corrects what the table believes about
+held buttons without reporting a press. Malformed records are counted by reason and
+skipped; a record cut off by a pulled cable never swallows the next one.
+
+Absolute knobs: the bridge sends every reading of the data lines; the same
+:class:`~table.hardware.knobs.AbsoluteDecoder` as on GPIO waits until a reading is
+stable, so a pointer moving between sectors reports no sector it never rested on.
+
+LED frames go out as binary records with flow control: at most one frame is on its
+way; a newer frame replaces one still waiting (counted as ``frames_replaced``), and
+the bridge acknowledges each frame it has shown. So the caller never waits on the
+port however slow the bridge is. Nothing here raises into the table loop after
 :meth:`SerialBridge.start`.
 """
 
@@ -23,7 +34,9 @@ from typing import Any
 
 from table.errors import TableError
 from table.hardware.bridge_protocol import (
+    FRAME_START,
     PROTOCOL_VERSION,
+    Framer,
     MalformedLine,
     decode,
     encode,
@@ -33,11 +46,12 @@ from table.hardware.bridge_protocol import (
 from table.hardware.buttons import StationCore, Timing, pump_until_stopped
 from table.hardware.hourglass import limit_frame
 from table.hardware.interfaces import RGB, Hourglass, HourglassLayout, InputSink, LedState, Stations
-from table.hardware.knobs import TickMapper
+from table.hardware.knobs import AbsoluteDecoder, TickMapper
 
 log = logging.getLogger("table.hardware.serial")
 
-MAX_PENDING = 16384  # a line longer than this without a newline is thrown away
+MAX_PENDING = 16384  # a record longer than this without a newline is thrown away
+ACK_TIMEOUT = 0.5  # seconds without an acknowledgement before a frame counts as lost
 
 
 class SerialBridge(Stations):
@@ -82,6 +96,16 @@ class SerialBridge(Stations):
         self.bridge_errors = 0
         self.hello: dict[str, Any] | None = None
         self.connected = threading.Event()
+        self.state_reports = 0
+        self.frames_replaced = 0
+        self.ack_timeouts = 0
+        self.frames_acked = 0
+        self._frame_lock = threading.Lock()
+        self._frame_seq = 0
+        self._in_flight: tuple[int, float] | None = None  # (seq, sent at)
+        self._waiting_frame: tuple[int, bytes] | None = None
+        self._framer = Framer(MAX_PENDING)
+        self._absolute = [AbsoluteDecoder("gray", self.timing.absolute_stable) for _ in range(stations)]
 
     # --- Stations ---------------------------------------------------------------------
 
@@ -135,6 +159,10 @@ class SerialBridge(Stations):
             disconnects=self.disconnects,
             frames_sent=self.frames_sent,
             frames_dropped=self.frames_dropped,
+            frames_replaced=self.frames_replaced,
+            frames_acked=self.frames_acked,
+            ack_timeouts=self.ack_timeouts,
+            state_reports=self.state_reports,
             bridge_errors=self.bridge_errors,
         )
         return out
@@ -142,13 +170,44 @@ class SerialBridge(Stations):
     # --- LED frames -------------------------------------------------------------------
 
     def send_frame(self, frame: Sequence[RGB]) -> bool:
-        """Send one LED frame (already limited); False when the bridge is away."""
-        ok = self._write(encode_frame(frame))
+        """Send one LED frame (already limited), or keep it until the bridge has shown
+        the one before; never waits. False when the bridge is away (dropped)."""
+        if self._port is None:
+            self.frames_dropped += 1
+            return False
+        with self._frame_lock:
+            self._frame_seq = (self._frame_seq + 1) & 0xFF
+            data = encode_frame(frame, self._frame_seq)
+            if self._in_flight is not None and self.clock() - self._in_flight[1] > ACK_TIMEOUT:
+                self.ack_timeouts += 1  # the bridge lost it (or was reset): go on
+                self._in_flight = None
+            if self._in_flight is not None:
+                if self._waiting_frame is not None:
+                    self.frames_replaced += 1
+                self._waiting_frame = (self._frame_seq, data)
+                return True
+            self._in_flight = (self._frame_seq, self.clock())
+        return self._send_frame_now(data)
+
+    def _send_frame_now(self, data: bytes) -> bool:
+        ok = self._write(data)
         if ok:
             self.frames_sent += 1
         else:
             self.frames_dropped += 1
         return ok
+
+    def _frame_acked(self, seq: int) -> None:
+        with self._frame_lock:
+            if self._in_flight is None or self._in_flight[0] != seq:
+                return
+            self.frames_acked += 1
+            waiting, self._waiting_frame = self._waiting_frame, None
+            if waiting is None:
+                self._in_flight = None
+                return
+            self._in_flight = (waiting[0], self.clock())
+        self._send_frame_now(waiting[1])
 
     # --- the line -----------------------------------------------------------------------
 
@@ -159,15 +218,23 @@ class SerialBridge(Stations):
             port = serial.Serial(self.port_name, self.baud, timeout=self.read_timeout, write_timeout=0.5)
         except (serial.SerialException, OSError, ValueError):
             return False
+        self.attach(port)
+        return True
+
+    def attach(self, port: Any) -> None:
+        """Start talking on an open port (anything with ``write``; the reader thread
+        or a test feeds what it reads to :meth:`receive`)."""
         with self._write_lock:
             self._port = port
+        self._framer.reset()
+        with self._frame_lock:
+            self._in_flight, self._waiting_frame = None, None
         self.connects += 1
         self.connected.set()
         log.info("I/O bridge connected on %s", self.port_name)
         self._write(encode("HELLO?", PROTOCOL_VERSION))
         for station, state in list(self._leds.items()):  # set_leds may run meanwhile
             self._write(encode("L", station, state))
-        return True
 
     def _close_port(self) -> None:
         with self._write_lock:
@@ -209,34 +276,30 @@ class SerialBridge(Stations):
                 time.sleep(self.reconnect_every)
 
     def _read_until_lost(self) -> None:
-        pending = b""
-        skipping = False  # inside a line that was already thrown away as too long
         while not self._stopping:
             port = self._port
             if port is None:
                 if not self._open():
                     time.sleep(self.reconnect_every)
-                pending, skipping = b"", False
                 continue
             try:
                 chunk = port.read(max(1, port.in_waiting))
             except Exception as exc:
                 self._lost(exc)
                 continue
-            if not chunk:
-                continue
-            pending += chunk
-            while b"\n" in pending:
-                line, pending = pending.split(b"\n", 1)
-                if skipping:
-                    skipping = False
-                    continue
-                self.handle_line(line)
-            if len(pending) > MAX_PENDING:
-                if not skipping:
-                    self.lines += 1
-                    self._count("too_long")
-                pending, skipping = b"", True
+            if chunk:
+                self.receive(chunk)
+
+    def receive(self, chunk: bytes) -> None:
+        """Bytes read from the bridge: complete records are acted on."""
+        framer = self._framer
+        cut, too_long = framer.cut, framer.too_long
+        for record in framer.feed(chunk):
+            self.handle_line(record)
+        for reason, n in (("cut", framer.cut - cut), ("too_long", framer.too_long - too_long)):
+            if n:
+                self.lines += n
+                self.malformed[reason] = self.malformed.get(reason, 0) + n
 
     def _count(self, reason: str) -> None:
         self.malformed[reason] = self.malformed.get(reason, 0) + 1
@@ -245,9 +308,17 @@ class SerialBridge(Stations):
         """Act on one line from the bridge (public for tests and the bench)."""
         self.lines += 1
         try:
+            if line.startswith(FRAME_START):
+                raise MalformedLine("unknown_verb")  # frames only go to the bridge
             msg = decode(line)
+            if msg.verb == "K":
+                self._frame_acked(int_field(msg, 0, 0, 255))
+                return
             if msg.verb == "HELLO":
                 version = int_field(msg, 0, 0)
+                with self._lock:
+                    self._ticks = TickMapper()  # a boot or our HELLO?: a fresh clock mapping
+                    self._last_us = None
                 self.hello = {
                     "protocol": version,
                     "firmware": msg.fields[1],
@@ -265,6 +336,10 @@ class SerialBridge(Stations):
                 self._edge_time(int_field(msg, 0, 0))
                 return
             station = int_field(msg, 0, 0, self.stations - 1)
+            if msg.verb == "ST":
+                self._state(station, int_field(msg, 1, 0, 1), int_field(msg, 2, 0, 1),
+                            int_field(msg, 3, -1, 15), int_field(msg, 4, 0))
+                return
             us = int_field(msg, 2, 0)
             if msg.verb in ("B", "S"):
                 level = int_field(msg, 1, 0, 1)
@@ -278,13 +353,22 @@ class SerialBridge(Stations):
         with self._lock:
             t = self._edge_time(us)
             if msg.verb == "B":
-                self.core.button_edge(station, bool(level), t)
+                self.core.button_edge(station, bool(level), t, self._last_edge)
             elif msg.verb == "S":
-                self.core.knob_switch_edge(station, bool(level), t)
+                self.core.knob_switch_edge(station, bool(level), t, self._last_edge)
             elif msg.verb == "R":
                 self.core.turn_delta(station, level, t)
             else:
-                self.core.turn_sector(station, level, 16, t)
+                self._absolute[station].update_sector(level, t)
+            self._wake.notify()
+
+    def _state(self, station: int, button: int, switch: int, sector: int, us: int) -> None:
+        with self._lock:
+            t = self._edge_time(us)
+            self.state_reports += 1
+            self.core.reconcile(station, bool(button), bool(switch), t)
+            if sector >= 0:
+                self._absolute[station].update_sector(sector, t)
             self._wake.notify()
 
     def _edge_time(self, us: int) -> float:
@@ -293,7 +377,8 @@ class SerialBridge(Stations):
             if self._last_us is not None and us < self._last_us - 1_000_000:
                 self._ticks = TickMapper()  # the bridge rebooted: its clock started again
             self._last_us = us
-            quiet = self.core.quiet and now - self._last_edge > self.timing.hold
+            # quiet for longer than edges of one race can arrive apart: safe to re-estimate
+            quiet = self.core.quiet and now - self._last_edge > self.timing.hold + self.core.lateness_margin(now)
             self._last_edge = now
             return self._ticks.to_table(us / 1e6, now, adjust=quiet)
 
@@ -302,9 +387,20 @@ class SerialBridge(Stations):
     def pump(self, now: float | None = None) -> float | None:
         with self._lock:
             now = self.clock() if now is None else now
+            wake: list[float] = []
+            for i, decoder in enumerate(self._absolute):
+                got = decoder.poll(now)
+                if got is not None:
+                    self.core.turn_sector(i, got[0], decoder.sectors, got[1])
+                w = decoder.wakeup()
+                if w is not None:
+                    wake.append(w)
             out = self.core.poll(now)
             sink = self._sink
             nxt = self.core.next_wakeup()
+            if nxt is not None:
+                wake.append(nxt)
+            nxt = min(wake) if wake else None
         if sink is not None:
             for item in out:
                 try:

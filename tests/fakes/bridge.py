@@ -16,11 +16,20 @@ import time
 import tty
 from pathlib import Path
 
-from table.hardware.bridge_protocol import TABLE_VERBS, MalformedLine, decode, decode_frame, encode
+from table.hardware.bridge_protocol import (
+    FRAME_START,
+    TABLE_VERBS,
+    Framer,
+    MalformedLine,
+    decode,
+    decode_frame,
+    encode,
+)
 
 
 class FakeBridge:
-    def __init__(self, link: Path, stations: int = 4, firmware: str = "fake-1.0", protocol: int = 1) -> None:
+    def __init__(self, link: Path, stations: int = 4, firmware: str = "fake-1.0", protocol: int = 2,
+                 ack: bool = True) -> None:
         self.link = link
         self.stations = stations
         self.firmware = firmware
@@ -29,6 +38,10 @@ class FakeBridge:
         self.leds: dict[int, str] = {}
         self.frames: list[list[tuple[int, int, int]]] = []
         self.hello_requests = 0
+        self.state_requests = 0
+        self.ack = ack  # acknowledge LED frames (flow control)
+        self.held: dict[int, tuple[int, int]] = {}  # station -> (button, switch) for the state report
+        self.bad_frames = 0
         self._master = -1
         self._slave = -1
         self._reader: threading.Thread | None = None
@@ -81,8 +94,13 @@ class FakeBridge:
     def hello(self) -> None:
         self.send("HELLO", self.protocol, self.firmware, self.stations)
 
+    def state(self) -> None:
+        for station in range(self.stations):
+            button, switch = self.held.get(station, (0, 0))
+            self.send("ST", station, button, switch, -1, int(time.monotonic() * 1e6))
+
     def _read_loop(self, master: int) -> None:
-        pending = b""
+        framer = Framer()
         while self._running:
             ready, _, _ = select.select([master], [], [], 0.02)
             if not ready:
@@ -91,13 +109,21 @@ class FakeBridge:
                 chunk = os.read(master, 65536)
             except OSError:
                 return
-            pending += chunk
-            while b"\n" in pending:
-                line, pending = pending.split(b"\n", 1)
-                self._handle(line)
+            for record in framer.feed(chunk):
+                self._handle(record)
 
     def _handle(self, line: bytes) -> None:
         self.received.append(line)
+        if line.startswith(FRAME_START):
+            try:
+                seq, pixels = decode_frame(line)
+            except MalformedLine:
+                self.bad_frames += 1
+                return
+            self.frames.append(pixels)
+            if self.ack:
+                self.send("K", seq)
+            return
         try:
             msg = decode(line, TABLE_VERBS)
         except MalformedLine:
@@ -105,10 +131,12 @@ class FakeBridge:
         if msg.verb == "HELLO?":
             self.hello_requests += 1
             self.hello()
+            self.state()
+        elif msg.verb == "ST?":
+            self.state_requests += 1
+            self.state()
         elif msg.verb == "L":
             self.leds[int(msg.fields[0])] = msg.fields[1]
-        elif msg.verb == "F":
-            self.frames.append(decode_frame(msg))
 
 
 def wait_for(condition: object, timeout: float = 5.0) -> bool:

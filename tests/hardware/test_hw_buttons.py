@@ -181,16 +181,17 @@ def test_inputs_leave_in_time_order_even_when_fed_shuffled() -> None:
     out.extend(i for _, i in drain(core, 101.0))
     times = [i.t for i in out]
     assert times == sorted(times)
-    assert core.late_edges == 0
+    assert core.late_edges == 0 and core.unordered == 0
 
 
 def test_an_edge_later_than_the_settle_window_is_passed_on_and_counted() -> None:
     core = StationCore(2, T)
     core.button_edge(0, True, 1.0)
     core.poll(1.5)
-    core.button_edge(1, True, 0.9)  # 600 ms late
+    core.button_edge(1, True, 0.9, now=1.5)  # 600 ms late
     assert [i.station for i in core.poll(2.0)] == [1]
-    assert core.diagnostics(2.0)["late_edges"] == 1
+    diag = core.diagnostics(2.0)
+    assert diag["late_edges"] == 1 and diag["unordered"] == 1 and diag["max_lateness_ms"] == 600.0
 
 
 # --- through gpiozero's MockFactory ---------------------------------------------------
@@ -376,3 +377,56 @@ def test_a_button_already_held_at_start_is_held_not_pressed() -> None:
     stations.pump()
     stations.stop()
     assert [i.station for i in got] == [1, 0]
+
+
+# --- late delivery with bounce: 10,000 pairs through gpiozero ---------------------------
+
+def run_gpio_pairs(max_delay: float, seed: int) -> tuple[tuple[int, int, int], GpioStations, int]:
+    """10,000 bouncy pairs 1 ms apart through the gpio backend, each pin's edges delivered
+    in order but up to ``max_delay`` late (independently per pin)."""
+    from fakes.presses import make_pairs, misordered_pairs
+
+    timing = Timing(settle=0.015, tie_window=0.0005, debounce=0.030)
+    stations, got, clock, factory = two_station_backend(timing)
+    pins = [factory.pin(4), factory.pin(16)]
+    rng = random.Random(seed)
+    pairs = make_pairs(rng, 10_000, clock.t + 1.0)
+    nxt: float | None = None
+
+    def advance(until: float) -> None:
+        nonlocal nxt
+        while nxt is not None and nxt <= until:
+            clock.t = max(clock.t, nxt)
+            nxt = stations.pump()
+        clock.t = max(clock.t, until)
+
+    for pair in pairs:
+        last = [float("-inf"), float("-inf")]
+        deliveries = []
+        for t, s, pressed in pair.edges:
+            arrival = max(last[s], t + rng.uniform(0, max_delay))
+            last[s] = arrival
+            deliveries.append((arrival, t, s, pressed))
+        for arrival, t, s, pressed in sorted(deliveries):
+            advance(arrival)
+            pins[s].edge(not pressed, t + TICK_OFFSET)  # active low
+            nxt = stations.pump()
+    advance(clock.t + 1.0)
+    stations.stop()
+    presses = [(i.station, i.t - 0.0) for i in got if i.kind == "press"]
+    return misordered_pairs(pairs, presses), stations, len(presses)
+
+
+def test_ten_thousand_bouncy_pairs_delivered_up_to_10_ms_late_are_exact_through_gpio() -> None:
+    (misordered, lost, doubled), stations, n = run_gpio_pairs(0.010, seed=5)
+    assert (misordered, lost, doubled, n) == (0, 0, 0, 20_000)
+    assert stations.core.unordered == 0
+
+
+def test_delivery_up_to_40_ms_late_gives_no_phantom_press_and_counts_what_it_cannot_order() -> None:
+    (misordered, lost, doubled), stations, n = run_gpio_pairs(0.040, seed=6)
+    diag = stations.diagnostics()
+    assert (lost, doubled, n) == (0, 0, 20_000)  # no phantom press, none lost
+    assert misordered <= diag["unordered"]  # every pair it could not order is reported ...
+    assert diag["unordered"] <= 10  # ... and once it has seen the lateness, it holds inputs longer
+    assert diag["late_edges"] > 0 and diag["max_lateness_ms"] > 15

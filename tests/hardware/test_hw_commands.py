@@ -199,10 +199,11 @@ def test_selftest_walks_every_station_on_mock_pins() -> None:
     assert status.pop("station 3 push") == "fail"
     assert status.pop("display") == "skip"
     assert set(status.values()) == {"pass"}
-    assert len(results) == 4 * 4 + 3
+    assert len(results) == 4 * 4 + 4
+    assert next(r for r in results if r.name == "input ordering").detail.startswith("0 unordered, 0 late edges")
     assert strip.frames and strip.colours() == [(0, 0, 0)] * 60  # swept, then off
     table = format_results(results)
-    assert "19 checks: 17 passed, 1 failed, 1 skipped" in table
+    assert "20 checks: 18 passed, 1 failed, 1 skipped" in table
 
 
 EXAMPLES = Path(__file__).resolve().parent / "wiring_examples"
@@ -264,6 +265,7 @@ def test_selftest_understands_absolute_knobs() -> None:
         ("station 1 turn clockwise", "pass"),
         ("station 1 turn counter-clockwise", "pass"),
         ("station 1 push", "pass"),
+        ("input ordering", "pass"),
     ]
 
 

@@ -1,6 +1,8 @@
 """The I/O bridge firmware (firmware/*.py, MicroPython) run on the host with its
-hardware modules (machine, neopixel, MicroPython's time functions) stubbed - and,
-at the end, talking to the table's SerialBridge over a real pty."""
+hardware modules (machine, rp2, MicroPython's time functions) stubbed - and, at the
+end, talking to the table's SerialBridge over a real pty. The timing of edges
+(interrupt latency, blackouts, the cable) is tested on the firmware test bench,
+test_hw_bridge_bench.py."""
 
 from __future__ import annotations
 
@@ -20,15 +22,24 @@ from typing import Any, ClassVar
 import pytest
 from fakes.bridge import wait_for
 
-from table.hardware.bridge_protocol import TABLE_VERBS, decode, encode, encode_frame
+from table.datafiles import package_path
+from table.hardware.bridge_protocol import decode, encode, encode_frame
 from table.hardware.buttons import Timing
 from table.hardware.interfaces import StationInput
 from table.hardware.serial_bridge import SerialBridge
 
-FIRMWARE = Path(__file__).resolve().parents[2] / "firmware"
+FIRMWARE = package_path("firmware")  # shipped in the wheel as table/firmware
 
 
 # --- stubs of the Pico's modules ----------------------------------------------------
+
+class StubIrq:
+    def __init__(self) -> None:
+        self.latched = 0
+
+    def flags(self) -> int:
+        return self.latched
+
 
 class StubPin:
     IN, OUT, PULL_UP = 0, 1, 2
@@ -39,6 +50,8 @@ class StubPin:
         self.number = number
         self.level = 1 if pull == self.PULL_UP else (value or 0)
         self.handler: Callable[[StubPin], None] | None = None
+        self.hard = False
+        self._irq = StubIrq()
         StubPin.pins[number] = self
 
     def value(self, v: int | None = None) -> int | None:
@@ -47,24 +60,46 @@ class StubPin:
         self.level = v
         return None
 
-    def irq(self, handler: Callable[[StubPin], None], trigger: int) -> None:
-        self.handler = handler
+    def irq(self, handler: Any = "", trigger: int = 0, hard: bool = False) -> StubIrq:
+        if handler != "":
+            self.handler, self.hard = handler, hard
+        return self._irq
 
     def drive(self, level: int) -> None:
-        """The outside world moves the line; the interrupt fires."""
+        """The outside world moves the line; the interrupt fires with the edge's flag."""
         if level != self.level:
             self.level = level
             if self.handler is not None:
+                self._irq.latched = self.IRQ_RISING if level else self.IRQ_FALLING
                 self.handler(self)
 
 
-class StubStrip(list[tuple[int, int, int]]):
-    def __init__(self, pin: Any, n: int) -> None:
-        super().__init__([(0, 0, 0)] * n)
-        self.writes = 0
+class StubStateMachine:
+    def __init__(self, sm_id: int, program: Any, freq: int = 0, sideset_base: Any = None) -> None:
+        self.id = sm_id
+        self.words: list[list[int]] = []
 
-    def write(self) -> None:
-        self.writes += 1
+    def active(self, on: int) -> None:
+        pass
+
+    def put(self, words: Any) -> None:
+        self.words.append(list(words))
+
+
+def stub_rp2() -> types.ModuleType:
+    rp2 = types.ModuleType("rp2")
+
+    class PIO:
+        OUT_LOW = 0
+        SHIFT_LEFT = 0
+
+    def asm_pio(**_: Any) -> Callable[[Any], Any]:
+        return lambda program: program
+
+    rp2.PIO = PIO  # type: ignore[attr-defined]
+    rp2.asm_pio = asm_pio  # type: ignore[attr-defined]
+    rp2.StateMachine = StubStateMachine  # type: ignore[attr-defined]
+    return rp2  # no rp2.DMA: an older MicroPython, frames go out with sm.put
 
 
 class MicroClock:
@@ -85,13 +120,11 @@ def firmware(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Any, Any, MicroC
     StubPin.pins = {}
     machine = types.ModuleType("machine")
     machine.Pin = StubPin  # type: ignore[attr-defined]
-    neopixel = types.ModuleType("neopixel")
-    neopixel.NeoPixel = StubStrip  # type: ignore[attr-defined]
     clock = MicroClock()
     monkeypatch.setattr(time, "ticks_us", clock.ticks_us, raising=False)
     monkeypatch.setattr(time, "sleep_ms", clock.sleep_ms, raising=False)
     monkeypatch.setitem(sys.modules, "machine", machine)
-    monkeypatch.setitem(sys.modules, "neopixel", neopixel)
+    monkeypatch.setitem(sys.modules, "rp2", stub_rp2())
     modules = {}
     for name in ("bridge_logic", "config", "main"):
         spec = importlib.util.spec_from_file_location(name, FIRMWARE / f"{name}.py")
@@ -106,11 +139,11 @@ def firmware(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Any, Any, MicroC
 class ListIO:
     def __init__(self) -> None:
         self.out: list[str] = []
-        self.incoming = ""
+        self.incoming = b""
 
-    def read_available(self) -> str:
-        text, self.incoming = self.incoming, ""
-        return text
+    def read_available(self) -> bytes:
+        data, self.incoming = self.incoming, b""
+        return data
 
     def write(self, text: str) -> None:
         self.out.append(text)
@@ -139,32 +172,38 @@ def test_quadrature_counts_exact_detents_through_chatter(firmware: Any) -> None:
     assert total == expected
 
 
-def test_clock_extension_survives_the_30_bit_wrap(firmware: Any) -> None:
-    logic, _, _ = firmware
-    period = 1 << 30
-    clock = logic.Clock(period - 10)
-    assert clock.extend(period - 5) == 5
-    assert clock.extend(3) == 13  # wrapped
-    assert clock.extend(1) == 11  # an interrupt stamp taken just before the last read
-    assert clock.extend(period // 4) == 13 + period // 4 - 3
-
-
 def test_protocol_lines_agree_with_the_table(firmware: Any) -> None:
     logic, _, _ = firmware
     line = logic.make_line("B", 2, 1, 123456789)
     assert decode(line.encode()).fields == ("2", "1", "123456789")
+    assert line.startswith("$")
     assert logic.parse_line(encode("L", 1, "blink").decode()) == ("L", ["1", "blink"])
-    assert logic.parse_line("L 1 blink*00") is None
+    assert logic.parse_line("$L 1 blink*00") is None
+    frame = [(1, 2, 3), (10, 36, 27)]
+    record = encode_frame(frame, seq=200)
+    assert logic.decode_frame(record[1:-1]) == (200, bytearray([1, 2, 3, 10, 36, 27]))
+    assert logic.escape(bytes(range(256))) .count(b"\n") == 0
 
 
 # --- the whole program with stubbed pins ---------------------------------------------
+
+def main_pass(bridge: Any, io: Any, clock: MicroClock) -> None:
+    """One pass of main.run's loop."""
+    data = io.read_available()
+    if data:
+        bridge.feed(data)
+    bridge.service(clock.ticks_us)
+    clock.sleep_ms(1)
+
 
 def test_pins_become_protocol_lines_and_commands_drive_leds(firmware: Any) -> None:
     _, main, clock = firmware
     io = ListIO()
     bridge = main.run(io, passes=1)
-    assert decode(io.out[0].encode()).verb == "HELLO"
+    first = [decode(x.encode()) for x in "".join(io.out).splitlines()]
+    assert [m.verb for m in first[:5]] == ["HELLO", "ST", "ST", "ST", "ST"]  # who, and every input's state
     pins = StubPin.pins
+    assert all(pins[n].hard for n in (2, 4, 5, 6))  # hard interrupts: stamped the moment they fire
     pins[2].drive(0)  # station 0 button pressed
     clock.us += 30_000
     pins[2].drive(1)
@@ -173,45 +212,66 @@ def test_pins_become_protocol_lines_and_commands_drive_leds(firmware: Any) -> No
         pins[10].drive(b)
     pins[21].drive(0)  # station 3 knob switch
     io.incoming = (encode("L", 0, "on") + encode("L", 2, "blink") + b"garbage\n"
-                   + encode_frame([(1, 2, 3)] * 60)).decode()
+                   + encode_frame([(1, 2, 3)] * 60, seq=5))
     io.out.clear()
     for _ in range(5):
         main_pass(bridge, io, clock)
-    lines = [decode(x.encode()) for x in io.out]
-    events = [(m.verb, m.fields[:2]) for m in lines if m.verb != "T"]
-    assert events == [("B", ("0", "1")), ("B", ("0", "0")), ("R", ("1", "-1")), ("S", ("3", "1"))]
+    lines = [decode(x.encode()) for x in "".join(io.out).splitlines()]
+    events = [(m.verb, m.fields[:2]) for m in lines if m.verb not in ("T",)]
+    assert events == [("K", ("5",)), ("B", ("0", "1")), ("B", ("0", "0")), ("R", ("1", "-1")), ("S", ("3", "1"))]
     stamps = [int(m.fields[2]) for m in lines if m.verb == "B"]
     assert stamps[1] - stamps[0] == 30_000  # microsecond stamps across the counter's wrap
     assert pins[3].level == 1 and pins[8].level == 0
-    assert bridge.strip[:60] == [(1, 2, 3)] * 60 and bridge.strip.writes == 1
-    assert bridge.bad_lines == 1
+    assert bridge.strip.sm.words[-1] == [(2 << 24) | (1 << 16) | (3 << 8)] * 60  # GRB for WS2812
+    assert bridge.bad_records == 1
 
 
-def main_pass(bridge: Any, io: ListIO, clock: MicroClock) -> None:
-    text = io.read_available()
-    if text:
-        bridge.feed(text)
-    bridge.poll(bridge_clock(bridge, clock))
-    clock.sleep_ms(1)
-
-
-def bridge_clock(bridge: Any, clock: MicroClock) -> int:
-    if not hasattr(bridge, "_test_clock"):
-        logic = sys.modules["bridge_logic"]
-        bridge._test_clock = logic.Clock(clock.ticks_us())
-    return int(bridge._test_clock.extend(clock.ticks_us()))
-
-
-def test_absolute_switch_lines_in_gray_code(firmware: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    logic, _, _ = firmware
+def test_state_report_on_request_follows_the_pins(firmware: Any) -> None:
+    _, main, clock = firmware
     io = ListIO()
-    bridge = logic.Bridge(1, io.write, code="gray")
-    for sector in [0, 1, 2, 3, 15]:
+    bridge = main.run(io, passes=1)
+    StubPin.pins[7].drive(0)  # station 1 holds its button
+    io.out.clear()
+    io.incoming = encode("ST?")
+    main_pass(bridge, io, clock)
+    states = [decode(x.encode()).fields for x in "".join(io.out).splitlines() if x.startswith("$ST")]
+    assert [f[:4] for f in states] == [("0", "0", "0", "-1"), ("1", "1", "0", "-1"),
+                                       ("2", "0", "0", "-1"), ("3", "0", "0", "-1")]
+
+
+def test_ctrl_c_from_mpremote_stops_the_program_with_leds_dark(firmware: Any) -> None:
+    _, main, _ = firmware
+
+    class InterruptedIO(ListIO):
+        def read_available(self) -> bytes:
+            raise KeyboardInterrupt  # what MicroPython raises when 0x03 arrives on the console
+
+    bridge = main.run(InterruptedIO(), passes=10)
+    assert all(pin.handler is None for pin in bridge.pins)  # interrupts off: the console is free
+    assert bridge.strip.sm.words[-1] == [0] * 60
+
+
+def test_absolute_switch_lines_in_gray_code(firmware: Any) -> None:
+    logic, _, _ = firmware
+    out: list[str] = []
+    ring = logic.EdgeRing()
+    gpios = [12, 13, 14, 15]
+    bridge = logic.Bridge([{"data": gpios}], out.append, ring, [1, 1, 1, 1], 0, code="gray")
+    levels = [1, 1, 1, 1]
+    us = 1000
+    for sector in [1, 2, 3, 15]:
         gray = sector ^ (sector >> 1)
-        bridge.absolute_lines(0, [bool(gray >> i & 1) for i in range(4)], 1000 + sector)
-    bridge.poll(5000)
-    sectors = [decode(x.encode()).fields[1] for x in io.out if x.startswith("A")]
-    assert sectors == ["0", "1", "2", "3", "15"]
+        for bit in range(4):
+            level = 0 if gray >> bit & 1 else 1
+            if level != levels[bit]:
+                levels[bit] = level
+                ring.put(bit, logic.IRQ_FALLING if level == 0 else logic.IRQ_RISING, level, us)
+                us += 100
+    bridge.service(lambda: 5000)
+    sectors = [decode(x.encode()).fields[1] for x in "".join(out).splitlines() if x.startswith("$A")]
+    # every reading goes to the table, which waits for a stable one: the jump from 3 to 15
+    # (two lines) passes through 0 for a moment
+    assert sectors == ["1", "2", "3", "0", "15"]
 
 
 # --- firmware and table together over a pty ------------------------------------------
@@ -220,9 +280,9 @@ class PtyIO:
     def __init__(self, fd: int) -> None:
         self.fd = fd
 
-    def read_available(self) -> str:
+    def read_available(self) -> bytes:
         ready, _, _ = select.select([self.fd], [], [], 0)
-        return os.read(self.fd, 65536).decode("ascii", "replace") if ready else ""
+        return os.read(self.fd, 65536) if ready else b""
 
     def write(self, text: str) -> None:
         os.write(self.fd, text.encode())
@@ -249,7 +309,7 @@ def test_firmware_and_table_over_a_pty(firmware: Any, tmp_path: Path) -> None:
     worker = threading.Thread(target=loop, daemon=True)
     worker.start()
     try:
-        assert wait_for(lambda: table.hello is not None)
+        assert wait_for(lambda: table.hello is not None and table.state_reports >= 4)
         pins = StubPin.pins
         pins[12].drive(0)  # station 2 presses ...
         clock.us += 800  # ... 0.8 ms before station 1
@@ -259,10 +319,34 @@ def test_firmware_and_table_over_a_pty(firmware: Any, tmp_path: Path) -> None:
         assert second.t - first.t == pytest.approx(0.0008, abs=2e-6)
         table.set_leds({1: "on"})
         assert wait_for(lambda: pins[8].level == 1)
-        assert all(decode(x, TABLE_VERBS) for x in [encode("L", 1, "on")])
+        for k in range(20):  # frames as fast as the table likes: never blocks, the newest wins
+            table.send_frame([(k, k, k)] * 60)
+        newest = 19 << 24 | 19 << 16 | 19 << 8
+        assert wait_for(lambda: bridge.strip.sm.words and bridge.strip.sm.words[-1][0] == newest)
+        assert table.diagnostics()["malformed_total"] == 0 and bridge.bad_records == 0
     finally:
         stop.set()
         worker.join(timeout=2)
         table.stop()
         os.close(master)
         os.close(slave)
+
+
+def test_table_firmware_shows_and_copies_the_shipped_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from table.cli import main
+
+    assert main(["firmware", "--port", "/dev/ttyACM1"]) == 0
+    out = capsys.readouterr().out
+    assert "protocol 2" in out and "mpremote connect /dev/ttyACM1 cp " in out and out.count(".py") == 3
+    target = tmp_path / "pico"
+    target.mkdir()
+    (target / "config.py").write_text("STATIONS = []  # mine\n")
+    assert main(["firmware", "--copy", str(target)]) == 0
+    assert (target / "main.py").read_text() == (FIRMWARE / "main.py").read_text()
+    assert (target / "config.py").read_text() == "STATIONS = []  # mine\n"  # the owner's wiring is kept
+    assert f"cp {target / 'bridge_logic.py'}" in capsys.readouterr().out
+    blocked = tmp_path / "file"
+    blocked.write_text("")
+    assert main(["firmware", "--copy", str(blocked / "sub")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("table: cannot copy the firmware") and err.count("\n") == 1

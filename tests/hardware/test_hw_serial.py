@@ -15,7 +15,6 @@ from fakes.bridge import FakeBridge, wait_for
 
 from table.hardware.bridge_protocol import (
     checksum,
-    decode,
     decode_frame,
     encode,
     encode_frame,
@@ -48,7 +47,7 @@ Rig = tuple[SerialBridge, FakeBridge, "queue.Queue[StationInput]"]
 
 def test_handshake_identifies_the_bridge(rig: Rig) -> None:
     bridge, fake, _ = rig
-    assert bridge.hello == {"protocol": 1, "firmware": "fake-1.0", "stations": 4}
+    assert bridge.hello == {"protocol": 2, "firmware": "fake-1.0", "stations": 4}
     assert fake.hello_requests == 1
     diag = bridge.diagnostics()
     assert diag["connected"] and diag["connects"] == 1 and diag["malformed_total"] == 0
@@ -169,6 +168,9 @@ def good_line(rng: random.Random) -> bytes:
     return encode(verb, rng.randrange(4), value[verb], us)
 
 
+NOISE = [b for b in range(256) if b not in (0x0A, 0x24, 0x02)]  # start bytes: see the cut-line tests
+
+
 def bad_line(rng: random.Random) -> bytes:
     kind = rng.randrange(9)
     if kind == 0:  # printable noise, no checksum
@@ -177,10 +179,10 @@ def bad_line(rng: random.Random) -> bytes:
         return noise.encode() + b"\n"
     if kind == 1:  # wrong checksum
         body = good_line(rng)[:-4]
-        return body + b"*%02X\n" % (checksum(body) ^ rng.randrange(1, 256))
+        return body + b"*%02X\n" % (checksum(body.lstrip(b"$")) ^ rng.randrange(1, 256))
     if kind == 2:  # binary noise with a non-ASCII byte
         return bytes(rng.randrange(128, 256) for _ in range(1)) + bytes(
-            rng.choice([b for b in range(256) if b != 10]) for _ in range(rng.randrange(0, 60))) + b"\n"
+            rng.choice(NOISE) for _ in range(rng.randrange(0, 60))) + b"\n"
     if kind == 3:
         return encode("Z", 1, 2, 3)  # unknown verb
     if kind == 4:
@@ -216,8 +218,10 @@ def test_hundred_thousand_random_and_malformed_lines_do_not_crash(
 
 
 def test_frame_encoding_round_trips() -> None:
-    frame = [(0, 1, 2), (255, 128, 7)]
-    assert decode_frame(decode(encode_frame(frame), {"F": 2})) == frame
+    frame = [(0, 1, 2), (255, 128, 7), (10, 36, 3), (27, 13, 4)]  # bytes that must be escaped
+    record = encode_frame(frame, seq=10)
+    assert record.count(b"\n") == 1 and b"$" not in record and b"\x03" not in record
+    assert decode_frame(record.rstrip(b"\n")) == (10, frame)
 
 
 def test_selftest_through_the_serial_bridge(tmp_path: Path) -> None:
@@ -254,7 +258,8 @@ def test_selftest_through_the_serial_bridge(tmp_path: Path) -> None:
     finally:
         fake.close()
     assert all(r.status == "pass" for r in results), results
-    assert len(results) == 9
+    assert len(results) == 10
+    assert "bridge fake-1.0 protocol 2" in results[-2].detail
     assert fake.frames and fake.frames[-1] == [(0, 0, 0)] * 10
 
 
@@ -274,3 +279,20 @@ def test_leds_changing_while_the_bridge_reconnects(rig: Rig) -> None:
     assert all(t.is_alive() for t in bridge._threads)
     fake.send("B", 1, 1, 5_000_000)
     assert take(got, 1)[0].station == 1
+
+
+def test_a_state_report_after_a_replug_corrects_held_buttons(rig: Rig) -> None:
+    bridge, fake, got = rig
+    now_us = int(time.monotonic() * 1e6)  # the fake bridge's clock runs with the real one
+    fake.send("B", 2, 1, now_us)  # held ...
+    assert take(got, 1)[0].station == 2
+    assert set(bridge.diagnostics()["held"]) == {"2"}
+    fake.unplug()
+    assert wait_for(lambda: not bridge.connected.is_set())
+    fake.held = {1: (1, 0)}  # ... released while the cable was out; station 1 pressed meanwhile
+    fake.replug()
+    assert wait_for(lambda: bridge.diagnostics()["state_reports"] >= 8)  # 4 stations, 2 connects
+    assert set(bridge.diagnostics()["held"]) == {"1"}  # held, but nobody saw a press
+    fake.send("B", 2, 1, int(time.monotonic() * 1e6))  # station 2's next press is a press
+    (press,) = take(got, 1)
+    assert press.station == 2 and got.empty()

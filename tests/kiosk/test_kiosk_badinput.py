@@ -1,9 +1,13 @@
 """The bad-input corpus (tests/badinput/): one sentence and exit status 2, never a traceback.
 
 Each folder is fed to the command that reads such files: ``configs/`` as
-``table.toml`` of ``table check-config``, ``scenarios/`` to ``table play``,
-``journals/`` to ``table replay``, ``decks/`` to ``table deck check`` and
-``images/`` to ``table dice read`` (the last two once those commands exist).
+``table.toml`` of ``table check-config``, ``speech/`` as its ``umtata/speech.toml``,
+``hardware/`` as its ``hardware.toml``, ``scenarios/`` to ``table play``,
+``journals/`` to ``table replay``, ``decks/`` to ``table deck check``,
+``images/`` to ``table dice read``; ``cli/`` holds whole command lines (``{tmp}`` is a
+scratch folder holding a FIFO, a README, a journal...). Every case must give exactly
+one line ``table: ...`` and exit status 2, and leave its input as it was: no byte
+changed and nothing written beside it.
 
 Every journal of the corpus, and every damaged one, must also let the table start:
 the headless daemon sets the unusable file or the damaged tail aside, says so in
@@ -14,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -31,12 +36,12 @@ from table.headless import (
     run_headless,
     scenario_toml,
 )
-from table.journal import Journal
+from table.journal import Journal, JournalError
 from table.scenario import parse_scenario
 
 CORPUS = Path(__file__).resolve().parents[1] / "badinput"
 REPO = CORPUS.parents[1]
-FOLDERS = ("configs", "scenarios", "journals", "decks", "images")
+FOLDERS = ("configs", "speech", "hardware", "scenarios", "journals", "decks", "images", "cli")
 
 
 def corpus(folder: str) -> list[Path]:
@@ -48,26 +53,65 @@ def commands() -> set[str]:
     return set(sub.choices)  # type: ignore[arg-type]
 
 
-def test_the_corpus_has_at_least_30_files() -> None:
+def test_the_corpus_has_at_least_120_cases() -> None:
     files = [p for folder in FOLDERS for p in corpus(folder)]
-    assert len(files) >= 30, len(files)
+    assert len(files) >= 120, len(files)
+
+
+def scratch(tmp_path: Path) -> Path:
+    """The ``{tmp}`` of ``cli/`` cases: odd files for commands to refuse."""
+    tmp = tmp_path / "scratch"
+    tmp.mkdir()
+    os.mkfifo(tmp / "fifo")
+    (tmp / "README.md").write_text("# A README\n\nNot a journal, not a picture.\n")
+    (tmp / "empty.db").write_bytes(b"")
+    (tmp / "script.toml").write_text(scenario_toml(random_script("ubongo_shimo", seed=2)))
+    with Journal(tmp / "journal.db") as journal:
+        journal.start_game(parse_scenario(tomllib.loads((tmp / "script.toml").read_text())).setup, 2)
+    for name, odd in (("fifo-config", "fifo"), ("zero-config", "zero"), ("folder-config", "folder")):
+        (tmp / name).mkdir()
+        target = tmp / name / "table.toml"
+        if odd == "fifo":
+            os.mkfifo(target)
+        elif odd == "zero":
+            target.symlink_to("/dev/zero")
+        else:
+            target.mkdir()
+    return tmp
 
 
 def argv_for(folder: str, path: Path, tmp_path: Path) -> list[str]:
-    if folder == "configs":
+    if folder in ("configs", "speech", "hardware"):
         d = tmp_path / "config"
         d.mkdir()
-        shutil.copy(path, d / "table.toml")
+        if folder == "configs":
+            shutil.copy(path, d / "table.toml")
+        elif folder == "speech":
+            (d / "umtata").mkdir()
+            shutil.copy(path, d / "umtata" / "speech.toml")
+        else:
+            shutil.copy(path, d / "hardware.toml")
         return ["check-config", str(d)]
     if folder == "scenarios":
         return ["play", str(path)]
     if folder == "journals":
-        copy = tmp_path / path.name  # the journal code may write (WAL) into what it opens
+        copy = tmp_path / path.name  # replay must not write: the test compares the copy after
         shutil.copy(path, copy)
         return ["replay", str(copy)]
     if folder == "decks":
         return ["deck", "check", str(path)]
+    if folder == "cli":
+        tmp = scratch(tmp_path)
+        return [a.replace("{tmp}", str(tmp)) for a in shlex.split(path.read_text())]
     return ["dice", "read", str(path)]
+
+
+def snapshot(root: Path) -> dict[str, bytes | None]:
+    """Every path under ``root`` with the bytes of its regular files (None for the rest)."""
+    out: dict[str, bytes | None] = {}
+    for p in sorted(root.rglob("*")):
+        out[str(p.relative_to(root))] = p.read_bytes() if p.is_file() and not p.is_symlink() else None
+    return out
 
 
 CASES = [(folder, path) for folder in FOLDERS for path in corpus(folder)]
@@ -80,13 +124,19 @@ def test_one_sentence_and_exit_2(
     needed = {"decks": "deck", "images": "dice"}.get(folder)
     if needed and needed not in commands():
         pytest.skip(f"'table {needed}' is not in this build yet")
-    status = main(argv_for(folder, path, tmp_path))
+    argv = argv_for(folder, path, tmp_path)
+    before = snapshot(tmp_path), path.read_bytes()
+    try:
+        status = main(argv)
+    except SystemExit as exc:  # argparse's usage errors (one line, exit 2) end this way
+        status = int(exc.code or 0)
     err = capfd.readouterr().err
     assert status == 2, err
     assert "Traceback" not in err
     headlines = [line for line in err.splitlines() if line.startswith("table: ")]
     assert len(headlines) == 1, err
     assert len(headlines[0]) > len("table: ") + 10
+    assert (snapshot(tmp_path), path.read_bytes()) == before, "a refused input is left exactly as it was"
 
 
 def test_no_traceback_from_a_real_process(tmp_path: Path) -> None:
@@ -101,8 +151,10 @@ def test_no_traceback_from_a_real_process(tmp_path: Path) -> None:
         assert "Traceback" not in done.stderr and done.stderr.startswith("table: ")
 
 
-SET_ASIDE_WHOLE = {"text-file.db", "random-bytes.db", "sqlite-header-then-garbage.db", "truncated-half.db",
-                   "corrupted-pages.db", "schema-99.db", "setup-not-json.db"}
+# SQLite files that SQLite itself reports damaged: renamed aside, what is readable copied over.
+SET_ASIDE_WHOLE = {"sqlite-header-then-garbage.db", "truncated-half.db", "corrupted-pages.db"}
+# Not the table's journal at all (not SQLite, a newer schema): refused in one sentence, left as they are.
+REFUSED = {"text-file.db", "random-bytes.db", "schema-99.db", "other-program.db", "games-not-a-table.db"}
 JOURNALS = corpus("journals") + corpus("damaged-journals")
 
 
@@ -114,6 +166,13 @@ def test_a_bad_journal_never_stops_the_table(
     journal = tmp_path / "journal.db"
     shutil.copy(path, journal)
     scenario = parse_scenario(tomllib.loads(scenario_toml(random_script("ubongo_shimo", seed=3))))
+    if path.name in REFUSED:
+        with pytest.raises(JournalError) as refused:
+            run_headless(journal, scenario, VirtualClock())
+        assert "\n" not in str(refused.value) and str(journal) in str(refused.value)
+        assert journal.read_bytes() == path.read_bytes(), "a file that is not ours is never changed"
+        assert {p.name for p in tmp_path.iterdir()} <= {"journal.db", "journal.db.lock"}, "nothing set aside"
+        return
     result = run_headless(journal, scenario, VirtualClock())
     assert result.session.is_over()
     log = "\n".join(r.getMessage() for r in caplog.records)
@@ -122,6 +181,8 @@ def test_a_bad_journal_never_stops_the_table(
         assert list(tmp_path.glob("journal.db.damaged-*")), "the damaged file must be kept, renamed"
     elif path.parent.name == "damaged-journals":
         assert "damaged tail" in log
+    else:
+        assert not list(tmp_path.glob("journal.db.damaged-*")), "only a file SQLite reports damaged is set aside"
     with Journal(journal) as j:
         record = j.latest()
         assert record is not None and record.finished and record.engine == "ubongo_shimo"
@@ -144,9 +205,13 @@ def test_resumable_game_never_raises(path: Path, tmp_path: Path) -> None:
     """What ``table run`` needs on start: the file opened and the unfinished game replayed, or neither."""
     journal_path = tmp_path / "journal.db"
     shutil.copy(path, journal_path)
+    if path.name in REFUSED:
+        with pytest.raises(JournalError):
+            open_journal_resilient(journal_path)
+        return
     with open_journal_resilient(journal_path) as journal:
         found = resumable_game(journal)
-        if path.name in ("unknown-game.db", "unknown-variant.db"):
+        if path.name in ("unknown-game.db", "unknown-variant.db", "setup-not-json.db"):
             assert found is None and journal.unfinished() is None  # closed, kept in the journal
             assert journal.game_ids() == [1]
         elif path.parent.name == "damaged-journals":

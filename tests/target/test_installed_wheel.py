@@ -45,7 +45,12 @@ class Installed:
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
     base = tmp_path_factory.mktemp("installed")
     dist = base / "dist"
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(CHECKOUT)],
+    # Built from a copy: setuptools writes build/ and *.egg-info into the source tree, and
+    # those in the checkout would confuse the checkout's own editable install.
+    source = base / "source"
+    shutil.copytree(CHECKOUT, source, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "build", "*.egg-info", "__pycache__", ".mypy_cache", ".ruff_cache"))
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(source)],
                    check=True, capture_output=True, cwd=base, timeout=600)
     wheel = next(dist.glob("game_table-*.whl"))
     venv = base / "venv"
@@ -60,7 +65,9 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
 def test_the_installed_table_is_not_the_checkout(installed: Installed) -> None:
     site = installed.site()
     assert (site / "table" / "defaults" / "umtata" / "board.toml").is_file()
+    assert (site / "table" / "defaults" / "umtata" / "europe.json").is_file()
     assert (site / "table" / "defaults" / "dice" / "faces.npz").is_file()
+    assert (site / "table" / "firmware" / "bridge_logic.py").is_file()  # the Pico's files, for mpremote
     assert (site / "table" / "system" / "table.service").is_file()
     done = subprocess.run([str(installed.venv / "bin" / "python"), "-c",
                            "import table, table.datafiles as d; print(table.__file__); print(d.defaults_dir())"],
@@ -186,3 +193,42 @@ def test_a_missing_data_file_is_one_sentence(installed: Installed, tmp_path: Pat
         assert done.stderr.startswith("table: ")
     finally:
         shutil.move(kept, board)
+
+
+def test_venue_page_and_import_from_the_wheel(installed: Installed, tmp_path: Path) -> None:
+    """The venue's page and schema are package data: served and used from the installed wheel."""
+    import socket
+    import time
+    import urllib.request
+
+    journal = tmp_path / "bar.db"
+    done = installed.table("play", str(SCENARIOS / "ugah-whole-game.toml"), "--journal", str(journal))
+    assert done.returncode == 0, done.stderr
+    db = tmp_path / "venue.db"
+    done = installed.table("venue", "--db", str(db), "--import", f"Bar-1={journal}")
+    assert done.returncode == 0, done.stderr
+    assert "1 new result(s)" in done.stdout
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {"PATH": f"{installed.venv / 'bin'}:/usr/bin:/bin", "HOME": str(installed.home)}
+    # No broker on port 9 (discard): the page still serves what the file holds.
+    proc = subprocess.Popen([str(installed.venv / "bin" / "table"), "venue", "--db", str(db), "--port", "9",
+                             "--http-host", "127.0.0.1", "--http-port", str(port)], cwd="/", env=env,
+                            stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                page = urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2).read().decode()
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.2)
+        assert "EventSource" in page
+        state = json.loads(urllib.request.urlopen(f"http://127.0.0.1:{port}/api/state", timeout=5).read())
+        assert state["results"] == 1 and state["leaderboard"][0]["title"] == "Ugah Ugah!"
+    finally:
+        proc.terminate()
+        proc.wait(10)

@@ -10,11 +10,14 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 import json
 from collections.abc import Sequence
 
+import numpy as np
 import pygame
 import pytest
 
 from table.display.games import renderers
-from table.display.umtata_map import label_anchor, load_layout, map_rect_for
+from table.display.games.umtata import map_area
+from table.display.theme import Theme
+from table.display.umtata_map import GREY_ID0, draw_map, label_layout, load_map, map_rect_for, raster
 from table.display.umtata_speech import QuestionSpeaker, SpeechSettings
 from table.games.umtata.board import load_board
 from table.games.umtata.engine import ENGINE
@@ -34,20 +37,60 @@ def test_every_phase_renders(size: tuple[int, int]) -> None:
     render(phases()["guess_start"], size, paused=True)
 
 
-def test_every_country_is_on_the_map_with_room_for_its_label() -> None:
+def _areas(size: tuple[int, int]) -> list[pygame.Rect]:
+    """The map as the game screens draw it, and as the full-screen map picture."""
+    return [map_area(Theme(*size)), map_rect_for(pygame.Rect(0, 0, *size))]
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)])
+def test_every_country_is_labelled_and_labels_neither_overlap_nor_stray(size: tuple[int, int]) -> None:
     pygame.init()
-    layout = load_layout()
     board = load_board()
-    area = map_rect_for(pygame.Rect(0, 0, 1280, 720))
-    anchors = []
-    for c in board.countries:
-        assert layout.cells_of(c.id), c.id
-        rect, _ = label_anchor(area, layout, c.id)
-        assert rect.w >= 40 and rect.h >= 30, c.id  # even Monaco and Liechtenstein get a whole cell
-        anchors.append(rect)
-    for i, a in enumerate(anchors):  # labels never share a cell
-        for b in anchors[i + 1 :]:
-            assert not a.colliderect(b)
+    europe = load_map()
+    for area in _areas(size):
+        layout = label_layout(area.w, area.h)
+        ids = raster(area.w, area.h)
+        value = {c.id: i + 1 for i, c in enumerate(board.countries)}
+        value |= {g.key: GREY_ID0 + j for j, g in enumerate(europe.grey)}
+        assert {lb.key for lb in layout.labels if not lb.grey} == {c.id for c in board.countries}
+        boxes = [(lb.key, lb.rect) for lb in layout.labels] + [(f"tag {r}", rect) for r, rect in layout.tags]
+        for i, (ka, a) in enumerate(boxes):
+            assert pygame.Rect(0, 0, area.w, area.h).contains(a), ka
+            for kb, b in boxes[i + 1 :]:
+                assert not a.colliderect(b), (area.size, ka, kb)
+        for lb in layout.labels:
+            if lb.leader_to is None:  # no leader line: every pixel under the label is its country
+                patch = ids[lb.rect.top : lb.rect.bottom, lb.rect.left : lb.rect.right]
+                assert patch.size and (patch == value[lb.key]).all(), (area.size, lb.key)
+            else:  # a leader line ends on the country, or on its marker
+                x, y = lb.leader_to
+                marker = layout.markers.get(lb.key)
+                assert ids[y, x] == value[lb.key] or (marker is not None and marker.centre == (x, y)), lb.key
+        # The micro-states can be pointed at: each has a marker on its own spot.
+        assert {"mc", "li", "mt", "lu"} <= set(layout.markers)
+
+
+def test_the_map_shows_the_answer_and_dims_the_rest() -> None:
+    pygame.init()
+    size = (1280, 720)
+    area = map_area(Theme(*size))
+    plain = pygame.Surface(size)
+    draw_map(plain, area, Theme(*size))
+    marked = pygame.Surface(size)
+    used = draw_map(marked, area, Theme(*size), highlight=["it"], focus="it", dim_others=True)
+    assert used == area
+    layout = label_layout(area.w, area.h)
+    ids = raster(area.w, area.h)
+    board = load_board()
+    # A pixel deep inside Poland (not highlighted) is darker; one inside Italy is unchanged.
+    for cid, darker in (("pl", True), ("it", False)):
+        ys, xs = np.nonzero(ids == [c.id for c in board.countries].index(cid) + 1)
+        labels = [lb.rect for lb in layout.labels]
+        k = next(k for k in range(len(xs)) if not any(r.inflate(8, 8).collidepoint(xs[k], ys[k]) for r in labels)
+                 and all(ids[ys[k] + dy, xs[k] + dx] == ids[ys[k], xs[k]] for dx in (-6, 6) for dy in (-6, 6)))
+        p = (area.x + int(xs[k]), area.y + int(ys[k]))
+        before, after = sum(plain.get_at(p)[:3]), sum(marked.get_at(p)[:3])
+        assert (after < before * 0.6) if darker else (after == before), cid
 
 
 def test_speech_is_used_when_installed_and_silent_without() -> None:
@@ -68,10 +111,12 @@ def test_speech_is_used_when_installed_and_silent_without() -> None:
     assert len(spoken) == 1
 
 
-def test_no_two_tiles_of_one_colour_touch_on_the_map() -> None:
-    layout = load_layout()
-    board = load_board()
-    for (x, y), code in layout.cells.items():
-        for other in (layout.cells.get((x + 1, y)), layout.cells.get((x, y + 1))):
-            if other and other != code and board.has(code) and board.has(other):
-                assert board.get(code).colour != board.get(other).colour, (code, other)
+@pytest.mark.parametrize("size", [(800, 480), (3840, 2160)])
+def test_the_map_screens_also_draw_on_other_displays(size: tuple[int, int]) -> None:
+    pygame.init()
+    for name in ("guess_start", "answer_country", "reveal"):
+        assert render(phases()[name], size).get_size() == size
+    area = map_area(Theme(*size))
+    assert {lb.key for lb in label_layout(area.w, area.h).labels if not lb.grey} == {
+        c.id for c in load_board().countries
+    }

@@ -3,8 +3,10 @@ answers, the reveal with the explanation and the round's points, the score track
 the target, and the winner(s).
 
 Reads only the public view (``engine.view(state, None)``), which never holds a guess
-and holds the answer only from the reveal on. Layout in theme units (1% of height):
-question band on top, the map below on the left, the players on the right.
+and holds the answer only from the reveal on. Layout in theme units (1% of height): the
+map of Europe takes the whole height on the left (it is the board: every country must be
+findable from any seat); the column on the right holds the question or the reveal, the
+answering player's choice, and the players.
 """
 
 from __future__ import annotations
@@ -26,9 +28,10 @@ from table.display.theme import (
     TEXT,
     TEXT_DIM,
     Theme,
+    rendered,
     text,
 )
-from table.display.umtata_map import TILE_COLOURS, draw_map
+from table.display.umtata_map import TILE_COLOURS, draw_map, map_rect_for
 from table.games.umtata.board import load_board
 
 PHASE_HINT = {
@@ -59,7 +62,8 @@ def _block(
             break
     y = rect.y
     for line in lines[:max_lines]:
-        text(surface, theme, line, (rect.x, y), s, colour, bold=bold)  # cached, unlike font.render
+        # The theme's text cache: a question's lines are drawn every frame of the round.
+        surface.blit(rendered(line, s, colour, bold, theme.height), (rect.x, y))
         y += font.get_linesize()
     return y
 
@@ -80,6 +84,14 @@ def _swatch(
     return rect
 
 
+def map_area(theme: Theme) -> pygame.Rect:
+    """Where the map goes on the screen: the whole height on the left, at its proportions."""
+    u = theme.px
+    rect = map_rect_for(pygame.Rect(u(1), u(1), int(theme.width * 0.64), theme.height - u(2)))
+    rect.topleft = (u(1), u(1))
+    return rect
+
+
 class UmtataRenderer:
     """Draws every phase of an Umtata game from the public view."""
 
@@ -89,43 +101,40 @@ class UmtataRenderer:
         paint_all(surface, self.parts(view, ctx.theme, ctx.paused), ctx.now)
 
     def parts(self, view: dict[str, Any], theme: Theme, paused: bool = False) -> list[Part]:
-        """The screen as parts (see :mod:`table.display.layers`): the question band, the map
-        and one panel per player; nothing here changes with time, only with the state."""
+        """The screen as parts (see :mod:`table.display.layers`): the map, and the column
+        beside it (question, answer box, players); nothing changes with time, only with the
+        state, and a knob turn that changes only the column leaves the map alone."""
         W, H = theme.width, theme.height
         full = pygame.Rect(0, 0, W, H)
         u = theme.px
-        panel_x = int(W * 0.64)
-        top_h = u(25)
-        header = pygame.Rect(u(2), u(1), W - u(4), top_h - u(1))
-        map_area = pygame.Rect(u(1), top_h + u(1), panel_x - u(2), H - top_h - u(2))
-        side = pygame.Rect(panel_x, top_h, W - panel_x - u(1.5), H - top_h - u(1))
-        names = tuple((p["station"], p["name"]) for p in view["players"])
+        map_rect = map_area(theme)
+        column = pygame.Rect(map_rect.right + u(2), u(1.5), W - map_rect.right - u(3.5), H - u(2.5))
+        answering = view.get("answering")
+        reveal = view.get("reveal")
+        map_key: object = None
+        if answering:
+            map_key = ("answering", tuple(answering["options"]), answering["step"], answering["choice"])
+        elif reveal:
+            map_key = ("reveal", reveal["country"])
         out = [
             Part("umtata:background", full, None, lambda s, t: s.fill(BACKGROUND), base=True),
-            # The header's reader dot sits a little left of and above its rect.
-            Part("umtata:header", header.inflate(2 * u(1), 2 * u(1)),
-                 (view["phase"], view["reader"], view["question"], view.get("reveal"), view["round"],
-                  view.get("winners"), names, theme.colours),
-                 lambda s, t: self._header(s, view, theme, header), base=True),
-            # Highlight frames are drawn on the cells' edges and reach a little past the map.
-            Part("umtata:map", map_area.inflate(4 * max(3, u(0.6)), 4 * max(3, u(0.6))),
-                 (view.get("answering"), view.get("reveal"), view.get("tataaa_order"), theme.colours),
-                 lambda s, t: self._map(s, view, theme, map_area), base=True),
+            Part("umtata:map", map_rect, (map_rect, map_key), lambda s, t: self._map(s, view, theme, map_rect),
+                 base=True),
+            Part("umtata:column", column.inflate(2 * u(1), 2 * u(1)), (view, theme.colours),
+                 lambda s, t: self._column(s, view, theme, column), base=True),
         ]
-        reveal = view.get("reveal") or {}
-        guesses = {g["station"]: g for g in reveal.get("guesses", [])}
-        attempts = {a["station"]: a for a in reveal.get("attempts", [])}
-        answering = view.get("answering")
-        for i, p in enumerate(view["players"]):
-            station = p["station"]
-            # Only what this player's panel shows: a knob turn elsewhere leaves it alone.
-            key = (p, bool(answering) and answering["station"] == station, guesses.get(station),
-                   attempts.get(station), bool(attempts), view["target"], len(view["players"]), theme.colours)
-            out.append(Part(f"umtata:player{i}", self._player_box(view, theme, side, i), key,
-                            lambda s, t, i=i: self._players(s, view, theme, side, only=i), base=True))
         if paused:
             out.append(Part("umtata:paused", full, None, lambda s, t: self._paused(s, theme), base=True))
         return out
+
+    def _column(self, surface: pygame.Surface, view: dict[str, Any], theme: Theme, column: pygame.Rect) -> None:
+        u = theme.px
+        bottom = self._header(surface, view, theme, column)
+        if view.get("answering"):
+            box = pygame.Rect(column.x, bottom + u(1), column.w, u(17))
+            bottom = self._answer_box(surface, view, theme, box, load_board())
+        top = bottom + u(1.5)
+        self._players(surface, view, theme, pygame.Rect(column.x, top, column.w, column.bottom - top))
 
     @staticmethod
     def _paused(surface: pygame.Surface, theme: Theme) -> None:
@@ -133,191 +142,127 @@ class UmtataRenderer:
         draw.veil(surface, surface.get_rect(), 160)
         text(surface, theme, "Paused", (W / 2, H / 2), "huge", ACCENT, "center", bold=True)
 
-    @staticmethod
-    def _player_box(view: dict[str, Any], theme: Theme, rect: pygame.Rect, i: int) -> pygame.Rect:
-        u = theme.px
-        players = view["players"]
-        gap = u(1)
-        row_h = min(u(17), (rect.h - gap * (len(players) - 1)) // max(1, len(players)))
-        return pygame.Rect(rect.x, rect.y + i * (row_h + gap), rect.w, row_h)
+    # -- the column's top: question, or the reveal, or the winners ---------------------------
 
-    # -- the top band: question, or the reveal, or the winners --------------------------
-
-    def _header(self, surface: pygame.Surface, view: dict[str, Any], theme: Theme, rect: pygame.Rect) -> None:
+    def _header(self, surface: pygame.Surface, view: dict[str, Any], theme: Theme, rect: pygame.Rect) -> int:
+        """Draw the question (or the reveal, or the winners) at the top of ``rect``; returns
+        the bottom of what was drawn."""
         u = theme.px
         phase = view["phase"]
         reader = view["reader"]
         question = view["question"]
-        info = (
-            f"Round {view['round']}  -  read by {_station_name(view, reader)}  -  topic: {question['topic']}"
-        )
-        pygame.draw.circle(surface, theme.station_colour(reader), (rect.x + u(1), rect.y + u(2)), u(1))
-        text(surface, theme, info, (rect.x + u(3), rect.y), "small", TEXT_DIM)
-        body = pygame.Rect(rect.x, rect.y + u(4.5), rect.w, rect.h - u(4.5))
+        info = f"Round {view['round']}  -  read by {_station_name(view, reader)}  -  {question['topic']}"
+        pygame.draw.circle(surface, theme.station_colour(reader), (rect.x + u(1), rect.y + u(1.8)), u(1))
+        text(surface, theme, info, (rect.x + u(3), rect.y), "small", TEXT_DIM, max_width=rect.w - u(3))
+        y = rect.y + u(5)
         reveal = view.get("reveal")
-        if phase in ("reveal", "over") and reveal:
-            if phase == "over":
-                winners = [_station_name(view, s) for s in view["winners"]]
-                title = (
-                    f"{winners[0]} wins!" if len(winners) == 1 else f"{' and '.join(winners)} share the win!"
-                )
-                text(surface, theme, title, (body.x, body.y), "title", ACCENT, bold=True)
-                line_y = body.y + theme.font("title").get_linesize()
-                answer = f"Umtata was {reveal['name']}: {reveal['explain']}"
-                _block(
-                    surface,
-                    theme,
-                    answer,
-                    pygame.Rect(body.x, line_y, body.w, body.bottom - line_y),
-                    "body",
-                    TEXT,
-                    2,
-                )
-                return
-            x = body.x
-            r = text(surface, theme, "Umtata is ", (x, body.y), "title", TEXT_DIM)
-            r = text(surface, theme, reveal["name"], (r.right, body.y), "title", ACCENT, bold=True)
-            sw = _swatch(surface, theme, reveal["colour"], (r.right + u(2), r.y + u(1.5)), u(5))
-            text(
-                surface,
-                theme,
-                f"{reveal['region']}, {reveal['colour']}",
-                (sw.right + u(1), sw.centery),
-                "body",
-                TEXT,
-                "midleft",
-            )
-            line_y = r.bottom
-            bottom = _block(
-                surface,
-                theme,
-                reveal["explain"],
-                pygame.Rect(body.x, line_y, body.w, body.bottom - line_y - u(4)),
-                "body",
-                TEXT,
-                2,
-            )
-            text(
-                surface,
-                theme,
-                f"{question['text']}   -   {PHASE_HINT['reveal']}",
-                (body.x, max(bottom, body.bottom - u(4))),
-                "small",
-                TEXT_DIM,
-            )
-            return
-        bottom = _block(
-            surface,
-            theme,
-            question["text"],
-            pygame.Rect(body.x, body.y, body.w, body.h - u(4)),
-            "title",
-            TEXT,
-            2,
-            bold=True,
-        )
+        if phase == "over" and reveal:
+            winners = [_station_name(view, s) for s in view["winners"]]
+            title = f"{winners[0]} wins!" if len(winners) == 1 else f"{' and '.join(winners)} share the win!"
+            y = _block(surface, theme, title, pygame.Rect(rect.x, y, rect.w, 0), "title", ACCENT, 2, bold=True)
+            answer = f"Umtata was {reveal['name']}: {reveal['explain']}"
+            return _block(surface, theme, answer, pygame.Rect(rect.x, y + u(1), rect.w, 0), "body", TEXT, 4)
+        if phase == "reveal" and reveal:
+            r = text(surface, theme, "Umtata is", (rect.x, y), "large", TEXT_DIM)
+            y = _block(surface, theme, reveal["name"], pygame.Rect(rect.x, r.bottom, rect.w, 0), "title", ACCENT,
+                       1, bold=True)
+            sw = _swatch(surface, theme, reveal["colour"], (rect.x, y + u(0.5)), u(4.5))
+            text(surface, theme, f"{reveal['region']}, {reveal['colour']}", (sw.right + u(1.2), sw.centery), "body",
+                 TEXT, "midleft", bold=True)
+            y = sw.bottom + u(1.5)
+            y = _block(surface, theme, reveal["explain"], pygame.Rect(rect.x, y, rect.w, 0), "body", TEXT, 3)
+            y = _block(surface, theme, question["text"], pygame.Rect(rect.x, y + u(1), rect.w, 0), "small",
+                       TEXT_DIM, 2)
+            return _block(surface, theme, PHASE_HINT["reveal"], pygame.Rect(rect.x, y + u(0.5), rect.w, 0), "small",
+                          ACCENT, 2)
+        y = _block(surface, theme, question["text"], pygame.Rect(rect.x, y, rect.w, 0), "large", TEXT, 4, bold=True)
         hint = PHASE_HINT.get(phase, "")
-        if hint:
-            text(surface, theme, hint, (body.x, max(bottom, body.bottom - u(4))), "small", ACCENT)
+        if hint and not view.get("answering"):
+            y = _block(surface, theme, hint, pygame.Rect(rect.x, y + u(1.5), rect.w, 0), "small", ACCENT, 3)
+        return y
 
     # -- the map, with the answering step or the answer marked -----------------------------
 
     def _map(self, surface: pygame.Surface, view: dict[str, Any], theme: Theme, area: pygame.Rect) -> None:
-        u = theme.px
         answering = view.get("answering")
         reveal = view.get("reveal")
-        board = load_board()
         if answering:
-            box_h = u(17)
             options = [o for o in answering["options"] if o != "back"]
             focus = None
             if answering["step"] == "country" and answering["choice"] is not None:
                 choice = answering["options"][answering["choice"]]
                 focus = None if choice == "back" else choice
-            used = draw_map(
-                surface,
-                pygame.Rect(area.x, area.y + box_h, area.w, area.h - box_h),
-                theme,
-                highlight=options,
-                focus=focus,
-                dim_others=True,
-            )
-            self._answer_box(surface, view, theme, pygame.Rect(area.x, area.y, area.w, box_h - u(1)), board)
-            del used
+            draw_map(surface, area, theme, highlight=options, focus=focus, dim_others=True)
         elif reveal:
-            draw_map(
-                surface, area, theme, highlight=[reveal["country"]], focus=reveal["country"], dim_others=True
-            )
+            draw_map(surface, area, theme, highlight=[reveal["country"]], focus=reveal["country"], dim_others=True)
         else:
             draw_map(surface, area, theme)
 
     def _answer_box(
         self, surface: pygame.Surface, view: dict[str, Any], theme: Theme, rect: pygame.Rect, board: Any
-    ) -> None:
+    ) -> int:
+        """The Tataaa player's choice: the sector, then the country; returns the box's bottom."""
         u = theme.px
         a = view["answering"]
-        pygame.draw.rect(surface, PANEL, rect, border_radius=u(1))
         colour = theme.station_colour(a["station"])
-        pygame.draw.rect(surface, colour, rect, max(2, u(0.5)), border_radius=u(1))
         rank = view["tataaa_order"].index(a["station"]) + 1
-        r = text(
-            surface,
-            theme,
-            f"{a['name']} answers (Tataaa #{rank}):",
-            (rect.x + u(1.5), rect.y + u(1)),
-            "body",
-            colour,
-            bold=True,
-        )
-        sw = _swatch(surface, theme, a["colour"], (r.right + u(1.5), r.y), u(4.5))
-        text(
-            surface,
-            theme,
-            f"{a['region']} {a['colour']}",
-            (sw.right + u(1), sw.centery),
-            "body",
-            TEXT,
-            "midleft",
-            bold=True,
-        )
-        y = rect.y + u(8)
+        inner = rect.inflate(-u(3), 0)
+        # Lay the content out first, so that the panel behind it is as tall as it needs.
+        y = rect.y + u(1) + theme.font("body", True).get_linesize() + u(5)
+        chips: list[tuple[pygame.Rect, str, bool]] = []
+        lines: list[str] = []
         if a["step"] == "sector":
             names = ", ".join(board.get(c).name for c in a["options"] if c != "back")
-            line = f"Push to choose among: {names}" if names else "No country here: turn on."
-            area = pygame.Rect(rect.x + u(1.5), y, rect.w - u(3), rect.bottom - y)
-            _block(surface, theme, line, area, "body", TEXT_DIM, 1)
-            return
-        x = rect.x + u(1.5)
-        for i, option in enumerate(a["options"]):
-            name = "back" if option == "back" else board.get(option).name
-            chosen = i == a["choice"]
-            font = theme.font("body", chosen)
-            w, h = font.size(name)
-            box = pygame.Rect(x, y, w + u(2), h + u(1))
-            if box.right > rect.right - u(1):
-                break
+            message = f"Push to choose among: {names}" if names else "No country here: turn on."
+            lines = draw.wrap(theme.font("small"), message, inner.w)[:3]
+            bottom = y + len(lines) * theme.font("small").get_linesize()
+        else:
+            x = inner.x
+            for i, option in enumerate(a["options"]):
+                name = "back" if option == "back" else board.get(option).name
+                chosen = i == a["choice"]
+                w, h = theme.font("body", chosen).size(name)
+                box = pygame.Rect(x, y, w + u(2), h + u(1))
+                if box.right > inner.right and x > inner.x:
+                    y += box.h + u(1)
+                    box.topleft = (inner.x, y)
+                chips.append((box, name, chosen))
+                x = box.right + u(1)
+            bottom = max(c[0].bottom for c in chips) if chips else y
+        panel = pygame.Rect(rect.x, rect.y, rect.w, bottom - rect.y + u(1.2))
+        pygame.draw.rect(surface, PANEL, panel, border_radius=u(1))
+        pygame.draw.rect(surface, colour, panel, max(2, u(0.5)), border_radius=u(1))
+        r = text(surface, theme, f"{a['name']} answers", (inner.x, rect.y + u(1)), "body", colour, bold=True,
+                 max_width=inner.w - u(14))
+        text(surface, theme, f"Tataaa #{rank}", (inner.right, r.centery), "small", TEXT_DIM, "midright")
+        sw = _swatch(surface, theme, a["colour"], (inner.x, r.bottom + u(0.8)), u(4))
+        text(surface, theme, f"{a['region']} {a['colour']}", (sw.right + u(1), sw.centery), "body", TEXT, "midleft",
+             bold=True)
+        ly = rect.y + u(1) + theme.font("body", True).get_linesize() + u(5)
+        for line in lines:
+            surface.blit(rendered(line, "small", TEXT_DIM, False, theme.height), (inner.x, ly))
+            ly += theme.font("small").get_linesize()
+        for box, name, chosen in chips:
             pygame.draw.rect(surface, ACCENT if chosen else PANEL_LIGHT, box, border_radius=u(0.8))
-            text(surface, theme, name, (x + u(1), y + u(0.5)), "body", BACKGROUND if chosen else TEXT, bold=chosen)
-            x = box.right + u(1)
+            ink = BACKGROUND if chosen else TEXT
+            surface.blit(rendered(name, "body", ink, chosen, theme.height), (box.x + u(1), box.y + u(0.5)))
+        return panel.bottom
 
     # -- the players: score track, status, round points ------------------------------------------
 
     def _players(
-        self, surface: pygame.Surface, view: dict[str, Any], theme: Theme, rect: pygame.Rect,
-        only: int | None = None,
+        self, surface: pygame.Surface, view: dict[str, Any], theme: Theme, rect: pygame.Rect
     ) -> None:
         u = theme.px
         players = view["players"]
         target = int(view["target"])
         gap = u(1)
-        row_h = min(u(17), (rect.h - gap * (len(players) - 1)) // max(1, len(players)))
+        row_h = min(u(15), (rect.h - gap * (len(players) - 1)) // max(1, len(players)))
         reveal = view.get("reveal") or {}
         guesses = {g["station"]: g for g in reveal.get("guesses", [])}
         tataaa_answers = {a["station"]: a for a in reveal.get("attempts", [])}
         board = load_board()
         for i, p in enumerate(players):
-            if only is not None and i != only:
-                continue
             box = pygame.Rect(rect.x, rect.y + i * (row_h + gap), rect.w, row_h)
             colour = theme.station_colour(p["station"])
             active = view.get("answering") and view["answering"]["station"] == p["station"]
@@ -325,37 +270,30 @@ class UmtataRenderer:
             pygame.draw.rect(surface, colour, (box.x, box.y, u(1.2), box.h), border_radius=u(0.5))
             if p["winner"]:
                 pygame.draw.rect(surface, ACCENT, box, max(2, u(0.5)), border_radius=u(1))
-            name = p["name"] + ("  (reader)" if p["reader"] else "")
-            text(surface, theme, name, (box.x + u(2.5), box.y + u(0.8)), "body", colour, bold=True)
             score_rect = text(
-                surface,
-                theme,
-                str(p["score"]),
-                (box.right - u(1.5), box.y + u(0.3)),
-                "large",
-                TEXT,
-                "topright",
+                surface, theme, str(p["score"]), (box.right - u(1.5), box.y + u(0.2)), "large", TEXT, "topright",
                 bold=True,
             )
+            right = score_rect.x
             if p["round_points"] is not None:
-                text(
-                    surface,
-                    theme,
-                    f"+{p['round_points']}",
-                    (score_rect.x - u(1.5), score_rect.centery),
-                    "body",
-                    GOOD if p["round_points"] else TEXT_DIM,
-                    "midright",
-                    bold=True,
+                pts = text(
+                    surface, theme, f"+{p['round_points']}", (score_rect.x - u(1.2), score_rect.centery), "body",
+                    GOOD if p["round_points"] else TEXT_DIM, "midright", bold=True,
                 )
+                right = pts.x
+            name = p["name"] + ("  (reader)" if p["reader"] else "")
+            text(surface, theme, name, (box.x + u(2.5), box.y + u(0.8)), "body", colour, bold=True,
+                 max_width=right - box.x - u(3.5))
             status, status_colour = self._status(p, guesses, tataaa_answers, board)
-            text(surface, theme, status, (box.x + u(2.5), box.y + u(6)), "small", status_colour)
-            # The score track: one step per point up to the target.
-            track = pygame.Rect(box.x + u(2.5), box.bottom - u(3.2), box.w - u(4), u(2))
-            step_w = track.w / target
-            for k in range(target):
-                cell = pygame.Rect(int(track.x + k * step_w), track.y, max(1, int(step_w) - 2), track.h)
-                pygame.draw.rect(surface, colour if k < p["score"] else PANEL_LIGHT, cell, border_radius=2)
+            text(surface, theme, status, (box.x + u(2.5), box.y + u(5.6)), "small", status_colour,
+                 max_width=box.w - u(4))
+            if row_h >= u(12):
+                # The score track: one step per point up to the target.
+                track = pygame.Rect(box.x + u(2.5), box.bottom - u(2.8), box.w - u(4), u(1.6))
+                step_w = track.w / target
+                for k in range(target):
+                    cell = pygame.Rect(int(track.x + k * step_w), track.y, max(1, int(step_w) - 2), track.h)
+                    pygame.draw.rect(surface, colour if k < p["score"] else PANEL_LIGHT, cell, border_radius=2)
 
     @staticmethod
     def _status(

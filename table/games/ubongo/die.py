@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from table.checks import read_text_input
 from table.errors import TableError
 from table.games.base import SetupError
 
@@ -120,10 +121,10 @@ def load_die(path: str | Path) -> dict[str, Any]:
     """
     p = Path(path)
     try:
-        data = tomllib.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise TableError(f"there is no Ubongo die file at {p}") from None
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        data = tomllib.loads(read_text_input(p, "Ubongo die file"))
+    except TableError:
+        raise
+    except tomllib.TOMLDecodeError as exc:
         raise TableError(f"cannot read the Ubongo die file {p} ({exc})") from None
     option = {"symbols": data.get("symbol"), "pips": data.get("pips")}
     try:

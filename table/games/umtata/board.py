@@ -2,12 +2,16 @@
 
 The board is read from ``umtata/board.toml`` of the config directory or the shipped
 defaults (:mod:`table.datafiles`; see that file for why the colours are what they are).
-Loading is pure apart from reading that one file, and the result is cached per file, so
-engines and screens may call :func:`load_board` freely.
+Its land borders come from the map asset ``umtata/europe.json`` (``land``: the pairs of
+board countries whose Natural Earth polygons touch, derived by ``tools/umtata/build_map.py``)
+unless the board file lists its own ``[borders] land``; the sea neighbours are listed in
+the board file. Loading is pure apart from reading those files, and the result is cached
+per file, so engines and screens may call :func:`load_board` freely.
 """
 
 from __future__ import annotations
 
+import json
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -19,6 +23,8 @@ from table.datafiles import data_file
 
 BOARD_FILE = "umtata/board.toml"
 """The board's name among the data files (:func:`table.datafiles.data_file`)."""
+MAP_FILE = "umtata/europe.json"
+"""The map asset, which carries the land borders derived from the real polygons."""
 
 REGIONS: tuple[str, ...] = ("north", "east", "south", "west")
 COLOURS: tuple[str, ...] = ("orange", "yellow", "green", "purple")
@@ -99,8 +105,13 @@ def _pairs(raw: Any, where: str) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
-def parse_board(data: Mapping[str, Any], where: str = "board.toml") -> Board:
-    """Build a :class:`Board` from parsed TOML; raises :class:`BoardError`."""
+def parse_board(
+    data: Mapping[str, Any], where: str = "board.toml", derived_land: Any = None, land_where: str = "the map"
+) -> Board:
+    """Build a :class:`Board` from parsed TOML; raises :class:`BoardError`.
+
+    ``derived_land`` (a list of ``"aa-bb"`` pairs) is used when the file lists no
+    ``[borders] land`` of its own."""
     countries = []
     for i, raw in enumerate(data.get("country", [])):
         try:
@@ -120,9 +131,13 @@ def parse_board(data: Mapping[str, Any], where: str = "board.toml") -> Board:
             raise BoardError(f"{where}: {c.name} has unknown colour '{c.colour}'")
         countries.append(c)
     borders = data.get("borders", {})
+    if "land" in borders:
+        land = _pairs(borders["land"], f"{where} [borders] land")
+    else:
+        land = _pairs(derived_land if derived_land is not None else [], f"{land_where}: land")
     board = Board(
         tuple(countries),
-        _pairs(borders.get("land", []), f"{where} [borders] land"),
+        land,
         _pairs(borders.get("sea", []), f"{where} [borders] sea"),
     )
     for a, b in board.land + board.sea:
@@ -135,16 +150,51 @@ def parse_board(data: Mapping[str, Any], where: str = "board.toml") -> Board:
 def load_board(path: Path | None = None) -> Board:
     """The board from ``path`` (default: ``umtata/board.toml`` of the config directory in
     force, else the shipped one)."""
-    return _read_board(path or data_file(BOARD_FILE))
+    return _read_board(path or data_file(BOARD_FILE), data_file(MAP_FILE))
 
 
 @cache
-def _read_board(path: Path) -> Board:
+def _map_data(map_path: Path) -> Any:
+    return json.loads(map_path.read_text(encoding="utf-8"))
+
+
+def map_countries(map_path: Path) -> frozenset[str]:
+    """The board ids the map asset has a shape for."""
     try:
-        with open(path, "rb") as fh:
-            data = tomllib.load(fh)
+        return frozenset(_map_data(map_path)["countries"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return frozenset()
+
+
+def derived_land(map_path: Path) -> list[Any]:
+    """The land borders derived from the real polygons, as stored in the map asset."""
+    try:
+        land = _map_data(map_path)["land"]
     except OSError as exc:
-        raise BoardError(f"cannot read the Umtata board {path}: {exc.strerror}") from None
+        raise BoardError(f"cannot read the Umtata map {map_path}: {exc.strerror}") from None
+    except (ValueError, KeyError, TypeError) as exc:
+        raise BoardError(f"the Umtata map {map_path} holds no land borders ({exc!r})") from None
+    if not isinstance(land, list):
+        raise BoardError(f"the Umtata map {map_path}: land must be a list of pairs")
+    return land
+
+
+@cache
+def _read_board(path: Path, map_path: Path) -> Board:
+    from table.checks import read_text_input
+    from table.errors import TableError
+
+    try:
+        data = tomllib.loads(read_text_input(path, "Umtata board"))
+    except TableError as exc:
+        raise BoardError(str(exc)) from None
     except tomllib.TOMLDecodeError as exc:
         raise BoardError(f"{path} is not valid TOML: {exc}") from None
-    return parse_board(data, str(path))
+    if "land" in data.get("borders", {}):
+        return parse_board(data, str(path))
+    board = parse_board(data, str(path), derived_land(map_path), str(map_path))
+    missing = [c.id for c in board.countries if c.id not in map_countries(map_path)]
+    if missing:
+        raise BoardError(f"the Umtata map {map_path} has no shape for {', '.join(missing)}; "
+                         "rebuild it with tools/umtata/build_map.py")
+    return board

@@ -75,11 +75,13 @@ def deck_files(folder: Path) -> list[Path]:
 
 def read_questions(path: Path, problems: list[str]) -> list[Question]:
     """Questions of one file; anything wrong with the file is appended to ``problems``."""
+    from table.checks import read_text_input
+    from table.errors import TableError
+
     try:
-        with open(path, "rb") as fh:
-            data = tomllib.load(fh)
-    except OSError as exc:
-        problems.append(f"{path}: cannot read it ({exc.strerror})")
+        data = tomllib.loads(read_text_input(path, "deck file"))  # regular files only, read-only
+    except TableError as exc:
+        problems.append(str(exc))
         return []
     except tomllib.TOMLDecodeError as exc:
         problems.append(f"{path}: not valid TOML ({exc})")
@@ -110,6 +112,12 @@ def parse_questions(data: Mapping[str, Any], where: str, problems: list[str]) ->
                 problems.append(f"{at}: missing {'explanation' if key == 'explain' else key}")
                 bad = True
         if bad:
+            continue
+        dashed = [k for k in ("text", "explain") if values[k].lstrip().startswith("-")]
+        if dashed:
+            # Spoken questions go to a speech program: text starting with "-" could pass as an option.
+            problems.append(f"{at}: the {'explanation' if dashed[0] == 'explain' else 'text'} starts with '-'; "
+                            "begin it with a word")
             continue
         out.append(
             Question(

@@ -1,0 +1,97 @@
+"""``table venue``: the organiser's wall view and leaderboard for every table (docs/venue.md)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+from table.venue.settings import SettingsError, load_section, merged, port_of, read_password
+
+log = logging.getLogger(__name__)
+
+
+def _import(db: Path, specs: list[str]) -> int:
+    """Add the finished games of tables' journals (``TABLE=JOURNAL``) to the venue's file."""
+    from table.journal import JournalError, open_existing
+    from table.venue.follow import JournalFollower
+    from table.venue.store import VenueStore
+
+    store = VenueStore(db)
+    try:
+        for spec in specs:
+            table, sep, path = spec.partition("=")
+            if not sep or not path:
+                raise SettingsError(f"--import takes TABLE=JOURNAL, not {spec!r}")
+            open_existing(path).close()  # one clear sentence for a missing or foreign file
+            follower = JournalFollower(path, table)
+            added = total = 0
+            try:
+                for game in follower.finished_games(0.0, follower.first_position(float("inf"))):
+                    total += 1
+                    added += store.add_result(follower.result_message(game).payload)
+            except JournalError:
+                raise
+            finally:
+                follower.close()
+            print(f"{table}: {added} new result(s) of {total} finished game(s) from {path}")
+    finally:
+        store.close()
+    return 0
+
+
+def cmd_venue(args: argparse.Namespace) -> int:
+    values = merged(load_section(Path(args.config) if args.config else None, "venue"), {
+        "broker": args.broker, "port": args.port, "username": args.username, "password_file": args.password_file,
+        "tls": True if args.tls else None, "ca_file": args.ca_file, "http_host": args.http_host,
+        "http_port": args.http_port, "db": args.db, "hours": args.hours,
+    })
+    db = Path(values.get("db", "venue.db"))
+    if args.import_journal:
+        return _import(db, args.import_journal)
+    from table.headless import sigterm_stops
+    from table.venue.server import VenueConfig, serve
+
+    config = VenueConfig(
+        db=db,
+        host=str(values.get("broker", "127.0.0.1")),
+        port=port_of(values.get("port", 1883), "port"),
+        username=values.get("username"),
+        password=read_password(values.get("password_file")),
+        tls=bool(values.get("tls", False)),
+        ca_file=Path(values["ca_file"]) if values.get("ca_file") else None,
+        http_host=str(values.get("http_host", "0.0.0.0")),
+        http_port=port_of(values.get("http_port", 8080), "http_port"),
+        hours=float(values.get("hours", 12.0)),
+    )
+
+    def ready(address: Any) -> None:
+        sys.stderr.write(f"table venue: the page is on http://{address[0]}:{address[1]}/ "
+                         f"(broker {config.host}:{config.port}, results in {config.db})\n")
+        sys.stderr.flush()
+
+    stop = threading.Event()
+    with sigterm_stops(stop):
+        serve(config, stop, on_ready=ready)
+    return 0
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("venue", help="the venue's wall view and leaderboard for every table (read-only)")
+    p.add_argument("--config", metavar="FILE", help="settings file with a [venue] section")
+    p.add_argument("--db", help="the venue's SQLite file (default: venue.db here)")
+    p.add_argument("--broker", help="the broker's address (default 127.0.0.1)")
+    p.add_argument("--port", type=int, help="the broker's port (default 1883)")
+    p.add_argument("--username", help="MQTT user (read-only in the shipped ACL)")
+    p.add_argument("--password-file", help="file holding the MQTT password")
+    p.add_argument("--tls", action="store_true", help="connect with TLS")
+    p.add_argument("--ca-file", help="CA certificate that signed the broker's certificate")
+    p.add_argument("--http-host", help="address the page listens on (default 0.0.0.0: the local network)")
+    p.add_argument("--http-port", type=int, help="port of the page (default 8080)")
+    p.add_argument("--hours", type=float, help="the evening: results of this many hours count (default 12)")
+    p.add_argument("--import", dest="import_journal", action="append", metavar="TABLE=JOURNAL",
+                   help="add the finished games of a table's journal to the venue's file, and exit")
+    p.set_defaults(func=cmd_venue)

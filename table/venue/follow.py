@@ -1,0 +1,328 @@
+"""Following a table's journal read-only and turning it into venue messages.
+
+The journal is the relay's outbox. A position in it is ``(game, step)``: steps
+``0 .. n-1`` are the game's journaled actions (the action's ``seq``), step ``n`` is
+its result once the game is finished. Positions are ordered, and every message
+derived from a position is the same however often it is derived, so resending a
+position after a crash is a harmless duplicate.
+
+The file is opened with SQLite's ``mode=ro``: the relay can never change a game.
+A write by the table is seen on the next read (each read is its own transaction).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from table.games import get_engine
+from table.games.base import Action, GameSetup
+from table.session import Session
+from table.venue import contract
+
+
+@dataclass(frozen=True, order=True)
+class Position:
+    """A place in the journal's stream of messages (see the module docstring)."""
+
+    game: int
+    step: int
+
+
+@dataclass(frozen=True)
+class Message:
+    """One MQTT message to publish for ``position`` (``None`` for status messages)."""
+
+    position: Position | None
+    topic: str
+    payload: dict[str, Any]
+    retain: bool
+
+
+@dataclass
+class _GameRow:
+    id: int
+    engine: str
+    setup: GameSetup
+    seed: int
+    started: float
+    finished: float | None
+
+
+@dataclass
+class _Live:
+    """The session of the game being followed, folded up to ``step`` actions."""
+
+    row: _GameRow
+    session: Session
+    step: int = 0
+    events_seen: int = 0
+    last_input: float | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def title_of(engine: str) -> str:
+    try:
+        return str(get_engine(engine).title)
+    except (KeyError, ValueError):
+        return engine
+
+
+def players_of(session: Session, scores: dict[int, int], winners: tuple[int, ...] | None) -> list[dict[str, Any]]:
+    """Players in seating order with their names (or station names) and scores."""
+    out: list[dict[str, Any]] = []
+    for station in session.setup.stations:
+        player: dict[str, Any] = {
+            "station": station,
+            "name": session.setup.name_of(station)[:40],
+            "score": int(scores.get(station, 0)),
+        }
+        if winners is not None:
+            player["winner"] = station in winners
+        out.append(player)
+    return out
+
+
+class JournalFollower:
+    """Reads a journal (read-only) and yields the messages after a position."""
+
+    def __init__(self, path: str | Path, table: str) -> None:
+        self.path = Path(path)
+        self.table = contract.check_table_id(table)
+        self._db: sqlite3.Connection | None = None
+        # Two folded sessions: the stream's (publishing may lag behind) and the status's.
+        self._lives: dict[str, _Live] = {}
+
+    # -- the file ----------------------------------------------------------------------
+    def _conn(self) -> sqlite3.Connection:
+        if self._db is None:
+            if not self.path.exists():
+                raise FileNotFoundError(f"there is no journal at {self.path} yet")
+            uri = f"file:{self.path}?mode=ro"
+            self._db = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+            self._db.execute("PRAGMA query_only=1")
+        return self._db
+
+    def identity(self) -> str:
+        """Which journal this is: its first game's start time ("" while it holds no game)."""
+        row = self._conn().execute("SELECT started FROM games ORDER BY id LIMIT 1").fetchone()
+        return "" if row is None else repr(float(row[0]))
+
+    def data_version(self) -> int:
+        """Changes whenever another connection (the table) commits to the journal."""
+        return int(self._conn().execute("PRAGMA data_version").fetchone()[0])
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+    def _game(self, game_id: int) -> _GameRow | None:
+        row = self._conn().execute(
+            "SELECT id, engine, setup, seed, started, finished FROM games WHERE id = ?", (game_id,)
+        ).fetchone()
+        return None if row is None else self._row(row)
+
+    @staticmethod
+    def _row(row: tuple[Any, ...]) -> _GameRow:
+        setup = GameSetup.from_json(json.loads(row[2]))
+        return _GameRow(int(row[0]), str(row[1]), setup, int(row[3]), float(row[4]),
+                        None if row[5] is None else float(row[5]))
+
+    def first_position(self, since: float) -> Position:
+        """Where a relay with no memory starts: the first game started after ``since``."""
+        row = self._conn().execute(
+            "SELECT min(id) FROM games WHERE started >= ?", (since,)
+        ).fetchone()
+        if row is None or row[0] is None:
+            last = self._conn().execute("SELECT max(id) FROM games").fetchone()
+            return Position(int(last[0] or 0) + 1, 0)
+        return Position(int(row[0]), 0)
+
+    def finished_games(self, since: float, before: Position) -> list[int]:
+        """Finished games (finished after ``since``) whose result lies before ``before``."""
+        rows = self._conn().execute(
+            "SELECT id FROM games WHERE finished IS NOT NULL AND finished >= ? AND id <= ? ORDER BY id",
+            (since, before.game),
+        ).fetchall()
+        return [int(r[0]) for r in rows]
+
+    # -- messages ----------------------------------------------------------------------
+    def _session_at(self, row: _GameRow, step: int, slot: str = "stream") -> _Live:
+        """The session of ``row`` folded to ``step`` actions (reusing the slot's cached one)."""
+        live = self._lives.get(slot)
+        if live is None or live.row.id != row.id or live.row.started != row.started or live.step > step:
+            live = _Live(row, Session.start(row.engine, row.setup, row.seed))
+            self._lives[slot] = live
+        live.row = row
+        if live.step < step:
+            for seq, text in self._conn().execute(
+                "SELECT seq, action FROM actions WHERE game = ? AND seq >= ? AND seq < ? ORDER BY seq",
+                (row.id, live.step, step),
+            ):
+                if int(seq) != live.step:
+                    break
+                self._fold(live, Action.from_json(json.loads(text)))
+            live.events_seen = len(live.session.state.events)
+        return live
+
+    def _fold(self, live: _Live, action: Action) -> None:
+        live.session.apply(action)
+        live.step += 1
+        if action.kind != "tick":
+            # Table time from the game's start; a scripted table may run faster than the wall clock.
+            live.last_input = min(time.time(), live.row.started + action.t)
+
+    def messages_after(self, pos: Position, limit: int = 200) -> tuple[list[Message], Position]:
+        """Up to ``limit`` messages from ``pos`` on, and the position after the last one.
+
+        Stops at the journal's end: an unfinished game's next action, or the next game
+        that has not started yet.
+        """
+        out: list[Message] = []
+        while len(out) < limit:
+            row = self._game(pos.game)
+            if row is None:
+                nxt = self._conn().execute("SELECT min(id) FROM games WHERE id > ?", (pos.game,)).fetchone()
+                if nxt is None or nxt[0] is None:
+                    break
+                pos = Position(int(nxt[0]), 0)
+                continue
+            live = self._session_at(row, pos.step)
+            if live.step < pos.step:
+                # The journal holds fewer actions than the position claims (a journal
+                # replaced under us): skip to the next game rather than stall.
+                pos = Position(pos.game + 1, 0)
+                continue
+            rows = self._conn().execute(
+                "SELECT seq, action FROM actions WHERE game = ? AND seq >= ? ORDER BY seq LIMIT ?",
+                (row.id, pos.step, limit - len(out)),
+            ).fetchall()
+            for seq, text in rows:
+                if int(seq) != live.step:
+                    break
+                action = Action.from_json(json.loads(text))
+                self._fold(live, action)
+                out.append(self._event(live, action, int(seq)))
+                pos = Position(row.id, live.step)
+            if len(out) >= limit:
+                break
+            if row.finished is None:
+                break
+            # The game is finished and every action is out: its result, then the next game.
+            n = self._conn().execute("SELECT count(*) FROM actions WHERE game = ?", (row.id,)).fetchone()[0]
+            if pos.step < int(n):
+                continue
+            out.append(self.result_message(row.id))
+            pos = Position(row.id + 1, 0)
+        return out, pos
+
+    def _event(self, live: _Live, action: Action, seq: int) -> Message:
+        session = live.session
+        events = session.state.events
+        new = [e.to_json() for e in events[live.events_seen:]][-64:]
+        live.events_seen = len(events)
+        payload = {
+            "v": contract.VERSION,
+            "type": "event",
+            "table": self.table,
+            "game": live.row.id,
+            "started": live.row.started,
+            "engine": live.row.engine,
+            "seq": seq,
+            "t": round(max(action.t, 0.0), 6),
+            "kind": action.kind[:32],
+            "station": action.station,
+            "round": int(session.state.round),
+            "scores": {str(k): v for k, v in sorted(session.scores().items())},
+            "over": session.is_over(),
+            "events": new,
+        }
+        return Message(Position(live.row.id, seq), contract.event_topic(self.table, live.row.id), payload, False)
+
+    def result_message(self, game_id: int) -> Message:
+        """The result of a finished game, replayed from the journal (as ``table replay`` does)."""
+        row = self._game(game_id)
+        if row is None or row.finished is None:
+            raise ValueError(f"game {game_id} is not finished in {self.path}")
+        actions = [
+            Action.from_json(json.loads(text))
+            for (text,) in self._conn().execute("SELECT action FROM actions WHERE game = ? ORDER BY seq", (game_id,))
+        ]
+        session = Session.replay(row.engine, row.setup, row.seed, actions)
+        outcome = session.outcome()
+        scores = dict(outcome.scores) if outcome else session.scores()
+        winners = tuple(outcome.winners) if outcome else ()
+        payload = {
+            "v": contract.VERSION,
+            "type": "result",
+            "table": self.table,
+            "game": row.id,
+            "started": row.started,
+            "finished": row.finished,
+            "engine": row.engine,
+            "title": title_of(row.engine)[:60],
+            "variant": row.setup.variant[:40],
+            "actions": len(actions),
+            "rounds": int(session.state.round),
+            "reason": (outcome.reason if outcome else "closed without an outcome")[:200],
+            "players": players_of(session, scores, winners),
+        }
+        return Message(Position(row.id, len(actions)), contract.result_topic(self.table, row.id), payload, True)
+
+    # -- the table's state now ------------------------------------------------------------
+    def live_game(self) -> dict[str, Any] | None:
+        """The latest game as the status message shows it (None for an empty journal)."""
+        row = self._conn().execute(
+            "SELECT id, engine, setup, seed, started, finished FROM games ORDER BY id DESC LIMIT 1"
+        ).fetchone()
+        if row is None:
+            return None
+        game = self._row(row)
+        n = int(self._conn().execute("SELECT count(*) FROM actions WHERE game = ?", (game.id,)).fetchone()[0])
+        live = self._session_at(game, n, "status")
+        session = live.session
+        over = session.is_over() or game.finished is not None
+        outcome = session.outcome()
+        scores = dict(outcome.scores) if outcome else session.scores()
+        return {
+            "id": game.id,
+            "started": game.started,
+            "engine": game.engine,
+            "title": title_of(game.engine)[:60],
+            "variant": game.setup.variant[:40],
+            "round": int(session.state.round),
+            "over": over,
+            "paused": session.paused,
+            "seq": live.step - 1,
+            "players": players_of(session, scores, tuple(outcome.winners) if outcome and over else None),
+            "last_input": live.last_input if live.last_input is not None else game.started,
+        }
+
+
+def read_health(path: Path, max_age_s: float = 120.0) -> dict[str, str]:
+    """The kiosk's health file (``health.json`` beside the journal), or all ``unknown``.
+
+    A file older than ``max_age_s`` says nothing about now: everything is ``unknown``.
+    """
+    unknown = {"camera": "unknown", "leds": "unknown", "stations": "unknown"}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        written = float(data.get("written", 0))
+    except (OSError, ValueError, TypeError, AttributeError):
+        return unknown
+    if time.time() - written > max_age_s:
+        return unknown
+    out = dict(unknown)
+    for key in ("camera", "leds", "stations"):
+        value = data.get(key)
+        if value in ("ok", "fault", "off", "unknown"):
+            out[key] = value
+    detail = data.get("detail")
+    if isinstance(detail, str) and detail:
+        out["detail"] = detail[:200]
+    return out

@@ -1,0 +1,327 @@
+"""``table venue``: subscribe to every table and serve the venue page (read-only).
+
+Contract:
+
+* The subscriber keeps a persistent MQTT session (QoS 1), so what the tables send
+  while ``table venue`` is down is delivered when it is back; retained statuses and
+  results fill a fresh start. Every payload is checked against the schema and must
+  name the table whose topic it came on; anything else is counted and dropped.
+* Results go into the venue's SQLite file (:class:`VenueStore`), at most once each.
+* The HTTP server answers ``GET`` and ``HEAD`` only: ``/`` (wall view),
+  ``/leaderboard``, ``/api/state`` (JSON) and ``/events`` (server-sent events: the
+  whole state, sent within ``push_s`` of any change). No request changes anything.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import socket
+import ssl
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from table.venue import contract
+from table.venue.store import VenueStore
+
+log = logging.getLogger(__name__)
+
+TOP_N = 10
+
+
+@dataclass(frozen=True)
+class VenueConfig:
+    db: Path
+    host: str = "127.0.0.1"
+    port: int = 1883
+    username: str | None = None
+    password: str | None = None
+    tls: bool = False
+    ca_file: Path | None = None
+    http_host: str = "0.0.0.0"
+    http_port: int = 8080
+    hours: float = 12.0
+    stale_s: float = 300.0
+    push_s: float = 0.2
+    client_id: str = ""
+
+
+class Venue:
+    """The subscriber and the state the page shows."""
+
+    def __init__(self, config: VenueConfig) -> None:
+        self.config = config
+        self.store = VenueStore(config.db)
+        self._cond = threading.Condition()
+        self.version = 0
+        self.counts: Counter[str] = Counter()
+        self._last_events: dict[str, dict[str, Any]] = {}
+        self._snapshot: tuple[int, bytes] = (-1, b"")
+        self._connected = False
+        self.client: Any = None
+
+    # -- MQTT --------------------------------------------------------------------------------
+    def start_mqtt(self) -> None:
+        import paho.mqtt.client as mqtt
+        from paho.mqtt.enums import CallbackAPIVersion
+
+        cfg = self.config
+        client_id = cfg.client_id or f"table-venue-{socket.gethostname()}"[:64]
+        client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=False,
+                             protocol=mqtt.MQTTv311)
+        client.reconnect_delay_set(min_delay=1, max_delay=5)
+        if cfg.username:
+            client.username_pw_set(cfg.username, cfg.password)
+        if cfg.tls:
+            client.tls_set(ca_certs=str(cfg.ca_file) if cfg.ca_file else None, cert_reqs=ssl.CERT_REQUIRED,
+                           tls_version=ssl.PROTOCOL_TLS_CLIENT)
+        client.on_connect = self._on_connect
+        client.on_disconnect = self._on_disconnect
+        client.on_message = self._on_message
+        client.connect_async(cfg.host, cfg.port, keepalive=10)
+        client.loop_start()
+        self.client = client
+
+    def stop(self) -> None:
+        if self.client is not None:
+            self.client.disconnect()
+            self.client.loop_stop()
+        self.store.close()
+
+    def _on_connect(self, client: Any, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
+        if reason.is_failure:
+            log.warning("the broker refused the venue (%s)", reason)
+            return
+        log.info("venue connected to %s:%d", self.config.host, self.config.port)
+        self._connected = True
+        root = contract.ROOT
+        client.subscribe([(f"{root}/+/status", 1), (f"{root}/+/results/+", 1), (f"{root}/+/games/+/events", 1)])
+        self._changed()
+
+    def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
+        self._connected = False
+        log.warning("venue lost the broker (%s); reconnecting", reason)
+        self._changed()
+
+    def _on_message(self, client: Any, userdata: Any, msg: Any) -> None:
+        self.handle(msg.topic, msg.payload)
+
+    def handle(self, topic: str, raw: bytes) -> None:
+        """Take one message (from the broker, or a test): validate, dedupe, store."""
+        self.counts["received"] += 1
+        try:
+            payload = contract.decode(raw, topic)
+        except contract.ContractError as exc:
+            self.counts["invalid"] += 1
+            log.warning("dropped a message on %s: %s", topic[:120], exc)
+            return
+        kind = payload["type"]
+        table = payload["table"]
+        if kind == "result":
+            if self.store.add_result(payload):
+                self.counts["results"] += 1
+            else:
+                self.counts["duplicates"] += 1
+                return
+        elif kind == "status":
+            old = self.store.status(table)
+            # An online status older than the one kept is a late duplicate. (A last will
+            # carries the time of its connection, so offline ones are always taken.)
+            if payload["online"] and old is not None and old.get("online") and old.get("sent", 0) > payload["sent"]:
+                self.counts["stale"] += 1
+                return
+            if not payload["online"] and old is not None and old.get("game") and "game" not in payload:
+                payload = {**payload, "game": old.get("game"), "health": old.get("health")}
+                payload = {k: v for k, v in payload.items() if v is not None}
+            self.store.set_status(table, payload)
+        else:
+            last = self._last_events.get(table)
+            key = (payload["game"], payload["started"])
+            if last is not None and (last["game"], last["started"]) == key and last["seq"] >= payload["seq"]:
+                self.counts["duplicates"] += 1
+                return
+            self._last_events[table] = payload
+            self.counts["events"] += 1
+        self._changed()
+
+    def _changed(self) -> None:
+        with self._cond:
+            self.version += 1
+            self._cond.notify_all()
+
+    def wait_change(self, seen: int, timeout: float) -> int:
+        with self._cond:
+            self._cond.wait_for(lambda: self.version != seen, timeout=timeout)
+            return self.version
+
+    # -- what the page shows --------------------------------------------------------------------
+    def state(self) -> dict[str, Any]:
+        now = time.time()
+        results = self.store.results(since=now - self.config.hours * 3600)
+        tables = []
+        for table, status in self.store.statuses().items():
+            game = status.get("game")
+            event = self._last_events.get(table)
+            if game and event and event["game"] == game["id"] and event["started"] == game["started"] \
+                    and event["seq"] > game.get("seq", -1):
+                # A live event newer than the last status: its round and scores are fresher.
+                scores = event["scores"]
+                game = {**game, "round": event["round"], "over": event["over"], "seq": event["seq"],
+                        "players": [{**p, "score": scores.get(str(p["station"]), p["score"])}
+                                    for p in game["players"]],
+                        "last_input": max(game.get("last_input") or 0, game["started"] + event["t"])}
+            played = [r for r in results if r["table"] == table]
+            tables.append({
+                "table": table, "online": status.get("online", False), "reason": status.get("reason", ""),
+                "sent": status.get("sent"), "game": game, "health": status.get("health"),
+                "games_played": len(played),
+            })
+        return {
+            "now": now, "hours": self.config.hours, "stale_s": self.config.stale_s, "connected": self._connected,
+            "tables": tables, "leaderboard": leaderboard(results), "recent": results[-8:][::-1],
+            "results": len(results), "counts": dict(self.counts), "version": self.version,
+        }
+
+    def snapshot(self) -> bytes:
+        """The state as JSON bytes, computed once per version."""
+        version, data = self._snapshot
+        if version != self.version:
+            version = self.version
+            data = json.dumps(self.state(), separators=(",", ":")).encode("utf-8")
+            self._snapshot = (version, data)
+        return data
+
+
+def leaderboard(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per game: the evening's best scores and who won most (names as entered at the tables)."""
+    by_engine: dict[str, list[dict[str, Any]]] = {}
+    for r in results:
+        by_engine.setdefault(r["engine"], []).append(r)
+    boards = []
+    for engine, rs in sorted(by_engine.items(), key=lambda kv: -len(kv[1])):
+        entries = [
+            {"name": p["name"], "table": r["table"], "score": p["score"], "winner": p.get("winner", False),
+             "finished": r["finished"], "game": r["game"]}
+            for r in rs for p in r["players"]
+        ]
+        entries.sort(key=lambda e: (-e["score"], e["finished"], e["table"], e["name"]))
+        wins: Counter[str] = Counter()
+        games: Counter[str] = Counter()
+        for e in entries:
+            games[e["name"]] += 1
+            wins[e["name"]] += 1 if e["winner"] else 0
+        most = sorted(((n, w, games[n]) for n, w in wins.items() if w > 0), key=lambda x: (-x[1], x[2], x[0]))
+        boards.append({
+            "engine": engine, "title": rs[0]["title"], "games": len(rs),
+            "top": entries[:TOP_N],
+            "wins": [{"name": n, "wins": w, "games": g} for n, w, g in most[:5]],
+        })
+    return boards
+
+
+# -- HTTP -------------------------------------------------------------------------------------------
+def page_html() -> bytes:
+    return resources.files("table.venue").joinpath("page.html").read_bytes()
+
+
+class _Handler(BaseHTTPRequestHandler):
+    venue: Venue
+    server_version = "table-venue"
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        log.debug("http %s: " + format, self.client_address[0], *args)
+
+    def _send(self, status: int, body: bytes, ctype: str, head: bool = False) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-store")
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("Content-Security-Policy", "default-src 'self'; style-src 'unsafe-inline'; "
+                         "script-src 'unsafe-inline'; connect-src 'self'")
+        self.end_headers()
+        if not head:
+            self.wfile.write(body)
+
+    def do_HEAD(self) -> None:
+        self._route(head=True)
+
+    def do_GET(self) -> None:
+        self._route(head=False)
+
+    def _route(self, head: bool) -> None:
+        path = self.path.split("?", 1)[0]
+        if path in ("/", "/wall", "/leaderboard"):
+            self._send(200, page_html(), "text/html; charset=utf-8", head)
+        elif path == "/api/state":
+            self._send(200, self.venue.snapshot(), "application/json", head)
+        elif path == "/events" and not head:
+            self._events()
+        elif path == "/favicon.ico":
+            self._send(204, b"", "image/x-icon", head)
+        else:
+            self._send(404, b"not found\n", "text/plain; charset=utf-8", head)
+
+    def _refuse(self) -> None:
+        self._send(405, b"the venue page is read-only\n", "text/plain; charset=utf-8")
+
+    do_POST = do_PUT = do_DELETE = do_PATCH = _refuse
+
+    def _events(self) -> None:
+        """Server-sent events: the whole state after each change (coalesced over ``push_s``)."""
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-store")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.close_connection = True
+        venue = self.venue
+        seen = -1
+        try:
+            while True:
+                if seen != venue.version:
+                    seen = venue.version
+                    self.wfile.write(b"event: state\ndata: " + venue.snapshot() + b"\n\n")
+                    self.wfile.flush()
+                    time.sleep(venue.config.push_s)
+                    continue
+                if venue.wait_change(seen, timeout=10.0) == seen:
+                    self.wfile.write(b": keep-alive\n\n")
+                    self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError, TimeoutError, OSError):
+            return
+
+
+class VenueHTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+
+def make_http_server(venue: Venue) -> VenueHTTPServer:
+    handler = type("VenueHandler", (_Handler,), {"venue": venue})
+    return VenueHTTPServer((venue.config.http_host, venue.config.http_port), handler)
+
+
+def serve(config: VenueConfig, stop: threading.Event, on_ready: Any = None) -> None:
+    """Run the subscriber and the HTTP server until ``stop`` is set."""
+    venue = Venue(config)
+    httpd = make_http_server(venue)
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.2}, daemon=True)
+    thread.start()
+    venue.start_mqtt()
+    host, port = httpd.server_address[:2]
+    log.info("venue page on http://%s:%d/", host, port)
+    if on_ready is not None:
+        on_ready(httpd.server_address)
+    try:
+        stop.wait()
+    finally:
+        httpd.shutdown()
+        venue.stop()

@@ -1,0 +1,83 @@
+"""Reading the relay's and the venue's settings: a TOML file, then command-line overrides.
+
+``/etc/table/relay.toml`` on a table (section ``[relay]``) and any file given to
+``table venue --config`` (section ``[venue]``) use the same keys as the options.
+Passwords are read from a file (``password_file``), never from the command line,
+where every local user could see them.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from table.errors import TableError
+
+KEYS = {
+    "relay": {"table", "broker", "port", "username", "password_file", "tls", "ca_file"},
+    "venue": {"broker", "port", "username", "password_file", "tls", "ca_file", "http_host", "http_port", "db",
+              "hours"},
+}
+
+
+class SettingsError(TableError):
+    """A settings file or option that cannot be used."""
+
+
+def load_section(path: Path | None, section: str) -> dict[str, Any]:
+    """The ``[section]`` of ``path`` (empty without a file); unknown keys are an error."""
+    if path is None:
+        return {}
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise SettingsError(f"cannot read {path} ({exc.strerror or exc})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise SettingsError(f"{path} is not valid TOML ({exc})") from None
+    body = data.get(section, {})
+    if not isinstance(body, dict):
+        raise SettingsError(f"{path}: [{section}] must be a table of settings")
+    unknown = sorted(set(body) - KEYS[section])
+    if unknown:
+        known = ", ".join(sorted(KEYS[section]))
+        raise SettingsError(f"{path}: [{section}] has no setting {unknown[0]!r} (known: {known})")
+    return dict(body)
+
+
+def merged(file_values: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
+    """File values with the options that were given on the command line on top."""
+    out = dict(file_values)
+    out.update({k: v for k, v in overrides.items() if v is not None})
+    return out
+
+
+def read_password(path: str | None) -> str | None:
+    if not path:
+        return None
+    try:
+        return Path(path).read_text(encoding="utf-8").strip()
+    except OSError as exc:
+        raise SettingsError(f"cannot read the password file {path} ({exc.strerror or exc})") from None
+
+
+def port_of(value: Any, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 65535:
+        raise SettingsError(f"{what} must be a port number from 0 to 65535, not {value!r}")
+    return value
+
+
+def unit_dropin(broker: str) -> str:
+    """A systemd drop-in that lets the relay's unit reach ``broker`` (an IP address) only."""
+    try:
+        address = ipaddress.ip_address(broker)
+    except ValueError:
+        raise SettingsError(
+            f"the broker {broker!r} must be an IP address for the relay's firewall (IPAddressAllow= takes no names)"
+        ) from None
+    return (
+        "# Written by 'table relay --unit-dropin': the relay may reach the venue's broker, nothing else.\n"
+        "[Service]\n"
+        f"IPAddressAllow={address}\n"
+    )

@@ -1,0 +1,171 @@
+"""The venue page in a real browser: Debian's chromium, headless, driven by Selenium.
+
+A Mosquitto on loopback, ``table venue`` and relays for real tables; two more
+tables report by MQTT as their relays would (one with a camera fault, one whose
+connection dropped). The page must show every table and the leaderboard, and
+must update, without a reload, when a scripted game ends.
+
+Screenshots of both views at 1920x1080 go to the test's directory, and also to
+``$VENUE_SCREENS`` when set (``docs/screens/venue/`` is made that way).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from table.venue import contract
+from table.venue.broker import LocalBroker, free_port, wait_port
+from venue.helpers import finished_scenario, spawn, table_cmd, wait_for
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+DRIVER = shutil.which("chromedriver")
+MOSQUITTO = shutil.which("mosquitto") or ("/usr/sbin/mosquitto" if Path("/usr/sbin/mosquitto").exists() else None)
+pytestmark = [
+    pytest.mark.skipif(MOSQUITTO is None, reason="mosquitto is not installed (Debian package: mosquitto)"),
+    pytest.mark.skipif(CHROMIUM is None or DRIVER is None,
+                       reason="chromium or chromedriver is not installed (Debian: chromium, chromium-driver)"),
+]
+SCENARIOS = Path(__file__).resolve().parents[2] / "docs" / "scenarios"
+
+
+def _driver() -> Any:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--window-size=1920,1080", "--hide-scrollbars", "--force-device-scale-factor=1"):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(executable_path=str(DRIVER)), options=options)
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                           {"width": 1920, "height": 1080, "deviceScaleFactor": 1, "mobile": False})
+    return driver
+
+
+def _publish_as(port: int, user: str, password: str, messages: list[tuple[str, dict[str, Any]]]) -> None:
+    """Publish as a table would (its own user, QoS 1, retained)."""
+    import paho.mqtt.client as mqtt
+
+    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"test-{user}")
+    client.username_pw_set(user, password)
+    client.connect("127.0.0.1", port)
+    client.loop_start()
+    try:
+        for topic, payload in messages:
+            client.publish(topic, contract.encode(payload), qos=1, retain=True).wait_for_publish(5)
+    finally:
+        client.disconnect()
+        client.loop_stop()
+
+
+def _status(table: str, online: bool, game: dict[str, Any] | None, **extra: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {"v": 1, "type": "status", "table": table, "online": online, "sent": time.time(), **extra}
+    if game is not None:
+        out["game"] = game
+    return out
+
+
+def _shots(driver: Any, name: str, tmp: Path) -> None:
+    targets = [tmp]
+    if os.environ.get("VENUE_SCREENS"):
+        targets.append(Path(os.environ["VENUE_SCREENS"]))
+    for target in targets:
+        target.mkdir(parents=True, exist_ok=True)
+        driver.save_screenshot(str(target / f"{name}.png"))
+
+
+@pytest.mark.slow
+def test_page_shows_tables_and_leaderboard_and_updates_live(tmp_path: Path) -> None:
+    from selenium.webdriver.common.by import By
+
+    users = {"Bar-1": "a", "Bar-2": "b", "Garden": "c", "Window": "d", "venue": "v"}
+    broker = LocalBroker(tmp_path / "broker", users)
+    for user, password in users.items():
+        (tmp_path / f"{user}.pw").write_text(password)
+    procs: list[subprocess.Popen[bytes]] = []
+    http_port = free_port()
+    url = f"http://127.0.0.1:{http_port}"
+    db = tmp_path / "venue.db"
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    driver = None
+    try:
+        # Earlier in the evening: finished games already in the tables' journals.
+        ugah = SCENARIOS / "ugah-whole-game.toml"
+        shimo = SCENARIOS / "shimo-full-game.toml"
+        umtata = finished_scenario(tmp_path, "umtata", "umtata", 9, ["Fay", "Gus", "Hal"])
+        ubongo = finished_scenario(tmp_path, "ubongo", "ubongo", 5, ["Dana", "Emil"])
+        for table, scenario in (("Bar-1", ugah), ("Bar-1", shimo), ("Bar-2", umtata), ("Bar-2", ubongo)):
+            subprocess.run([table_cmd()[0], "-m", "table.headless", str(scenario), "--journal",
+                            str(tmp_path / f"{table}.db"), "--allow-root"], check=True, capture_output=True)
+        broker.start()
+        procs.append(spawn(table_cmd("venue", "--db", str(db), "--port", str(broker.port), "--username", "venue",
+                                     "--password-file", str(tmp_path / "venue.pw"), "--http-host", "127.0.0.1",
+                                     "--http-port", str(http_port)), logs / "venue.log"))
+        wait_port(http_port)
+        for table in ("Bar-1", "Bar-2"):
+            procs.append(spawn(table_cmd("relay", "--table", table, "--journal", str(tmp_path / f"{table}.db"),
+                                         "--state-dir", str(tmp_path / f"relay-{table}"), "--port", str(broker.port),
+                                         "--password-file", str(tmp_path / f"{table}.pw")), logs / f"{table}.log"))
+        now = time.time()
+        game = {"id": 3, "started": now - 400, "engine": "ubongo", "title": "Ubongo", "variant": "standard",
+                "round": 4, "over": False, "paused": False, "seq": 30, "last_input": now - 5,
+                "players": [{"station": 0, "name": "Ines", "score": 14}, {"station": 1, "name": "Jonas", "score": 17},
+                            {"station": 2, "name": "Kim", "score": 9}, {"station": 3, "name": "Lea", "score": 11}]}
+        _publish_as(broker.port, "Garden", "c", [("venue/v1/Garden/status", _status(
+            "Garden", True, game, health={"camera": "fault", "leds": "ok", "stations": "ok"}))])
+        old = {**game, "id": 7, "engine": "ugah_ugah", "title": "Ugah Ugah!", "round": 2, "last_input": now - 700,
+               "players": [{"station": 0, "name": "Mo", "score": 6}, {"station": 1, "name": "Nele", "score": 8}]}
+        _publish_as(broker.port, "Window", "d", [("venue/v1/Window/status", _status(
+            "Window", False, old, reason="connection to the table lost"))])
+
+        driver = _driver()
+        driver.get(url + "/")
+        wait_for(lambda: len(driver.find_elements(By.CSS_SELECTOR, "#wall .card")) == 4, 30, "four table cards")
+        wait_for(lambda: driver.find_element(By.TAG_NAME, "body").get_attribute("data-results") == "4", 30,
+                 "four results on the page")
+        text = driver.find_element(By.ID, "wall").text
+        for word in ("Bar-1", "Bar-2", "Garden", "Window", "OFFLINE", "Camera", "Jonas"):
+            assert word in text, word
+        time.sleep(0.5)
+        _shots(driver, "wall", tmp_path)
+
+        driver.get(url + "/leaderboard")
+        wait_for(lambda: "Ugah Ugah!" in driver.find_element(By.ID, "board").text, 30, "the leaderboard")
+        board = driver.find_element(By.ID, "board").text
+        for word in ("Ubongo Shimo", "Wo ist bitte Umtata?", "Cleo", "Fay", "Most wins"):
+            assert word in board, word
+        before = board
+
+        # A scripted game ends at the table: the open page updates by itself (server-sent events).
+        t0 = time.monotonic()
+        subprocess.run([table_cmd()[0], "-m", "table.headless", str(ugah), "--journal", str(tmp_path / "Bar-2.db"),
+                        "--allow-root"], check=True, capture_output=True)
+        wait_for(lambda: driver.find_element(By.TAG_NAME, "body").get_attribute("data-results") == "5", 10,
+                 "the new result on the open page")
+        took = time.monotonic() - t0
+        after = driver.find_element(By.ID, "board").text
+        assert after != before and "2 games tonight" in after
+        assert took < 10
+        time.sleep(0.5)
+        _shots(driver, "leaderboard", tmp_path)
+    finally:
+        if driver is not None:
+            driver.quit()
+        for p in procs:
+            p.send_signal(signal.SIGTERM)
+        for p in procs:
+            try:
+                p.wait(10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        broker.kill()
