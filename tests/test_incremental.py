@@ -195,3 +195,22 @@ def test_a_still_table_asks_for_no_frames_and_a_running_sand_for_every_one() -> 
     # Mostly small regions: the glass and the seconds (the count-down's end repaints more).
     small = [r for r in regions if r.width * r.height < SIZE[0] * SIZE[1] // 8]
     assert len(small) > 0.9 * len(regions)
+
+
+def test_a_renderer_with_only_draw_is_repainted_whole_on_every_frame() -> None:
+    from table.display.games import RenderContext, renderer_parts
+
+    class Plain:
+        game = "plain"
+
+        def draw(self, surface: pygame.Surface, view: dict[str, object], ctx: RenderContext) -> None:
+            surface.fill((int(ctx.now) % 256, 0, 0))
+
+    theme = Theme(*SIZE)
+    parts = renderer_parts(Plain(), {}, theme)  # type: ignore[arg-type]
+    surface = pygame.Surface(SIZE)
+    composer = Composer()
+    assert composer.compose(surface, parts, 1.0) == [surface.get_rect()]
+    assert composer.compose(surface, parts, 2.0) == [surface.get_rect()]
+    assert surface.get_at((0, 0))[:3] == (2, 0, 0)
+    assert renderer_parts(Plain(), {}, theme, paused=True)[0].live is None  # paused: nothing moves

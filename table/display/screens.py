@@ -28,7 +28,7 @@ import pygame
 
 from table.autoplay import next_random_action
 from table.display import draw
-from table.display.games import renderers
+from table.display.games import renderer_parts, renderers
 from table.display.layers import Part, paint_all, whole
 from table.display.theme import ACCENT, BACKGROUND, GOOD, PANEL, PANEL_LIGHT, TEXT, TEXT_DIM, Colour, Theme
 from table.games import registry
@@ -343,7 +343,7 @@ class GameScreen(Screen):
 
             parts = [Part("game:missing", whole(size), message, missing, base=True)]
         else:
-            parts = retimed(renderer.parts(session.view(None), theme, session.paused), self._render_now)
+            parts = retimed(renderer_parts(renderer, session.view(None), theme, session.paused), self._render_now)
         if session.is_over():
             at = (size[0] / 2, size[1] - theme.px(1))
             note = "Press any button for the menu"
@@ -544,7 +544,8 @@ class AttractScreen(Screen):
         memo = self._memo
         if memo is None or memo[0] is not demo.state or memo[1] != size:
             renderer = renderers().get(demo.engine.name)
-            parts = [] if renderer is None else retimed(renderer.parts(demo.view(None), self.theme), self.demo_time)
+            parts = [] if renderer is None else retimed(renderer_parts(renderer, demo.view(None), self.theme),
+                                                        self.demo_time)
             band = pygame.Rect(0, 0, size[0], self.theme.px(11))
             title = f"Demo: {demo.engine.title} · press any button to play"
             where = draw.label_rect(self.theme, title, band.center, "large", ACCENT, "center", bold=True)

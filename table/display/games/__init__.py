@@ -50,3 +50,19 @@ def renderers() -> dict[str, Renderer]:
         if renderer is not None:
             found[renderer.game] = renderer
     return found
+
+
+def renderer_parts(renderer: Renderer, view: dict[str, Any], theme: Theme, paused: bool = False) -> list[Part]:
+    """``renderer.parts``, or for a renderer that only has ``draw``, the whole screen as
+    one part repainted on every frame (correct, just not cheap)."""
+    parts = getattr(renderer, "parts", None)
+    if parts is not None:
+        return list(parts(view, theme, paused))
+    whole = pygame.Rect(0, 0, theme.width, theme.height)
+
+    def paint(surface: pygame.Surface, t: float) -> None:
+        renderer.draw(surface, view, RenderContext(theme, t, paused))
+
+    return [Part(f"{renderer.game}:whole", whole, None, paint, base=True,
+                 live=None if paused else (lambda t: (t, whole)))]
+
