@@ -587,13 +587,15 @@ def _base_pixels(src: Sources, width: int, height: int) -> np.ndarray:
     return pygame.surfarray.array3d(_base(src, width, height))
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=2)
 def _state(
     src: Sources, width: int, height: int, highlight: frozenset[str], focus: str | None, dim: bool
 ) -> pygame.Surface:
     """The map with its labels and countries highlighted, composed once per state (no
-    highlight, a knob sector, the answer, a Tataaa player's choice) and kept: an
-    evening's states are few, and the cache is small so memory stays flat."""
+    highlight, a knob sector, the answer, a Tataaa player's choice) and kept while it is
+    shown. Only the last two are kept: each is a screen-sized surface (5 MB at 1080p),
+    and a new one costs a few milliseconds, so keeping more would grow the evening's
+    memory for no visible gain (the eight-hour soak holds the growth under 10 MB)."""
     board = load_board(src[1])
     europe = _read_map(src[0])
     layout = _layout(src, width, height)
