@@ -10,7 +10,7 @@ go back to the lobby; and every so often nobody touches the table until the attr
 mode runs, then a press brings the lobby back.
 
 Memory is sampled as the process's resident set (``/proc/self/statm``) after a
-garbage collection and ``malloc_trim``; growth is measured from the end of a warm-up.
+garbage collection and ``malloc_trim``; growth is that of the resident floor after a warm-up (``SoakStats.growth_mb``).
 """
 
 from __future__ import annotations
@@ -57,10 +57,24 @@ class SoakStats:
     rss_end: int = 0
     journal_actions: int = 0
     rss_hourly: list[int] = field(default_factory=list)
+    rss_samples: list[tuple[float, int]] = field(default_factory=list)
+    """(table time, resident bytes) every ten table minutes after the warm-up."""
 
     @property
     def growth_mb(self) -> float:
-        return (self.rss_end - self.rss_after_warmup) / 1e6
+        """Growth of the resident floor: the lowest sample of the last two hours minus the
+        lowest of the first two after the warm-up. One reading at each end would count
+        whatever bounded caches (a screen-sized layer, the map's highlight pictures, some
+        5-8 MB each at 1080p) happen to hold at that moment, which swings by tens of MB
+        from run to run; a leak raises the floor."""
+        if len(self.rss_samples) < 2:
+            return (self.rss_end - self.rss_after_warmup) / 1e6
+        start = self.rss_samples[0][0]
+        end = self.rss_samples[-1][0]
+        span = min(2 * 3600.0, (end - start) / 2)
+        first = [rss for t, rss in self.rss_samples if t <= start + span]
+        last = [rss for t, rss in self.rss_samples if t >= end - span]
+        return (min(last) - min(first)) / 1e6
 
 
 class Guests:
@@ -175,6 +189,8 @@ def soak(hours: float, journal_path: Path, seed: int = 1, step_s: float = 1.0, s
             if not stats.rss_after_warmup and clock.now >= warm:
                 gc.collect()
                 stats.rss_after_warmup = rss_bytes()
+            if stats.rss_after_warmup and int(clock.now) % 600 == 0:
+                stats.rss_samples.append((clock.now, rss_bytes()))
         gc.collect()
         stats.rss_end = rss_bytes()
         stats.table_seconds = clock.now
