@@ -115,7 +115,7 @@ def data_file(relative: str, directory: str | Path | None = None) -> Path:
     base = Path(directory) if directory is not None else _config_dir
     if base is not None:
         own = base / relative
-        if own.is_file() or os.path.lexists(own):
+        if os.path.lexists(own):
             # Present but not a regular file (a FIFO, a device, a folder): the reader
             # refuses it in one sentence instead of the default taking its place unseen.
             return own

@@ -19,10 +19,6 @@ def _model_default() -> Path:
     return data_file("dice/faces.npz")
 
 
-def _symbols_default() -> Path:
-    return symbols_home()
-
-
 def symbols_home() -> Path:
     """Where taught symbol dice are kept: ``dice/symbols`` of the config directory in
     force, else of the shipped defaults (read-only on an installed table)."""
@@ -40,7 +36,7 @@ class ReaderSettings:
     settle_seconds: float = 0.6
     motion_level: float = 12.0
     timeout_seconds: float = 8.0
-    symbols_dir: Path = field(default_factory=_symbols_default)
+    symbols_dir: Path = field(default_factory=symbols_home)
 
 
 def load_settings(path: Path | None = None) -> ReaderSettings:
