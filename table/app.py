@@ -25,6 +25,7 @@ from typing import Any, Protocol
 import pygame
 
 from table.config import TableConfig
+from table.display.layers import Composer, Part
 from table.display.screens import AttractScreen, GameScreen, LobbyScreen, PausedScreen, Screen
 from table.display.theme import Theme
 from table.games.base import TICK, Action, GameSetup
@@ -118,7 +119,9 @@ class Table:
         self.seq = 0
         self.epoch = 0.0
         self.last_input = clock()
-        self._last_key: object = object()
+        self.composer = Composer()
+        self.dirty: list[pygame.Rect] = []
+        self.live = False
         self.frames_drawn = 0
         self.input_filter: Callable[[Action], bool] | None = None
         options = game_options if game_options is not None else {k: dict(v) for k, v in config.games.items()}
@@ -132,12 +135,10 @@ class Table:
 
     def push_screen(self, screen: Screen) -> None:
         self.screens.append(screen)
-        self._last_key = object()
 
     def pop_screen(self) -> None:
         if len(self.screens) > 1:
             self.screens.pop()
-        self._last_key = object()
 
     def start_game(self, setup: GameSetup, seed: int | None = None) -> None:
         """Start a new game from the lobby; it is journaled from its first moment."""
@@ -222,7 +223,6 @@ class Table:
         self._session = None
         self.game_id = None
         self.screens = [self.lobby]
-        self._last_key = object()
 
     # -- the loop ---------------------------------------------------------------------
     def dispatch(self, action: Action) -> None:
@@ -288,21 +288,23 @@ class Table:
         return self.screens[first:]
 
     def draw(self, now: float, force: bool = False) -> bool:
-        """Draw the visible screens if their picture changed since the last frame."""
-        visible = self._visible()
+        """Repaint what changed in the visible screens since the last frame (everything
+        with ``force``); the regions repainted are left in ``dirty``."""
+        size = self.surface.get_size()
+        parts = [part for screen in self._visible() for part in screen.parts(size, now)]
         fault = self.journal.fault if self.journal is not None else None
-        key = (tuple((id(s), s.frame_key(now)) for s in visible), fault)
-        if not force and key == self._last_key:
-            return False
-        for screen in visible:
-            screen.draw(self.surface, now)
         if fault is not None:
-            self._draw_journal_warning(fault)
-        self._last_key = key
+            parts.append(self._journal_warning(fault))
+        if force:
+            self.composer.reset()
+        self.dirty = self.composer.compose(self.surface, parts, now)
+        self.live = any(part.live is not None for part in parts)
+        if not self.dirty:
+            return False
         self.frames_drawn += 1
         return True
 
-    def _draw_journal_warning(self, fault: str) -> None:
+    def _journal_warning(self, fault: str) -> Part:
         """A red band over the bottom of the picture while the journal cannot be written:
         the game goes on, but whoever runs the table must know a power cut would lose it."""
         from table.display.draw import text
@@ -310,10 +312,30 @@ class Table:
 
         theme = self.theme
         band = pygame.Rect(0, self.surface.get_height() - theme.px(6.5), self.surface.get_width(), theme.px(6.5))
-        self.surface.fill(BAD, band)
         message = fault[0].upper() + fault[1:] + "."
-        text(self.surface, theme, message, band.center, size="small", colour=TEXT, anchor="center", bold=True,
-             max_width=band.width - theme.px(3))
+
+        def paint(surface: pygame.Surface, now: float) -> None:
+            surface.fill(BAD, band)
+            text(surface, theme, message, band.center, size="small", colour=TEXT, anchor="center", bold=True,
+                 max_width=band.width - theme.px(3))
+
+        return Part("table:journal-fault", band, message, paint)
+
+    def next_change(self, now: float) -> float | None:
+        """The clock time by which the table needs its next frame if no input arrives:
+        soon while something on screen moves with time, else the next game deadline or
+        the start of attract mode; None: nothing will change by itself."""
+        if self.live or (len(self.screens) > 1 and isinstance(self.screens[-1], AttractScreen)):
+            return now
+        times: list[float] = []
+        session = self._session
+        if session is not None and not session.paused:
+            deadline = session.deadline()
+            if deadline is not None:
+                times.append(deadline + self.epoch)
+        if self.attract_enabled and len(self.screens) == 1:
+            times.append(self.last_input + self.config.timing.attract_after_s)
+        return min(times) if times else None
 
     def close(self) -> None:
         """Stop the outputs in reverse order, then the journal."""

@@ -169,6 +169,11 @@ class HourglassOutput:
             colour = self.colours[action.station % len(self.colours)]
             self._flashes = [*self._flashes[-3:], Flash(session.game_time(action.t), colour, action.station)]
 
+    def next_update(self, now: float) -> float:
+        """When the LEDs want their next frame (game time, as ``update``): they animate
+        (sand, flashes, the idle glow), so one ``max_fps`` interval after the last."""
+        return self._last_shown + self.min_interval if now - self._last_shown >= 0 else now
+
     def frame(self, session: Session | None, now: float) -> list[RGB]:
         state, at = hourglass_state(session, now, self.colours, self._flashes)
         return hourglass_frame(at, state, self.layout)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import math
 import os
 import signal
 import sys
@@ -29,6 +30,8 @@ log = logging.getLogger("table.run")
 
 SIM_BAR = 170  # height of the virtual stations bar under the display in the window
 SIM_SIDE = 90  # width of the LED hourglass column beside the display
+IDLE_WAKE_S = 1.0
+"""The longest the loop sleeps with nothing to do (the watchdog wants a ping every 15 s)."""
 
 
 def _read_picture(path: str) -> list[Any] | None:
@@ -106,6 +109,7 @@ class Runner:
         WAKE = pygame.event.custom_type() if WAKE is None else WAKE
         self.config = config
         self.sim = sim
+        self.headless = headless
         self.stop = False
         width, height = config.display.width, config.display.height
         self.size = (width, height)
@@ -188,6 +192,9 @@ class Runner:
         self.bar_theme = Theme(self.window.get_width(), 720)
         self.exit_status = 0
         self.next_frame = self.clock()
+        self.wake_at = self.next_frame
+        self._sim_key: object = None
+        self._led_frame: tuple[Any, ...] | None = None
         self.on_present: Callable[[], None] | None = None
         self.wait_for_input = True
         self.notifier = Notifier()
@@ -264,13 +271,20 @@ class Runner:
             return True
         return was_asking
     def frame(self) -> None:
-        """Wait for an input or the next frame time, then run one frame and show it."""
+        """Wait for an input or the next frame time, then run one frame and show it.
+
+        While nothing on screen moves with time (a menu, a board waiting for a player)
+        the loop sleeps until an input arrives, the next game deadline, or at most
+        ``IDLE_WAKE_S``: a still table costs (almost) nothing."""
         import pygame
 
         # Frames keep their real-time rate when the clock runs faster (a scripted run).
         period = self.speed / self.config.display.fps
+        due = max(self.next_frame, self.wake_at)
         # The wait is in real milliseconds; the clock may run faster (a scripted run).
-        timeout_ms = max(0, int((self.next_frame - self.clock()) / self.speed * 1000))
+        # Rounded up: waking a fraction of a millisecond early would spin through empty
+        # frames until the frame is due.
+        timeout_ms = max(0, math.ceil((due - self.clock()) / self.speed * 1000))
         if timeout_ms > 0 and self.wait_for_input:
             events = [pygame.event.wait(timeout_ms)]
         else:
@@ -296,21 +310,67 @@ class Runner:
             self.notifier.ready("the table is running")
             self.ready_sent = True
         self.notifier.watchdog(now)
+        dirty = list(self.table.dirty) if drawn else []
         if self.sim:
             if drawn:
-                shown = self.surface if self.disp_size == self.size else pygame.transform.smoothscale(
-                    self.surface, self.disp_size)
-                self.window.blit(shown, (0, 0))
-            bar = pygame.Rect(0, self.disp_size[1], self.window.get_width() - SIM_SIDE, SIM_BAR)
-            self.sim_stations.draw(self.window, bar, self.bar_theme, now)
-            side = pygame.Rect(self.window.get_width() - SIM_SIDE, 0, SIM_SIDE, self.window.get_height())
-            draw_led_hourglass(self.window, side, self.screen_hourglass.frame, self.screen_hourglass.layout)
-            pygame.display.flip()
+                if self.disp_size == self.size:
+                    for rect in dirty:
+                        self.window.blit(self.surface, rect, rect)
+                else:
+                    self.window.blit(pygame.transform.smoothscale(self.surface, self.disp_size), (0, 0))
+                    dirty = [pygame.Rect((0, 0), self.disp_size)]
+            if not self.headless:
+                # Nobody sees a headless window: its bar and LEDs are drawn for a screenshot only.
+                dirty += self._draw_sim(now)
         elif drawn:
-            self.window.blit(self.surface, (0, 0))
-            pygame.display.flip()
+            for rect in dirty:
+                self.window.blit(self.surface, rect, rect)
+        if dirty:
+            # Only the regions that changed go to the display.
+            pygame.display.update(dirty)
+        self.wake_at = self._wake_at(now)
         if self.on_present is not None:
             self.on_present()
+
+    def _wake_at(self, now: float) -> float:
+        """When the next frame is needed if no input comes (``now``: at the next frame time)."""
+        if self.script is not None or not self.wait_for_input:
+            return now
+        wake = self.table.next_change(now)
+        times = [now + IDLE_WAKE_S if wake is None else min(wake, now + IDLE_WAKE_S)]
+        game_now = self.table.game_time(now)
+        for output in self.table.outputs:
+            # Outputs keep game time; their next update is as far from now on the clock.
+            next_update = getattr(output, "next_update", None)
+            if next_update is not None:
+                t = next_update(game_now)
+                if t is not None:
+                    times.append(now + (t - game_now))
+        if self.sim and any(state == "blink" for state in self.sim_stations.leds.values()):
+            times.append(math.floor(now * 4 + 1) / 4)  # the simulated button LEDs blink at 2 Hz
+        return min(times)
+
+    def _draw_sim(self, now: float) -> list[Any]:
+        """The simulator's stations bar and LED hourglass, where they changed."""
+        import pygame
+
+        sim = self.sim_stations
+        out = []
+        bar = pygame.Rect(0, self.disp_size[1], self.window.get_width() - SIM_SIDE, SIM_BAR)
+        blinking = any(state == "blink" for state in sim.leds.values())
+        key = (tuple(sorted(sim.leds.items())), tuple(sorted(sim.knob.items())), frozenset(sim.held_push),
+               int(now * 4) % 2 if blinking else 0)
+        if key != self._sim_key:
+            self._sim_key = key
+            sim.draw(self.window, bar, self.bar_theme, now)
+            out.append(bar)
+        side = pygame.Rect(self.window.get_width() - SIM_SIDE, 0, SIM_SIDE, self.window.get_height())
+        frame = tuple(self.screen_hourglass.frame)
+        if frame != self._led_frame:
+            self._led_frame = frame
+            draw_led_hourglass(self.window, side, self.screen_hourglass.frame, self.screen_hourglass.layout)
+            out.append(side)
+        return out
 
     def run(self, seconds: float | None = None) -> None:
         start = self.clock()
@@ -323,6 +383,8 @@ class Runner:
         import pygame
 
         if screenshot is not None:
+            if self.sim and self.headless:
+                self._draw_sim(self.clock())
             pygame.image.save(self.window, str(screenshot))
         # Reverse order of start: inputs first (no new input), then outputs and journal.
         self.notifier.stopping()

@@ -7,13 +7,41 @@ cached by (text, size, colour, bold); screens stay free to draw every line each 
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import pygame
 
-from table.display.theme import ACCENT, PANEL, Colour, Theme, text
+from table.display.theme import ACCENT, PANEL, Colour, Theme, text, text_rect
 
 label = text
 """One line of text, cached (see :func:`table.display.theme.text`)."""
+
+label_rect = text_rect
+"""Where :func:`label` would draw (see :func:`table.display.theme.text_rect`)."""
+
+
+VEIL_TILE = 256
+
+
+@lru_cache(maxsize=8)
+def _veil_tile(alpha: int, colour: Colour) -> pygame.Surface:
+    surface = pygame.Surface((VEIL_TILE, VEIL_TILE), pygame.SRCALPHA)
+    surface.fill((*colour, alpha))
+    return surface
+
+
+def veil(surface: pygame.Surface, rect: pygame.Rect, alpha: int, colour: Colour = (0, 0, 0)) -> None:
+    """Darken ``rect`` of ``surface`` with a translucent ``colour``: the same pixels as
+    blitting one translucent layer of that size, from one small tile kept per alpha (a
+    kiosk keeps its memory flat), and only over the part the surface's clip lets through."""
+    area = rect.clip(surface.get_clip())
+    if area.width <= 0 or area.height <= 0:
+        return
+    tile = _veil_tile(alpha, colour)
+    for y in range(area.top, area.bottom, VEIL_TILE):
+        for x in range(area.left, area.right, VEIL_TILE):
+            piece = pygame.Rect(x, y, min(VEIL_TILE, area.right - x), min(VEIL_TILE, area.bottom - y))
+            surface.blit(tile, piece, pygame.Rect(0, 0, piece.width, piece.height))
 
 
 def wrap(font: pygame.font.Font, message: str, width: int) -> list[str]:
@@ -36,13 +64,16 @@ def wrap(font: pygame.font.Font, message: str, width: int) -> list[str]:
 def dialog(surface: pygame.Surface, theme: Theme, width_units: float, height_units: float,
            veil_alpha: int = 170) -> pygame.Rect:
     """Darken the whole surface and draw a centred, outlined box; returns the box."""
-    w, h = surface.get_size()
-    veil = pygame.Surface((w, h), pygame.SRCALPHA)
-    veil.fill((0, 0, 0, veil_alpha))
-    surface.blit(veil, (0, 0))
-    box = pygame.Rect(0, 0, theme.px(width_units), theme.px(height_units))
-    box.center = (w // 2, h // 2)
+    veil(surface, surface.get_rect(), veil_alpha)
+    box = dialog_box(surface.get_size(), theme, width_units, height_units)
     panel(surface, box, PANEL, theme.px(2), ACCENT, theme.px(0.5))
+    return box
+
+
+def dialog_box(size: tuple[int, int], theme: Theme, width_units: float, height_units: float) -> pygame.Rect:
+    """Where :func:`dialog` puts its box on a surface of ``size``."""
+    box = pygame.Rect(0, 0, theme.px(width_units), theme.px(height_units))
+    box.center = (size[0] // 2, size[1] // 2)
     return box
 
 

@@ -3,8 +3,11 @@
 Lifecycle of a screen (as in Tuxemon's state machine): the :class:`~table.app.Table`
 pushes and pops screens; the top screen receives every logical input through
 ``handle``; ``update(now)`` advances only the screen's own animation state;
-``draw(surface, now)`` paints and changes nothing; ``frame_key(now)`` is a value that
-changes whenever the picture would change, so a static screen is not redrawn.
+``parts(size, now)`` describes the picture as parts (:mod:`table.display.layers`):
+where each piece is, what it depends on, and for the few that move with time (sand,
+timers, flying gems, the demo's band) how they change. The table's composer repaints
+only the parts that changed, so a static screen costs nothing and a running one only
+its timers; ``draw(surface, now)`` paints everything from scratch.
 
 Screens never see pygame key codes or pin numbers: inputs are :class:`Action` objects
 (press / turn / push / long_push from a station). What a screen wants the table to
@@ -17,7 +20,7 @@ from __future__ import annotations
 import logging
 import math
 import random
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -25,8 +28,9 @@ import pygame
 
 from table.autoplay import next_random_action
 from table.display import draw
-from table.display.games import RenderContext, renderers
-from table.display.theme import ACCENT, BACKGROUND, GOOD, PANEL, PANEL_LIGHT, TEXT, TEXT_DIM, Theme
+from table.display.games import renderer_parts, renderers
+from table.display.layers import Part, paint_all, whole
+from table.display.theme import ACCENT, BACKGROUND, GOOD, PANEL, PANEL_LIGHT, TEXT, TEXT_DIM, Colour, Theme
 from table.games import registry
 from table.games.base import Action, GameSetup, knob_choice
 from table.session import END, PAUSE, RESUME, UNDO, Session
@@ -58,7 +62,8 @@ class TableControl(Protocol):
 
 
 class Screen:
-    """Base class. Subclasses override ``handle``, ``draw`` and usually ``frame_key``."""
+    """Base class. Subclasses override ``handle`` and either ``parts`` or ``draw`` (with
+    ``frame_key``)."""
 
     overlay = False  # an overlay is drawn on top of the screen below it
 
@@ -71,8 +76,27 @@ class Screen:
     def frame_key(self, now: float) -> Hashable:
         return None
 
+    def parts(self, size: tuple[int, int], now: float) -> list[Part]:
+        """The picture as parts (see :mod:`table.display.layers`), for a surface of ``size``
+        at table time ``now``. The default is one part over the whole surface, painted by
+        ``draw`` whenever ``frame_key`` changes."""
+        return [Part(f"{type(self).__name__}@{id(self)}", whole(size), self.frame_key(now), self.draw,
+                     base=not self.overlay)]
+
     def draw(self, surface: pygame.Surface, now: float) -> None:
-        raise NotImplementedError
+        """Paint the whole picture from scratch."""
+        paint_all(surface, self.parts(surface.get_size(), now), now)
+
+
+def retimed(parts: list[Part], clock: Callable[[float], float]) -> list[Part]:
+    """``parts`` made for another time scale (a game's time) driven by the table's clock."""
+    out = []
+    for part in parts:
+        live = part.live
+        out.append(Part(part.name, part.rect, part.key,
+                        lambda s, t, paint=part.paint: paint(s, clock(t)), part.base,
+                        None if live is None else (lambda t, live=live: live(clock(t)))))
+    return out
 
 
 def _game_title(name: str) -> str:
@@ -112,6 +136,7 @@ class LobbyScreen(Screen):
                                       colours={s: s for s in range(stations)})
         self.cursor = 0
         self.message = ""
+        self._parts: tuple[Hashable, list[Part]] | None = None
 
     def _lines(self) -> list[str]:
         return [line for line in self.LINES if line != "level" or self.settings.game == "ubongo_shimo"]
@@ -175,12 +200,24 @@ class LobbyScreen(Screen):
         return (s.game, s.variant, tuple(s.joined), tuple(sorted(s.levels.items())),
                 tuple(sorted(s.colours.items())), self.cursor, self.message)
 
-    def draw(self, surface: pygame.Surface, now: float) -> None:
+    def parts(self, size: tuple[int, int], now: float) -> list[Part]:
+        key = (size, self.frame_key(now))
+        if self._parts is None or self._parts[0] != key:
+            self._parts = (key, self._make_parts(size))
+        return self._parts[1]
+
+    def _make_parts(self, size: tuple[int, int]) -> list[Part]:
         theme = self.theme
-        w, h = surface.get_size()
-        surface.fill(BACKGROUND)
+        w, h = size
         s = self.settings
-        draw.label(surface, theme, "The game table", (w / 2, theme.px(7)), "title", ACCENT, "center", bold=True)
+        title_at = (w / 2, theme.px(7))
+        out = [
+            Part("lobby:background", whole(size), None, lambda surface, t: surface.fill(BACKGROUND), base=True),
+            Part("lobby:title", draw.label_rect(theme, "The game table", title_at, "title", ACCENT, "center",
+                                                bold=True), None,
+                 lambda surface, t: draw.label(surface, theme, "The game table", title_at, "title", ACCENT,
+                                               "center", bold=True), base=True),
+        ]
         lines = self._lines()
         values = {
             "game": _game_title(s.game),
@@ -197,14 +234,21 @@ class LobbyScreen(Screen):
         for i, line in enumerate(lines):
             rect = pygame.Rect((w - box_w) // 2, top + i * (row_h + theme.px(1.5)), box_w, row_h)
             selected = i == min(self.cursor, len(lines) - 1)
-            draw.panel(surface, rect, PANEL_LIGHT if selected else PANEL, theme.px(1.2),
-                       ACCENT if selected else None, theme.px(0.5))
-            draw.label(surface, theme, labels[line], (rect.left + theme.px(3), rect.centery), "large",
-                       ACCENT if selected else TEXT, "midleft", bold=True)
-            draw.label(surface, theme, values[line], (rect.right - theme.px(3), rect.centery),
-                       "large" if line in ("game", "variant") else "body", TEXT if selected else TEXT_DIM,
-                       "midright", max_width=box_w // 2)
+
+            def row(surface: pygame.Surface, t: float, rect: pygame.Rect = rect, selected: bool = selected,
+                    line: str = line) -> None:
+                draw.panel(surface, rect, PANEL_LIGHT if selected else PANEL, theme.px(1.2),
+                           ACCENT if selected else None, theme.px(0.5))
+                draw.label(surface, theme, labels[line], (rect.left + theme.px(3), rect.centery), "large",
+                           ACCENT if selected else TEXT, "midleft", bold=True)
+                draw.label(surface, theme, values[line], (rect.right - theme.px(3), rect.centery),
+                           "large" if line in ("game", "variant") else "body", TEXT if selected else TEXT_DIM,
+                           "midright", max_width=box_w // 2)
+
+            out.append(Part(f"lobby:line{i}", rect, (line, labels[line], values[line], selected), row, base=True))
         # One panel per station: joined or not, level, colour.
+        from table.display.theme import STATION_COLOUR_NAMES
+
         n = self.stations
         gap = theme.px(1.5)
         pw = (w - gap * (n + 1)) // n
@@ -213,24 +257,35 @@ class LobbyScreen(Screen):
             rect = pygame.Rect(gap + st * (pw + gap), y, pw, theme.px(18))
             colour = theme.station_colour(s.colours.get(st, st))
             joined = st in s.joined
-            draw.panel(surface, rect, PANEL_LIGHT if joined else PANEL, theme.px(1.2), colour,
-                       theme.px(0.6) if joined else theme.px(0.2))
-            from table.display.theme import STATION_COLOUR_NAMES
-
             name = STATION_COLOUR_NAMES[s.colours.get(st, st) % len(STATION_COLOUR_NAMES)].capitalize()
-            draw.label(surface, theme, f"Station {st + 1} · {name}", (rect.left + theme.px(2), rect.top + theme.px(2)),
-                       "body", colour, bold=True, max_width=pw - theme.px(4))
-            if joined:
-                detail = "playing" + (f" · level {s.levels.get(st, 1)}" if s.game == "ubongo_shimo" else "")
-                draw.label(surface, theme, detail, (rect.left + theme.px(2), rect.top + theme.px(8)), "body", GOOD)
-                hint = "press button to leave"
-            else:
-                hint = "press button to join"
-            draw.label(surface, theme, hint, (rect.left + theme.px(2), rect.bottom - theme.px(2)), "small",
-                       TEXT_DIM, "bottomleft")
+            detail = ("playing" + (f" · level {s.levels.get(st, 1)}" if s.game == "ubongo_shimo" else "")
+                      if joined else "")
+            hint = "press button to leave" if joined else "press button to join"
+
+            def station(surface: pygame.Surface, t: float, rect: pygame.Rect = rect, colour: Colour = colour,
+                        joined: bool = joined, st: int = st, name: str = name, detail: str = detail,
+                        hint: str = hint) -> None:
+                draw.panel(surface, rect, PANEL_LIGHT if joined else PANEL, theme.px(1.2), colour,
+                           theme.px(0.6) if joined else theme.px(0.2))
+                draw.label(surface, theme, f"Station {st + 1} · {name}",
+                           (rect.left + theme.px(2), rect.top + theme.px(2)), "body", colour, bold=True,
+                           max_width=pw - theme.px(4))
+                if detail:
+                    draw.label(surface, theme, detail, (rect.left + theme.px(2), rect.top + theme.px(8)), "body",
+                               GOOD)
+                draw.label(surface, theme, hint, (rect.left + theme.px(2), rect.bottom - theme.px(2)), "small",
+                           TEXT_DIM, "bottomleft")
+
+            out.append(Part(f"lobby:station{st}", rect, (colour, joined, name, detail), station, base=True))
         footer = self.message or "Turn any knob: choose a line · Push: change it · Button: join or leave"
-        draw.label(surface, theme, footer, (w / 2, h - theme.px(4)), "body", ACCENT if self.message else TEXT_DIM,
-                   "center", max_width=w - theme.px(6))
+        footer_colour = ACCENT if self.message else TEXT_DIM
+        at = (w / 2, h - theme.px(4))
+        out.append(Part("lobby:footer",
+                        draw.label_rect(theme, footer, at, "body", footer_colour, "center",
+                                        max_width=w - theme.px(6)), (footer, footer_colour),
+                        lambda surface, t: draw.label(surface, theme, footer, at, "body", footer_colour, "center",
+                                                      max_width=w - theme.px(6)), base=True))
+        return out
 
 
 class GameScreen(Screen):
@@ -240,6 +295,7 @@ class GameScreen(Screen):
         self.control = control
         self.theme = theme
         self.over_since: float | None = None
+        self._memo: tuple[object, object, list[Part]] | None = None
 
     def handle(self, action: Action) -> None:
         session = self.control.session
@@ -269,36 +325,33 @@ class GameScreen(Screen):
         t = session.paused_since if session.paused_since is not None else self.control.game_time(now)
         return session.game_time(t)
 
-    def frame_key(self, now: float) -> Hashable:
+    def parts(self, size: tuple[int, int], now: float) -> list[Part]:
         session = self.control.session
         if session is None:
-            return None
-        game_now = self._render_now(now)
-        events = session.state.events
-        if events and 0 <= game_now - events[-1].t < 1.2 and not session.paused:
-            # Just after something happened (gems flying, a flash): animate every frame.
-            return (id(session.state), int(game_now * 60))
-        # Otherwise whole tenths of a second are enough for timers and the sand.
-        return (id(session.state), session.paused, int(game_now * 10))
-
-    def draw(self, surface: pygame.Surface, now: float) -> None:
-        session = self.control.session
-        if session is None:
-            surface.fill(BACKGROUND)
-            return
+            return [Part("game:empty", whole(size), None, lambda s, t: s.fill(BACKGROUND), base=True)]
+        memo = self._memo
+        if memo is not None and memo[0] is session.state and memo[1] == (session.paused, size):
+            return memo[2]
         renderer = renderers().get(session.engine.name)
-        view = session.view(None)
-        ctx = RenderContext(self.theme, self._render_now(now), session.paused)
+        theme = self.theme
         if renderer is None:
-            surface.fill(BACKGROUND)
-            draw.label(surface, self.theme, f"{session.engine.title}: no screen for this game",
-                       (surface.get_width() / 2, surface.get_height() / 2), "title", TEXT, "center")
-            return
-        renderer.draw(surface, view, ctx)
+            message = f"{session.engine.title}: no screen for this game"
+
+            def missing(surface: pygame.Surface, t: float) -> None:
+                surface.fill(BACKGROUND)
+                draw.label(surface, theme, message, (size[0] / 2, size[1] / 2), "title", TEXT, "center")
+
+            parts = [Part("game:missing", whole(size), message, missing, base=True)]
+        else:
+            parts = retimed(renderer_parts(renderer, session.view(None), theme, session.paused), self._render_now)
         if session.is_over():
-            draw.label(surface, self.theme, "Press any button for the menu",
-                       (surface.get_width() / 2, surface.get_height() - self.theme.px(1)), "small", TEXT_DIM,
-                       "midbottom")
+            at = (size[0] / 2, size[1] - theme.px(1))
+            note = "Press any button for the menu"
+            parts.append(Part("game:over", draw.label_rect(theme, note, at, "small", TEXT_DIM, "midbottom"), None,
+                              lambda s, t: draw.label(s, theme, note, at, "small", TEXT_DIM, "midbottom"),
+                              base=True))
+        self._memo = (session.state, (session.paused, size), parts)
+        return parts
 
 
 MENU_ITEMS = (
@@ -364,27 +417,44 @@ class TableMenuScreen(Screen):
         if session is not None and not session.paused:
             self.control.game_input(Action(PAUSE, t))
 
-    def frame_key(self, now: float) -> Hashable:
-        return (self.cursor, self.confirming)
-
-    def draw(self, surface: pygame.Surface, now: float) -> None:
+    def parts(self, size: tuple[int, int], now: float) -> list[Part]:
         theme = self.theme
-        box = draw.dialog(surface, theme, 110, 80)
+        box = draw.dialog_box(size, theme, 110, 80)
+        out = [
+            Part("menu:veil", whole(size), 170, lambda s, t: draw.veil(s, s.get_rect(), 170)),
+            Part("menu:box", box, None, lambda s, t: self._box(s, box)),
+        ]
+        # One part per line: turning the knob repaints the two lines it moved between.
+        for i, (key, _) in enumerate(MENU_ITEMS):
+            row = self._row_rect(box, i)
+            state = (i == self.cursor, self.confirming == key)
+            out.append(Part(f"menu:line{i}", row, state, lambda s, t, i=i, row=row: self._line(s, row, i)))
+        return out
+
+    def _row_rect(self, box: pygame.Rect, i: int) -> pygame.Rect:
+        theme = self.theme
+        y = box.top + theme.px(16) + i * theme.px(10)
+        return pygame.Rect(box.left + theme.px(4), y, box.width - theme.px(8), theme.px(8.5))
+
+    def _box(self, surface: pygame.Surface, box: pygame.Rect) -> None:
+        theme = self.theme
+        draw.panel(surface, box, PANEL, theme.px(2), ACCENT, theme.px(0.5))
         draw.label(surface, theme, "Table menu · game paused", (box.centerx, box.top + theme.px(7)), "large", ACCENT,
                    "center", bold=True)
-        for i, (key, text_) in enumerate(MENU_ITEMS):
-            y = box.top + theme.px(16) + i * theme.px(10)
-            row = pygame.Rect(box.left + theme.px(4), y, box.width - theme.px(8), theme.px(8.5))
-            selected = i == self.cursor
-            if selected:
-                draw.panel(surface, row, PANEL_LIGHT, theme.px(1))
-            label = text_
-            if self.confirming == key:
-                label = f"{text_}? Push again to confirm"
-            draw.label(surface, theme, label, (row.left + theme.px(3), row.centery), "large",
-                       ACCENT if selected else TEXT, "midleft", bold=selected, max_width=row.width - theme.px(6))
         draw.label(surface, theme, "Turn: choose · Push: take", (box.centerx, box.bottom - theme.px(3)), "small",
                    TEXT_DIM, "midbottom")
+
+    def _line(self, surface: pygame.Surface, row: pygame.Rect, i: int) -> None:
+        theme = self.theme
+        key, text_ = MENU_ITEMS[i]
+        selected = i == self.cursor
+        if selected:
+            draw.panel(surface, row, PANEL_LIGHT, theme.px(1))
+        label = text_
+        if self.confirming == key:
+            label = f"{text_}? Push again to confirm"
+        draw.label(surface, theme, label, (row.left + theme.px(3), row.centery), "large",
+                   ACCENT if selected else TEXT, "midleft", bold=selected, max_width=row.width - theme.px(6))
 
 
 class PausedScreen(Screen):
@@ -401,13 +471,12 @@ class PausedScreen(Screen):
             self.control.pop_screen()
             self.control.game_input(Action(RESUME, action.t))
 
-    def frame_key(self, now: float) -> Hashable:
-        return "paused"
-
-    def draw(self, surface: pygame.Surface, now: float) -> None:
-        w, h = surface.get_size()
-        draw.label(surface, self.theme, "Push any knob to continue", (w / 2, h / 2 + self.theme.px(9)), "large",
-                   TEXT, "center")
+    def parts(self, size: tuple[int, int], now: float) -> list[Part]:
+        theme = self.theme
+        at = (size[0] / 2, size[1] / 2 + theme.px(9))
+        note = "Push any knob to continue"
+        return [Part("paused:note", draw.label_rect(theme, note, at, "large", TEXT, "center"), None,
+                     lambda s, t: draw.label(s, theme, note, at, "large", TEXT, "center"))]
 
 
 class AttractScreen(Screen):
@@ -429,6 +498,7 @@ class AttractScreen(Screen):
         self.started = started
         self.demo: Session | None = None
         self.rounds_played = 0
+        self._memo: tuple[object, tuple[int, int], list[Part]] | None = None
         self._new_demo(0.0)
 
     def _new_demo(self, t: float) -> None:
@@ -468,25 +538,32 @@ class AttractScreen(Screen):
                 self.rounds_played += 1
                 self.last_round = demo.state.round
 
-    def frame_key(self, now: float) -> Hashable:
-        demo = self.demo
-        return (id(demo.state) if demo else None, int(self.demo_time(now) * 10), int(now * 2))
-
-    def draw(self, surface: pygame.Surface, now: float) -> None:
+    def parts(self, size: tuple[int, int], now: float) -> list[Part]:
         demo = self.demo
         assert demo is not None
-        renderer = renderers().get(demo.engine.name)
-        if renderer is not None:
-            renderer.draw(surface, demo.view(None), RenderContext(self.theme, self.demo_time(now)))
-        w = surface.get_width()
-        band = pygame.Rect(0, 0, w, self.theme.px(11))
-        veil = pygame.Surface(band.size, pygame.SRCALPHA)
-        veil.fill((0, 0, 0, 235))
-        surface.blit(veil, band)
+        memo = self._memo
+        if memo is None or memo[0] is not demo.state or memo[1] != size:
+            renderer = renderers().get(demo.engine.name)
+            parts = [] if renderer is None else retimed(renderer_parts(renderer, demo.view(None), self.theme),
+                                                        self.demo_time)
+            band = pygame.Rect(0, 0, size[0], self.theme.px(11))
+            title = f"Demo: {demo.engine.title} · press any button to play"
+            where = draw.label_rect(self.theme, title, band.center, "large", ACCENT, "center", bold=True)
+            parts.append(Part("attract:band", band, None, lambda s, t: draw.veil(s, band, 235)))
+            # Only the title pulses: each frame repaints its own rect, not the whole band.
+            parts.append(Part("attract:title", where, title, lambda s, t: self._title(s, band, title, t),
+                              live=lambda t: (self._pulse(t), where)))
+            self._memo = memo = (demo.state, size, parts)
+        return memo[2]
+
+    @staticmethod
+    def _pulse(now: float) -> tuple[int, ...]:
         pulse = 0.5 + 0.5 * math.sin(now * 3)
-        colour = tuple(int(c * (0.6 + 0.4 * pulse)) for c in ACCENT)
-        draw.label(surface, self.theme, f"Demo: {demo.engine.title} · press any button to play", band.center,
-                   "large", colour, "center", bold=True)  # type: ignore[arg-type]
+        return tuple(int(c * (0.6 + 0.4 * pulse)) for c in ACCENT)
+
+    def _title(self, surface: pygame.Surface, band: pygame.Rect, title: str, now: float) -> None:
+        draw.label(surface, self.theme, title, band.center, "large", self._pulse(now), "center",  # type: ignore[arg-type]
+                   bold=True)
 
 
 class LeaveKioskScreen(Screen):
@@ -503,12 +580,16 @@ class LeaveKioskScreen(Screen):
         self.first = first
         self.last = last
 
-    def frame_key(self, now: float) -> Hashable:
-        return "leave"
+    def parts(self, size: tuple[int, int], now: float) -> list[Part]:
+        box = draw.dialog_box(size, self.theme, 130, 40)
+        return [
+            Part("leave:veil", whole(size), 200, lambda s, t: draw.veil(s, s.get_rect(), 200)),
+            Part("leave:box", box, (self.first, self.last), lambda s, t: self._box(s, box)),
+        ]
 
-    def draw(self, surface: pygame.Surface, now: float) -> None:
+    def _box(self, surface: pygame.Surface, box: pygame.Rect) -> None:
         theme = self.theme
-        box = draw.dialog(surface, theme, 130, 40, veil_alpha=200)
+        draw.panel(surface, box, PANEL, theme.px(2), ACCENT, theme.px(0.5))
         draw.label(surface, theme, "Leave the kiosk?", (box.centerx, box.top + theme.px(9)), "title", ACCENT,
                    "center", bold=True)
         draw.label(surface, theme, f"Stations {self.first + 1} and {self.last + 1}: press both buttons to leave",

@@ -96,17 +96,43 @@ def rendered(message: str, size: str, colour: Colour, bold: bool, height: int) -
     if img is not None:
         _text_cache.move_to_end(key)
         return img
-    try:
-        img = Theme(1, height).font(size, bold).render(message, True, colour)
-    except pygame.error:
-        # pygame.quit() in between made the cached fonts invalid: open them again.
-        _font.cache_clear()
-        img = Theme(1, height).font(size, bold).render(message, True, colour)
+    img = _shape(message, size, bold, height).copy()
+    # An antialiased line is its colour everywhere with the glyphs' coverage as alpha, so
+    # adding the colour to the black rendering gives exactly what rendering in that
+    # colour gives: a line is rendered once per string and size, whatever its colours
+    # (the demo's pulsing title takes a new colour every frame).
+    img.fill((*colour, 0), special_flags=pygame.BLEND_RGBA_ADD)
     _text_cache[key] = img
     _text_bytes += img.get_width() * img.get_height() * img.get_bytesize()
     while _text_bytes > TEXT_CACHE_BYTES and len(_text_cache) > 1:
         _, old = _text_cache.popitem(last=False)
         _text_bytes -= old.get_width() * old.get_height() * old.get_bytesize()
+    return img
+
+
+_shapes: OrderedDict[tuple[str, str, bool, int], pygame.Surface] = OrderedDict()
+_shape_bytes = 0
+
+
+def _shape(message: str, size: str, bold: bool, height: int) -> pygame.Surface:
+    """One line rendered in black (cached, bounded like the coloured lines)."""
+    global _shape_bytes
+    key = (message, size, bold, height)
+    img = _shapes.get(key)
+    if img is not None:
+        _shapes.move_to_end(key)
+        return img
+    try:
+        img = Theme(1, height).font(size, bold).render(message, True, (0, 0, 0))
+    except pygame.error:
+        # pygame.quit() in between made the cached fonts invalid: open them again.
+        _font.cache_clear()
+        img = Theme(1, height).font(size, bold).render(message, True, (0, 0, 0))
+    _shapes[key] = img
+    _shape_bytes += img.get_width() * img.get_height() * img.get_bytesize()
+    while _shape_bytes > TEXT_CACHE_BYTES and len(_shapes) > 1:
+        _, old = _shapes.popitem(last=False)
+        _shape_bytes -= old.get_width() * old.get_height() * old.get_bytesize()
     return img
 
 
@@ -125,10 +151,41 @@ def text(
     shrunk to ``max_width`` pixels if it is wider.
 
     Rendered lines are cached (rendering text is the costliest part of most frames)."""
-    img = rendered(message, size, colour, bold, theme.height)
-    if max_width is not None and img.get_width() > max_width > 0:
-        scale = max_width / img.get_width()
-        img = pygame.transform.smoothscale(img, (max_width, max(1, int(img.get_height() * scale))))
+    img = _fitted(message, size, colour, bold, theme.height, max_width)
     rect = img.get_rect(**{anchor: (round(pos[0]), round(pos[1]))})
     surface.blit(img, rect)
     return rect
+
+
+def _fitted(message: str, size: str, colour: Colour, bold: bool, height: int, max_width: int | None) -> pygame.Surface:
+    img = rendered(message, size, colour, bold, height)
+    if max_width is not None and img.get_width() > max_width > 0:
+        # Shrunk lines are cached too, under their own key: a frame never rescales.
+        key = (message, size, colour, bold, height, max_width)
+        small = _shrunk.get(key)
+        if small is None or small[0] is not img:
+            scale = max_width / img.get_width()
+            small = (img, pygame.transform.smoothscale(img, (max_width, max(1, int(img.get_height() * scale)))))
+            if len(_shrunk) > 512:
+                _shrunk.clear()
+            _shrunk[key] = small
+        return small[1]
+    return img
+
+
+_shrunk: dict[tuple[str, str, Colour, bool, int, int], tuple[pygame.Surface, pygame.Surface]] = {}
+
+
+def text_rect(
+    theme: Theme,
+    message: str,
+    pos: tuple[float, float],
+    size: str = "body",
+    colour: Colour = TEXT,
+    anchor: str = "topleft",
+    bold: bool = False,
+    max_width: int | None = None,
+) -> pygame.Rect:
+    """The rect :func:`text` with the same arguments draws into (nothing is drawn)."""
+    img = _fitted(message, size, colour, bold, theme.height, max_width)
+    return img.get_rect(**{anchor: (round(pos[0]), round(pos[1]))})

@@ -1,9 +1,11 @@
 """Per-game renderers, discovered like the engines.
 
-Each module here defines ``RENDERER``: an object with ``game`` (the engine name) and
-``draw(surface, view, ctx)`` where ``view`` is ``engine.view(state, None)`` (the
-public display view, JSON-compatible) and ``ctx`` a :class:`RenderContext`.
-``draw`` must not change anything but the surface.
+Each module here defines ``RENDERER``: an object with ``game`` (the engine name),
+``parts(view, theme, paused)``, the screen as :class:`~table.display.layers.Part`
+objects whose times are the game's (what the table draws, repainting only what
+changed), and ``draw(surface, view, ctx)``, all of them painted from scratch. ``view``
+is ``engine.view(state, None)`` (the public display view, JSON-compatible) and ``ctx``
+a :class:`RenderContext`. Neither may change anything but the surface.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any, Protocol
 
 import pygame
 
+from table.display.layers import Part
 from table.display.theme import Theme
 
 
@@ -33,6 +36,8 @@ class Renderer(Protocol):
 
     def draw(self, surface: pygame.Surface, view: dict[str, Any], ctx: RenderContext) -> None: ...
 
+    def parts(self, view: dict[str, Any], theme: Theme, paused: bool = False) -> list[Part]: ...
+
 
 @cache
 def renderers() -> dict[str, Renderer]:
@@ -45,3 +50,19 @@ def renderers() -> dict[str, Renderer]:
         if renderer is not None:
             found[renderer.game] = renderer
     return found
+
+
+def renderer_parts(renderer: Renderer, view: dict[str, Any], theme: Theme, paused: bool = False) -> list[Part]:
+    """``renderer.parts``, or for a renderer that only has ``draw``, the whole screen as
+    one part repainted on every frame (correct, just not cheap)."""
+    parts = getattr(renderer, "parts", None)
+    if parts is not None:
+        return list(parts(view, theme, paused))
+    whole = pygame.Rect(0, 0, theme.width, theme.height)
+
+    def paint(surface: pygame.Surface, t: float) -> None:
+        renderer.draw(surface, view, RenderContext(theme, t, paused))
+
+    return [Part(f"{renderer.game}:whole", whole, None, paint, base=True,
+                 live=None if paused else (lambda t: (t, whole)))]
+

@@ -26,8 +26,9 @@ from typing import Any
 import pygame
 
 from table.display import draw
-from table.display.draw import label
+from table.display.draw import label, label_rect
 from table.display.games import RenderContext
+from table.display.layers import Part, paint_all
 from table.display.theme import (
     ACCENT,
     BACKGROUND,
@@ -197,15 +198,13 @@ def draw_figure(
     if ghost:
         pygame.draw.polygon(surface, colour, body, max(3, round(h / 9)))
         pygame.draw.circle(surface, colour, head_c, round(head), max(3, round(h / 9)))
-        number = theme.font("small", bold=True).render(str(station + 1), True, colour)
-        surface.blit(number, number.get_rect(center=(round(cx), round(cy + h * 0.25))))
+        label(surface, theme, str(station + 1), (cx, cy + h * 0.25), "small", colour, "center", bold=True)
         return
     pygame.draw.polygon(surface, colour, body)
     pygame.draw.polygon(surface, OUTLINE, body, max(2, round(h / 20)))
     pygame.draw.circle(surface, colour, head_c, round(head))
     pygame.draw.circle(surface, OUTLINE, head_c, round(head), max(2, round(h / 20)))
-    number = theme.font("small", bold=True).render(str(station + 1), True, OUTLINE)
-    surface.blit(number, number.get_rect(center=(round(cx), round(cy + h * 0.22))))
+    label(surface, theme, str(station + 1), (cx, cy + h * 0.22), "small", OUTLINE, "center", bold=True)
 
 
 def _with_player_colours(theme: Theme, players: list[dict[str, Any]]) -> Theme:
@@ -280,24 +279,150 @@ class UbongoRenderer:
     game = "ubongo"
 
     def draw(self, surface: pygame.Surface, view: dict[str, Any], ctx: RenderContext) -> None:
+        paint_all(surface, self.parts(view, ctx.theme, ctx.paused), ctx.now)
+
+    def parts(self, view: dict[str, Any], base_theme: Theme, paused: bool = False) -> list[Part]:
+        """The screen as parts (see :mod:`table.display.layers`); times are game times."""
         players: list[dict[str, Any]] = view["players"]
-        theme = _with_player_colours(ctx.theme, players)
+        theme = _with_player_colours(base_theme, players)
         layout = Layout(theme, len(players))
-        surface.fill(BACKGROUND)
-        self._header(surface, theme, view, layout)
-        self._board(surface, theme, view, layout)
-        self._die(surface, theme, view, layout)
-        self._hourglass(surface, theme, view, layout, ctx)
-        if view["phase"] == "over":  # leave room for the table's "press any button" line
+        u = theme.unit
+        phase = view["phase"]
+        colours = theme.colours
+        full = pygame.Rect(0, 0, theme.width, theme.height)
+
+        def ctx(t: float) -> RenderContext:
+            return RenderContext(theme, t, paused)
+
+        out = [
+            Part("ubongo:background", full, None, lambda s, t: s.fill(BACKGROUND), base=True),
+            Part("ubongo:header", layout.header,
+                 (phase, view["round"], view["rounds"], view["hourglass"], view["pieces"], view["boards_left"],
+                  view["boards_total"]),
+                 lambda s, t: self._header(s, theme, view, layout), base=True),
+            Part("ubongo:wood", layout.board, None, lambda s, t: self._wood(s, theme, layout), base=True),
+        ]
+        for row, gems in enumerate(view["board"]):
+            top = math.floor(layout.grid_top + layout.row_h * row) - 2
+            band = pygame.Rect(layout.board.x, top, layout.board.width, math.ceil(layout.row_h) + 5)
+            out.append(Part(f"ubongo:row{row}", band, (tuple(gems), layout.board.size),
+                            lambda s, t, row=row: self._row(s, theme, view, layout, row), base=True))
+        # Figures, reach marks and panels change with nearly every input: they sit above the
+        # base layer (nothing there overlaps them), so a change repaints only them.
+        above: list[Part] = []
+        movers = tuple((p["station"], tuple(p["reach"]), p["cursor"], len(view["board"][p["cursor"]]))
+                       for p in self._movers(view))
+        above.append(Part("ubongo:reach", self._reach_rect(theme, view, layout), (movers, colours),
+                          lambda s, t: self._reach(s, theme, view, layout)))
+        for row, items in sorted(self._figure_rows(view).items()):
+            field = layout.field_rect(row)
+            above.append(Part(f"ubongo:figures{row}", field.inflate(round(2 * u), round(2 * u)),
+                              (tuple(items), colours, field),
+                              lambda s, t, row=row, items=items: self._figure_row(s, theme, layout, row, items)))
+        legend = pygame.Rect(layout.board.x, layout.legend_y - round(2.5 * u), layout.board.width, round(5 * u))
+        out.append(Part("ubongo:legend", legend, tuple(view["colours"]),
+                        lambda s, t: self._legend(s, theme, view, layout), base=True))
+        out.append(Part("ubongo:die", layout.die,
+                        (phase, view.get("die"), view["die_symbols"], view.get("die_cursor"), view["start_player"],
+                         tuple(p["name"] for p in players), colours),
+                        lambda s, t: self._die(s, theme, view, layout), base=True))
+        if phase == "over":  # leave room for the table's "press any button" line
             for panel in layout.panels:
                 panel.height -= theme.px(4)
+        live: list[Part] = []
+        deadline = view.get("deadline")
+        sand_key = (phase, deadline, view["hourglass"], view["sand_seconds"])
+        paint_sand = lambda s, t: self._hourglass(s, theme, view, layout, ctx(t))  # noqa: E731
+        if phase == "sand" and deadline is not None:
+            # The panel stays; the seconds change once a second, the bar a pixel at a time.
+            bar = self._sand_bar(theme, layout)
+            number_at = (layout.sand.centerx, layout.sand.y + layout.sand.height * 0.4)
+
+            def seconds(t: float) -> tuple[object, pygame.Rect]:
+                left = max(0.0, deadline - t)
+                n, colour = f"{math.ceil(left)}", BAD if left <= 10 else ACCENT
+                return (n, colour), label_rect(theme, n, number_at, "huge", colour, "center", bold=True)
+
+            def bar_fill(t: float) -> tuple[object, pygame.Rect]:
+                left = max(0.0, deadline - t)
+                frac = min(1.0, left / max(0.001, view["sand_seconds"]))
+                return (left <= 10, round(bar.width * frac)), bar
+
+            out.append(Part("ubongo:sand", layout.sand, sand_key,
+                            lambda s, t: self._hourglass(s, theme, view, layout, ctx(t), "panel"), base=True))
+            live.append(Part("ubongo:sand-number", layout.sand, sand_key,
+                             lambda s, t: self._hourglass(s, theme, view, layout, ctx(t), "number"), live=seconds))
+            live.append(Part("ubongo:sand-bar", bar, sand_key,
+                             lambda s, t: self._hourglass(s, theme, view, layout, ctx(t), "bar"), live=bar_fill))
+        elif phase == "countdown" and deadline is not None:
+            sand_rect = layout.sand
+
+            def count(t: float) -> tuple[object, pygame.Rect]:
+                return math.ceil(max(0.0, deadline - t)), sand_rect
+
+            live.append(Part("ubongo:sand", layout.sand, sand_key, paint_sand, live=count))
+        else:
+            out.append(Part("ubongo:sand", layout.sand, sand_key, paint_sand, base=True))
+        may_act = view["may_act"]
         for panel, player in zip(layout.panels, players, strict=True):
-            self._panel(surface, theme, view, player, panel, ctx)
-        self._flying_gems(surface, view, layout, ctx)
-        if view["phase"] == "over":
-            self._ranking(surface, theme, view, layout)
-        if ctx.paused:
-            label(surface, theme, "PAUSED", layout.board.center, "title", ACCENT, "center", bold=True)
+            moving = player["status"] in ("moving", "taking") and deadline is not None
+            key = (panel, player, player["station"] in may_act, phase, tuple(view["colours"]), colours,
+                   deadline if moving else None)
+            def paint(s: pygame.Surface, t: float, panel: pygame.Rect = panel,
+                      player: dict[str, Any] = player) -> None:
+                self._panel(s, theme, view, player, panel, ctx(t))
+
+            if moving:
+                def left_s(t: float, panel: pygame.Rect = panel) -> tuple[object, pygame.Rect]:
+                    return math.ceil(max(0.0, deadline - t)), panel
+
+                live.append(Part(f"ubongo:panel{player['station']}", panel, key, paint, live=left_s))
+            else:
+                above.append(Part(f"ubongo:panel{player['station']}", panel, key, paint))
+        out += above + live
+        flights = [e for e in view["events"] if e["kind"] == "gems_taken"]
+        if flights:
+            out.append(Part("ubongo:flying", full, None,
+                            lambda s, t: self._flying_gems(s, view, layout, ctx(t)),
+                            live=lambda t: self._flight_bounds(view, layout, t)))
+        if phase == "over":
+            out.append(Part("ubongo:ranking", layout.board.inflate(-round(4 * u), -round(4 * u)),
+                            (view["ranking"], view["winners"], view.get("tiebreak"), view.get("reason"), players,
+                             colours),
+                            lambda s, t: self._ranking(s, theme, view, layout), base=True))
+        if paused:
+            where = layout.board.center
+            out.append(Part("ubongo:paused", label_rect(theme, "PAUSED", where, "title", ACCENT, "center", bold=True),
+                            None, lambda s, t: label(s, theme, "PAUSED", where, "title", ACCENT, "center", bold=True),
+                            base=True))
+        return out
+
+    def _flight_bounds(self, view: dict[str, Any], layout: Layout, now: float) -> tuple[object, pygame.Rect]:
+        """Where the flying gems are at ``now`` (and that as the key): nothing once they landed."""
+        spots: list[tuple[float, float, float]] = []
+        stations = [p["station"] for p in view["players"]]
+        for event in view["events"]:
+            if event["kind"] != "gems_taken":
+                continue
+            age = now - event["t"]
+            if not 0 <= age < FLIGHT:
+                continue
+            k = age / FLIGHT
+            ease = 1 - (1 - k) ** 3
+            detail = event["detail"]
+            panel = layout.panels[stations.index(event["station"])]
+            first = 12 - detail["left"] - len(detail["gems"])
+            for place in range(len(detail["gems"])):
+                sx, sy = layout.gem_centre(detail["row"], first + place)
+                ex, ey = panel.centerx + (place - 0.5) * layout.slot, panel.bottom - layout.slot * 0.5
+                lift = math.sin(k * math.pi) * layout.slot * 2
+                r = layout.slot * (0.36 + 0.2 * math.sin(k * math.pi))
+                spots.append((sx + (ex - sx) * ease, sy + (ey - sy) * ease - lift, r))
+        if not spots:
+            return None, pygame.Rect(0, 0, 0, 0)
+        rects = [pygame.Rect(math.floor(x - 1.4 * r) - 3, math.floor(y - 1.4 * r) - 3, math.ceil(2.8 * r) + 7,
+                             math.ceil(2.8 * r) + 7) for x, y, r in spots]
+        return tuple(spots), rects[0].unionall(rects[1:])
 
     def draw_gem_board(self, surface: pygame.Surface, view: dict[str, Any], ctx: RenderContext) -> None:
         """Only the gem board with its figures (what ``bench/bench_ubongo.py`` times)."""
@@ -327,54 +452,84 @@ class UbongoRenderer:
         label(surface, theme, right, (theme.width - 2 * u, layout.header.centery), "small", TEXT_DIM, "midright")
 
     def _board(self, surface: pygame.Surface, theme: Theme, view: dict[str, Any], layout: Layout) -> None:
-        u = theme.unit
-        pygame.draw.rect(surface, BOARD_WOOD, layout.board, border_radius=round(1.5 * u))
-        r = layout.slot * 0.36
-        for row, gems in enumerate(view["board"]):
-            field = layout.field_rect(row)
-            pygame.draw.rect(surface, FIELD_RED, field, border_radius=round(0.8 * u))
-            pygame.draw.rect(surface, OUTLINE, field, max(2, round(0.2 * u)), border_radius=round(0.8 * u))
-            for place in range(12):
-                cx, cy = layout.gem_centre(row, place)
-                pygame.draw.circle(surface, SLOT, (round(cx), round(cy)), round(layout.slot * 0.42))
-            first = 12 - len(gems)  # taken gems leave the front holes, next to the field, empty
-            for place, colour in enumerate(gems):
-                draw_gem(surface, colour, layout.gem_centre(row, first + place), r)
-            label(
-                surface,
-                theme,
-                f"{len(gems)}",
-                (layout.board.right - 0.6 * u, layout.row_centre_y(row)),
-                "small",
-                TEXT_DIM,
-                "midright",
-            )
+        self._wood(surface, theme, layout)
+        for row in range(len(view["board"])):
+            self._row(surface, theme, view, layout, row)
         self._figures(surface, theme, view, layout)
-        # The legend: colour name and shape for every gem colour.
+        self._legend(surface, theme, view, layout)
+
+    @staticmethod
+    def _wood(surface: pygame.Surface, theme: Theme, layout: Layout) -> None:
+        pygame.draw.rect(surface, BOARD_WOOD, layout.board, border_radius=round(1.5 * theme.unit))
+
+    @staticmethod
+    def _row(surface: pygame.Surface, theme: Theme, view: dict[str, Any], layout: Layout, row: int) -> None:
+        """One row of the gem board: its figure field, the 12 places, its gems and their count."""
+        u = theme.unit
+        r = layout.slot * 0.36
+        gems = view["board"][row]
+        field = layout.field_rect(row)
+        pygame.draw.rect(surface, FIELD_RED, field, border_radius=round(0.8 * u))
+        pygame.draw.rect(surface, OUTLINE, field, max(2, round(0.2 * u)), border_radius=round(0.8 * u))
+        for place in range(12):
+            cx, cy = layout.gem_centre(row, place)
+            pygame.draw.circle(surface, SLOT, (round(cx), round(cy)), round(layout.slot * 0.42))
+        first = 12 - len(gems)  # taken gems leave the front holes, next to the field, empty
+        for place, colour in enumerate(gems):
+            draw_gem(surface, colour, layout.gem_centre(row, first + place), r)
+        label(
+            surface,
+            theme,
+            f"{len(gems)}",
+            (layout.board.right - 0.6 * u, layout.row_centre_y(row)),
+            "small",
+            TEXT_DIM,
+            "midright",
+        )
+
+    @staticmethod
+    def _legend(surface: pygame.Surface, theme: Theme, view: dict[str, Any], layout: Layout) -> None:
+        """The legend: colour name and shape for every gem colour."""
+        u = theme.unit
         x: float = layout.field_x
         for colour in view["colours"]:
             draw_gem(surface, colour, (x + 1.3 * u, layout.legend_y), 1.1 * u)
             rect = label(surface, theme, colour, (x + 3 * u, layout.legend_y), "small", TEXT, "midleft")
             x = rect.right + 2.2 * u
 
-    def _figures(self, surface: pygame.Surface, theme: Theme, view: dict[str, Any], layout: Layout) -> None:
-        u = theme.unit
+    @staticmethod
+    def _movers(view: dict[str, Any]) -> list[dict[str, Any]]:
+        return [p for p in view["players"] if view["phase"] == "sand" and p["status"] in ("moving", "taking")]
+
+    @staticmethod
+    def _figure_rows(view: dict[str, Any]) -> dict[int, list[int]]:
+        """Row -> figures standing there (station) and ghosts where a knob points (-1 - station)."""
         players: list[dict[str, Any]] = view["players"]
         phase = view["phase"]
         by_row: dict[int, list[int]] = {}
         for p in players:
             if p["figure"] is not None:
                 by_row.setdefault(p["figure"], []).append(p["station"])
-        # Reach of those still moving: a band in the station colour beside the fields.
-        movers = [p for p in players if phase == "sand" and p["status"] in ("moving", "taking")]
-        for k, p in enumerate(movers):
+        # Where a knob points (choosing a start field, or moving): a ghost figure there.
+        for p in players:
+            pointing = (phase == "place" and p["figure"] is None) or (
+                phase == "sand" and p["status"] == "moving" and p["cursor"] != p["figure"]
+            )
+            if pointing:
+                by_row.setdefault(p["cursor"], []).append(-1 - p["station"])
+        return by_row
+
+    def _reach(self, surface: pygame.Surface, theme: Theme, view: dict[str, Any], layout: Layout) -> None:
+        """Reach of those still moving: a band in the station colour beside the fields, and
+        the two gems each would take now ringed in its colour."""
+        u = theme.unit
+        for k, p in enumerate(self._movers(view)):
             lo, hi = p["reach"]
             colour = theme.station_colour(p["station"])
             x = layout.field_x - 0.3 * u - k * 0.9 * u
             top = layout.grid_top + layout.row_h * lo + 0.3 * u
             bottom = layout.grid_top + layout.row_h * (hi + 1) - 0.3 * u
             pygame.draw.line(surface, colour, (x, top), (x, bottom), max(3, round(0.6 * u)))
-            # The two gems this mover would take now, ringed in the station colour.
             cursor = p["cursor"]
             left = len(view["board"][cursor])
             for place in range(min(2, left)):
@@ -386,21 +541,40 @@ class UbongoRenderer:
                     round(layout.slot * 0.48),
                     max(3, round(0.45 * u)),
                 )
-        # Where a knob points (choosing a start field, or moving): a ghost figure there.
-        for p in players:
-            pointing = (phase == "place" and p["figure"] is None) or (
-                phase == "sand" and p["status"] == "moving" and p["cursor"] != p["figure"]
-            )
-            if pointing:
-                by_row.setdefault(p["cursor"], []).append(-1 - p["station"])
-        for row, items in by_row.items():
-            field = layout.field_rect(row)
-            n = len(items)
-            h = min(field.height * 0.9, field.width / max(1, n) * 1.4)
-            for k, item in enumerate(items):
-                cx = field.x + field.width * (k + 0.5) / n
-                ghost = item < 0
-                draw_figure(surface, theme, -1 - item if ghost else item, (cx, field.centery), h, ghost=ghost)
+
+    def _reach_rect(self, theme: Theme, view: dict[str, Any], layout: Layout) -> pygame.Rect:
+        """Everything :meth:`_reach` draws lies inside this rect."""
+        u = theme.unit
+        rects: list[pygame.Rect] = []
+        for k, p in enumerate(self._movers(view)):
+            lo, hi = p["reach"]
+            x = layout.field_x - 0.3 * u - k * 0.9 * u
+            w = max(3, round(0.6 * u))
+            top = layout.grid_top + layout.row_h * lo
+            rects.append(pygame.Rect(math.floor(x - w), math.floor(top), 2 * w + 2,
+                                     math.ceil(layout.row_h * (hi + 1 - lo)) + 2))
+            cursor = p["cursor"]
+            left = len(view["board"][cursor])
+            ring = round(layout.slot * 0.48) + 2
+            for place in range(min(2, left)):
+                cx, cy = layout.gem_centre(cursor, 12 - left + place)
+                rects.append(pygame.Rect(round(cx) - ring, round(cy) - ring, 2 * ring + 1, 2 * ring + 1))
+        return rects[0].unionall(rects[1:]) if rects else pygame.Rect(0, 0, 0, 0)
+
+    def _figures(self, surface: pygame.Surface, theme: Theme, view: dict[str, Any], layout: Layout) -> None:
+        self._reach(surface, theme, view, layout)
+        for row, items in self._figure_rows(view).items():
+            self._figure_row(surface, theme, layout, row, items)
+
+    @staticmethod
+    def _figure_row(surface: pygame.Surface, theme: Theme, layout: Layout, row: int, items: list[int]) -> None:
+        field = layout.field_rect(row)
+        n = len(items)
+        h = min(field.height * 0.9, field.width / max(1, n) * 1.4)
+        for k, item in enumerate(items):
+            cx = field.x + field.width * (k + 0.5) / n
+            ghost = item < 0
+            draw_figure(surface, theme, -1 - item if ghost else item, (cx, field.centery), h, ghost=ghost)
 
     def _die(self, surface: pygame.Surface, theme: Theme, view: dict[str, Any], layout: Layout) -> None:
         u = theme.unit
@@ -496,35 +670,40 @@ class UbongoRenderer:
                 "center",
             )
 
-    def _hourglass(
-        self, surface: pygame.Surface, theme: Theme, view: dict[str, Any], layout: Layout, ctx: RenderContext
-    ) -> None:
+    @staticmethod
+    def _sand_bar(theme: Theme, layout: Layout) -> pygame.Rect:
         u = theme.unit
         rect = layout.sand
-        pygame.draw.rect(surface, PANEL, rect, border_radius=round(1.5 * u))
+        return pygame.Rect(rect.x + round(2 * u), rect.bottom - round(5 * u), rect.width - round(4 * u), round(3 * u))
+
+    def _hourglass(
+        self, surface: pygame.Surface, theme: Theme, view: dict[str, Any], layout: Layout, ctx: RenderContext,
+        which: str = "all",
+    ) -> None:
+        """The sand panel; while the sand runs, ``which`` may pick the "panel" (with its
+        caption), the "number" of seconds or the "bar" alone (they change at different rates)."""
+        u = theme.unit
+        rect = layout.sand
         phase = view["phase"]
         deadline = view.get("deadline")
-        bar = pygame.Rect(rect.x + round(2 * u), rect.bottom - round(5 * u), rect.width - round(4 * u), round(3 * u))
+        bar = self._sand_bar(theme, layout)
+        if which in ("all", "panel"):
+            pygame.draw.rect(surface, PANEL, rect, border_radius=round(1.5 * u))
         if phase == "sand" and deadline is not None:
             left = max(0.0, deadline - ctx.now)
             frac = min(1.0, left / max(0.001, view["sand_seconds"]))
             colour = BAD if left <= 10 else ACCENT
-            label(
-                surface,
-                theme,
-                f"{math.ceil(left)}",
-                (rect.centerx, rect.y + rect.height * 0.4),
-                "huge",
-                colour,
-                "center",
-                bold=True,
-            )
-            caption = "seconds of sand" if view["hourglass"] == 1 else "nobody finished: the sand runs once more"
-            label(surface, theme, caption, (rect.centerx, bar.y - 2 * u), "small", TEXT_DIM, "center")
-            pygame.draw.rect(surface, PANEL_LIGHT, bar, border_radius=round(1 * u))
-            fill = bar.copy()
-            fill.width = round(bar.width * frac)
-            pygame.draw.rect(surface, colour, fill, border_radius=round(1 * u))
+            if which in ("all", "number"):
+                label(surface, theme, f"{math.ceil(left)}", (rect.centerx, rect.y + rect.height * 0.4), "huge",
+                      colour, "center", bold=True)
+            if which in ("all", "panel"):
+                caption = "seconds of sand" if view["hourglass"] == 1 else "nobody finished: the sand runs once more"
+                label(surface, theme, caption, (rect.centerx, bar.y - 2 * u), "small", TEXT_DIM, "center")
+            if which in ("all", "bar"):
+                pygame.draw.rect(surface, PANEL_LIGHT, bar, border_radius=round(1 * u))
+                fill = bar.copy()
+                fill.width = round(bar.width * frac)
+                pygame.draw.rect(surface, colour, fill, border_radius=round(1 * u))
         elif phase == "countdown" and deadline is not None:
             left = max(0.0, deadline - ctx.now)
             label(

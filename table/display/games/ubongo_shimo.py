@@ -14,6 +14,7 @@ import pygame
 
 from table.display import draw
 from table.display.games import RenderContext
+from table.display.layers import Part, paint_all
 from table.display.theme import ACCENT, BACKGROUND, BAD, GOOD, PANEL, PANEL_LIGHT, TEXT, TEXT_DIM, Theme
 
 STATUS_COLOURS = {
@@ -35,18 +36,109 @@ class ShimoRenderer:
     game = "ubongo_shimo"
 
     def draw(self, surface: pygame.Surface, view: dict[str, Any], ctx: RenderContext) -> None:
-        theme = ctx.theme
-        w, h = surface.get_size()
-        surface.fill(BACKGROUND)
-        self._header(surface, view, theme)
+        paint_all(surface, self.parts(view, ctx.theme, ctx.paused), ctx.now)
+
+    def parts(self, view: dict[str, Any], theme: Theme, paused: bool = False) -> list[Part]:
+        """The screen as parts (see :mod:`table.display.layers`); times are game times."""
+        w, h = theme.width, theme.height
+        full = pygame.Rect(0, 0, w, h)
+        out = [
+            Part("shimo:background", full, None, lambda s, t: s.fill(BACKGROUND), base=True),
+            Part("shimo:header", pygame.Rect(0, 0, w, theme.px(11)),
+                 (view["phase"], view.get("extra_round"), view["round"], view["rounds"], view["variant"],
+                  tuple(view.get("gems_left", []))),
+                 lambda s, t: self._header(s, view, theme), base=True),
+        ]
         middle = pygame.Rect(0, theme.px(13), w, theme.px(52))
-        self._middle(surface, middle, view, ctx)
-        self._players(surface, pygame.Rect(0, theme.px(66), w, h - theme.px(66)), view, theme)
-        if ctx.paused:
-            veil = pygame.Surface((w, h), pygame.SRCALPHA)
-            veil.fill((0, 0, 0, 150))
-            surface.blit(veil, (0, 0))
-            draw.label(surface, theme, "Paused", (w / 2, h / 2), "title", ACCENT, "center", bold=True)
+        # Parts that change with time go last (above the players' panels, which they do not
+        # overlap), so that everything else stays in the composer's base layer.
+        live = self._middle_parts(middle, view, theme, paused)
+        out += [part for part in live if part.live is None]
+        area = pygame.Rect(0, theme.px(66), w, h - theme.px(66))
+        players = view["players"]
+        n = max(1, len(players))
+        gap = theme.px(1.5)
+        width = (area.width - gap * (n + 1)) // n
+        may_act = view.get("may_act", [])
+        for i, p in enumerate(players):
+            rect = pygame.Rect(area.left + gap + i * (width + gap), area.top + gap, width, area.height - 2 * gap)
+            key = (rect, p, p["station"] in may_act, self._round_note(view, p))
+            out.append(Part(f"shimo:player{p['station']}", rect, key,
+                            lambda s, t, i=i: self._players(s, area, view, theme, only=i), base=True))
+        out += [part for part in live if part.live is not None]
+        if paused:
+            out.append(Part("shimo:paused", full, None, lambda s, t: self._paused(s, theme), base=True))
+        return out
+
+    def _paused(self, surface: pygame.Surface, theme: Theme) -> None:
+        w, h = surface.get_size()
+        draw.veil(surface, surface.get_rect(), 150)
+        draw.label(surface, theme, "Paused", (w / 2, h / 2), "title", ACCENT, "center", bold=True)
+
+    def _middle_parts(self, area: pygame.Rect, view: dict[str, Any], theme: Theme, paused: bool) -> list[Part]:
+        """The middle: the hourglass and the seconds change with time, the rest with the state."""
+        phase = view["phase"]
+        deadline = view.get("deadline")
+        glass = pygame.Rect(0, 0, theme.px(22), theme.px(40))
+        glass.midright = (area.right - theme.px(6), area.centery)
+        text_centre = (area.left + (glass.left - area.left) / 2, area.centery)
+        sand_total = float(view["sand_seconds"])
+        names = tuple((p["station"], p["name"]) for p in view["players"])
+        # Only what the middle shows in this phase: a press that changes nothing here
+        # (a player solving while the sand runs) leaves it alone.
+        key: object
+        if phase in ("countdown", "solving"):
+            key = (phase, deadline, sand_total, view.get("flips") if phase == "solving" else None)
+        elif phase == "racing":
+            key = (phase, deadline, sand_total, tuple(view["callers"]), names)
+        elif phase == "results":
+            key = (phase, tuple(view["callers"]), tuple(view["solvers"]), view.get("extra_round"),
+                   tuple((p["name"], p["playing"]) for p in view["players"]))
+        else:
+            key = (phase, deadline, sand_total, view.get("reason"), view["winners"], view["players"],
+                   tuple(view["callers"]), tuple(view["solvers"]), view.get("extra_round"), view.get("flips"))
+        out: list[Part] = []
+
+        def ctx(t: float) -> RenderContext:
+            return RenderContext(theme, t, paused)
+
+        if phase == "countdown" and deadline is not None:
+            number_at = text_centre
+
+            def count(t: float) -> tuple[object, pygame.Rect]:
+                n = max(1, math.ceil(float(deadline) - t))
+                return n, draw.label_rect(theme, str(n), number_at, "huge", ACCENT, "center", bold=True)
+
+            out.append(Part("shimo:count", area, key, lambda s, t: self._middle(s, area, view, ctx(t), "number"),
+                            live=count))
+            out.append(Part("shimo:middle", area, key, lambda s, t: self._middle(s, area, view, ctx(t), "rest"),
+                            base=True))
+            return out
+        if phase in ("solving", "racing") and deadline is not None:
+            lw = max(3, glass.width // 25)
+            glass_bounds = glass.inflate(12 + 2 * lw, 4 + 2 * lw)
+
+            def sand(t: float) -> tuple[object, pygame.Rect]:
+                secs = max(0.0, float(deadline) - t)
+                return (secs / sand_total, secs <= 10 and int(secs * 2) % 2 == 0), glass_bounds
+
+            number_at = (text_centre[0], area.top + theme.px(18))
+
+            def seconds(t: float) -> tuple[object, pygame.Rect]:
+                secs = max(0.0, float(deadline) - t)
+                colour = BAD if secs <= 10 else TEXT
+                n = f"{math.ceil(secs)}"
+                return (n, colour), draw.label_rect(theme, n, number_at, "huge", colour, "center", bold=True)
+
+            out.append(Part("shimo:middle", area, key, lambda s, t: self._middle(s, area, view, ctx(t), "rest"),
+                            base=True))
+            out.append(Part("shimo:glass", glass_bounds, key,
+                            lambda s, t: self._middle(s, area, view, ctx(t), "glass"), live=sand))
+            out.append(Part("shimo:seconds", area, key,
+                            lambda s, t: self._middle(s, area, view, ctx(t), "number"), live=seconds))
+            return out
+        out.append(Part("shimo:middle", area, key, lambda s, t: self._middle(s, area, view, ctx(t)), base=True))
+        return out
 
     # -- parts ------------------------------------------------------------------------
     def _header(self, surface: pygame.Surface, view: dict[str, Any], theme: Theme) -> None:
@@ -72,8 +164,13 @@ class ShimoRenderer:
         if variant:
             draw.label(surface, theme, variant, (x - r, theme.px(5.5)), "small", TEXT_DIM, "midright")
 
-    def _middle(self, surface: pygame.Surface, area: pygame.Rect, view: dict[str, Any], ctx: RenderContext) -> None:
+    def _middle(self, surface: pygame.Surface, area: pygame.Rect, view: dict[str, Any], ctx: RenderContext,
+                which: str = "all") -> None:
+        """The middle of the screen; ``which``: "all", or only the time-dependent "glass" or
+        "number", or the "rest"."""
         theme = ctx.theme
+        number = which in ("all", "number")
+        rest = which in ("all", "rest")
         phase = view["phase"]
         left = view.get("deadline")
         now = ctx.now
@@ -83,19 +180,25 @@ class ShimoRenderer:
         secs = _seconds_left(view, now)
         if phase == "countdown" and left is not None:
             n = max(1, math.ceil(float(left) - now))
-            draw.label(surface, theme, str(n), text_centre, "huge", ACCENT, "center", bold=True)
-            draw.label(surface, theme, "Get ready to turn your card", (text_centre[0], area.bottom - theme.px(4)),
-                       "large", TEXT, "center")
+            if number:
+                draw.label(surface, theme, str(n), text_centre, "huge", ACCENT, "center", bold=True)
+            if rest:
+                draw.label(surface, theme, "Get ready to turn your card",
+                           (text_centre[0], area.bottom - theme.px(4)), "large", TEXT, "center")
             return
         sand_total = float(view["sand_seconds"])
         if phase in ("solving", "racing") and secs is not None:
             blink = secs <= 10 and int(secs * 2) % 2 == 0
-            draw.hourglass(surface, glass, secs / sand_total, ACCENT, blink=blink)
+            if which in ("all", "glass"):
+                draw.hourglass(surface, glass, secs / sand_total, ACCENT, blink=blink)
             colour = BAD if secs <= 10 else TEXT
-            draw.label(surface, theme, f"{math.ceil(secs)}", (text_centre[0], area.top + theme.px(18)), "huge",
-                       colour, "center", bold=True)
-        elif phase in ("solving", "racing"):
+            if number:
+                draw.label(surface, theme, f"{math.ceil(secs)}", (text_centre[0], area.top + theme.px(18)), "huge",
+                           colour, "center", bold=True)
+        elif phase in ("solving", "racing") and rest:
             draw.hourglass(surface, glass, 1.0, ACCENT)
+        if not rest:
+            return
         if phase == "solving":
             msg = "Turn your cards! Press your button when solved"
             if secs is not None and view.get("flips"):
@@ -181,12 +284,15 @@ class ShimoRenderer:
             return f"Card goes to {names[callers[0]]}"
         return "Card goes to the box"
 
-    def _players(self, surface: pygame.Surface, area: pygame.Rect, view: dict[str, Any], theme: Theme) -> None:
+    def _players(self, surface: pygame.Surface, area: pygame.Rect, view: dict[str, Any], theme: Theme,
+                 only: int | None = None) -> None:
         players = view["players"]
         n = max(1, len(players))
         gap = theme.px(1.5)
         width = (area.width - gap * (n + 1)) // n
         for i, p in enumerate(players):
+            if only is not None and i != only:
+                continue
             rect = pygame.Rect(area.left + gap + i * (width + gap), area.top + gap, width, area.height - 2 * gap)
             colour = theme.station_colour(p["station"])
             fill = PANEL_LIGHT if p["station"] in view.get("may_act", []) else PANEL

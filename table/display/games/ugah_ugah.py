@@ -18,6 +18,7 @@ import pygame
 
 from table.display import draw
 from table.display.games import RenderContext
+from table.display.layers import Part, paint_all
 from table.display.theme import ACCENT, BACKGROUND, BAD, GOOD, PANEL, PANEL_LIGHT, TEXT, TEXT_DIM, Colour, Theme
 
 CHIP_FACE: Colour = (214, 186, 140)
@@ -61,23 +62,42 @@ class UgahRenderer:
     game = "ugah_ugah"
 
     def draw(self, surface: pygame.Surface, view: dict[str, Any], ctx: RenderContext) -> None:
-        theme = ctx.theme
-        w, h = surface.get_size()
-        surface.fill(BACKGROUND)
+        paint_all(surface, self.parts(view, ctx.theme, ctx.paused), ctx.now)
+
+    def parts(self, view: dict[str, Any], theme: Theme, paused: bool = False) -> list[Part]:
+        """The screen as parts (see :mod:`table.display.layers`): the circle, and the column
+        beside it; nothing here changes with time, only with the state."""
+        w, h = theme.width, theme.height
+        full = pygame.Rect(0, 0, w, h)
         names = {p["station"]: p["name"] for p in view["players"]}
         board = pygame.Rect(0, 0, min(theme.px(100), w // 2 + theme.px(10)), h)
-        self._circle(surface, board, view, theme, names)
         side = pygame.Rect(board.right, 0, w - board.right, h)
+        circle_key = (view["circle"], view.get("taken"), view.get("order_preview"), view["hunters"], view["spoils"],
+                      view.get("spoils_card"), names, theme.colours)
+        out = [
+            Part("ugah:background", full, None, lambda s, t: s.fill(BACKGROUND), base=True),
+            Part("ugah:circle", board, circle_key, lambda s, t: self._circle(s, board, view, theme, names), base=True),
+            Part("ugah:side", side, (view, theme.colours), lambda s, t: self._column(s, side, view, theme, names),
+                 base=True),
+        ]
+        if paused:
+            out.append(Part("ugah:paused", full, None, lambda s, t: self._paused(s, theme), base=True))
+        return out
+
+    def _column(self, surface: pygame.Surface, side: pygame.Rect, view: dict[str, Any], theme: Theme,
+                names: dict[int, str]) -> None:
         if view["phase"] == "over":
             self._final(surface, side, view, theme)
         else:
             self._side(surface, side, view, theme, names)
+            h = theme.height
             self._players(surface, pygame.Rect(side.left, theme.px(71), side.width, h - theme.px(71)), view, theme)
-        if ctx.paused:
-            veil = pygame.Surface((w, h), pygame.SRCALPHA)
-            veil.fill((0, 0, 0, 150))
-            surface.blit(veil, (0, 0))
-            draw.label(surface, theme, "Paused", (w / 2, h / 2), "title", ACCENT, "center", bold=True)
+
+    @staticmethod
+    def _paused(surface: pygame.Surface, theme: Theme) -> None:
+        w, h = surface.get_size()
+        draw.veil(surface, surface.get_rect(), 150)
+        draw.label(surface, theme, "Paused", (w / 2, h / 2), "title", ACCENT, "center", bold=True)
 
     # -- the circle ---------------------------------------------------------------------
     def _circle(self, surface: pygame.Surface, area: pygame.Rect, view: dict[str, Any], theme: Theme,

@@ -17,6 +17,7 @@ import pygame
 
 from table.display import draw
 from table.display.games import RenderContext
+from table.display.layers import Part, paint_all
 from table.display.theme import (
     ACCENT,
     BACKGROUND,
@@ -97,24 +98,49 @@ class UmtataRenderer:
     game = "umtata"
 
     def draw(self, surface: pygame.Surface, view: dict[str, Any], ctx: RenderContext) -> None:
-        theme = ctx.theme
-        surface.fill(BACKGROUND)
-        W, H = surface.get_size()
+        paint_all(surface, self.parts(view, ctx.theme, ctx.paused), ctx.now)
+
+    def parts(self, view: dict[str, Any], theme: Theme, paused: bool = False) -> list[Part]:
+        """The screen as parts (see :mod:`table.display.layers`): the map, and the column
+        beside it (question, answer box, players); nothing changes with time, only with the
+        state, and a knob turn that changes only the column leaves the map alone."""
+        W, H = theme.width, theme.height
+        full = pygame.Rect(0, 0, W, H)
         u = theme.px
         map_rect = map_area(theme)
         column = pygame.Rect(map_rect.right + u(2), u(1.5), W - map_rect.right - u(3.5), H - u(2.5))
+        answering = view.get("answering")
+        reveal = view.get("reveal")
+        map_key: object = None
+        if answering:
+            map_key = ("answering", tuple(answering["options"]), answering["step"], answering["choice"])
+        elif reveal:
+            map_key = ("reveal", reveal["country"])
+        out = [
+            Part("umtata:background", full, None, lambda s, t: s.fill(BACKGROUND), base=True),
+            Part("umtata:map", map_rect, (map_rect, map_key), lambda s, t: self._map(s, view, theme, map_rect),
+                 base=True),
+            Part("umtata:column", column.inflate(2 * u(1), 2 * u(1)), (view, theme.colours),
+                 lambda s, t: self._column(s, view, theme, column), base=True),
+        ]
+        if paused:
+            out.append(Part("umtata:paused", full, None, lambda s, t: self._paused(s, theme), base=True))
+        return out
+
+    def _column(self, surface: pygame.Surface, view: dict[str, Any], theme: Theme, column: pygame.Rect) -> None:
+        u = theme.px
         bottom = self._header(surface, view, theme, column)
         if view.get("answering"):
             box = pygame.Rect(column.x, bottom + u(1), column.w, u(17))
             bottom = self._answer_box(surface, view, theme, box, load_board())
-        self._map(surface, view, theme, map_rect)
         top = bottom + u(1.5)
         self._players(surface, view, theme, pygame.Rect(column.x, top, column.w, column.bottom - top))
-        if ctx.paused:
-            shade = pygame.Surface((W, H), pygame.SRCALPHA)
-            shade.fill((0, 0, 0, 160))
-            surface.blit(shade, (0, 0))
-            text(surface, theme, "Paused", (W / 2, H / 2), "huge", ACCENT, "center", bold=True)
+
+    @staticmethod
+    def _paused(surface: pygame.Surface, theme: Theme) -> None:
+        W, H = surface.get_size()
+        draw.veil(surface, surface.get_rect(), 160)
+        text(surface, theme, "Paused", (W / 2, H / 2), "huge", ACCENT, "center", bold=True)
 
     # -- the column's top: question, or the reveal, or the winners ---------------------------
 

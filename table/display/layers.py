@@ -1,0 +1,196 @@
+"""Parts, the base layer and dirty rectangles: draw only what changed.
+
+A screen is described as an ordered list of :class:`Part` objects (bottom first).
+Each part says where it draws (``rect``: everything its ``paint`` touches lies inside),
+what its picture depends on (``key``, compared with ``==``) and, for parts that change
+with time, a ``live`` function giving the time-dependent rest of the key (and the
+rect, for something that moves). The contract that makes the rest work:
+
+    two parts with the same name, rect and key paint the same pixels.
+
+The :class:`Composer` keeps the picture on the target surface between frames. Each
+frame it compares the parts with those it painted last, and repaints only the union
+of the old and new rects of the parts that changed, appeared or went: inside such a
+region it paints every part that overlaps it, bottom first, with the surface clipped
+to the region, so overlaps and transparency come out exactly as in a full draw.
+
+The first part must paint every pixel (the background); nothing else is filled.
+
+The leading run of parts marked ``base`` (drawn straight over the background: the
+board, the map, frames, legends) is kept in an off-screen *base layer* while some part
+above it moves: the region under a moving part is restored from it with one blit
+instead of repainting everything below. The base layer itself is repainted, region by
+region, only when one of its own parts changes (once per game state at most). When
+nothing moves (a menu, Umtata, Ugah Ugah), base parts are repainted in place.
+
+:func:`paint_all` paints a list of parts from scratch: it is what the renderers'
+``draw`` does, and what the composer's incremental pictures are tested against.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+import pygame
+
+from table.display.theme import BACKGROUND, Colour
+
+Paint = Callable[[pygame.Surface, float], object]
+Live = Callable[[float], tuple[object, pygame.Rect]]
+
+
+@dataclass(eq=False)
+class Part:
+    """One piece of a screen.
+
+    ``paint(surface, now)`` draws it; it must draw only inside ``rect`` (or the rect
+    ``live`` returns) and its picture must follow from ``key`` (and ``live``'s key).
+    ``base``: drawn directly over the background and under every non-base part, so it
+    can live in the composer's base layer. ``live(now)`` returns ``(key, rect)`` for a
+    part whose picture changes with time (a timer, the sand, a flying gem).
+    """
+
+    name: str
+    rect: pygame.Rect
+    key: object
+    paint: Paint
+    base: bool = False
+    live: Live | None = None
+
+    def at(self, now: float) -> tuple[object, pygame.Rect]:
+        """The full key and the rect at time ``now``."""
+        if self.live is None:
+            return self.key, self.rect
+        key, rect = self.live(now)
+        return (self.key, key), rect
+
+
+def paint_all(surface: pygame.Surface, parts: Iterable[Part], now: float) -> None:
+    """Paint every part, bottom first, with nothing cached (the reference picture)."""
+    for part in parts:
+        part.paint(surface, now)
+
+
+def merge_rects(rects: Iterable[pygame.Rect], bounds: pygame.Rect, full_share: float = 0.9) -> list[pygame.Rect]:
+    """Clip ``rects`` to ``bounds`` and merge those that overlap (or touch) into their
+    union; when they cover more than ``full_share`` of ``bounds``, one rect: all of it."""
+    pending = [r.clip(bounds) for r in rects]
+    pending = [r for r in pending if r.width > 0 and r.height > 0]
+    merged: list[pygame.Rect] = []
+    while pending:
+        r = pending.pop()
+        grown = True
+        while grown:
+            grown = False
+            for i, other in enumerate(merged):
+                if r.colliderect(other.inflate(2, 2)):
+                    r = r.union(merged.pop(i))
+                    grown = True
+                    break
+        merged.append(r)
+    if sum(r.width * r.height for r in merged) > full_share * bounds.width * bounds.height:
+        return [bounds.copy()]
+    return merged
+
+
+class Composer:
+    """Keeps a surface's picture up to date by repainting only the regions that changed.
+
+    ``compose`` returns the regions it repainted (an empty list: nothing changed), the
+    rectangles to hand to ``pygame.display.update``.
+    """
+
+    def __init__(self, background: Colour = BACKGROUND) -> None:
+        self.background = background
+        self.base: pygame.Surface | None = None
+        self.shown: dict[str, tuple[pygame.Rect, object, bool]] = {}
+        self.size: tuple[int, int] | None = None
+        self.frames = 0
+
+    def reset(self) -> None:
+        """Forget the picture: the next frame is painted in full."""
+        self.base = None
+        self.shown = {}
+        self.size = None
+
+    def compose(self, surface: pygame.Surface, parts: Sequence[Part], now: float) -> list[pygame.Rect]:
+        bounds = surface.get_rect()
+        state: dict[str, tuple[pygame.Rect, object, bool]] = {}
+        in_base = True
+        for part in parts:
+            in_base = in_base and part.base
+            key, rect = part.at(now)
+            state[part.name] = (rect, key, in_base)
+        base_parts = [p for p in parts if state[p.name][2]]
+        top_parts = [p for p in parts if not state[p.name][2]]
+        base = self.base
+        if top_parts and (base is None or base.get_size() != surface.get_size()):
+            # Something moves above the base: keep the base layer off-screen from now on.
+            base = self.base = pygame.Surface(surface.get_size(), 0, surface)
+            base.fill(self.background)
+            paint_all(base, base_parts, now)
+            surface.blit(base, (0, 0))
+            paint_all(surface, top_parts, now)
+            self.shown = state
+            self.size = surface.get_size()
+            self.frames += 1
+            return [bounds]
+        if not self.shown or self.size != surface.get_size():
+            surface.fill(self.background)
+            paint_all(surface, parts, now)
+            self.shown = state
+            self.size = surface.get_size()
+            self.base = None
+            self.frames += 1
+            return [bounds]
+        self.size = surface.get_size()
+        if not top_parts:
+            # Nothing above the base: the base *is* the picture, painted in place.
+            self.base = base = None
+        changed_base: list[pygame.Rect] = []
+        changed: list[pygame.Rect] = []
+        old = self.shown
+        for name, (rect, key, is_base) in state.items():
+            before = old.get(name)
+            if before == (rect, key, is_base):
+                continue
+            into = changed_base if is_base or (before is not None and before[2]) else changed
+            into.append(rect)
+            if before is not None:
+                into.append(before[0])
+        for name, (rect, _, is_base) in old.items():
+            if name not in state:
+                (changed_base if is_base else changed).append(rect)
+        if not changed and not changed_base:
+            return []
+        # The first part (the background) paints every pixel of a region: no fill first.
+        target = surface if base is None else base
+        if base is None:
+            changed_base += changed  # parts that were above the base and went
+        for region in merge_rects(changed_base, bounds):
+            target.set_clip(region)
+            for part in base_parts:
+                if state[part.name][0].colliderect(region):
+                    part.paint(target, now)
+        target.set_clip(None)
+        if base is None:
+            self.shown = state
+            self.frames += 1
+            return merge_rects(changed_base, bounds)
+        dirty = merge_rects(changed_base + changed, bounds)
+        for region in dirty:
+            surface.set_clip(region)
+            surface.blit(base, region, region)
+            for part in top_parts:
+                if state[part.name][0].colliderect(region):
+                    part.paint(surface, now)
+        surface.set_clip(None)
+        self.shown = state
+        self.frames += 1
+        return dirty
+
+
+def whole(surface_size: tuple[int, int]) -> pygame.Rect:
+    """The rect of a whole surface of this size."""
+    return pygame.Rect(0, 0, *surface_size)

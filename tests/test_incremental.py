@@ -1,0 +1,216 @@
+"""Drawing only what changed gives the same picture as drawing everything.
+
+Each game is played by a script (random legal inputs, with pauses and undos, from a
+fixed seed); after every input, and at moments in between while timers run and gems
+fly, the screen the table keeps up to date region by region (``Composer``) is compared
+pixel for pixel with the same screen painted from scratch. The same is done for the
+whole table loop: lobby, a game, the table menu, pause, leaving, and attract mode.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pygame
+import pytest
+
+from table.app import ScriptedInputs, Table, VirtualClock
+from table.autoplay import next_random_action
+from table.config import TableConfig
+from table.display.games import renderers
+from table.display.layers import Composer, Part, merge_rects, paint_all
+from table.display.screens import AttractScreen
+from table.display.theme import Theme
+from table.games import registry
+from table.games.base import Action, GameSetup
+from table.session import Session
+
+SIZE = (1280, 720)
+
+
+@pytest.fixture(autouse=True)
+def _pygame() -> None:
+    pygame.display.init()
+    pygame.font.init()
+
+
+def _same(a: pygame.Surface, b: pygame.Surface) -> bool:
+    return pygame.image.tobytes(a, "RGB") == pygame.image.tobytes(b, "RGB")
+
+
+def _difference(a: pygame.Surface, b: pygame.Surface) -> str:
+    w, h = a.get_size()
+    bad = [(x, y) for x in range(0, w, 2) for y in range(0, h, 2) if a.get_at((x, y)) != b.get_at((x, y))]
+    xs, ys = [p[0] for p in bad], [p[1] for p in bad]
+    return f"{len(bad)} sampled pixels differ in x {min(xs)}-{max(xs)}, y {min(ys)}-{max(ys)}" if bad else "none"
+
+
+@pytest.mark.parametrize("game", sorted(registry()))
+def test_incremental_frames_match_full_frames_through_a_scripted_game(game: str) -> None:
+    engine = registry()[game]
+    theme = Theme(*SIZE)
+    renderer = renderers()[game]
+    kept = pygame.Surface(SIZE)
+    fresh = pygame.Surface(SIZE)
+    checked = 0
+    for seed, variant in ((1, engine.variants[0]), (2, engine.variants[-1])):
+        composer = Composer()
+        stations = max(engine.min_stations, min(engine.max_stations, 2 + 2 * seed))
+        session = Session.start(game, GameSetup(game, variant, tuple(range(stations))), seed)
+        rng = random.Random(seed)
+        repainted_less = 0
+        for step in range(70):
+            if session.is_over():
+                break
+            action = next_random_action(session, rng, mean_gap=2.0, meta_rate=0.03)
+            if action is None:
+                break
+            session.apply(action)
+            parts = renderer.parts(session.view(None), theme, session.paused)
+            for dt in (0.0, 1 / 60, 0.2, 0.55, 1.3):
+                now = session.last_t + dt
+                dirty = composer.compose(kept, parts, now)
+                if dirty and sum(r.width * r.height for r in dirty) < SIZE[0] * SIZE[1]:
+                    repainted_less += 1
+                fresh.fill((255, 0, 255))  # anything the parts fail to paint shows
+                paint_all(fresh, renderer.parts(session.view(None), theme, session.paused), now)
+                assert _same(kept, fresh), (f"{game} seed {seed} input {step} ({action.kind}) + {dt:.2f} s: "
+                                            f"{_difference(kept, fresh)}")
+                checked += 1
+        assert session.is_over() or step == 69
+        # Not a full repaint every frame in disguise: most frames repaint part of the screen.
+        assert repainted_less > 0
+    assert checked > 100
+
+
+def test_the_table_loop_repaints_exactly_what_changed() -> None:
+    """Lobby -> each game -> table menu -> pause -> continue, and attract mode, at 30 fps."""
+    clock = VirtualClock(100.0)
+    inputs = ScriptedInputs()
+    table = Table(TableConfig(stations=4), clock, pygame.Surface(SIZE), None, inputs=[inputs],
+                  seed_source=lambda: 11)
+    fresh = pygame.Surface(SIZE)
+    rng = random.Random(4)
+    games = list(registry())
+    first = games.index("ubongo_shimo")
+    frames = partial = 0
+
+    def run(seconds: float, play: bool = False) -> None:
+        nonlocal frames, partial
+        for step in range(round(seconds * 30)):
+            clock.advance(1 / 30)
+            session = table.session
+            if play and session is not None and not session.is_over() and step % 7 == 0:
+                legal = list(session.engine.legal_actions(session.state))
+                if legal:
+                    pick = rng.choice(legal)
+                    inputs.add(Action(pick.kind, clock.now, pick.station, pick.value))
+            if table.step(clock.now):
+                frames += 1
+                partial += table.dirty != [table.surface.get_rect()]
+            fresh.fill((255, 0, 255))
+            parts = [p for screen in table._visible() for p in screen.parts(SIZE, clock.now)]
+            paint_all(fresh, parts, clock.now)
+            assert _same(table.surface, fresh), (
+                f"{type(table.screens[-1]).__name__} at {clock.now:.2f}: {_difference(table.surface, fresh)}")
+
+    for k in range(len(games)):
+        t = clock.now
+        settings = table.lobby.settings
+        joins = [Action("press", t + 0.1 + 0.1 * s, s) for s in range(3) if s not in settings.joined]
+        steps = (first + k - games.index(settings.game)) % len(games)
+        pushes = [Action("push", t + 0.5 + i * 0.1, 0) for i in range(steps)]
+        target = games[(first + k) % len(games)]
+        start_line = 4 if target == "ubongo_shimo" else 3
+        inputs.add(*joins, Action("turn", t + 0.4, 0, {"delta": -table.lobby.cursor}), *pushes,
+                   Action("turn", t + 1.0, 0, {"delta": start_line}), Action("push", t + 1.2, 1))
+        run(1.5)
+        assert table.session is not None and table.session.engine.name == target
+        run(12.0, play=True)
+        t = clock.now
+        inputs.add(Action("long_push", t + 0.1, 0), Action("turn", t + 0.5, 0, {"delta": 1}),
+                   Action("push", t + 0.8, 0))
+        run(1.5)  # the menu's "pause the game": paused until a push
+        inputs.add(Action("push", clock.now + 0.2, 2))
+        run(3.0, play=True)
+        t = clock.now
+        inputs.add(Action("long_push", t + 0.1, 0), Action("turn", t + 0.4, 0, {"delta": 4}),
+                   Action("push", t + 0.6, 0), Action("push", t + 0.8, 0))
+        run(1.5)
+        if table.session is not None:
+            inputs.add(Action("press", clock.now + 2.5, 0))
+            run(3.0)
+        assert table.session is None, "ending the game from the menu did not reach the lobby"
+    table.push_screen(AttractScreen(table, table.theme, clock.now, seed=9))
+    run(40.0)
+    assert frames > 300 and partial > frames // 2
+
+
+def test_merge_rects_joins_overlaps_and_clips() -> None:
+    bounds = pygame.Rect(0, 0, 100, 100)
+    merged = merge_rects([pygame.Rect(0, 0, 10, 10), pygame.Rect(5, 5, 10, 10), pygame.Rect(50, 50, 5, 5),
+                          pygame.Rect(95, 95, 20, 20)], bounds)
+    assert sorted(map(tuple, merged)) == [(0, 0, 15, 15), (50, 50, 5, 5), (95, 95, 5, 5)]
+    assert merge_rects([pygame.Rect(0, 0, 96, 96)], bounds) == [bounds]
+    assert merge_rects([], bounds) == []
+
+
+def test_a_part_that_moves_is_repainted_where_it_was_and_where_it_is() -> None:
+    surface = pygame.Surface((100, 100))
+    composer = Composer((0, 0, 0))
+    background = Part("bg", surface.get_rect(), None, lambda s, t: s.fill((0, 0, 0)), base=True)
+
+    def box(t: float) -> tuple[object, pygame.Rect]:
+        return int(t), pygame.Rect(int(t) * 10, 0, 10, 10)
+
+    mover = Part("box", pygame.Rect(0, 0, 0, 0), None,
+                 lambda s, t: s.fill((255, 255, 255), box(t)[1]), live=box)
+    assert composer.compose(surface, [background, mover], 0.0) == [surface.get_rect()]
+    assert composer.compose(surface, [background, mover], 0.5) == []
+    assert composer.compose(surface, [background, mover], 1.0) == [pygame.Rect(0, 0, 20, 10)]
+    assert surface.get_at((5, 5)) == (0, 0, 0, 255) and surface.get_at((15, 5)) == (255, 255, 255, 255)
+
+
+def test_a_still_table_asks_for_no_frames_and_a_running_sand_for_every_one() -> None:
+    clock = VirtualClock(100.0)
+    table = Table(TableConfig(stations=4), clock, pygame.Surface(SIZE), None, attract=False)
+    table.step(clock.now)
+    assert table.next_change(clock.now) is None  # the lobby: sleep until an input
+    table.attract_enabled = True
+    assert table.next_change(clock.now) == table.last_input + table.config.timing.attract_after_s
+    table.start_game(GameSetup("ubongo_shimo", "running-sand", (0, 1)), seed=3)
+    clock.advance(1 / 60)
+    table.step(clock.now)
+    session = table.session
+    assert session is not None and session.deadline() is not None
+    # The countdown and then the sand move every frame.
+    assert table.live and table.next_change(clock.now) == clock.now
+    drawn = table.frames_drawn
+    regions: list[pygame.Rect] = []
+    for _ in range(8 * 60):
+        clock.advance(1 / 60)
+        if table.step(clock.now):
+            regions += table.dirty
+    assert table.frames_drawn - drawn > 60
+    # Mostly small regions: the glass and the seconds (the count-down's end repaints more).
+    small = [r for r in regions if r.width * r.height < SIZE[0] * SIZE[1] // 8]
+    assert len(small) > 0.9 * len(regions)
+
+
+def test_a_renderer_with_only_draw_is_repainted_whole_on_every_frame() -> None:
+    from table.display.games import RenderContext, renderer_parts
+
+    class Plain:
+        game = "plain"
+
+        def draw(self, surface: pygame.Surface, view: dict[str, object], ctx: RenderContext) -> None:
+            surface.fill((int(ctx.now) % 256, 0, 0))
+
+    theme = Theme(*SIZE)
+    parts = renderer_parts(Plain(), {}, theme)  # type: ignore[arg-type]
+    surface = pygame.Surface(SIZE)
+    composer = Composer()
+    assert composer.compose(surface, parts, 1.0) == [surface.get_rect()]
+    assert composer.compose(surface, parts, 2.0) == [surface.get_rect()]
+    assert surface.get_at((0, 0))[:3] == (2, 0, 0)
+    assert renderer_parts(Plain(), {}, theme, paused=True)[0].live is None  # paused: nothing moves
