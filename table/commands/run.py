@@ -71,6 +71,44 @@ def has_gpio() -> bool:
     return "Raspberry Pi" in model and any(Path("/dev").glob("gpiochip*"))
 
 
+TEST_FAULTS = "TABLE_TEST_FAULTS"
+"""The test-only fault switch (docs/kiosk.md): set only by the boot test image's drop-in."""
+
+
+def requested_test_fault() -> str | None:
+    """The fault ``$TABLE_TEST_FAULTS`` asks for: None when unset (every venue's case).
+
+    The only fault is ``hang-on-sigusr1``: SIGUSR1 makes the loop hang (no frames, no
+    watchdog pings), so the boot test sees systemd's watchdog kill and restart the
+    table. Any other value is refused in one sentence, so a typo never leaves a table
+    silently armed or silently unarmed.
+    """
+    value = os.environ.get(TEST_FAULTS)
+    if value is not None and value != "hang-on-sigusr1":
+        raise TableError(f"{TEST_FAULTS}={value!r} is not a fault this table knows (only 'hang-on-sigusr1', "
+                         "and only in the boot test's image)")
+    return value
+
+
+def arm_test_fault(runner: Any) -> None:
+    """Arm the fault :func:`requested_test_fault` names on ``runner`` (nothing when unset)."""
+    if requested_test_fault() is None:
+        return
+
+    def arm(signum: int, frame: FrameType | None) -> None:
+        runner.fault_hang = True
+
+    signal.signal(signal.SIGUSR1, arm)
+    log.warning("test fault switch armed: SIGUSR1 hangs the loop (%s is for the boot test only)", TEST_FAULTS)
+
+
+def _hang_for_the_watchdog() -> None:
+    """The armed fault: stop pinging and drawing until systemd's watchdog kills us."""
+    log.warning("test fault: the table loop hangs now; the service watchdog should restart it")
+    while True:
+        time.sleep(3600)
+
+
 WAKE = None  # set to a pygame user event type once pygame is imported
 
 
@@ -113,7 +151,11 @@ class Runner:
         self.stop = False
         width, height = config.display.width, config.display.height
         self.size = (width, height)
-        if sim and not headless:
+        # On the console (SDL's KMS/DRM driver: a kiosk without GPIO, such as the QEMU
+        # image) the table owns the whole screen; simulated stations then come from a
+        # keyboard, and the simulator's bar and LED column would only hide the game.
+        self.console = not headless and os.environ.get("SDL_VIDEODRIVER", "").lower() == "kmsdrm"
+        if sim and not headless and not self.console:
             # Fit the display, the stations bar and the LED hourglass on a laptop screen.
             scale = min(1.0, 1280 / width)
             self.disp_size = (int(width * scale), int(height * scale))
@@ -198,6 +240,8 @@ class Runner:
         self.on_present: Callable[[], None] | None = None
         self.wait_for_input = True
         self.notifier = Notifier()
+        self.fault_hang = False
+        arm_test_fault(self)
         self.ready_sent = False
         self.leave = LeaveGesture(0, config.stations - 1)
         self.table.input_filter = self._leave_filter
@@ -309,9 +353,11 @@ class Runner:
             # The first frame is drawn: tell systemd the table is up.
             self.notifier.ready("the table is running")
             self.ready_sent = True
+        if self.fault_hang:
+            _hang_for_the_watchdog()
         self.notifier.watchdog(now)
         dirty = list(self.table.dirty) if drawn else []
-        if self.sim:
+        if self.sim and not self.console:
             if drawn:
                 if self.disp_size == self.size:
                     for rect in dirty:
@@ -421,6 +467,7 @@ def cmd_run(args: argparse.Namespace, force_sim: bool = False) -> int:
     from table.journal_open import check_journal_path
 
     journal_path = _journal_arg(args.journal)
+    requested_test_fault()  # a mistyped test switch is refused before anything starts
     use_config_dir(args.config)
     config = load_config(args.config)
     # A wrong journal is said first and alone, before any notice about the hardware.

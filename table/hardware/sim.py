@@ -106,6 +106,11 @@ class SimStations(Stations):
                 self.tray_message = "Tray: type faces like 3 5 1 or a picture's path, then Enter"
                 return
             ch = event.unicode.lower() if event.unicode else ""
+            if not ch:
+                # On the console (SDL's evdev keyboard, no text input) a key may come without
+                # its character: its name is the same letter or digit.
+                name = pygame.key.name(event.key).lower()
+                ch = name if len(name) == 1 else ""
             if ch and ch in PRESS_KEYS:
                 self._station_input("press", PRESS_KEYS.index(ch))
             elif ch and ch in LEFT_KEYS:

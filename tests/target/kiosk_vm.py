@@ -1,0 +1,281 @@
+"""The kiosk image booted under ``qemu-system-aarch64``, seen only from outside.
+
+:class:`KioskVM` starts QEMU on a disk image made by ``scripts/image-build --test`` and
+talks to it through two sockets: the serial console (the test image logs root in on
+``ttyAMA0``; :meth:`KioskVM.sh` runs one shell command there and returns its output and
+status) and QMP, QEMU's monitor (:meth:`KioskVM.screendump`, :meth:`KioskVM.keys`).
+Nothing runs inside the guest that a venue's image would not have, apart from that
+console shell and the fault switch's drop-in.
+
+:func:`wait_ready` is the boot test's first check: the table service reached
+``READY=1`` (systemd calls a ``Type=notify`` unit active only then). When it does not,
+it raises :class:`BootCheckFailed` with one sentence naming the unit that did not start
+and its last log line.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+QEMU = "qemu-system-aarch64"
+SCREEN = (1920, 1080)
+PROMPT = "root@table:~# "
+
+
+class BootCheckFailed(AssertionError):
+    """A boot check did not hold; the message is one sentence saying what."""
+
+
+class KioskVM:
+    """One QEMU run of the image in ``image_dir`` (disk.img, vmlinuz, initrd.img).
+
+    ``log`` is the file the serial console is copied to (the guest's whole boot).
+    """
+
+    def __init__(self, image_dir: Path, work: Path, log: Path) -> None:
+        self.image_dir = image_dir
+        self.work = work
+        self.log_path = log
+        self.serial_path = work / "serial.sock"
+        self.qmp_path = work / "qmp.sock"
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.buffer = b""
+        self.lock = threading.Condition()
+        self.serial: socket.socket | None = None
+        self.qmp: socket.socket | None = None
+        self.qmp_file: Any = None
+        self.counter = 0
+
+    # -- QEMU --------------------------------------------------------------------------
+    def start(self) -> None:
+        for path in (self.serial_path, self.qmp_path):
+            path.unlink(missing_ok=True)
+        cmd = [QEMU, "-M", "virt", "-cpu", "cortex-a72", "-smp", "2", "-m", "2048",
+               "-kernel", str(self.image_dir / "vmlinuz"), "-initrd", str(self.image_dir / "initrd.img"),
+               # quiet: the console carries the test's shell, not the kernel's chatter.
+               "-append", "root=/dev/vda rw console=ttyAMA0 quiet systemd.show_status=false",
+               "-drive", f"file={self.image_dir / 'disk.img'},if=virtio,format=raw",
+               "-device", f"virtio-gpu-pci,xres={SCREEN[0]},yres={SCREEN[1]}",
+               "-device", "virtio-keyboard-pci",
+               "-nic", "none", "-display", "none", "-nodefaults",
+               "-chardev", f"socket,id=console,path={self.serial_path},server=on,wait=off",
+               "-serial", "chardev:console",
+               "-qmp", f"unix:{self.qmp_path},server=on,wait=off"]
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, start_new_session=True)
+        deadline = time.monotonic() + 30
+        while not (self.serial_path.exists() and self.qmp_path.exists()):
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                out = self.proc.stdout.read().decode(errors="replace") if self.proc.stdout else ""
+                raise BootCheckFailed(f"QEMU did not start: {out.strip()[-300:]}")
+            time.sleep(0.1)
+        self.serial = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.serial.connect(str(self.serial_path))
+        self.buffer = b""
+        threading.Thread(target=self._read_serial, args=(self.serial,), daemon=True).start()
+        self.qmp = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.qmp.connect(str(self.qmp_path))
+        self.qmp_file = self.qmp.makefile("rwb")
+        self._qmp_reply()  # the greeting
+        self.qmp_command("qmp_capabilities")
+
+    def _read_serial(self, sock: socket.socket) -> None:
+        with open(self.log_path, "ab") as log:
+            while True:
+                try:
+                    data = sock.recv(65536)
+                except OSError:
+                    data = b""
+                with self.lock:
+                    if not data:
+                        self.lock.notify_all()
+                        return
+                    log.write(data)
+                    log.flush()
+                    self.buffer += data
+                    self.lock.notify_all()
+
+    def kill(self) -> None:
+        """Pull the plug: QEMU is killed, the guest gets no chance to write anything."""
+        if self.proc is not None and self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+        self._close()
+
+    def _close(self) -> None:
+        for s in (self.serial, self.qmp):
+            if s is not None:
+                with contextlib.suppress(OSError):
+                    s.close()
+        self.serial = self.qmp = None
+
+    def wait_exit(self, timeout: float) -> None:
+        assert self.proc is not None
+        try:
+            self.proc.wait(timeout)
+        finally:
+            self.kill()
+
+    # -- QMP ---------------------------------------------------------------------------
+    def _qmp_reply(self) -> dict[str, Any]:
+        while True:
+            line = self.qmp_file.readline()
+            if not line:
+                raise BootCheckFailed("QEMU's monitor closed its socket")
+            msg = json.loads(line)
+            if "event" not in msg:
+                return dict(msg)
+
+    def qmp_command(self, name: str, **arguments: Any) -> Any:
+        self.qmp_file.write(json.dumps({"execute": name, "arguments": arguments}).encode() + b"\n")
+        self.qmp_file.flush()
+        reply = self._qmp_reply()
+        if "error" in reply:
+            raise BootCheckFailed(f"QEMU's monitor refused {name}: {reply['error'].get('desc')}")
+        return reply.get("return")
+
+    def screendump(self, path: Path) -> np.ndarray:
+        """The display as QEMU shows it, saved as PPM at ``path``; returned as RGB pixels."""
+        path.unlink(missing_ok=True)
+        self.qmp_command("screendump", filename=str(path))
+        return read_ppm(path)
+
+    def keys(self, keys: list[str], hold_ms: int = 80, gap_s: float = 0.6) -> None:
+        """Press ``keys`` on the virtio keyboard one at a time (each a QEMU qcode: "1", "a")."""
+        for key in keys:
+            self.qmp_command("send-key", keys=[{"type": "qcode", "data": key}], **{"hold-time": hold_ms})
+            time.sleep(gap_s)
+
+    # -- the serial console ------------------------------------------------------------
+    def expect(self, pattern: str, timeout: float) -> re.Match[bytes]:
+        """Wait for ``pattern`` (a regular expression) on the console; consume up to it."""
+        rx = re.compile(pattern.encode())
+        deadline = time.monotonic() + timeout
+        with self.lock:
+            while True:
+                m = rx.search(self.buffer)
+                if m:
+                    self.buffer = self.buffer[m.end():]
+                    return m
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError(pattern)
+                if self.proc is not None and self.proc.poll() is not None:
+                    raise BootCheckFailed(f"QEMU exited (status {self.proc.returncode}) while waiting for {pattern!r}")
+                self.lock.wait(min(left, 1.0))
+
+    def login(self, timeout: float) -> float:
+        """Wait for the console's root shell; returns the seconds it took."""
+        start = time.monotonic()
+        try:
+            self.expect(re.escape(PROMPT), timeout)
+        except TimeoutError:
+            raise BootCheckFailed(f"the guest's console gave no shell within {timeout:.0f} s "
+                                  f"(the boot log is {self.log_path})") from None
+        assert self.serial is not None
+        # No echo, no colours, no line editing: output is only what the commands print.
+        self.serial.sendall(b"stty -echo -onlcr cols 500; export TERM=dumb PAGER=cat SYSTEMD_PAGER=cat "
+                            b"SYSTEMD_COLORS=0; bind 'set enable-bracketed-paste off' 2>/dev/null\n")
+        time.sleep(1.0)
+        self.sh("true", timeout=60)
+        return time.monotonic() - start
+
+    def sh(self, command: str, timeout: float = 120) -> tuple[int, str]:
+        """Run ``command`` in the console's shell; its exit status and output (stderr too)."""
+        assert self.serial is not None
+        self.counter += 1
+        n = self.counter
+        # The markers are split in the typed line, so only the printed ones match.
+        line = f"echo '@@B''{n}@@'; ( {command} ) 2>&1; echo \"@@E''{n}:$?@@\"\n"
+        line = line.replace("@@E''", "@@E\"\"")
+        self.serial.sendall(line.encode())
+        try:
+            self.expect(f"@@B{n}@@\n", timeout)
+            m = self.expect(f"(?s)(.*?)@@E{n}:(\\d+)@@", timeout)
+        except TimeoutError:
+            raise BootCheckFailed(f"the guest's shell did not finish {command!r} within {timeout:.0f} s") from None
+        return int(m.group(2)), m.group(1).decode(errors="replace").replace("\r", "")
+
+    def out(self, command: str, timeout: float = 120) -> str:
+        """``command``'s output; a failing command is a failed check."""
+        status, text = self.sh(command, timeout)
+        if status != 0:
+            raise BootCheckFailed(f"{command!r} failed in the guest with status {status}: {text.strip()[-300:]}")
+        return text.strip()
+
+
+def read_ppm(path: Path) -> np.ndarray:
+    """A binary PPM (P6, 8 bits) as an array of rows of RGB pixels."""
+    data = path.read_bytes()
+    fields: list[bytes] = []
+    pos = 0
+    while len(fields) < 4:
+        while data[pos:pos + 1].isspace():
+            pos += 1
+        if data[pos:pos + 1] == b"#":
+            pos = data.index(b"\n", pos) + 1
+            continue
+        end = pos
+        while not data[end:end + 1].isspace():
+            end += 1
+        fields.append(data[pos:end])
+        pos = end
+    pos += 1
+    if fields[0] != b"P6" or fields[3] != b"255":
+        raise BootCheckFailed(f"{path} is not an 8-bit binary PPM")
+    width, height = int(fields[1]), int(fields[2])
+    return np.frombuffer(data[pos:pos + width * height * 3], dtype=np.uint8).reshape(height, width, 3)
+
+
+def service_state(vm: KioskVM, unit: str) -> dict[str, str]:
+    text = vm.out(f"systemctl show {unit} -p ActiveState -p SubState -p Result -p MainPID -p NRestarts "
+                  "-p ExecMainStatus -p InvocationID")
+    return dict(line.split("=", 1) for line in text.splitlines() if "=" in line)
+
+
+def wait_ready(vm: KioskVM, timeout: float, unit: str = "table.service",
+               after_invocation: str | None = None) -> dict[str, str]:
+    """Wait until ``unit`` is active (for ``Type=notify``: it sent ``READY=1``).
+
+    ``after_invocation``: an invocation that does not count (the one before a restart).
+    Raises :class:`BootCheckFailed` naming the unit, its state and its last log line.
+    """
+    deadline = time.monotonic() + timeout
+    state: dict[str, str] = {}
+    while time.monotonic() < deadline:
+        state = service_state(vm, unit)
+        if state.get("ActiveState") == "active" and state.get("InvocationID") != after_invocation:
+            return state
+        time.sleep(3)
+    _, last = vm.sh(f"journalctl -u {unit} -b --no-pager -o cat -n 40 | grep -v '^ *$' | tail -n 1")
+    failed = vm.sh("systemctl list-units --failed --plain --no-legend | cut -d' ' -f1 | tr '\\n' ' '")[1].strip()
+    raise BootCheckFailed(
+        f"{unit} did not start (it never reported READY=1 within {timeout:.0f} s: "
+        f"{state.get('ActiveState')}/{state.get('SubState')}, result {state.get('Result')}, "
+        f"{state.get('NRestarts')} restarts; failed units: {failed or 'none'}); "
+        f"its last log line: {last.strip()[-200:]!r}")
+
+
+def compare(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
+    """Mean absolute difference per channel (0-255) and the share of pixels off by more than 48."""
+    if a.shape != b.shape:
+        raise BootCheckFailed(f"the pictures differ in size: {a.shape[1]}x{a.shape[0]} and {b.shape[1]}x{b.shape[0]}")
+    diff = np.abs(a.astype(np.int16) - b.astype(np.int16))
+    return float(diff.mean()), float((diff.max(axis=2) > 48).mean())
+
+
+def have_qemu() -> bool:
+    return shutil.which(QEMU) is not None

@@ -1,0 +1,269 @@
+"""The boot test: the kiosk image boots under QEMU straight into the table.
+
+``scripts/image-build --test`` makes the image (docs/kiosk.md, *The QEMU image*); QEMU
+boots it with a virtio GPU (the DRM device SDL's KMS/DRM driver opens) and a virtio
+keyboard (the simulated stations' keys), and the test looks only from outside, through
+the serial console's root shell and QEMU's monitor. Each step prints
+``boot: STEP ... ok (N s): what was seen``; the first failing step ends the test with one
+sentence. The steps: READY=1 as ``table`` with the unit's hardening intact; the first
+frame is the lobby; a game played on the keyboard is journaled; SIGKILL restarts into
+the same game; the watchdog restarts a hung loop; a power cut mid-game and a second
+boot resume the game; a unit with a ``DeviceAllow`` line removed makes the READY check
+fail with a sentence naming the unit.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+import pygame
+import pytest
+from target.kiosk_vm import SCREEN, BootCheckFailed, KioskVM, compare, have_qemu, wait_ready
+
+CHECKOUT = Path(__file__).resolve().parents[2]
+SCREENS = CHECKOUT / "docs" / "screens"
+# How far the booted lobby may be from the headless one (docs/kiosk.md says why): the
+# same code and fonts draw both, so only the display path may differ (scaling, dithering).
+MEAN_TOLERANCE = 2.0
+PIXEL_SHARE_TOLERANCE = 0.01
+# Under TCG emulation on 2 shared cores the guest is 10 to 20 times slower than a Pi.
+BOOT_TIMEOUT = 600
+READY_TIMEOUT = 420
+# The drop-in that breaks the unit: DeviceAllow without the display's class (char-drm).
+BROKEN_DROPIN = """[Service]
+DeviceAllow=
+DeviceAllow=char-gpiochip rw
+DeviceAllow=char-spi rw
+DeviceAllow=char-input r
+DeviceAllow=char-alsa rw
+DeviceAllow=char-ttyACM rw
+DeviceAllow=char-ttyUSB rw
+"""
+HARDENING = {
+    "User": "table", "DevicePolicy": "closed", "NoNewPrivileges": "yes", "ProtectSystem": "strict",
+    "ProtectHome": "yes", "PrivateTmp": "yes", "PrivateNetwork": "yes", "PrivateUsers": "yes",
+    "MemoryDenyWriteExecute": "yes", "RestrictAddressFamilies": "AF_UNIX", "LockPersonality": "yes",
+    "RestrictRealtime": "yes", "ProtectKernelTunables": "yes", "ProtectClock": "yes", "WatchdogUSec": "30s",
+}
+
+
+def lobby_reference(out: Path, work: Path) -> np.ndarray:
+    """The lobby as ``table run --headless`` draws it at the image's resolution, as RGB rows."""
+    table = Path(sys.executable).with_name("table")
+    shot = work / "headless.png"
+    env = {**os.environ, "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy"}
+    done = subprocess.run([str(table), "run", "--headless", "--journal", str(work / "ref.db"), "--seconds", "2",
+                           "--screenshot", str(shot)], capture_output=True, text=True, env=env, cwd="/",
+                          timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    picture = pygame.image.load(str(shot))
+    # The headless simulator adds its stations bar below and the LED column right.
+    display = picture.subsurface(pygame.Rect((0, 0), SCREEN)).copy()
+    pygame.image.save(display, str(out))
+    return np.transpose(pygame.surfarray.array3d(display), (1, 0, 2))
+
+
+def save_png(pixels: np.ndarray, path: Path) -> None:
+    pygame.image.save(pygame.surfarray.make_surface(np.transpose(pixels, (1, 0, 2))), str(path))
+
+
+class Steps:
+    """Prints each step's result as it ends; the first failure ends the test."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    @contextmanager
+    def step(self, name: str) -> Iterator[Callable[[str], None]]:
+        start = time.monotonic()
+        detail: list[str] = []
+        try:
+            yield detail.append
+        except BootCheckFailed as exc:
+            self.say(f"{name} ... FAILED ({time.monotonic() - start:.0f} s): {exc}")
+            pytest.fail(f"the boot test failed at '{name}': {exc}", pytrace=False)
+        self.say(f"{name} ... ok ({time.monotonic() - start:.0f} s){': ' + '; '.join(detail) if detail else ''}")
+
+    def say(self, line: str) -> None:
+        self.lines.append(f"boot: {line}")
+        print(f"boot: {line}", flush=True)
+
+
+def journal_game(vm: KioskVM) -> tuple[int, str, int, bool]:
+    """The newest game in /var/lib/table: id, engine, journaled actions, finished."""
+    query = ("select g.id, g.engine, (select count(*) from actions a where a.game = g.id), g.finished is not null "
+             "from games g order by g.id desc limit 1")
+    text = vm.out("/opt/table/venv/bin/python -c \"import sqlite3; db = sqlite3.connect("
+                  "'file:/var/lib/table/journal.db?mode=ro', uri=True); "
+                  f"print(*(db.execute('{query}').fetchone() or ('none',)))\"")
+    words = text.split()
+    if words[0] == "none":
+        raise BootCheckFailed("the journal in /var/lib/table holds no game")
+    return int(words[0]), words[1], int(words[2]), words[3] == "1"
+
+
+def resumed_line(vm: KioskVM, invocation: str) -> str:
+    """The run's log line saying which game it resumed (empty when none)."""
+    return vm.out(f"journalctl -b --no-pager -o cat _SYSTEMD_INVOCATION_ID={invocation} "
+                  "| grep -m1 'resumed game' || true")
+
+
+def main_pid_uid(vm: KioskVM, pid: str) -> dict[str, str]:
+    text = vm.out(f"grep -E '^(Uid|NoNewPrivs|CapEff|CapBnd|Seccomp):' /proc/{pid}/status")
+    return {k: v.split()[0] for k, v in (line.split(":", 1) for line in text.splitlines())}
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(os.geteuid() != 0, reason="the image builder needs root (debootstrap, chroot)")
+@pytest.mark.skipif(shutil.which("apt-get") is None, reason="the image builder needs a Debian host")
+@pytest.mark.skipif(not have_qemu(), reason="needs qemu-system-aarch64 (packaging/debian-test.txt)")
+def test_the_kiosk_image_boots_into_the_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    image = Path(os.environ.get("TABLE_BOOT_IMAGE", tmp_path / "image"))
+    serial_log = Path(os.environ.get("TABLE_BOOT_LOG", tmp_path / "console.log"))
+    with capsys.disabled():
+        print()
+        steps = Steps()
+        run_boot_test(steps, image, tmp_path, serial_log)
+
+
+def run_boot_test(steps: Steps, image: Path, work: Path, serial_log: Path) -> None:
+    pygame.init()
+    with steps.step("build the image (scripts/image-build --test)") as note:
+        if not (image / "disk.img").exists() or not os.environ.get("TABLE_BOOT_IMAGE"):
+            done = subprocess.run(["bash", str(CHECKOUT / "scripts" / "image-build"), "--test", str(image)],
+                                  capture_output=True, text=True, timeout=60 * 60, check=False, cwd="/")
+            for line in done.stdout.splitlines():
+                if line.startswith("image: "):
+                    steps.say("  " + line)
+            if done.returncode != 0:
+                raise BootCheckFailed(f"the image builder failed: {(done.stdout + done.stderr).strip()[-600:]}")
+        note(f"{(image / 'disk.img').stat().st_size // 2**20} MiB image")
+    with steps.step("the lobby rendered headless (table run --headless)") as note:
+        reference = lobby_reference(work / "lobby-headless.png", work)
+        note(f"{reference.shape[1]}x{reference.shape[0]}")
+
+    vm = KioskVM(image, work, serial_log)
+    try:
+        with steps.step("boot to the serial console") as note:
+            vm.start()
+            note(f"console shell after {vm.login(BOOT_TIMEOUT):.0f} s")
+        with steps.step("table.service reports READY=1 as table, hardening intact") as note:
+            state = wait_ready(vm, READY_TIMEOUT)
+            pid = state["MainPID"]
+            status = main_pid_uid(vm, pid)
+            table_uid = vm.out("id -u table")
+            if status["Uid"] != table_uid:
+                raise BootCheckFailed(f"the table runs as uid {status['Uid']}, not as table ({table_uid})")
+            if status["NoNewPrivs"] != "1" or int(status["CapEff"], 16) or int(status["CapBnd"], 16):
+                raise BootCheckFailed(f"the table's process keeps privileges: {status}")
+            if status["Seccomp"] != "2":
+                raise BootCheckFailed("the table's process runs without its system call filter")
+            shown = vm.out("systemctl show table.service " + " ".join(f"-p {k}" for k in HARDENING))
+            props = dict(line.split("=", 1) for line in shown.splitlines())
+            wrong = {k: props.get(k) for k, v in HARDENING.items() if props.get(k) != v}
+            if wrong:
+                raise BootCheckFailed(f"the running unit's hardening differs from the shipped unit: {wrong}")
+            devices = vm.out("systemctl show table.service -p DeviceAllow")
+            if "char-drm rw" not in devices or "char-input r" not in devices:
+                raise BootCheckFailed(f"the running unit lacks its display or input devices: {devices}")
+            exposure = vm.out("systemd-analyze security table.service --no-pager | tail -n 1", timeout=300)
+            score = float(re.findall(r"level for table.service: ([0-9.]+)", exposure)[0])
+            if score > 2.0:
+                raise BootCheckFailed(f"systemd-analyze security rates the running unit {score} (above 2.0)")
+            dropins = vm.out("systemctl show table.service -p DropInPaths")
+            note(f"pid {pid} uid {status['Uid']} (table), NoNewPrivs 1, no capabilities, seccomp on, "
+                 f"exposure {score}, {dropins}")
+        with steps.step("the first frame on the display is the lobby") as note:
+            time.sleep(5)
+            shot = vm.screendump(work / "lobby-qemu.ppm")
+            save_png(shot, work / "lobby-qemu.png")
+            mean, share = compare(shot, reference)
+            if mean > MEAN_TOLERANCE or share > PIXEL_SHARE_TOLERANCE:
+                raise BootCheckFailed(f"the display is not the lobby: mean difference {mean:.2f} "
+                                      f"(at most {MEAN_TOLERANCE}), {share:.2%} of pixels off "
+                                      f"(at most {PIXEL_SHARE_TOLERANCE:.0%}); see {work}/lobby-qemu.png")
+            note(f"screendump {shot.shape[1]}x{shot.shape[0]}, mean difference {mean:.3f}, "
+                 f"{share:.4%} of pixels off by more than 48")
+        with steps.step("a game played on the stations' keys is journaled in /var/lib/table") as note:
+            # Stations 1 and 2 join (buttons 1, 2), station 1's knob turns to "start"
+            # (four turns right: game, variant, level, colour, start) and pushes (z).
+            vm.keys(["1", "2", "a", "a", "a", "a", "z"])
+            time.sleep(15)  # the 3 s countdown, slowly under emulation
+            vm.keys(["1", "2"])
+            time.sleep(5)
+            game_id, engine, actions, finished = journal_game(vm)
+            if engine != "ubongo_shimo" or actions < 1 or finished:
+                raise BootCheckFailed(f"the journal's newest game is {engine} with {actions} actions"
+                                      f"{' (finished)' if finished else ''}, not the Ubongo Shimo game just played")
+            shot = vm.screendump(work / "game-qemu.ppm")
+            save_png(shot, work / "game-qemu.png")
+            if compare(shot, reference)[0] < 5:
+                raise BootCheckFailed("the display still shows the lobby after the game started")
+            note(f"game {game_id} ({engine}), {actions} actions journaled, display shows the game")
+        with steps.step("SIGKILL of the table's process: systemd restarts it into the same game") as note:
+            before = wait_ready(vm, 60)
+            vm.out("systemctl kill -s SIGKILL --kill-whom=main table.service")
+            after = wait_ready(vm, READY_TIMEOUT, after_invocation=before["InvocationID"])
+            line = resumed_line(vm, after["InvocationID"])
+            if f"resumed game {game_id} " not in line:
+                raise BootCheckFailed(f"the restarted table did not resume game {game_id} (its log: {line!r})")
+            note(f"pid {before['MainPID']} killed, pid {after['MainPID']} ready; {line}")
+        with steps.step("the watchdog restarts a hung loop (test-only fault switch)") as note:
+            before = after
+            vm.out("systemctl kill -s SIGUSR1 --kill-whom=main table.service")
+            hung = time.monotonic()
+            after = wait_ready(vm, READY_TIMEOUT, after_invocation=before["InvocationID"])
+            took = time.monotonic() - hung
+            watchdog = vm.out("journalctl -b --no-pager -o cat -u table.service | grep -m1 'Watchdog timeout' || true")
+            if not watchdog:
+                raise BootCheckFailed("the table came back, but not through its watchdog")
+            line = resumed_line(vm, after["InvocationID"])
+            if f"resumed game {game_id} " not in line:
+                raise BootCheckFailed(f"after the watchdog the table did not resume game {game_id} ({line!r})")
+            note(f"{watchdog}; ready again {took:.0f} s after the hang; {line}")
+        with steps.step("a power cut mid-game (QEMU killed)") as note:
+            vm.keys(["1"])
+            time.sleep(5)
+            _, _, actions_before_cut, _ = journal_game(vm)
+            vm.kill()
+            note(f"{actions_before_cut} actions journaled before the cut")
+        with steps.step("the second boot resumes the game") as note:
+            vm = KioskVM(image, work, serial_log)
+            vm.start()
+            vm.login(BOOT_TIMEOUT)
+            state = wait_ready(vm, READY_TIMEOUT)
+            line = resumed_line(vm, state["InvocationID"])
+            m = re.search(r"resumed game (\d+) \(\w+\) after (\d+) journaled actions", line)
+            if not m or int(m.group(1)) != game_id or int(m.group(2)) < actions_before_cut:
+                raise BootCheckFailed(f"after the power cut the table did not resume game {game_id} with its "
+                                      f"{actions_before_cut} actions (its log: {line!r})")
+            time.sleep(5)
+            if compare(vm.screendump(work / "resumed-qemu.ppm"), reference)[0] < 5:
+                raise BootCheckFailed("after the power cut the display shows the lobby, not the game")
+            note(line)
+        with steps.step("a broken unit (DeviceAllow without the display) is named") as note:
+            vm.out("mkdir -p /etc/systemd/system/table.service.d && cat >/etc/systemd/system/table.service.d/"
+                   f"broken.conf <<'EOF'\n{BROKEN_DROPIN}EOF")
+            vm.sh("systemctl reboot")
+            vm.login(BOOT_TIMEOUT)
+            try:
+                wait_ready(vm, 240)
+            except BootCheckFailed as exc:
+                message = str(exc)
+            else:
+                raise BootCheckFailed("the table reported READY=1 without access to the display")
+            if not message.startswith("table.service did not start"):
+                raise BootCheckFailed(f"the broken unit's failure does not name it: {message}")
+            steps.say(f"  the READY check says: {message}")
+            note("the READY check failed naming table.service")
+    finally:
+        vm.kill()
