@@ -33,6 +33,10 @@ import numpy as np
 QEMU = "qemu-system-aarch64"
 SCREEN = (1920, 1080)
 PROMPT = "root@table:~# "
+# How far the booted lobby may be from the headless one (docs/kiosk.md says why): the
+# same code and fonts draw both, so only the display path may differ (scaling, dithering).
+MEAN_TOLERANCE = 2.0
+PIXEL_SHARE_TOLERANCE = 0.01
 
 
 class BootCheckFailed(AssertionError):

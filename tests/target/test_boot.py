@@ -27,14 +27,19 @@ from pathlib import Path
 import numpy as np
 import pygame
 import pytest
-from target.kiosk_vm import SCREEN, BootCheckFailed, KioskVM, compare, have_qemu, wait_ready
+from target.kiosk_vm import (
+    MEAN_TOLERANCE,
+    PIXEL_SHARE_TOLERANCE,
+    SCREEN,
+    BootCheckFailed,
+    KioskVM,
+    compare,
+    have_qemu,
+    wait_ready,
+)
 
 CHECKOUT = Path(__file__).resolve().parents[2]
 SCREENS = CHECKOUT / "docs" / "screens"
-# How far the booted lobby may be from the headless one (docs/kiosk.md says why): the
-# same code and fonts draw both, so only the display path may differ (scaling, dithering).
-MEAN_TOLERANCE = 2.0
-PIXEL_SHARE_TOLERANCE = 0.01
 # Under TCG emulation on 2 shared cores the guest is 10 to 20 times slower than a Pi.
 BOOT_TIMEOUT = 600
 READY_TIMEOUT = 420
