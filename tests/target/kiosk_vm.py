@@ -207,7 +207,8 @@ class KioskVM:
         line = line.replace("@@E''", "@@E\"\"")
         self.serial.sendall(line.encode())
         try:
-            self.expect(f"@@B{n}@@\n", timeout)
+            # A program may reset the terminal (echo, CR LF) behind the shell's back.
+            self.expect(f"@@B{n}@@\r?\n", timeout)
             m = self.expect(f"(?s)(.*?)@@E{n}:(\\d+)@@", timeout)
         except TimeoutError:
             raise BootCheckFailed(f"the guest's shell did not finish {command!r} within {timeout:.0f} s") from None

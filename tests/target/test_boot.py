@@ -56,7 +56,7 @@ DeviceAllow=char-ttyUSB rw
 HARDENING = {
     "User": "table", "DevicePolicy": "closed", "NoNewPrivileges": "yes", "ProtectSystem": "strict",
     "ProtectHome": "yes", "PrivateTmp": "yes", "PrivateNetwork": "yes", "PrivateUsers": "yes",
-    "MemoryDenyWriteExecute": "yes", "RestrictAddressFamilies": "AF_UNIX", "LockPersonality": "yes",
+    "MemoryDenyWriteExecute": "yes", "RestrictAddressFamilies": "AF_UNIX AF_NETLINK", "LockPersonality": "yes",
     "RestrictRealtime": "yes", "ProtectKernelTunables": "yes", "ProtectClock": "yes", "WatchdogUSec": "30s",
 }
 
@@ -66,9 +66,9 @@ def lobby_reference(out: Path, work: Path) -> np.ndarray:
     table = Path(sys.executable).with_name("table")
     shot = work / "headless.png"
     env = {**os.environ, "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy"}
-    done = subprocess.run([str(table), "run", "--headless", "--journal", str(work / "ref.db"), "--seconds", "2",
-                           "--screenshot", str(shot)], capture_output=True, text=True, env=env, cwd="/",
-                          timeout=120, check=False)
+    command = [str(table), "run", "--headless", "--allow-root", "--journal", str(work / "ref.db"),
+               "--seconds", "2", "--screenshot", str(shot)]
+    done = subprocess.run(command, capture_output=True, text=True, env=env, cwd="/", timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     picture = pygame.image.load(str(shot))
     # The headless simulator adds its stations bar below and the LED column right.
