@@ -3,6 +3,7 @@
 - ``table dice read IMAGE... [--dice NAME] [--json]``
 - ``table dice calibrate --dice NAME (--face NAME IMAGE... ... | --camera SRC --faces A,B,..)``
 - ``table dice watch [--camera SRC] [--out DIR] [--frames N]``
+- ``table dice teach FOLDER [--labels FILE] --config DIR``
 """
 
 from __future__ import annotations
@@ -52,6 +53,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     w.add_argument("--frames", type=int, default=0, help="stop after N frames (0: until the source ends)")
     _config_option(w)
     w.set_defaults(func=cmd_watch)
+
+    t = sub.add_parser("teach", help="adapt the pip reader to this tray, dice and light from labelled photos")
+    t.add_argument("folder", metavar="FOLDER", help="photos of the tray, with a labels.csv")
+    t.add_argument("--labels", metavar="FILE", help="the labels file (default: FOLDER/labels.csv)")
+    _config_option(t)
+    t.set_defaults(func=cmd_teach)
 
 
 def _config_option(p: argparse.ArgumentParser) -> None:
@@ -173,4 +180,27 @@ def cmd_watch(args: argparse.Namespace) -> int:
         source.close()
     if out:
         print(f"saved {n} annotated frames to {out}")
+    return 0
+
+
+def cmd_teach(args: argparse.Namespace) -> int:
+    """Teach from a folder; exit 0 when the taught reader was saved, 1 when it was not better."""
+    from table.datafiles import config_dir, package_path
+    from table.dice.reader import DiceReader
+    from table.dice.settings import load_settings
+    from table.dice.teach import load_teach_set, save_taught, teach
+
+    _use_config(args)
+    home = config_dir()
+    if home is None:
+        raise TableError("say where to keep the taught reader with --config DIR (the kiosk reads /etc/table)")
+    data = load_teach_set(Path(args.folder), Path(args.labels) if args.labels else None)
+    reader = DiceReader(load_settings())
+    result = teach(data, reader, progress=lambda line: print(f"  {line}", flush=True))
+    print(f"taught on {result.taught_photos} photos ({result.samples} samples); {result.summary()}")
+    if not result.better:
+        print(f"the taught reader is not better on the held-back photos; kept the reader as it was ({home})")
+        return 1
+    path = save_taught(result, home, package_path("dice/reader.toml"))
+    print(f"saved the taught reader to {path}; {home / 'dice' / 'reader.toml'} now names it")
     return 0

@@ -56,7 +56,7 @@ class DiceReader:
     def model(self) -> FaceModel:
         if self._model is None:
             try:
-                self._model = FaceModel.load(self.settings.model_path)
+                self._model = FaceModel.load(self.settings.model_path, self.settings.engine)
             except (OSError, ValueError) as exc:
                 raise TableError(str(exc)) from exc
         return self._model
