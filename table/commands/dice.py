@@ -185,22 +185,11 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
 def cmd_teach(args: argparse.Namespace) -> int:
     """Teach from a folder; exit 0 when the taught reader was saved, 1 when it was not better."""
-    from table.datafiles import config_dir, package_path
-    from table.dice.reader import DiceReader
-    from table.dice.settings import load_settings
-    from table.dice.teach import load_teach_set, save_taught, teach
+    from table.dice.teach import teach_folder
 
     _use_config(args)
-    home = config_dir()
-    if home is None:
-        raise TableError("say where to keep the taught reader with --config DIR (the kiosk reads /etc/table)")
-    data = load_teach_set(Path(args.folder), Path(args.labels) if args.labels else None)
-    reader = DiceReader(load_settings())
-    result = teach(data, reader, progress=lambda line: print(f"  {line}", flush=True))
-    print(f"taught on {result.taught_photos} photos ({result.samples} samples); {result.summary()}")
-    if not result.better:
-        print(f"the taught reader is not better on the held-back photos; kept the reader as it was ({home})")
-        return 1
-    path = save_taught(result, home, package_path("dice/reader.toml"))
-    print(f"saved the taught reader to {path}; {home / 'dice' / 'reader.toml'} now names it")
-    return 0
+    saved, report = teach_folder(
+        Path(args.folder), Path(args.labels) if args.labels else None, lambda line: print(f"  {line}", flush=True)
+    )
+    print(report)
+    return 0 if saved else 1

@@ -158,6 +158,12 @@ def tray_faces(readings: list[DieReading], min_confidence: float) -> list[int | 
 _default: DiceReader | None = None
 
 
+def forget_default_reader() -> None:
+    """The next :func:`read_tray_image` loads the settings and model afresh (after a teach)."""
+    global _default
+    _default = None
+
+
 def read_tray_image(path: str | Path) -> list[int | str] | None:
     """Faces of the dice in a picture file, or None when unsure or unreadable.
 

@@ -214,6 +214,8 @@ def refit_head(net: ConvNet, feats: F32, classes: NDArray[np.int64], steps: int 
 
 def teach(data: TeachSet, reader: DiceReader, progress: Callable[[str], None] = lambda _: None) -> TeachResult:
     """Adapt ``reader``'s face model to the photos; score old and new on the held-back ones."""
+    if len(data.photos) < MIN_PHOTOS:
+        raise TableError(f"a teach needs at least {MIN_PHOTOS} labelled photos")
     teach_idx, held_idx = split(data.photos)
     taught = [data.photos[i] for i in teach_idx]
     held = [data.photos[i] for i in held_idx]
@@ -267,3 +269,31 @@ def save_taught(result: TeachResult, config: Path, shipped_settings: Path) -> Pa
     tmp_settings.write_text(text, encoding="utf-8")
     tmp_settings.replace(settings)
     return model
+
+
+def teach_folder(
+    folder: Path, labels: Path | None = None, progress: Callable[[str], None] = lambda _: None
+) -> tuple[bool, str]:
+    """Teach the reader in force from a folder and keep the result only when it is better.
+
+    Returns (saved, a one-line report with the accuracy before and after on the
+    held-back photos). Needs a config directory in force (``datafiles.use_config_dir``):
+    that is where the taught model goes; TableError (one sentence) otherwise and for
+    anything wrong with the photos or labels. After a save, the next
+    :func:`table.dice.read_tray_image` uses the taught reader.
+    """
+    from table.datafiles import config_dir, package_path
+    from table.dice import reader as reader_module
+    from table.dice.settings import load_settings
+
+    home = config_dir()
+    if home is None:
+        raise TableError("say where to keep the taught reader with --config DIR (the kiosk reads /etc/table)")
+    data = load_teach_set(folder, labels)
+    result = teach(data, DiceReader(load_settings()), progress)
+    report = f"taught on {result.taught_photos} photos; {result.summary()}"
+    if not result.better:
+        return False, f"{report}: not better, the reader is kept as it was"
+    path = save_taught(result, home, package_path("defaults") / "dice" / "reader.toml")
+    reader_module.forget_default_reader()
+    return True, f"{report}: saved as {path}"
