@@ -67,30 +67,31 @@ def baseline_read(frame: np.ndarray) -> Reported:
     return out
 
 
-def run(name: str, read, frames, labels) -> tuple[list[float], Score]:  # type: ignore[no-untyped-def]
-    times: list[float] = []
-    score = Score()
-    loose = Score()
-    for frame, lab in zip(frames, labels, strict=True):
-        t = time.perf_counter()
-        reported = read(frame)
-        times.append((time.perf_counter() - t) * 1000)
-        score.add(lab, reported)
-        loose.add(lab, reported, min_iou=OVERLAP)
+def summary(name: str, times: list[float], labels: list[list[tuple]]) -> str:  # type: ignore[type-arg]
     q = statistics.quantiles(times, n=20)
     crowded = [t for t, lab in zip(times, labels, strict=True) if len(lab) >= 20]
     cq = statistics.quantiles(crowded, n=20)[18] if len(crowded) >= 2 else float("nan")
-    print(
-        f"{name:9s} median {statistics.median(times):6.1f} ms  p95 {q[18]:6.1f} ms  max {max(times):6.1f} ms  "
+    return (
+        f"{name:11s} median {statistics.median(times):6.1f} ms  p95 {q[18]:6.1f} ms  max {max(times):6.1f} ms  "
         f"20+ dice ({len(crowded)} frames) median {statistics.median(crowded) if crowded else float('nan'):6.1f} ms"
-        f"  p95 {cq:6.1f} ms  "
-        f"max RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB\n"
-        f"{'':9s} IoU >= 0.5: right {score.right}/{score.labelled} = {score.accuracy:.1%}, "
+        f"  p95 {cq:6.1f} ms"
+    )
+
+
+def scored(name: str, readings: list[Reported], labels: list[list[tuple]]) -> Score:  # type: ignore[type-arg]
+    score = Score()
+    loose = Score()
+    for reported, lab in zip(readings, labels, strict=True):
+        score.add(lab, reported)
+        loose.add(lab, reported, min_iou=OVERLAP)
+    print(
+        f"{name:11s} IoU >= 0.5: right {score.right}/{score.labelled} = {score.accuracy:.1%}, "
         f"extra {score.extra}/{score.reported} = {score.extra_rate:.1%};  "
-        f"any overlap: right {loose.accuracy:.1%}, extra {loose.extra_rate:.1%}",
+        f"any overlap: right {loose.right}/{loose.labelled} = {loose.accuracy:.1%}, "
+        f"extra {loose.extra}/{loose.reported} = {loose.extra_rate:.1%}",
         flush=True,
     )
-    return times, score
+    return loose
 
 
 def main() -> int:
@@ -98,7 +99,7 @@ def main() -> int:
     ap.add_argument("--photos", required=True, type=Path, help="folder of photos with a labels.csv")
     ap.add_argument("--first", type=int, default=0, help="only the first N photos (0: all)")
     ap.add_argument("--engines", default="numpy,onnxruntime,opencv", help="engines to compare, numpy first")
-    ap.add_argument("--rounds", type=int, default=2, help="times each engine reads every photo (best kept)")
+    ap.add_argument("--rounds", type=int, default=3, help="times every photo is read by each (fastest kept)")
     a = ap.parse_args()
     if not (a.photos / "labels.csv").is_file():
         print(f"bench_dice: no labels.csv in {a.photos}", file=sys.stderr)
@@ -111,48 +112,58 @@ def main() -> int:
     print(
         f"{len(frames)} photos of {frames[0].shape[1]}x{frames[0].shape[0]}, "
         f"{sum(len(v) for v in labels)} labelled dice, up to {max(len(v) for v in labels)} in a frame; "
-        f"cv2 threads {cv2.getNumThreads()}; load average {' '.join(f'{v:.1f}' for v in os.getloadavg())}"
+        f"cv2 threads {cv2.getNumThreads()}; load average before {' '.join(f'{v:.1f}' for v in os.getloadavg())}",
+        flush=True,
     )
-    base_t, base = run("baseline", baseline_read, frames, labels)
-    results: dict[str, list[float]] = {}
-    scores: dict[str, Score] = {}
+    readers: dict[str, object] = {"baseline": baseline_read}
     for engine in a.engines.split(","):
         reader = DiceReader(replace(load_settings(), engine=engine))
         reader.read(frames[0])  # load the model outside the timing
+        readers[engine] = lambda frame, reader=reader: [(r.box, r.face, r.confidence) for r in reader.read(frame)]
+    busiest = max(range(len(frames)), key=lambda i: len(labels[i]))
+    tracemalloc.start()
+    readers[a.engines.split(",")[0]](frames[busiest])  # type: ignore[operator]
+    _, heap = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    # Every frame is read by every reader in turn, the order turning from frame to frame,
+    # and the fastest of the rounds is kept: on a shared machine other work only ever
+    # slows a frame down, and interleaving gives every reader the same share of it.
+    names = list(readers)
+    best = {n: [float("inf")] * len(frames) for n in names}
+    readings: dict[str, list[Reported]] = {n: [] for n in names}
+    for rnd in range(a.rounds):
+        for i, frame in enumerate(frames):
+            for k in range(len(names)):
+                name = names[(i + k + rnd) % len(names)]
+                t = time.perf_counter()
+                out = readers[name](frame)  # type: ignore[operator]
+                best[name][i] = min(best[name][i], (time.perf_counter() - t) * 1000)
+                if rnd == 0:
+                    readings[name].append(out)
+    print(f"fastest of {a.rounds} rounds per frame; load average after "
+          f"{' '.join(f'{v:.1f}' for v in os.getloadavg())}")
+    for name in names:
+        print(summary(name, best[name], labels))
+    loose = {name: scored(name, readings[name], labels) for name in names}
+    print(
+        f"reader Python heap peak on the busiest frame ({len(labels[busiest])} dice) {heap / 2**20:.1f} MiB; "
+        f"max RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB"
+    )
+    first = names[1]
 
-        def read(frame: np.ndarray, reader: DiceReader = reader) -> Reported:
-            return [(r.box, r.face, r.confidence) for r in reader.read(frame)]
+    def crowd(name: str) -> float:
+        return statistics.median([u for u, lab in zip(best[name], labels, strict=True) if len(lab) >= 20] or [0.0])
 
-        busiest = max(range(len(frames)), key=lambda i: len(labels[i]))
-        tracemalloc.start()
-        reader.read(frames[busiest])
-        _, heap = tracemalloc.get_traced_memory()
-        tracemalloc.stop()
-        # Other work on a shared machine only ever slows a frame down, so each frame's
-        # fastest of the rounds is the reader's own time.
-        best: list[float] = []
-        for k in range(a.rounds):
-            t, score = run(f"{engine[:9]}" if k == 0 else "  again", read, frames, labels)
-            best = t if not best else [min(u, v) for u, v in zip(best, t, strict=True)]
-        results[engine], scores[engine] = best, score
-        crowded = [t for t, lab in zip(best, labels, strict=True) if len(lab) >= 20]
+    for name in names[1:]:
+        if name == first:
+            continue
+        same = loose[name].right == loose[first].right and loose[name].extra == loose[first].extra
         print(
-            f"{'':9s} fastest of {a.rounds} rounds: median {statistics.median(best):.1f} ms, p95 "
-            f"{statistics.quantiles(best, n=20)[18]:.1f} ms, 20+ dice p95 "
-            f"{statistics.quantiles(crowded, n=20)[18] if len(crowded) >= 2 else float('nan'):.1f} ms; "
-            f"Python heap peak on the busiest frame ({len(labels[busiest])} dice) {heap / 2**20:.1f} MiB"
-        )
-    first = next(iter(results))
-    for engine, t in results.items():
-        crowded = [u for u, lab in zip(t, labels, strict=True) if len(lab) >= 20]
-        ref = [u for u, lab in zip(results[first], labels, strict=True) if len(lab) >= 20]
-        same = scores[engine].right == scores[first].right and scores[engine].extra == scores[first].extra
-        print(
-            f"ratio {engine}/{first}: median {statistics.median(t) / statistics.median(results[first]):.2f}x, "
-            f"20+ dice median {statistics.median(crowded) / max(statistics.median(ref), 1e-9):.2f}x; "
-            f"{engine}/baseline median time {statistics.median(t) / statistics.median(base_t):.1f}x, "
-            f"dice read right {scores[engine].accuracy / max(base.accuracy, 1e-9):.1f}x; "
-            f"{'same figures as' if same else 'DIFFERENT figures from'} {first}"
+            f"ratio {name}/{first}: median {statistics.median(best[name]) / statistics.median(best[first]):.2f}x, "
+            f"20+ dice median {crowd(name) / max(crowd(first), 1e-9):.2f}x, "
+            f"{'same dice read as' if same else 'NOT the same dice read as'} {first};  "
+            f"{name}/baseline: median {statistics.median(best[name]) / statistics.median(best['baseline']):.2f}x, "
+            f"20+ dice median {crowd(name) / max(crowd('baseline'), 1e-9):.2f}x"
         )
     return 0
 

@@ -188,7 +188,7 @@ def cmd_teach(args: argparse.Namespace) -> int:
     from table.dice.teach import teach_folder
 
     _use_config(args)
-    saved, report = teach_folder(
+    saved, report, _ = teach_folder(
         Path(args.folder), Path(args.labels) if args.labels else None, lambda line: print(f"  {line}", flush=True)
     )
     print(report)

@@ -46,7 +46,7 @@ def _teach_reader(folder: str) -> str:
     from table.errors import TableError
 
     try:
-        return teach_folder(Path(folder))[1]
+        return teach_folder(Path(folder))[2]
     except TableError as exc:
         return str(exc)
 

@@ -155,7 +155,7 @@ def test_the_simulators_tray_line_teaches_then_reads_with_the_taught_reader(tmp_
     photo = TEACH / "venue-07.jpg"
     before = DiceReader().read_file(photo)
     sim.submit_tray(f"teach {TEACH}")
-    assert "before" in sim.tray_message and "saved" in sim.tray_message, sim.tray_message
+    assert "before" in sim.tray_message and sim.tray_message.endswith(": saved"), sim.tray_message
     assert (config / "dice" / "taught.npz").is_file()
     # The tray line's next picture is read by the taught reader.
     taught = DiceReader(load_settings())
