@@ -287,8 +287,9 @@ def teach_folder(
     """Teach the reader in force from a folder and keep the result only when it is better.
 
     Returns (saved, a one-line report with the accuracy before and after on the
-    held-back photos, the same in a few words for the simulator's tray line). Needs a config directory in force (``datafiles.use_config_dir``):
-    that is where the taught model goes; TableError (one sentence) otherwise and for
+    held-back photos, the same in a few words for the simulator's tray line). Needs a
+    config directory in force (``datafiles.use_config_dir``): that is where the taught
+    model goes; TableError (one sentence) otherwise and for
     anything wrong with the photos or labels. After a save, the next
     :func:`table.dice.read_tray_image` uses the taught reader.
     """

@@ -115,6 +115,6 @@ def test_the_engine_is_a_setting(tmp_path: Path) -> None:
     (tmp_path / "reader.toml").write_text('[reader]\nengine = "numpy"\n')
     assert load_settings(tmp_path / "reader.toml").engine == "numpy"
     (tmp_path / "reader.toml").write_text('[reader]\nengine = "cuda"\n')
-    with pytest.raises(TableError, match="reader.engine"):
+    with pytest.raises(TableError, match=r"reader\.engine"):
         load_settings(tmp_path / "reader.toml")
     assert load_settings(tmp_path / "missing.toml").engine == "auto"
