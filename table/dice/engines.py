@@ -107,6 +107,9 @@ def _onnxruntime(nets: Sequence[ConvNet]) -> Runner:
     opts.intra_op_num_threads = _threads()
     opts.inter_op_num_threads = 1
     opts.log_severity_level = 3  # no warnings on stderr at start-up
+    # Its worker threads would otherwise spin between frames, taking the cores the table
+    # loop and the display share with them.
+    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
     session = ort.InferenceSession(to_onnx(nets), opts, providers=["CPUExecutionProvider"])
 
     def run(x: F32) -> F32:

@@ -55,6 +55,50 @@ def conditioned(photos: Path, names: list[str], labels: dict, cond: Condition) -
     return out
 
 
+def finetune(photos: Path, labels: dict, names: list[str], reader: DiceReader, epochs: int) -> DiceReader:  # type: ignore[type-arg]
+    """The shipped networks fine-tuned (all layers) on the training conditions and the plain photos."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from train_faces import FreshCrops, train
+
+    from table.dice.detect import find_dice
+    from table.dice.score import iou, match
+
+    images = []
+    boxes: list[tuple[float, float, float, float]] = []
+    classes: list[int] = []
+    owner: list[int] = []
+    is_label: list[bool] = []
+    rng = np.random.default_rng(0)
+    sets = [[(n, cv2.imread(str(photos / n)), labels[n]) for n in names]]
+    sets += [conditioned(photos, names, labels, c) for c in CONDITIONS if c.name != HELD_OUT]
+    for pictures in sets:
+        for _, img, lab in pictures:
+            p = len(images)
+            images.append(img)
+            found, _ = find_dice(img)
+            pairs = {j: i for i, j in match([b for b, _ in lab], found)}
+            neg = [b for j, b in enumerate(found) if j not in pairs
+                   and max((iou(lb, b) for lb, _ in lab), default=0.0) <= 0.1]
+            keep = [neg[k] for k in rng.permutation(len(neg))[: 3 * len(lab) + 4]]
+            items = [(found[j], lab[i][1], False) for j, i in pairs.items()] + [(b, 0, False) for b in keep]
+            items += [(b, f, True) for b, f in lab] * 2
+            for b, f, lab_box in items:
+                boxes.append(tuple(map(float, b)))  # type: ignore[arg-type]
+                classes.append(f)
+                owner.append(p)
+                is_label.append(lab_box)
+    specs = (np.array(boxes, np.float32), np.array(classes, np.int32), np.array(owner), np.array(is_label))
+    crops = FreshCrops(images, specs, reader.model.side)
+    print(f"fine-tuning on {len(images)} pictures, {len(classes)} samples, {epochs} epochs", flush=True)
+    nets = [
+        train(crops, specs[1], ",".join(net.arch), epochs, seed=k, lr=3e-4, log=True, init=net)
+        for k, net in enumerate(reader.model.nets)
+    ]
+    tuned = DiceReader(reader.settings)
+    tuned._model = FaceModel(nets, engine=reader.settings.engine)
+    return tuned
+
+
 def write_teach_set(photos: Path, labels: dict, out: Path) -> int:  # type: ignore[type-arg]
     """Twelve photos of 6-14 dice in the VENUE condition, JPEG, with their labels.csv."""
     names = [n for n in labels if 6 <= len(labels[n]) <= 14][:12]
@@ -83,6 +127,9 @@ def main() -> int:
     ap.add_argument("--adapt", action="store_true")
     ap.add_argument("--every", type=int, default=1, help="use every N-th photo (faster runs)")
     ap.add_argument("--pictures", type=Path)
+    ap.add_argument("--finetune", type=int, default=0, metavar="EPOCHS",
+                    help="also fine-tune the whole networks (JAX) on the training conditions and the plain photos")
+    ap.add_argument("--save-general", type=Path, help="with --finetune: write the fine-tuned model here")
     ap.add_argument("--teach-set", type=Path, help="write the tests' small teaching set here and stop")
     a = ap.parse_args()
     labels = load_labels(a.photos)
@@ -122,6 +169,19 @@ def main() -> int:
         tray = [(n, cv2.imread(str(a.photos / n)), labels[n]) for n in test_names]
         s = score(adapted, tray)
         print(f"adapted reader on the plain tray photos: right {s.accuracy:.1%}, extra {s.extra_rate:.1%}")
+    if a.finetune:
+        finetuned = finetune(a.photos, labels, fit_names, reader, a.finetune)
+        for cond in CONDITIONS:
+            s = score(finetuned, conditioned(a.photos, test_names, labels, cond))
+            print(f"fine-tuned reader, {cond.name:6s}{' (held out)' if cond.name == HELD_OUT else ''}: "
+                  f"right {s.accuracy:.1%}, extra {s.extra_rate:.1%}", flush=True)
+        tray = [(n, cv2.imread(str(a.photos / n)), labels[n]) for n in test_names]
+        s = score(finetuned, tray)
+        print(f"fine-tuned reader on the plain tray photos: right {s.accuracy:.1%}, extra {s.extra_rate:.1%}")
+        if a.save_general:
+            from table.dice.cnn import save_members
+
+            save_members(a.save_general, finetuned.model.nets)
     print(f"{time.time() - t0:.0f} s")
     return 0
 
