@@ -169,3 +169,17 @@ def test_the_simulators_tray_line_teaches_then_reads_with_the_taught_reader(tmp_
         assert "could not read" in sim.tray_message
     else:
         assert sim.queue[-1].value["faces"] == expected
+
+
+def test_the_general_model_is_a_setting_and_can_be_taught_from(tmp_path: Path) -> None:
+    """faces-general.npz (fine-tuned on other setups) is shipped, named in reader.toml."""
+    config = tmp_path / "etc"
+    (config / "dice").mkdir(parents=True)
+    (config / "dice" / "reader.toml").write_text('[reader]\nmodel = "faces-general.npz"\n')
+    datafiles.use_config_dir(config)
+    settings = load_settings()
+    assert settings.model_path.name == "faces-general.npz"
+    reader = DiceReader(settings)
+    assert len(reader.model.nets) == 2
+    readings = reader.read_file(TEACH / "venue-01.jpg")
+    assert readings and all(1 <= r.face <= 6 for r in readings)  # type: ignore[operator]

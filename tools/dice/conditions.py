@@ -37,7 +37,7 @@ from table.dice.teach import refit_head, samples  # noqa: E402
 CONDITIONS = [
     Condition("lamp", tilt=15, cast=(0.75, 0.95, 1.2), ramp=0.45),
     Condition("paper", cast=(1.1, 1.0, 0.9), surface="paper", clutter=5, noise=3),
-    Condition("cloth", tilt=20, surface="cloth", soft=0.5, noise=6),
+    Condition("cloth", tilt=20, surface="cloth", soft=0.5, noise=6, clutter=8),
     Condition("desk", tilt=30, cast=(0.8, 0.95, 1.15), ramp=0.3, soft=0.6, noise=4, surface="wood", clutter=8),
 ]
 HELD_OUT = "desk"
@@ -79,7 +79,7 @@ def finetune(photos: Path, labels: dict, names: list[str], reader: DiceReader, e
             pairs = {j: i for i, j in match([b for b, _ in lab], found)}
             neg = [b for j, b in enumerate(found) if j not in pairs
                    and max((iou(lb, b) for lb, _ in lab), default=0.0) <= 0.1]
-            keep = [neg[k] for k in rng.permutation(len(neg))[: 3 * len(lab) + 4]]
+            keep = [neg[k] for k in rng.permutation(len(neg))[: 6 * len(lab) + 8]]
             items = [(found[j], lab[i][1], False) for j, i in pairs.items()] + [(b, 0, False) for b in keep]
             items += [(b, f, True) for b, f in lab] * 2
             for b, f, lab_box in items:
