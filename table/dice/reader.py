@@ -156,6 +156,7 @@ def tray_faces(readings: list[DieReading], min_confidence: float) -> list[int | 
 
 
 _default: DiceReader | None = None
+_default_home: object = None  # the config directory the cached reader was made under
 
 
 def forget_default_reader() -> None:
@@ -170,9 +171,13 @@ def read_tray_image(path: str | Path) -> list[int | str] | None:
     This is what the simulator's dice tray calls with a picture file: None means the
     table should ask for the faces by knob (the manual fallback).
     """
-    global _default
-    if _default is None:
-        _default = DiceReader()
+    global _default, _default_home
+    from table.datafiles import config_dir
+
+    if _default is None or _default_home != config_dir():
+        # Made anew when the config directory in force changed: its settings and model
+        # (a taught one, say) are another reader's.
+        _default, _default_home = DiceReader(), config_dir()
     try:
         readings = _default.read_file(Path(path))
     except (OSError, TableError):  # unreadable picture, or no usable face model: ask by knob

@@ -33,7 +33,7 @@ def test_a_condition_is_repeatable_from_its_seed() -> None:
 def test_the_box_follows_the_die_through_a_tilt() -> None:
     img, boxes = _photo()
     out, moved = apply_condition(img, boxes, Condition("tilt", tilt=35), np.random.default_rng(1))
-    x0, y0, x1, y1 = (int(round(v)) for v in moved[0])
+    x0, y0, x1, y1 = (round(v) for v in moved[0])
     inside = out[y0:y1, x0:x1].mean()
     assert inside > 200  # the white die is inside its moved box
     assert (x1 - x0) * (y1 - y0) < 41 * 41  # seen at an angle, it looks smaller

@@ -183,3 +183,14 @@ def test_the_general_model_is_a_setting_and_can_be_taught_from(tmp_path: Path) -
     assert len(reader.model.nets) == 2
     readings = reader.read_file(TEACH / "venue-01.jpg")
     assert readings and all(1 <= r.face <= 6 for r in readings)  # type: ignore[operator]
+
+
+def test_the_tray_lines_reader_follows_the_config_directory(tmp_path: Path) -> None:
+    """read_tray_image's cached reader is made anew when the config directory changes."""
+    from table.dice import reader as reader_module
+
+    read_tray_image(TEACH / "venue-00.jpg")
+    shipped = reader_module._default
+    datafiles.use_config_dir(tmp_path)
+    read_tray_image(TEACH / "venue-00.jpg")
+    assert reader_module._default is not shipped
