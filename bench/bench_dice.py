@@ -1,20 +1,21 @@
-"""Time and accuracy of the dice reader on the tray-d6 photos, against a plain baseline.
+"""Time and accuracy of the dice reader on labelled photos, against a plain baseline.
 
-    python bench/bench_dice.py --photos DIR [--first N] [--engines numpy,onnxruntime,opencv]
+    python bench/bench_dice.py --photos DIR [--first N] [--engines numpy,onnxruntime,opencv] [--rounds 3]
 
-DIR is a folder of photos with a ``labels.csv`` (``filename,face,xmin,ymin,xmax,ymax``).
-For every photo (640x640) it times the reader's ``read`` once per engine that runs the
-face networks (numpy, ONNX Runtime, OpenCV's DNN; the same weights, the same answers) in
-the same run: median, 95th percentile and slowest frame, and the median and 95th
-percentile of the crowded frames (20 or more dice), in ms; the ratio of each engine's
-times to numpy's is the library-versus-numpy comparison. It scores each reading
-(dice read right / reported dice matching no labelled die, with boxes paired
-at IoU >= 0.5 and, as the issue words it, at any overlap),
-and does the same in the same run for a plain threshold-and-count-pips baseline: Otsu
-threshold of the colour distance from the tray's median colour, one die per blob of
-plausible size, pips = the holes in the blob. Peak memory is the process's maximum
-resident set size after each part (``resource.getrusage``), and the Python heap peak
-of the reader alone (``tracemalloc``).
+DIR is a folder of photos with a ``labels.csv`` (``filename,face,xmin,ymin,xmax,ymax``),
+such as the 200 tray-d6 photos (640x640, up to 25 dice). Every photo is read by every
+reader in turn, the order turning from photo to photo, for ``--rounds`` rounds, and each
+photo's fastest round is kept (other work on a shared machine only slows a frame down,
+and interleaving gives every reader the same share of it). The readers: a plain
+threshold-and-count-pips baseline (Otsu threshold of the colour distance from the
+tray's median colour, one die per blob of plausible size, pips = the holes in the
+blob) and the reader once per engine running its face networks (numpy, ONNX Runtime,
+OpenCV's DNN: the same weights, the same answers). For each it prints the median, 95th
+percentile and slowest frame, and the median and 95th percentile of the crowded frames
+(20 or more dice), in ms; then each one's dice read right and extra dice (boxes paired
+at IoU >= 0.5, and at any overlap); then the ratios: each library engine to numpy (the
+library-versus-numpy comparison) and to the baseline. Memory: the reader's Python heap
+peak on the busiest frame (``tracemalloc``) and the process's peak resident size.
 """
 
 from __future__ import annotations
