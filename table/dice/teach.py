@@ -22,6 +22,7 @@ reader rather than replacing it.
 from __future__ import annotations
 
 import csv
+import io
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
+from table.checks import read_text_input
 from table.dice.cnn import CLASSES, ConvNet, save_members
 from table.dice.detect import find_dice
 from table.dice.features import canonical_crop, face_inputs
@@ -106,26 +108,27 @@ def load_teach_set(folder: Path, labels: Path | None = None) -> TeachSet:
     if not labels.is_file():
         raise TableError(f"no labels file at {labels} (rows of filename,face,xmin,ymin,xmax,ymax)")
     rows: dict[str, Labels] = {}
+    # A regular file of bounded size only: a FIFO or a device would block or never end.
+    text = read_text_input(labels, "labels file")
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    need = {"filename", "face", "xmin", "ymin", "xmax", "ymax"}
+    if reader.fieldnames is None or not need <= set(reader.fieldnames):
+        raise TableError(f"{labels}: the first line must name the columns filename,face,xmin,ymin,xmax,ymax")
     try:
-        with open(labels, newline="", encoding="utf-8") as fh:
-            reader = csv.DictReader(fh)
-            need = {"filename", "face", "xmin", "ymin", "xmax", "ymax"}
-            if reader.fieldnames is None or not need <= set(reader.fieldnames):
-                raise TableError(f"{labels}: the first line must name the columns filename,face,xmin,ymin,xmax,ymax")
-            for line, row in enumerate(reader, start=2):
-                where = f"{labels} line {line}"
-                name = (row["filename"] or "").strip()
-                if not name or Path(name).name != name:
-                    raise TableError(f"{where}: the file name {name!r} is not a plain name in the folder")
-                try:
-                    box = tuple(float(row[k]) for k in ("xmin", "ymin", "xmax", "ymax"))
-                except (TypeError, ValueError):
-                    raise TableError(f"{where}: the box needs four numbers") from None
-                if not all(np.isfinite(box)) or box[2] <= box[0] or box[3] <= box[1]:
-                    raise TableError(f"{where}: the box {box} is empty or not finite")
-                rows.setdefault(name, []).append((box, _face(row["face"] or "", where)))  # type: ignore[arg-type]
-    except UnicodeDecodeError:
-        raise TableError(f"{labels} is not a text file") from None
+        for line, row in enumerate(reader, start=2):
+            where = f"{labels} line {line}"
+            name = (row["filename"] or "").strip()
+            if not name or Path(name).name != name:
+                raise TableError(f"{where}: the file name {name!r} is not a plain name in the folder")
+            try:
+                box = tuple(float(row[k]) for k in ("xmin", "ymin", "xmax", "ymax"))
+            except (TypeError, ValueError):
+                raise TableError(f"{where}: the box needs four numbers") from None
+            if not all(np.isfinite(box)) or box[2] <= box[0] or box[3] <= box[1]:
+                raise TableError(f"{where}: the box {box} is empty or not finite")
+            rows.setdefault(name, []).append((box, _face(row["face"] or "", where)))  # type: ignore[arg-type]
+    except csv.Error as exc:
+        raise TableError(f"{labels} is not a readable CSV file ({exc})") from None
     if len(rows) < MIN_PHOTOS:
         raise TableError(f"{labels} labels {len(rows)} photo(s); a teach needs at least {MIN_PHOTOS}")
     photos = []

@@ -115,6 +115,7 @@ def test_save_keeps_the_owners_settings(tmp_path: Path) -> None:
         (["a.jpg"], "filename,face,xmin,ymin,xmax,ymax\na.jpg,2,1,1,20,20\nc.jpg,3,1,1,20,20\n", "cannot read"),
         (["a.jpg", "b.jpg"], "filename,face,xmin,ymin,xmax,ymax\na.jpg,2,1,1,20,20\nb.jpg,3,600,1,900,20\n",
          "reaches outside"),
+        (["a.jpg"], b"\xff\xfe\x00binary", "not UTF-8"),
     ],
 )
 def test_bad_teaching_input_is_one_sentence(
@@ -125,7 +126,9 @@ def test_bad_teaching_input_is_one_sentence(
         folder.mkdir()
         for name in files:
             shutil.copy(TEACH / "venue-00.jpg", folder / name)
-        if labels is not None:
+        if isinstance(labels, bytes):
+            (folder / "labels.csv").write_bytes(labels)
+        elif labels is not None:
             (folder / "labels.csv").write_text(labels)
     config = tmp_path / "etc"
     config.mkdir()
