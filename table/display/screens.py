@@ -32,8 +32,8 @@ from table.display.games import renderer_parts, renderers
 from table.display.layers import Part, paint_all, whole
 from table.display.theme import ACCENT, BACKGROUND, GOOD, PANEL, PANEL_LIGHT, TEXT, TEXT_DIM, Colour, Theme
 from table.games import registry
-from table.i18n import LANGUAGE_NAMES, N_, _, language, next_language, set_language
 from table.games.base import Action, GameSetup, knob_choice
+from table.i18n import LANGUAGE_NAMES, N_, _, language, next_language, set_language
 from table.session import END, PAUSE, RESUME, UNDO, Session
 
 log = logging.getLogger(__name__)
@@ -195,7 +195,7 @@ class LobbyScreen(Screen):
             elif line == "colour":
                 used = {c for st, c in s.colours.items() if st != action.station}
                 c = s.colours.get(action.station, action.station)
-                for _ in range(len(self.theme.colours)):
+                for _turn in range(len(self.theme.colours)):
                     c = (c + 1) % len(self.theme.colours)
                     if c not in used:
                         break
@@ -458,7 +458,7 @@ class TableMenuScreen(Screen):
             Part("menu:box", box, language(), lambda s, t: self._box(s, box)),
         ]
         # One part per line: turning the knob repaints the two lines it moved between.
-        for i, (key, _) in enumerate(MENU_ITEMS):
+        for i, (key, _label) in enumerate(MENU_ITEMS):
             row = self._row_rect(box, i)
             state = (i == self.cursor, self.confirming == key, language())
             out.append(Part(f"menu:line{i}", row, state, lambda s, t, i=i, row=row: self._line(s, row, i)))
@@ -555,7 +555,7 @@ class AttractScreen(Screen):
         demo = self.demo
         assert demo is not None
         t = self.demo_time(now)
-        for _ in range(200):
+        for _step in range(200):
             if demo.is_over():
                 if t - demo.last_t > 8.0:
                     self._new_demo(t)
