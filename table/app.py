@@ -29,6 +29,7 @@ from table.display.layers import Composer, Part
 from table.display.screens import AttractScreen, GameScreen, LobbyScreen, PausedScreen, Screen
 from table.display.theme import Theme
 from table.games.base import TICK, Action, GameSetup
+from table.i18n import set_language
 from table.journal import Journal
 from table.session import Session
 
@@ -105,6 +106,7 @@ class Table:
         game_options: dict[str, dict[str, Any]] | None = None,
     ) -> None:
         self.config = config
+        set_language(config.language)  # the table's language until the lobby switches it
         self.clock = clock
         self.surface = surface
         self.theme = Theme(surface.get_width(), surface.get_height())

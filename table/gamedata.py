@@ -57,6 +57,10 @@ def game_options(config: TableConfig, config_dir: str | Path | None = None) -> d
         loader = getattr(importlib.import_module(package), "config_options", None)
         if loader is not None:
             opts.update(loader(Path(config_dir) if config_dir is not None else None))
+        if "language" in getattr(engine, "option_names", ()):
+            # The table's language picks the game's language-bound data (Umtata's deck);
+            # the lobby replaces it with the language in force when a game starts.
+            opts["language"] = config.language
         opts.update(config.games.get(name, {}))
         options[name] = opts
     return options

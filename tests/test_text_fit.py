@@ -31,7 +31,10 @@ def test_every_line_fits_its_box(lang: str, screens: object) -> None:
     count = 0
     for name, paint in screens():  # type: ignore[operator]
         for size in SIZES:
-            problems += misfits(name, paint, size)
+            # Shrinking to fit is allowed (how small a readable line may be is the layout
+            # test's business); a line squeezed below a quarter of its size has not fitted
+            # (the smallest today are the labels of the tiny spoils dice, at 30 %).
+            problems += misfits(name, paint, size, min_scale=0.25)
             count += 1
     assert count > 10
     assert not problems, "\n".join(str(p) for p in problems)

@@ -218,7 +218,7 @@ class LobbyScreen(Screen):
         if s.game == "ubongo_shimo":
             options["levels"] = [s.levels.get(st, 1) for st in s.joined]
         options["colours"] = [s.colours.get(st, st) for st in s.joined]
-        if "language" in options:
+        if "language" in getattr(engine, "option_names", ()):
             # A game whose data depends on the language (Umtata's deck) plays the one chosen now.
             options["language"] = language()
         names = tuple(colour_name(s.colours.get(st, st)) for st in s.joined)

@@ -71,6 +71,10 @@ DIE_WORDS = (N_("Sun"), N_("Moon"), N_("Cross"), N_("Ring"), N_("Wave"), N_("Bol
 """The shipped die's symbol names (umtata/die.toml), for the catalogues: a name an owner
 gives their own die is shown as written."""
 
+GEM_WORDS = {"red": N_("red"), "green": N_("green"), "brown": N_("brown"), "violet": N_("violet"),
+             "yellow": N_("yellow"), "blue": N_("blue")}
+"""The gem colours as the legend names them (message ids)."""
+
 PHASE_TITLES = {
     "place": N_("Place your figures"),
     "roll": N_("Throw the die"),
@@ -582,7 +586,8 @@ class UbongoRenderer:
         x: float = layout.field_x
         for colour in view["colours"]:
             draw_gem(surface, colour, (x + 1.3 * u, layout.legend_y), 1.1 * u)
-            rect = label(surface, theme, colour, (x + 3 * u, layout.legend_y), "small", TEXT, "midleft")
+            rect = label(surface, theme, _(GEM_WORDS.get(colour, colour)), (x + 3 * u, layout.legend_y), "small", TEXT,
+                         "midleft")
             x = rect.right + 2.2 * u
 
     @staticmethod

@@ -74,7 +74,8 @@ class ShimoRenderer:
     def _paused(self, surface: pygame.Surface, theme: Theme) -> None:
         w, h = surface.get_size()
         draw.veil(surface, surface.get_rect(), 150)
-        draw.label(surface, theme, "Paused", (w / 2, h / 2), "title", ACCENT, "center", bold=True)
+        draw.label(surface, theme, _("Paused"), (w / 2, h / 2), "title", ACCENT, "center", bold=True,
+                   max_width=w - theme.px(4))
 
     def _middle_parts(self, area: pygame.Rect, view: dict[str, Any], theme: Theme, paused: bool) -> list[Part]:
         """The middle: the hourglass and the seconds change with time, the rest with the state."""

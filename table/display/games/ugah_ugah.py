@@ -132,7 +132,8 @@ class UgahRenderer:
     def _paused(surface: pygame.Surface, theme: Theme) -> None:
         w, h = surface.get_size()
         draw.veil(surface, surface.get_rect(), 150)
-        draw.label(surface, theme, "Paused", (w / 2, h / 2), "title", ACCENT, "center", bold=True)
+        draw.label(surface, theme, _("Paused"), (w / 2, h / 2), "title", ACCENT, "center", bold=True,
+                   max_width=w - theme.px(4))
 
     # -- the circle ---------------------------------------------------------------------
     def _circle(self, surface: pygame.Surface, area: pygame.Rect, view: dict[str, Any], theme: Theme,

@@ -17,8 +17,10 @@ shuffled half, false).
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import cache
 from typing import Any
 
 from table.games.base import (
@@ -96,9 +98,14 @@ _DECK_CACHE: dict[int, tuple[Any, tuple[Question, ...]]] = {}
 
 
 def deck_of(setup: GameSetup) -> tuple[Question, ...]:
-    """The question deck a game plays with: the ``deck`` option or the shipped deck."""
+    """The question deck a game plays with: the ``deck`` option, or the deck in force in
+    the game's ``language`` (an option the lobby sets from the table's language; a setup
+    without one, such as an older journal's, plays the English deck)."""
     raw = setup.options.get("deck")
     if raw is None:
+        language = setup.options.get("language")
+        if isinstance(language, str) and _loader_takes_language():
+            return default_deck(language=language)  # type: ignore[call-arg,unused-ignore]
         return default_deck()
     hit = _DECK_CACHE.get(id(raw))
     if hit is not None and hit[0] is raw:
@@ -108,6 +115,13 @@ def deck_of(setup: GameSetup) -> tuple[Question, ...]:
         _DECK_CACHE.clear()
     _DECK_CACHE[id(raw)] = (raw, deck)
     return deck
+
+
+@cache
+def _loader_takes_language() -> bool:
+    """Whether the deck loader chooses its deck by language (the German deck's loader
+    does; without it every language plays the one deck there is)."""
+    return "language" in inspect.signature(default_deck).parameters
 
 
 def _set(values: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
@@ -122,7 +136,7 @@ class UmtataEngine:
     variants: tuple[str, ...] = ("standard",)
     min_stations = 2
     max_stations = 5
-    option_names = frozenset({"target", "first_reader", "deck", "whole_deck", "colours"})
+    option_names = frozenset({"target", "first_reader", "deck", "whole_deck", "colours", "language"})
 
     # -- queries -----------------------------------------------------------------
 
