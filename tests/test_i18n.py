@@ -60,7 +60,7 @@ def test_every_message_of_the_source_is_translated_with_the_same_fields(code: st
     assert not missing, f"run tools/i18n/update_catalogues.py and translate: {missing}"
     stale = sorted(m for _, m in set(catalogue) - set(source))
     assert not stale, f"messages the source no longer has: {stale}"
-    for key, entry in catalogue.items():
+    for entry in catalogue.values():
         assert entry.translated, f"{code}: untranslated: {entry.msgid!r}"
         wanted = _fields(entry.msgid) | _fields(entry.plural or "")
         for form in entry.msgstr:
@@ -182,13 +182,14 @@ def test_no_german_screen_shows_an_english_word() -> None:
 
 
 def _deck_words(screen: str) -> set[str]:
-    """The words of the English cards the Umtata moments play with (deck data, not screens)."""
+    """The words of the longest card of the deck the Umtata moments play with: until the
+    deck loader chooses by language it is an English card (deck data, not the screens')."""
     if not screen.startswith("umtata/"):
         return set()
-    from umtata.conftest import WORLD_CUP
+    from table.games.base import GameSetup
+    from table.games.umtata.engine import deck_of
 
-    from table.games.umtata.deck import default_deck
-
-    longest = max(default_deck(), key=lambda q: len(q.text))
-    texts = [WORLD_CUP["text"], WORLD_CUP["explain"], longest.text, longest.explain]
+    deck = deck_of(GameSetup("umtata", stations=(0, 1), options={"language": "de"}))
+    longest = max(deck, key=lambda q: len(q.text))
+    texts = [longest.text, longest.explain]
     return {w.lower() for t in texts for w in re.findall(r"[A-Za-zÄÖÜäöüß]+", t)}

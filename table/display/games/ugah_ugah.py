@@ -182,8 +182,8 @@ class UgahRenderer:
                  radius: float, chip_r: float) -> None:
         inner = radius - chip_r - theme.px(4.5)
         for hunter, colour, size, label, gap_place in (
-            ("masher", MASHER_COLOUR, 2.8, "MM", -1.35),
-            ("breaker", BREAKER_COLOUR, 3.4, "BB", -2.65),
+            ("masher", MASHER_COLOUR, 2.8, _("MM"), -1.35),
+            ("breaker", BREAKER_COLOUR, 3.4, _("BB"), -2.65),
         ):
             info = view["hunters"][hunter]
             if info["in_gap"]:
@@ -198,10 +198,10 @@ class UgahRenderer:
         # while a hunter waits in the gap, an arrow says which way it will walk
         if view["hunters"]["masher"]["in_gap"]:
             left = on_circle(centre, radius - chip_r - theme.px(4), 0.2)
-            draw.label(surface, theme, "MM >", left, "small", MASHER_COLOUR, "center", bold=True)
+            draw.label(surface, theme, _("MM") + " >", left, "small", MASHER_COLOUR, "center", bold=True)
         if view["hunters"]["breaker"]["in_gap"]:
             right = on_circle(centre, radius - chip_r - theme.px(4), -3.2)
-            draw.label(surface, theme, "< BB", right, "small", BREAKER_COLOUR, "center", bold=True)
+            draw.label(surface, theme, "< " + _("BB"), right, "small", BREAKER_COLOUR, "center", bold=True)
 
     @staticmethod
     def _figure(surface: pygame.Surface, theme: Theme, pos: tuple[float, float], colour: Colour, r: int,
