@@ -193,3 +193,102 @@ def _deck_words(screen: str) -> set[str]:
     longest = max(deck, key=lambda q: len(q.text))
     texts = [longest.text, longest.explain]
     return {w.lower() for t in texts for w in re.findall(r"[A-Za-zÄÖÜäöüß]+", t)}
+
+
+def _lobby_table(language: str = "en") -> tuple[object, object, object]:
+    from table.app import ScriptedInputs, Table, VirtualClock
+    from table.config import TableConfig
+    from table.gamedata import game_options
+
+    pygame.display.init()
+    pygame.font.init()
+    config = TableConfig(stations=4, language=language)
+    clock = VirtualClock(100.0)
+    inputs = ScriptedInputs()
+    table = Table(config, clock, pygame.Surface((1280, 720)), None, inputs=[inputs], seed_source=lambda: 3,
+                  game_options=game_options(config))
+    return table, clock, inputs
+
+
+def _play(table: object, clock: object, inputs: object, *actions: object, seconds: float = 1.0) -> None:
+    from table.games.base import Action
+
+    start = clock.now  # type: ignore[attr-defined]
+    inputs.add(*(Action(a.kind, start + a.t, a.station, a.value) for a in actions))  # type: ignore[attr-defined]
+    while clock.now < start + seconds:  # type: ignore[attr-defined]
+        clock.advance(1 / 30)  # type: ignore[attr-defined]
+        table.step(clock.now)  # type: ignore[attr-defined]
+
+
+def _texts(table: object, clock: object) -> list[str]:
+    drawn: list[TextDrawn] = []
+    with record_text(drawn.append):
+        table.draw(clock.now, force=True)  # type: ignore[attr-defined]
+    return [d.message for d in drawn]
+
+
+def test_the_table_starts_in_table_toml_language_and_the_lobby_knob_switches_every_screen_at_once() -> None:
+    from table.games.base import Action
+
+    table, clock, inputs = _lobby_table("de")
+    assert i18n.language() == "de"
+    assert "Der Spieltisch" in _texts(table, clock)
+    lobby = table.lobby  # type: ignore[attr-defined]
+    line = lobby._lines().index("language")
+    # A knob turn to the language line and a push: English at once, in the lobby's picture.
+    _play(table, clock, inputs, Action("turn", 0.1, 1, {"delta": line}), Action("push", 0.2, 1))
+    assert i18n.language() == "en"
+    _play(table, clock, inputs, seconds=0.2)  # the next frames repaint what the language changed
+    assert "The game table" in _texts(table, clock)
+    picture = pygame.image.tobytes(table.surface, "RGB")  # type: ignore[attr-defined]
+    table.draw(clock.now, force=True)  # type: ignore[attr-defined]
+    assert pygame.image.tobytes(table.surface, "RGB") == picture  # type: ignore[attr-defined]
+    # Back to German, choose Umtata, two players, start: the game is German from its first frame.
+    _play(table, clock, inputs, Action("push", 0.1, 1))
+    assert i18n.language() == "de"
+    games = list(__import__("table.games", fromlist=["registry"]).registry())
+    pushes = (games.index("umtata") - games.index(lobby.settings.game)) % len(games)
+    _play(table, clock, inputs, Action("turn", 0.1, 1, {"delta": -line}),
+          *[Action("push", 0.2 + 0.05 * k, 1) for k in range(pushes)],
+          Action("press", 0.8, 0), Action("press", 0.9, 1),
+          Action("turn", 1.0, 1, {"sector": 15, "sectors": 16}), Action("push", 1.1, 1), seconds=1.5)
+    session = table.session  # type: ignore[attr-defined]
+    assert session is not None and session.engine.name == "umtata"
+    assert session.setup.options["language"] == "de"  # the deck follows the language (journaled with the game)
+    texts = " ".join(_texts(table, clock))
+    assert "Runde 1" in texts and "Round 1" not in texts
+    assert "NORD" not in texts  # the map's words are in its picture, not lines of text
+    assert "Tipp" in texts or "drehen" in texts
+
+
+def test_umtata_options_carry_the_table_language() -> None:
+    from table.config import TableConfig
+    from table.gamedata import game_options, option_problems
+
+    assert game_options(TableConfig(language="de"))["umtata"]["language"] == "de"
+    assert "language" not in game_options(TableConfig())["ubongo"]
+    assert option_problems(TableConfig(language="de")) == []
+
+
+def test_the_speech_voice_follows_the_language(tmp_path: object) -> None:
+    from pathlib import Path
+
+    from table.display.umtata_speech import QuestionSpeaker, SpeechSettings, settings_problems
+
+    spoken: list[list[str]] = []
+    speaker = QuestionSpeaker(SpeechSettings(), which=lambda name: "/usr/bin/espeak-ng",
+                              runner=lambda argv: spoken.append(list(argv)))
+    view = {"game": "umtata", "phase": "guess", "round": 1, "question": {"text": "Umtata liegt am Meer."}}
+    i18n.set_language("de")
+    assert speaker.on_view(view)
+    assert spoken[-1][:3] == ["/usr/bin/espeak-ng", "-v", "de"]
+    i18n.set_language("en")
+    assert speaker.on_view({**view, "round": 2})
+    assert spoken[-1][2] == "en"
+    # An owner's file sets each language's voice; the one voice of an older file reads English.
+    path = Path(str(tmp_path)) / "speech.toml"
+    path.write_text('voice_de = "de+f3"\nvoice = "en-gb"\n', encoding="utf-8")
+    settings, problems = settings_problems(path)
+    assert problems == [] and settings.voice_for("de") == "de+f3" and settings.voice_for("en") == "en-gb"
+    path.write_text('voice_fr = "fr"\n', encoding="utf-8")
+    assert "did you mean" in settings_problems(path)[1][0]
