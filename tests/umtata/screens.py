@@ -19,9 +19,8 @@ from table.display.theme import Theme
 from table.display.umtata_map import draw_map
 from table.games.base import Action, GameSetup
 from table.games.umtata.engine import ENGINE, UmtataState
-from umtata.conftest import WELTMEISTER, WORLD_CUP, answer, guess, sector, tataaa
-
 from table.i18n import language
+from umtata.conftest import WELTMEISTER, WORLD_CUP, answer, guess, sector, tataaa
 
 OUT = Path(__file__).resolve().parents[2] / "docs" / "screens" / "umtata"
 NAMES = ("Steven", "Andreas", "Frank", "Maria")
@@ -60,7 +59,6 @@ def phases() -> dict[str, UmtataState]:
     w = answer(w, 2, "xk")
     out["over_shared"] = w
     # The longest question of the shipped deck, to check the wrapping.
-    from table.games.umtata.deck import default_deck
 
     from table.games.umtata.engine import deck_of
 
