@@ -185,7 +185,7 @@ def _key_words(text: str) -> frozenset[str]:
                 out.add("#" + digits)
             continue
         low = word.lower()
-        if len(low) >= 4 and low not in _STOPWORDS:
+        if len(low) >= 4 and low not in _STOPWORDS and not low.startswith("umtata"):  # "Umtatas"
             out.add(low[:6])
     return frozenset(out)
 
