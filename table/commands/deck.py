@@ -112,7 +112,7 @@ def run_check(args: argparse.Namespace) -> int:
             report = check_questions([q for q in rest if q.language == lang] + mine, board, complete=False)
             problems.extend(p for p in report.problems if p.split(" ", 1)[0] in names or p.split(":", 1)[0] in names)
             good.extend(q for q in report.questions if q in mine)
-        return _print(board, good, len(paths), problems, own_langs)
+        return _print(board, good, len(paths), problems, own_langs, alone=True)
     if args.dir is None:
         paths = _in_force()
     else:
@@ -127,7 +127,11 @@ def run_check(args: argparse.Namespace) -> int:
     return _print(board, list(report.questions), len(paths), list(report.problems), langs)
 
 
-def _print(board: Any, questions: list[Any], files: int, problems: list[str], langs: list[str]) -> int:
+def _print(
+    board: Any, questions: list[Any], files: int, problems: list[str], langs: list[str], alone: bool = False
+) -> int:
+    """The counts per language, country and topic (``alone``: only the countries and topics
+    the files answer), then the problems; the exit status."""
     from table.games.umtata.deck import TOPICS
 
     out = sys.stdout
@@ -137,12 +141,15 @@ def _print(board: Any, questions: list[Any], files: int, problems: list[str], la
         out.write(f"\n[{lang}] {len(mine)} questions\nper country:\n")
         per_country = Counter(q.country for q in mine)
         for region in ("north", "east", "south", "west"):
-            row = [f"{c.name} {per_country[c.id]}" for c in board.countries if c.region == region]
-            out.write(f"  {region:<6} " + ", ".join(row) + "\n")
+            row = [f"{c.name} {per_country[c.id]}" for c in board.countries
+                   if c.region == region and (per_country[c.id] or not alone)]
+            if row:
+                out.write(f"  {region:<6} " + ", ".join(row) + "\n")
         per_topic = Counter(q.topic for q in mine)
         out.write("per topic:\n")
         for topic in TOPICS:
-            out.write(f"  {topic:<10} {per_topic[topic]}\n")
+            if per_topic[topic] or not alone:
+                out.write(f"  {topic:<10} {per_topic[topic]}\n")
     if problems:
         err = sys.stderr
         err.write(f"\ntable: the deck has {len(problems)} problem(s):\n")

@@ -151,23 +151,23 @@ def parse_questions(
     return out
 
 
-_STOPWORDS = frozenset(
-    # English and German words too common to tell two facts apart ("Umtata" is in every card).
-    """about above after again against along also although among another because been before
-    being below between both came cannot capital cities city comes could country countries
-    during each every first from further have having here into itself known large largest
-    later many more most much named near never number other others over same since some still
-    such than that their them then there these they this those through today under until upon
-    very were what when where which while whose will with within without would year years
-    world umtata
-    aber alle allem allen aller alles als auch beim bevor bis damit dann dass dem den denen
-    der des dessen die dies diese diesem diesen dieser dieses doch dort durch eine einem einen
-    einer eines einst erst erste ersten erster etwa für gibt haben hatte heute hier ihre
-    ihrem ihren ihrer ihres immer jahr jahre jahren kein land landes länder ländern mehr
-    meisten nach nicht noch nur oder ohne seit sein seine seinem seinen seiner sich sind
-    stadt städte über unter viele vom von vor war waren weil welt wenn werden wird wurde
-    wurden zum zur zwei zwischen größte größten hauptstadt heißt""".split()
-)
+# English and German words too common to tell two facts apart ("Umtata" is in every card).
+_STOPWORD_TEXT = """
+about above after again against along also although among another because been before
+being below between both came cannot capital cities city comes could country countries
+during each every first from further have having here into itself known large largest later
+many more most much named near never number other others over same since some still such
+than that their them then there these they this those through today under until upon very
+were what when where which while whose will with within without would year years world
+umtata aber alle allem allen aller alles als auch beim bevor bis damit dann dass dem den
+denen der des dessen die dies diese diesem diesen dieser dieses doch dort durch eine einem
+einen einer eines einst erst erste ersten erster etwa für gibt haben hatte heute hier ihre
+ihrem ihren ihrer ihres immer jahr jahre jahren kein land landes länder ländern mehr meisten
+nach nicht noch nur oder ohne seit sein seine seinem seinen seiner sich sind stadt städte
+über unter viele vom von vor war waren weil welt wenn werden wird wurde wurden zum zur zwei
+zwischen größte größten hauptstadt heißt
+"""
+_STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 SIMILAR_SCORE = 0.3
 """Two cards of one answer sharing key words worth this share of the smaller card's are
 reported as resting on the same fact (with at least two key words in common)."""
@@ -200,7 +200,7 @@ def similar_pairs(questions: Sequence[Question]) -> list[tuple[Question, Questio
     n = max(len(questions), 2)
 
     def weight(k: str) -> float:
-        return math.log(n / df[k]) * (1.5 if k.startswith("#") else 1.0) + 0.1
+        return math.log((n + 1) / df[k]) * (1.5 if k.startswith("#") else 1.0) + 0.1
 
     by_country: dict[tuple[str, str], list[int]] = {}
     for i, q in enumerate(questions):
@@ -222,7 +222,7 @@ def giveaway_pattern(words: Iterable[str]) -> re.Pattern[str] | None:
     """A case-insensitive pattern matching any of ``words`` as whole words (``word*``: any
     word beginning so); ``None`` for no words."""
     parts = []
-    for w in words:
+    for w in sorted(words, key=len, reverse=True):  # the longest first: "Turkish delight", not "Turkish"
         if w.endswith("*"):
             parts.append(re.escape(w[:-1]) + r"\w*")
         else:
