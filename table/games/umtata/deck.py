@@ -103,6 +103,10 @@ def read_questions(path: Path, problems: list[str]) -> list[Question]:
         # questions-x.de.toml without language = "de" would silently join the English deck.
         problems.append(f"{path.name}: the name says {suffix!r} but the file says language = {language!r}")
         return []
+    if not data.get("question"):
+        # Most likely a misspelt key ("questions") or an unfinished file: say so, not "0 cards".
+        problems.append(f"{path.name}: holds no questions (the cards go in 'question = [...]')")
+        return []
     return parse_questions(data, path.name, problems, language)
 
 
