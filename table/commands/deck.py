@@ -102,6 +102,9 @@ def run_check(args: argparse.Namespace) -> int:
         names = {p.name for p in paths}
         problems: list[str] = []
         own = [q for p in paths for q in read_questions(p, problems)]
+        if args.lang is not None:
+            for other in sorted({(q.source.split(" ", 1)[0], q.language) for q in own if q.language != args.lang}):
+                problems.append(f"{other[0]}: is written in {other[1]!r}, not in {args.lang!r}")
         own_langs = sorted({q.language for q in own} if args.lang is None else {args.lang})
         # The deck the files join: the deck in force without the files they replace by name.
         context_problems: list[str] = []

@@ -205,6 +205,9 @@ def test_one_owner_file_is_checked_alone(tmp_path: Path, capsys: pytest.CaptureF
     assert "questions-again.toml question 1: duplicate question (same as questions-capitals.toml" in err
     assert "questions-again.toml question 2: rests on the same fact as questions-food-culture.toml" in err
     assert err.count("\n  ") == 2  # only the file's own problems, none of the 49 count lines
+    # Asked for German, an English file says so instead of passing unchecked.
+    assert main(["deck", "check", "--lang", "de", str(good)]) == 2
+    assert "questions-ours.toml: is written in 'en', not in 'de'" in capsys.readouterr().err
 
 
 def test_review_prints_each_card_beside_its_neighbours(capsys: pytest.CaptureFixture[str]) -> None:
