@@ -127,7 +127,8 @@ class Table:
         self.frames_drawn = 0
         self.input_filter: Callable[[Action], bool] | None = None
         options = game_options if game_options is not None else {k: dict(v) for k, v in config.games.items()}
-        self.lobby = LobbyScreen(self, self.theme, config.stations, options)
+        pinned = frozenset(name for name, opts in config.games.items() if "language" in opts)
+        self.lobby = LobbyScreen(self, self.theme, config.stations, options, pinned_language=pinned)
         self.screens.append(self.lobby)
 
     # -- TableControl -----------------------------------------------------------------

@@ -151,11 +151,14 @@ class LobbyScreen(Screen):
     LINES = ("game", "variant", "level", "colour", "language", "start")
 
     def __init__(self, control: TableControl, theme: Theme, stations: int,
-                 game_options: dict[str, dict[str, Any]] | None = None) -> None:
+                 game_options: dict[str, dict[str, Any]] | None = None,
+                 pinned_language: frozenset[str] = frozenset()) -> None:
         self.control = control
         self.theme = theme
         self.stations = stations
         self.game_options = game_options or {}
+        # Games whose ``[games.NAME] language`` in table.toml keeps them in one language.
+        self.pinned_language = pinned_language
         games = list(registry())
         first = "ubongo_shimo" if "ubongo_shimo" in games else games[0]
         self.settings = LobbySettings(first, registry()[first].variants[0],
@@ -218,7 +221,7 @@ class LobbyScreen(Screen):
         if s.game == "ubongo_shimo":
             options["levels"] = [s.levels.get(st, 1) for st in s.joined]
         options["colours"] = [s.colours.get(st, st) for st in s.joined]
-        if "language" in getattr(engine, "option_names", ()):
+        if "language" in getattr(engine, "option_names", ()) and s.game not in self.pinned_language:
             # A game whose data depends on the language (Umtata's deck) plays the one chosen now.
             options["language"] = language()
         names = tuple(colour_name(s.colours.get(st, st)) for st in s.joined)

@@ -12,15 +12,13 @@ round in which somebody reached the target (16); everyone who reached it shares 
 Options (``GameSetup.options``): ``target`` (points to win, 16), ``first_reader``
 (station reading first; default the first station), ``deck`` (a list of question
 objects instead of the shipped deck), ``whole_deck`` (play all cards instead of a
-shuffled half, false).
+shuffled half, false), ``language`` ("en" or "de": which shipped deck is played, "en").
 """
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from functools import cache
 from typing import Any
 
 from table.games.base import (
@@ -40,7 +38,7 @@ from table.games.base import (
     rng_for,
 )
 from table.games.umtata.board import SECTORS, Board, Country, load_board, sector_parts
-from table.games.umtata.deck import Question, deck_from_option, default_deck
+from table.games.umtata.deck import DEFAULT_LANGUAGE, Question, check_language, deck_from_option, default_deck
 
 GUESS = "guess"
 ANSWER = "answer"
@@ -98,30 +96,24 @@ _DECK_CACHE: dict[int, tuple[Any, tuple[Question, ...]]] = {}
 
 
 def deck_of(setup: GameSetup) -> tuple[Question, ...]:
-    """The question deck a game plays with: the ``deck`` option, or the deck in force in
-    the game's ``language`` (an option the lobby sets from the table's language; a setup
-    without one, such as an older journal's, plays the English deck)."""
+    """The question deck a game plays with: the ``deck`` option or the shipped deck in the
+    game's ``language``; :class:`SetupError` for a language without a deck."""
+    language = setup.options.get("language", DEFAULT_LANGUAGE)
+    try:
+        check_language(language)
+    except ValueError as exc:
+        raise SetupError(str(exc)) from None
     raw = setup.options.get("deck")
     if raw is None:
-        language = setup.options.get("language")
-        if isinstance(language, str) and _loader_takes_language():
-            return default_deck(language=language)  # type: ignore[call-arg,unused-ignore]
-        return default_deck()
+        return default_deck(language)
     hit = _DECK_CACHE.get(id(raw))
     if hit is not None and hit[0] is raw:
         return hit[1]
-    deck = deck_from_option(raw)
+    deck = deck_from_option(raw, language)
     if len(_DECK_CACHE) > 16:  # replays build many setups; keep the memo small
         _DECK_CACHE.clear()
     _DECK_CACHE[id(raw)] = (raw, deck)
     return deck
-
-
-@cache
-def _loader_takes_language() -> bool:
-    """Whether the deck loader chooses its deck by language (the German deck's loader
-    does; without it every language plays the one deck there is)."""
-    return "language" in inspect.signature(default_deck).parameters
 
 
 def _set(values: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
