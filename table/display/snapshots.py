@@ -18,6 +18,7 @@ from table.display.games import RenderContext, renderers
 from table.display.screens import AttractScreen, LeaveKioskScreen, PausedScreen, TableMenuScreen
 from table.display.theme import Theme
 from table.games.base import Action, GameSetup
+from table.i18n import language
 from table.session import Session, run_until_idle
 
 Snapshot = Callable[[pygame.Surface], None]
@@ -97,7 +98,9 @@ def shell_moments(stations: int = 4) -> Iterator[tuple[str, Snapshot]]:
     def table_at(surface: pygame.Surface) -> tuple[Table, VirtualClock, ScriptedInputs]:
         clock = VirtualClock(100.0)
         inputs = ScriptedInputs()
-        table = Table(TableConfig(stations=stations), clock, surface, None, inputs=[inputs], seed_source=lambda: 3)
+        # The table takes its language from the config: keep the one the pictures are made in.
+        table = Table(TableConfig(stations=stations, language=language()), clock, surface, None, inputs=[inputs],
+                      seed_source=lambda: 3)
         return table, clock, inputs
 
     def go(table: Table, clock: VirtualClock, inputs: ScriptedInputs, actions: list[Action], seconds: float) -> None:
