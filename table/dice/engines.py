@@ -13,15 +13,21 @@ compute the same thing (to about 1e-6); they differ in speed only.
   is the default whenever ``onnx`` and ``onnxruntime`` import.
 - ``opencv``: the same ONNX graph run by ``cv2.dnn``.
 
-``auto`` picks ``onnxruntime`` and falls back to ``numpy`` when its packages are missing,
-so a table without them still reads dice. The graph is built in memory from the
+``auto`` picks ``onnxruntime`` and falls back to ``numpy`` when its packages are missing
+or do not work on this machine, so a table without them still reads dice. Whether they
+work is tried once per process in a child process (:func:`library_works`): a native
+library that crashes on some CPU (ONNX Runtime under the qemu-user emulation of the
+target check ends in a segmentation fault) must not take the table down with it. The graph is built in memory from the
 weights at load time (about 20 ms): a taught model needs no export step and nothing is
 written beside it.
 """
 
 from __future__ import annotations
 
+import functools
 import os
+import subprocess
+import sys
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -134,6 +140,34 @@ def _opencv(nets: Sequence[ConvNet]) -> Runner:
     return run
 
 
+# Builds a one-layer network's graph and runs it: everything the reader will do with the
+# libraries, on a toy, in a process of its own.
+_PROBE = """
+import numpy as np
+from table.dice.cnn import ConvNet
+from table.dice.engines import make_runner
+net = ConvNet(["2"], {"w0": np.ones((3, 3, 4, 2), np.float32), "b0": np.zeros(2, np.float32),
+                      "w1": np.ones((2, 7), np.float32), "b1": np.zeros(7, np.float32)}, 4)
+print(make_runner([net], ENGINE)[1](np.ones((1, 4, 4, 4), np.float32)).shape)
+"""
+
+
+@functools.cache
+def library_works(engine: str) -> bool:
+    """Whether ``engine``'s libraries import and run a toy network, tried in a child process."""
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", _PROBE.replace("ENGINE", repr(engine))],
+            capture_output=True,
+            text=True,
+            timeout=300,  # generous: the first import under emulation takes minutes
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0 and "(1, 7)" in done.stdout
+
+
 def make_runner(nets: Sequence[ConvNet], engine: str = "auto") -> tuple[str, Runner]:
     """(engine actually used, runner). ``auto``: ONNX Runtime, else numpy (see module doc).
 
@@ -142,9 +176,11 @@ def make_runner(nets: Sequence[ConvNet], engine: str = "auto") -> tuple[str, Run
     if engine not in ENGINES:
         raise ValueError(f"unknown dice engine {engine!r}; use one of {', '.join(ENGINES)}")
     if engine == "auto":
-        try:
-            return "onnxruntime", _onnxruntime(nets)
-        except ImportError:
-            return "numpy", _numpy(nets)
+        if library_works("onnxruntime"):
+            try:
+                return "onnxruntime", _onnxruntime(nets)
+            except ImportError:
+                pass
+        return "numpy", _numpy(nets)
     build = {"numpy": _numpy, "onnxruntime": _onnxruntime, "opencv": _opencv}[engine]
     return engine, build(nets)

@@ -118,3 +118,14 @@ def test_the_engine_is_a_setting(tmp_path: Path) -> None:
     with pytest.raises(TableError, match=r"reader\.engine"):
         load_settings(tmp_path / "reader.toml")
     assert load_settings(tmp_path / "missing.toml").engine == "auto"
+
+
+def test_auto_falls_back_to_numpy_when_the_library_does_not_work(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A library that crashes (tried in a child process) leaves the reader on numpy."""
+    from table.dice import engines
+
+    assert engines.library_works("onnxruntime")
+    assert not engines.library_works("no-such-engine")  # the child process fails
+    monkeypatch.setattr(engines, "library_works", lambda engine: False)
+    name, _ = engines.make_runner([_net()], "auto")
+    assert name == "numpy"
