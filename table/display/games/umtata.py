@@ -28,7 +28,6 @@ from table.display.theme import (
     TEXT,
     TEXT_DIM,
     Theme,
-    rendered,
     text,
 )
 from table.display.umtata_map import TILE_COLOURS, draw_map, map_rect_for
@@ -63,7 +62,7 @@ def _block(
     y = rect.y
     for line in lines[:max_lines]:
         # The theme's text cache: a question's lines are drawn every frame of the round.
-        surface.blit(rendered(line, s, colour, bold, theme.height), (rect.x, y))
+        text(surface, theme, line, (rect.x, y), s, colour, bold=bold)
         y += font.get_linesize()
     return y
 
@@ -240,12 +239,12 @@ class UmtataRenderer:
              bold=True)
         ly = rect.y + u(1) + theme.font("body", True).get_linesize() + u(5)
         for line in lines:
-            surface.blit(rendered(line, "small", TEXT_DIM, False, theme.height), (inner.x, ly))
+            text(surface, theme, line, (inner.x, ly), "small", TEXT_DIM)
             ly += theme.font("small").get_linesize()
         for box, name, chosen in chips:
             pygame.draw.rect(surface, ACCENT if chosen else PANEL_LIGHT, box, border_radius=u(0.8))
             ink = BACKGROUND if chosen else TEXT
-            surface.blit(rendered(name, "body", ink, chosen, theme.height), (box.x + u(1), box.y + u(0.5)))
+            text(surface, theme, name, (box.x + u(1), box.y + u(0.5)), "body", ink, bold=chosen)
         return panel.bottom
 
     # -- the players: score track, status, round points ------------------------------------------

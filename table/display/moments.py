@@ -1,0 +1,211 @@
+"""Celebrations: the first press, a round's winner and the game's end, in the player's colour.
+
+A *moment* is a short animation over the game screen: a banner that drops in from the
+top edge (eased, with a little overshoot, like a quiz show's lower third turned upside
+down) and a glow along the screen's edges that pulses in the player's colour and fades.
+The game screen makes moments from the game's events (:func:`moment_for`) and from the
+game ending; while one runs its parts are live, and once it is over the screen stops
+listing them, so an idle screen stays idle.
+
+Everything is a :class:`~table.display.layers.Part`: the banner's rect follows the
+banner (the composer repaints only where it was and is), and the glow is four thin
+strips along the edges, so a celebration costs a few small regions per frame.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pygame
+
+from table.display import draw
+from table.display.layers import Part
+from table.display.theme import ACCENT, BACKGROUND, PANEL_LIGHT, TEXT, Colour, Theme
+from table.games.base import Event
+
+DURATIONS = {"first": 1.8, "round": 2.6, "final": 4.5, "notice": 4.0}
+"""Seconds each kind of moment lasts."""
+
+FRAME_RATE = 30
+"""Moments change their picture at most this often (the key counts these frames)."""
+
+
+@dataclass(frozen=True)
+class Moment:
+    """One celebration: ``kind`` ("first", "round" or "final"), the banner's ``text``,
+    the ``colours`` it shows (the player's, or every winner's in turn) and when it
+    started on the table's clock."""
+
+    kind: str  # "first", "round", "final", or "notice" (what a menu choice did: no glow)
+    text: str
+    colours: tuple[Colour, ...]
+    start: float
+
+    @property
+    def duration(self) -> float:
+        return DURATIONS[self.kind]
+
+    def progress(self, now: float) -> float:
+        """0 at the start, 1 at the end (clamped)."""
+        return min(1.0, max(0.0, (now - self.start) / self.duration))
+
+    def running(self, now: float) -> bool:
+        return self.start <= now < self.start + self.duration
+
+
+def ease_out_back(x: float) -> float:
+    """0 to 1 with a small overshoot near the end: something that lands, not jumps."""
+    c = 1.70158
+    return 1 + (c + 1) * (x - 1) ** 3 + c * (x - 1) ** 2
+
+
+def ease_in_cubic(x: float) -> float:
+    return x * x * x
+
+
+FIRST_WORDS = {"ubongo": "Ubongo!", "finished": "Done first:", "tataaa": "Tataaa!"}
+
+
+def moment_for(event: Event, name: str, colour: Colour, start: float) -> Moment | None:
+    """The celebration an engine event deserves, if any (``name`` and ``colour``: the
+    event's station's). Only an event's kind, station and place are used: nothing a
+    view would hide."""
+    kind = event.kind
+    detail = event.detail if isinstance(event.detail, dict) else {}
+    if kind == "ubongo":
+        return Moment("first", f"Ubongo! {name} was first", (colour,), start)
+    if kind == "finished" and detail.get("place") == 1:
+        return Moment("first", f"{name} finished first", (colour,), start)
+    if kind == "tataaa" and detail.get("rank") == 1:
+        return Moment("first", f"Tataaa! {name} was first", (colour,), start)
+    if kind == "gem":
+        return Moment("round", f"{name} wins the round", (colour,), start)
+    if kind == "answer_right":
+        return Moment("round", f"{name} is right!", (colour,), start)
+    if kind == "gems_taken":
+        return Moment("round", f"{name} takes the gems", (colour,), start)
+    if kind == "spoils_kept":
+        return Moment("round", f"{name} keeps a spoils card", (colour,), start)
+    if kind == "hunters_moved":
+        return Moment("round", f"{name}'s hunt is over", (colour,), start)
+    return None
+
+
+def final_moment(winners: Sequence[tuple[str, Colour]], start: float) -> Moment:
+    """The end of the game: every winner named, the glow cycling through their colours."""
+    names = [n for n, _ in winners]
+    if not names:
+        text = "Game over"
+    elif len(names) == 1:
+        text = f"{names[0]} wins!"
+    else:
+        text = " & ".join(names) + " share the win!"
+    colours = tuple(c for _, c in winners) or ((255, 196, 64),)
+    return Moment("final", text, colours, start)
+
+
+def _frame(moment: Moment, now: float) -> int:
+    return int((now - moment.start) * FRAME_RATE) if moment.running(now) else -1
+
+
+def _colour_at(moment: Moment, now: float) -> Colour:
+    step = int(max(0.0, now - moment.start) * 2.5)
+    return moment.colours[step % len(moment.colours)]
+
+
+def parts(moment: Moment, size: tuple[int, int], theme: Theme, index: int = 0) -> list[Part]:
+    """The moment's parts (all live, times on the table's clock)."""
+    w, h = size
+    name = f"moment{index}:{moment.kind}:{moment.start}"
+    thick = theme.px(2.4 if moment.kind == "final" else 1.8)
+    strips = {
+        "top": pygame.Rect(0, 0, w, thick),
+        "bottom": pygame.Rect(0, h - thick, w, thick),
+        "left": pygame.Rect(0, 0, thick, h),
+        "right": pygame.Rect(w - thick, 0, thick, h),
+    }
+    out: list[Part] = []
+
+    def glow_width(now: float) -> int:
+        if not moment.running(now):
+            return 0
+        p = moment.progress(now)
+        pulse = 0.65 + 0.35 * math.cos((now - moment.start) * math.tau * 2.0)
+        return max(0, round(thick * (1.0 - ease_in_cubic(p)) * pulse))
+
+    for side, strip in (strips.items() if moment.kind != "notice" else ()):
+        def live(now: float, strip: pygame.Rect = strip) -> tuple[object, pygame.Rect]:
+            return (glow_width(now), _colour_at(moment, now) if moment.running(now) else None), strip
+
+        def paint(surface: pygame.Surface, now: float, side: str = side, strip: pygame.Rect = strip) -> None:
+            width = glow_width(now)
+            if width <= 0:
+                return
+            band = strip.copy()
+            if side == "top":
+                band.height = width
+            elif side == "bottom":
+                band.height = width
+                band.bottom = strip.bottom
+            elif side == "left":
+                band.width = width
+            else:
+                band.width = width
+                band.right = strip.right
+            surface.fill(_colour_at(moment, now), band)
+
+        out.append(Part(f"{name}:glow-{side}", strip, moment, paint, live=live))
+
+    size_name = "title" if moment.kind == "final" else "large"
+    font = theme.font(size_name, True)
+    text_w, text_h = font.size(moment.text)
+    pad = theme.px(2.5)
+    box = pygame.Rect(0, 0, min(w - theme.px(8), text_w + 2 * pad), text_h + pad)
+    rest_y = theme.px(14)  # where the banner settles: just under a game's header line
+    track = pygame.Rect(box.x, -box.height, box.width, rest_y + 2 * box.height)
+    track.centerx = w // 2
+
+    screen = pygame.Rect(0, 0, w, h)
+
+    def banner_box(now: float) -> pygame.Rect | None:
+        """Where the whole banner is at ``now`` (it may reach above the screen)."""
+        if not moment.running(now):
+            return None
+        t = now - moment.start
+        drop = min(1.0, t / 0.45)
+        leave = max(0.0, (t - (moment.duration - 0.4)) / 0.4)
+        travel = rest_y + box.height
+        r = box.copy()
+        r.centerx = w // 2
+        r.top = round(-box.height + travel * ease_out_back(drop) - travel * ease_in_cubic(leave))
+        return r
+
+    def banner_live(now: float) -> tuple[object, pygame.Rect]:
+        r = banner_box(now)
+        if r is None or not r.clip(screen).height:
+            return None, pygame.Rect(track.centerx, 0, 0, 0)
+        return (r.top, _colour_at(moment, now)), r.clip(screen)
+
+    def banner_paint(surface: pygame.Surface, now: float) -> None:
+        r = banner_box(now)
+        if r is None:
+            return
+        colour = _colour_at(moment, now)
+        if moment.kind == "notice":
+            draw.panel(surface, r, PANEL_LIGHT, theme.px(1.6), colour, theme.px(0.5))
+            draw.label(surface, theme, moment.text, r.center, size_name, TEXT, "center", bold=True,
+                       max_width=r.width - 2 * pad)
+            return
+        draw.panel(surface, r, colour, theme.px(1.6), BACKGROUND, theme.px(0.5))
+        draw.label(surface, theme, moment.text, r.center, size_name, BACKGROUND, "center", bold=True,
+                   max_width=r.width - 2 * pad)
+
+    out.append(Part(f"{name}:banner", track.clip(pygame.Rect(0, 0, w, h)), moment, banner_paint, live=banner_live))
+    return out
+
+
+def notice(text: str, start: float) -> Moment:
+    """A plain banner saying what a table-menu choice did ("Round skipped")."""
+    return Moment("notice", text, (ACCENT,), start)
