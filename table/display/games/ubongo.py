@@ -448,6 +448,10 @@ class UbongoRenderer:
             "center",
             bold=True,
         )
+        if view["phase"] == "over":
+            label(surface, theme, "Press any button for the menu", (theme.width - 2 * u, layout.header.centery),
+                  "body", ACCENT, "midright")
+            return
         right = f"{view['pieces']}-piece boards, {view['boards_left']} of {view['boards_total']} left"
         label(surface, theme, right, (theme.width - 2 * u, layout.header.centery), "small", TEXT_DIM, "midright")
 

@@ -147,6 +147,8 @@ class ShimoRenderer:
         pygame.draw.rect(surface, PANEL, pygame.Rect(0, 0, w, theme.px(11)))
         if view["phase"] == "over":
             title = "Ubongo Shimo · game over"
+            draw.label(surface, theme, "Press any button for the menu", (w - pad, theme.px(5.5)), "body", ACCENT,
+                       "midright")
         elif view.get("extra_round"):
             title = "Ubongo Shimo · extra round"
         else:
@@ -211,9 +213,11 @@ class ShimoRenderer:
             names = {p["station"]: p["name"] for p in view["players"]}
             if len(callers) == 1:
                 msg = f"Ubongo! {names[callers[0]]} was first"
+                colour = theme.station_colour(callers[0])  # the first caller's own colour
             else:
                 msg = "Called together: " + " & ".join(names[c] for c in callers) + " · no gem this round"
-            draw.label(surface, theme, msg, (text_centre[0], area.bottom - theme.px(8)), "large", ACCENT, "center",
+                colour = ACCENT
+            draw.label(surface, theme, msg, (text_centre[0], area.bottom - theme.px(8)), "large", colour, "center",
                        bold=True, max_width=glass.left - area.left - theme.px(4))
         elif phase == "results":
             self._results(surface, area, view, theme)

@@ -440,6 +440,8 @@ class UgahRenderer:
         draw.label(surface, theme, "The hunters met: the hunt is over", (x0, pad), "body", TEXT_DIM,
                    max_width=width)
         draw.label(surface, theme, head, (x0, theme.px(7)), "title", ACCENT, bold=True, max_width=width)
+        draw.label(surface, theme, "Press any button for the menu", (x0, area.bottom - pad), "body", ACCENT,
+                   "bottomleft", max_width=width)
         y = theme.px(19)
         row_h = theme.px(18) if len(players) <= 3 else theme.px(14.5)
         for p in players:

@@ -37,7 +37,7 @@ PHASE_HINT = {
     "guess": "Turn your knob to a region + colour and push to lock it - or press your button: Tataaa!",
     "answer": "Tataaa players answer in press order: knob to region + colour, push; then the country, push.",
     "reveal": "Push any knob or button for the next round.",
-    "over": "",
+    "over": "Press any button for the menu.",
 }
 
 
@@ -152,7 +152,10 @@ class UmtataRenderer:
         question = view["question"]
         info = f"Round {view['round']}  -  read by {_station_name(view, reader)}  -  {question['topic']}"
         pygame.draw.circle(surface, theme.station_colour(reader), (rect.x + u(1), rect.y + u(1.8)), u(1))
-        text(surface, theme, info, (rect.x + u(3), rect.y), "small", TEXT_DIM, max_width=rect.w - u(3))
+        info_colour = TEXT_DIM
+        if phase == "over":
+            info, info_colour = "Game over  -  Press any button for the menu", ACCENT
+        text(surface, theme, info, (rect.x + u(3), rect.y), "small", info_colour, max_width=rect.w - u(3))
         y = rect.y + u(5)
         reveal = view.get("reveal")
         if phase == "over" and reveal:
