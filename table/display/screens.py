@@ -551,7 +551,7 @@ class TableMenuScreen(Screen):
         theme = self.theme
         box = draw.dialog_box(size, theme, 110, 80)
         out = [
-            Part("menu:veil", whole(size), 170, lambda s, t: draw.veil(s, s.get_rect(), 170)),
+            Part("menu:veil", whole(size), 200, lambda s, t: draw.veil(s, s.get_rect(), 200)),
             Part("menu:box", box, None, lambda s, t: self._box(s, box)),
         ]
         # One part per line: turning the knob repaints the two lines it moved between.
@@ -619,7 +619,8 @@ class PausedScreen(Screen):
                        (box.centerx, box.bottom - theme.px(8)), "large", TEXT, "center",
                        max_width=box.width - theme.px(6))
 
-        return [Part("paused:box", box, None, paint)]
+        return [Part("paused:veil", whole(size), 200, lambda s, t: draw.veil(s, s.get_rect(), 200)),
+                Part("paused:box", box, None, paint)]
 
 
 class AttractScreen(Screen):

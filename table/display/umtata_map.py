@@ -211,7 +211,7 @@ def _pts(ring: Iterable[tuple[int, int]], scale: float) -> list[tuple[float, flo
 def min_label_px(height: int) -> int:
     """The smallest label size used at a map ``height`` px high: readable from 3 m (the
     default font's line is two thirds of its nominal size: 24 px lines at 1080p)."""
-    return max(15, height // 30)
+    return max(15, height // 28 + 1)
 
 
 def max_label_px(height: int) -> int:

@@ -336,7 +336,7 @@ class UbongoRenderer:
         if phase == "sand" and deadline is not None:
             # The panel stays; the seconds change once a second, the bar a pixel at a time.
             bar = self._sand_bar(theme, layout)
-            number_at = (layout.sand.centerx, layout.sand.y + layout.sand.height * 0.4)
+            number_at = (layout.sand.centerx, layout.sand.y + layout.sand.height * 0.4 - 3 * theme.unit)
 
             def seconds(t: float) -> tuple[object, pygame.Rect]:
                 left = max(0.0, deadline - t)
@@ -698,7 +698,7 @@ class UbongoRenderer:
             frac = min(1.0, left / max(0.001, view["sand_seconds"]))
             colour = BAD if left <= 10 else ACCENT
             if which in ("all", "number"):
-                label(surface, theme, f"{math.ceil(left)}", (rect.centerx, rect.y + rect.height * 0.4), "huge",
+                label(surface, theme, f"{math.ceil(left)}", (rect.centerx, rect.y + rect.height * 0.4 - 3 * u), "huge",
                       colour, "center", bold=True)
             if which in ("all", "panel"):
                 caption = "seconds of sand" if view["hourglass"] == 1 else "nobody finished: the sand runs once more"
@@ -847,10 +847,11 @@ class UbongoRenderer:
 
     def _ranking(self, surface: pygame.Surface, theme: Theme, view: dict[str, Any], layout: Layout) -> None:
         u = theme.unit
-        rect = layout.board.inflate(-round(4 * u), -round(4 * u))
-        veil = pygame.Surface(rect.size, pygame.SRCALPHA)
-        veil.fill((*PANEL, 240))
-        surface.blit(veil, rect)
+        # The panel covers the whole board, its colour legend included (a panel that ended
+        # inside the legend cut its words in half at 720p).
+        rect = layout.board.union(pygame.Rect(layout.board.x, layout.legend_y, 1, round(2 * u))).inflate(
+            -round(2 * u), -round(1 * u))
+        draw.veil(surface, rect, 240, PANEL)
         pygame.draw.rect(surface, ACCENT, rect, max(3, round(0.4 * u)), border_radius=round(1.2 * u))
         by_station = {p["station"]: p for p in view["players"]}
         winners = view["winners"]

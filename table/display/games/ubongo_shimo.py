@@ -163,7 +163,7 @@ class ShimoRenderer:
         for value in reversed(gems):
             draw.gem(surface, (x, theme.px(5.5)), r, value)
             x -= r * 2.8
-        if variant:
+        if variant and view["phase"] != "over":  # at the end the header says how to go on
             draw.label(surface, theme, variant, (x - r, theme.px(5.5)), "small", TEXT_DIM, "midright")
 
     def _middle(self, surface: pygame.Surface, area: pygame.Rect, view: dict[str, Any], ctx: RenderContext,

@@ -218,10 +218,13 @@ class UgahRenderer:
             for dx in (0.24, 0.76):
                 for dy in (-0.07, 0.07):
                     pygame.draw.circle(surface, ink, (rect.left + size * dx, y + size * dy), max(2, size // 14))
-            draw.label(surface, theme, label, (rect.centerx, rect.bottom - size * 0.08), "small", ink, "midbottom",
-                       max_width=size - 4)
-        else:
-            draw.label(surface, theme, label, rect.center, "body", ink, "center", bold=True, max_width=size - 6)
+            # A die too small for its name readable from the table (a spoils card in a
+            # player's row) shows colour and picture only; shrunk letters help nobody.
+            if theme.font("small").size(label)[0] <= size - 4:
+                draw.label(surface, theme, label, (rect.centerx, rect.bottom - size * 0.08), "small", ink,
+                           "midbottom")
+        elif theme.font("body", True).size(label)[0] <= size - 6:
+            draw.label(surface, theme, label, rect.center, "body", ink, "center", bold=True)
         if marked:
             pygame.draw.rect(surface, ACCENT, rect.inflate(theme.px(1.2), theme.px(1.2)), max(3, theme.px(0.6)),
                              border_radius=size // 4)
@@ -426,7 +429,7 @@ class UgahRenderer:
                 self._die(surface, theme, (sx, rect.centery), min(theme.px(5), row_h - theme.px(1.5)), card)
                 sx += theme.px(5.8)
             # the active player's full prompt is in the big box above
-            prompt = "Your turn (see above)" if p["active"] else p["prompt"]
+            prompt = "Your turn" if p["active"] else p["prompt"]
             draw.label(surface, theme, prompt, (rect.right - theme.px(1.5), rect.centery), "body",
                        ACCENT if p["active"] else TEXT_DIM, "midright", bold=p["active"],
                        max_width=max(10, rect.right - sx - theme.px(3)))
