@@ -369,7 +369,8 @@ class GameScreen(Screen):
                     self.moments = [m for m in self.moments if m.kind == "final"] + [moment]
         if session.is_over() and not over:
             outcome = session.outcome()
-            winners = [(session.setup.name_of(s), theme.station_colour(s)) for s in (outcome.winners if outcome else ())]
+            won = outcome.winners if outcome else ()
+            winners = [(session.setup.name_of(s), theme.station_colour(s)) for s in won]
             if self.celebrations:
                 self.moments = [moments.final_moment(winners, now)]
         self._followed = (id(session), len(events), session.is_over())
@@ -452,7 +453,7 @@ def ranking_parts(session: Session, theme: Theme, size: tuple[int, int]) -> list
         row_h = theme.px(min(9.0, 44.0 / max(1, rows)))
         y = theme.px(38)
         row_w = min(w - theme.px(8), theme.px(130))
-        for rank, s in enumerate(order, 1):
+        for s in order:
             colour = theme.station_colour(s)
             row = pygame.Rect((w - row_w) // 2, y, row_w, row_h - theme.px(1))
             won = s in winners

@@ -6,6 +6,7 @@ so what is saved is exactly what the display would show.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -298,8 +299,8 @@ def flow_moments(games: list[str] | None = None) -> Iterator[tuple[str, Snapshot
             _final_draw(table, clock.now)
 
         yield f"{game}/menu-end-confirm", shot
-        yield f"{game}/menu-paused", lambda s, shot=shot: shot(s, choice="pause")
-        yield f"{game}/menu-ended-ranking", lambda s, shot=shot: shot(s, choice="end")
+        yield f"{game}/menu-paused", functools.partial(shot, choice="pause")
+        yield f"{game}/menu-ended-ranking", functools.partial(shot, choice="end")
 
 
 def all_moments() -> Iterator[tuple[str, Snapshot]]:
