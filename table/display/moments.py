@@ -158,7 +158,13 @@ def parts(moment: Moment, size: tuple[int, int], theme: Theme, index: int = 0) -
 
         out.append(Part(f"{name}:glow-{side}", strip, moment, paint, live=live))
 
-    size_name = "title" if moment.kind == "final" else "large"
+    if moment.kind == "final":
+        # The game's own final screen names the winners: the moment adds fireworks (small
+        # bursts of sparks, each a small part) and the glow, not a second headline.
+        for k, (fx, fy, delay) in enumerate(BURSTS):
+            out.append(_burst(f"{name}:burst{k}", moment, (round(fx * w), round(fy * h)), delay, theme, k))
+        return out
+    size_name = "large"
     font = theme.font(size_name, True)
     text_w, text_h = font.size(moment.text)
     pad = theme.px(2.5)
@@ -204,6 +210,45 @@ def parts(moment: Moment, size: tuple[int, int], theme: Theme, index: int = 0) -
 
     out.append(Part(f"{name}:banner", track.clip(pygame.Rect(0, 0, w, h)), moment, banner_paint, live=banner_live))
     return out
+
+
+BURSTS = ((0.18, 0.30, 0.0), (0.82, 0.26, 0.5), (0.50, 0.20, 1.0), (0.30, 0.62, 1.5), (0.72, 0.60, 2.0),
+          (0.15, 0.78, 2.6), (0.86, 0.80, 3.0))
+"""Where (share of the width and height) and when (seconds in) the final fireworks burst."""
+
+BURST_SECONDS = 1.3
+SPARKS = 14
+
+
+def _burst(name: str, moment: Moment, centre: tuple[int, int], delay: float, theme: Theme, k: int) -> Part:
+    """One firework: sparks flying out from ``centre`` with eased speed, shrinking as they go."""
+    reach = theme.px(11)
+    bounds = pygame.Rect(0, 0, 2 * reach + theme.px(2), 2 * reach + theme.px(2))
+    bounds.center = centre
+    colour = moment.colours[k % len(moment.colours)]
+
+    def phase(now: float) -> float | None:
+        t = now - moment.start - delay
+        return t / BURST_SECONDS if 0 <= t < BURST_SECONDS else None
+
+    def live(now: float) -> tuple[object, pygame.Rect]:
+        p = phase(now)
+        return (None if p is None else int(p * FRAME_RATE * BURST_SECONDS)), bounds
+
+    def paint(surface: pygame.Surface, now: float) -> None:
+        p = phase(now)
+        if p is None:
+            return
+        out = 1 - (1 - p) ** 3  # ease out: fast at first, settling
+        size = max(1, round(theme.px(0.9) * (1 - p)))
+        for i in range(SPARKS):
+            angle = math.tau * i / SPARKS + k
+            r = reach * out
+            x = centre[0] + math.cos(angle) * r
+            y = centre[1] + math.sin(angle) * r + theme.px(2) * p * p  # a little gravity
+            pygame.draw.circle(surface, colour if i % 3 else (255, 255, 255), (x, y), size)
+
+    return Part(name, bounds, moment, paint, live=live)
 
 
 def notice(text: str, start: float) -> Moment:

@@ -273,8 +273,8 @@ class LobbyScreen(Screen):
                 if detail:
                     draw.label(surface, theme, detail, (rect.left + theme.px(2), rect.top + theme.px(8)), "body",
                                GOOD)
-                draw.label(surface, theme, hint, (rect.left + theme.px(2), rect.bottom - theme.px(2)), "small",
-                           TEXT_DIM, "bottomleft")
+                draw.label(surface, theme, hint, (rect.left + theme.px(2), rect.bottom - theme.px(2)), "body",
+                           TEXT if joined else ACCENT, "bottomleft", max_width=pw - theme.px(4))
 
             out.append(Part(f"lobby:station{st}", rect, (colour, joined, name, detail), station, base=True))
         footer = self.message or "Turn any knob: choose a line · Push: change it · Button: join or leave"
@@ -694,12 +694,19 @@ class AttractScreen(Screen):
             band = pygame.Rect(0, 0, size[0], self.theme.px(11))
             title = f"Demo: {demo.engine.title} · press any button to play"
             where = draw.label_rect(self.theme, title, band.center, "large", ACCENT, "center", bold=True)
-            parts.append(Part("attract:band", band, None, lambda s, t: draw.veil(s, band, 235)))
+            # An opaque band that takes the game's header line's place (a veil let the header
+            # show through, half dimmed, under the title).
+            parts.append(Part("attract:band", band, None, lambda s, t: self._band(s, band)))
             # Only the title pulses: each frame repaints its own rect, not the whole band.
             parts.append(Part("attract:title", where, title, lambda s, t: self._title(s, band, title, t),
                               live=lambda t: (self._pulse(t), where)))
             self._memo = memo = (demo.state, size, parts)
         return memo[2]
+
+    def _band(self, surface: pygame.Surface, band: pygame.Rect) -> None:
+        draw.panel(surface, band, PANEL)
+        line = self.theme.px(0.5)
+        surface.fill(ACCENT, pygame.Rect(band.left, band.bottom - line, band.width, line))
 
     @staticmethod
     def _pulse(now: float) -> tuple[int, ...]:

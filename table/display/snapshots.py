@@ -227,6 +227,13 @@ def walk_to(game: str, phase: str, surface: pygame.Surface, seed: int = 3,
     """A table loop whose game (random legal play, fixed seed) has reached ``phase``
     (the view's phase), or None if that play never gets there. Inputs go through the
     table's screens as a station's would, at the game's times on a virtual clock."""
+    return walk_until(game, surface, lambda table: table.session is not None
+                      and table.session.view(None).get("phase") == phase, seed, celebrations)
+
+
+def walk_until(game: str, surface: pygame.Surface, done: Callable[[Table], bool], seed: int = 3,
+               celebrations: bool = True) -> tuple[Table, VirtualClock, ScriptedInputs] | None:
+    """Like :func:`walk_to`, until ``done(table)`` holds (checked after every frame)."""
     import random
 
     from table.autoplay import next_random_action
@@ -241,7 +248,7 @@ def walk_to(game: str, phase: str, surface: pygame.Surface, seed: int = 3,
     assert session is not None
     rng = random.Random(seed)
     for _ in range(4000):
-        if session.view(None).get("phase") == phase:
+        if done(table):
             return table, clock, inputs
         if session.is_over():
             return None
@@ -253,7 +260,35 @@ def walk_to(game: str, phase: str, surface: pygame.Surface, seed: int = 3,
             inputs.add(Action(action.kind, at, action.station, action.value))
         clock.now = max(clock.now, at)
         table.step(clock.now)
-    return None
+    return table, clock, inputs if done(table) else None
+
+
+CELEBRATED = ("first", "round", "final")
+
+
+def celebration_frames(game: str, kind: str, size: tuple[int, int], fps: float = 12.0,
+                       seed: int = 3) -> list[pygame.Surface]:
+    """The frames of the first moment of ``kind`` ("first", "round" or "final") that a
+    random game of ``game`` shows through the table loop, from its start to its end
+    (empty when that play never has one)."""
+    from table.display.moments import DURATIONS
+    from table.display.screens import GameScreen
+
+    def showing(table: Table) -> bool:
+        game_screen = next((s for s in table.screens if isinstance(s, GameScreen)), None)
+        return game_screen is not None and any(m.kind == kind for m in game_screen.moments)
+
+    surface = pygame.Surface(size)
+    found = walk_until(game, surface, showing, seed)
+    if found is None or not showing(found[0]):
+        return []
+    table, clock, inputs = found
+    frames = []
+    for _ in range(int(DURATIONS[kind] * fps) + 2):
+        table.draw(clock.now)
+        frames.append(surface.copy())
+        run_frames(table, clock, inputs, [], 1 / fps, fps=fps)
+    return frames
 
 
 def run_frames(table: Table, clock: VirtualClock, inputs: ScriptedInputs, actions: list[Action],

@@ -780,7 +780,7 @@ class UbongoRenderer:
             "best",
             (score.x - 1 * u, score.bottom - 0.6 * u),
             "small",
-            TEXT_DIM,
+            TEXT,
             "bottomright",
         )
         y += 5 * u
@@ -810,9 +810,10 @@ class UbongoRenderer:
         y += 3.8 * u
         prompt = player["prompt"]
         if prompt:
-            for ln in draw.wrap(theme.font("small"), prompt, rect.width - round(3 * u))[:2]:
-                label(surface, theme, ln, (x, y), "small", TEXT if may_act else TEXT_DIM)
-                y += 3.4 * u
+            # What this player does next, in body type and full white: read from 3 m.
+            for ln in draw.wrap(theme.font("body"), prompt, rect.width - round(3 * u))[:2]:
+                label(surface, theme, ln, (x, y), "body", ACCENT if may_act else TEXT)
+                y += 4.0 * u
         # The collection, sorted: most of one colour first (the order that decides the game).
         counts: dict[str, int] = player["collection"]
         order = sorted(view["colours"], key=lambda c: (-counts[c], view["colours"].index(c)))
@@ -857,7 +858,8 @@ class UbongoRenderer:
         winners = view["winners"]
         names = " and ".join(by_station[s]["name"] for s in winners)
         headline = f"{names} win{'' if len(winners) > 1 else 's'}!"
-        label(surface, theme, headline, (rect.centerx, rect.y + 5 * u), "title", ACCENT, "center", bold=True)
+        head_colour = theme.station_colour(winners[0]) if len(winners) == 1 else ACCENT
+        label(surface, theme, headline, (rect.centerx, rect.y + 5 * u), "title", head_colour, "center", bold=True)
         y = rect.y + 11 * u
         row_h = 8.5 * u
         col_w = 9.5 * u

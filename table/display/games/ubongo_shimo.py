@@ -250,7 +250,10 @@ class ShimoRenderer:
         players = sorted(view["players"], key=lambda p: (-p["points"], -p["cards"]))
         winners = [p["name"] for p in players if p["station"] in view["winners"]]
         head = " & ".join(winners) + (" win!" if len(winners) > 1 else " wins!")
-        draw.label(surface, theme, head, (area.centerx, area.top + theme.px(7)), "title", ACCENT, "center", bold=True)
+        # A single winner is named in their own colour.
+        head_colour = theme.station_colour(view["winners"][0]) if len(view["winners"]) == 1 else ACCENT
+        draw.label(surface, theme, head, (area.centerx, area.top + theme.px(7)), "title", head_colour, "center",
+                   bold=True)
         reason = {
             "most points": "Most points (gems plus cards)",
             "tied on points, more cards": "Tied on points: more cards decides",
@@ -264,8 +267,8 @@ class ShimoRenderer:
             row = pygame.Rect(area.centerx - theme.px(60), y, theme.px(120), theme.px(6.5))
             draw.panel(surface, row, PANEL, theme.px(1))
             pygame.draw.rect(surface, colour, pygame.Rect(row.left, row.top, theme.px(1.2), row.height))
-            draw.label(surface, theme, f"{rank}. {p['name']}", (row.left + theme.px(3), row.centery), "large", TEXT,
-                       "midleft")
+            draw.label(surface, theme, f"{rank}. {p['name']}", (row.left + theme.px(3), row.centery), "large", colour,
+                       "midleft", bold=True)
             draw.label(surface, theme, f"{p['points']} points · {p['cards']} cards · {len(p['gems'])} gems",
                        (row.right - theme.px(2), row.centery), "body", TEXT, "midright")
             y += theme.px(7.5)
@@ -311,7 +314,7 @@ class ShimoRenderer:
                        bold=True)
             cards = f"{p['cards']} card" + ("" if p["cards"] == 1 else "s")
             draw.label(surface, theme, f"points · {cards}", (rect.left + pad + theme.px(11),
-                       rect.top + theme.px(12.5)), "body", TEXT_DIM, "midleft")
+                       rect.top + theme.px(12.5)), "body", TEXT, "midleft")
             gx = rect.left + pad + theme.px(1.6)
             for value in p["gems"]:
                 draw.gem(surface, (gx, rect.top + theme.px(20)), theme.px(1.5), value)

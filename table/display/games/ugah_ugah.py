@@ -442,7 +442,8 @@ class UgahRenderer:
         head = " & ".join(winners) + (" share the win!" if len(winners) > 1 else " wins!")
         draw.label(surface, theme, "The hunters met: the hunt is over", (x0, pad), "body", TEXT_DIM,
                    max_width=width)
-        draw.label(surface, theme, head, (x0, theme.px(7)), "title", ACCENT, bold=True, max_width=width)
+        head_colour = theme.station_colour(view["winners"][0]) if len(view["winners"]) == 1 else ACCENT
+        draw.label(surface, theme, head, (x0, theme.px(7)), "title", head_colour, bold=True, max_width=width)
         draw.label(surface, theme, "Press any button for the menu", (x0, area.bottom - pad), "body", ACCENT,
                    "bottomleft", max_width=width)
         y = theme.px(19)

@@ -161,7 +161,8 @@ class UmtataRenderer:
         if phase == "over" and reveal:
             winners = [_station_name(view, s) for s in view["winners"]]
             title = f"{winners[0]} wins!" if len(winners) == 1 else f"{' and '.join(winners)} share the win!"
-            y = _block(surface, theme, title, pygame.Rect(rect.x, y, rect.w, 0), "title", ACCENT, 2, bold=True)
+            colour = theme.station_colour(view["winners"][0]) if len(view["winners"]) == 1 else ACCENT
+            y = _block(surface, theme, title, pygame.Rect(rect.x, y, rect.w, 0), "title", colour, 2, bold=True)
             answer = f"Umtata was {reveal['name']}: {reveal['explain']}"
             return _block(surface, theme, answer, pygame.Rect(rect.x, y + u(1), rect.w, 0), "body", TEXT, 4)
         if phase == "reveal" and reveal:
@@ -322,7 +323,7 @@ class UmtataRenderer:
             ), ACCENT
         if p["status"] == "locked":
             return "guess locked", GOOD
-        return p["next"], TEXT_DIM
+        return p["next"], TEXT
 
 
 RENDERER = UmtataRenderer()
