@@ -326,9 +326,6 @@ class UbongoRenderer:
                         (phase, view.get("die"), view["die_symbols"], view.get("die_cursor"), view["start_player"],
                          tuple(p["name"] for p in players), colours),
                         lambda s, t: self._die(s, theme, view, layout), base=True))
-        if phase == "over":  # leave room for the table's "press any button" line
-            for panel in layout.panels:
-                panel.height -= theme.px(4)
         live: list[Part] = []
         deadline = view.get("deadline")
         sand_key = (phase, deadline, view["hourglass"], view["sand_seconds"])
@@ -336,7 +333,7 @@ class UbongoRenderer:
         if phase == "sand" and deadline is not None:
             # The panel stays; the seconds change once a second, the bar a pixel at a time.
             bar = self._sand_bar(theme, layout)
-            number_at = (layout.sand.centerx, layout.sand.y + layout.sand.height * 0.4 - 3 * theme.unit)
+            number_at = (layout.sand.centerx, layout.sand.y + layout.sand.height * 0.4 - 1.7 * theme.unit)
 
             def seconds(t: float) -> tuple[object, pygame.Rect]:
                 left = max(0.0, deadline - t)
@@ -417,7 +414,9 @@ class UbongoRenderer:
                 ex, ey = panel.centerx + (place - 0.5) * layout.slot, panel.bottom - layout.slot * 0.5
                 lift = math.sin(k * math.pi) * layout.slot * 2
                 r = layout.slot * (0.36 + 0.2 * math.sin(k * math.pi))
-                spots.append((sx + (ex - sx) * ease, sy + (ey - sy) * ease - lift, r))
+                # Across first (eased out), down last (eased in): the gems travel above the
+                # other players' panels and drop into their taker's, never over a label.
+                spots.append((sx + (ex - sx) * ease, sy + (ey - sy) * k ** 3 - lift, r))
         if not spots:
             return None, pygame.Rect(0, 0, 0, 0)
         rects = [pygame.Rect(math.floor(x - 1.4 * r) - 3, math.floor(y - 1.4 * r) - 3, math.ceil(2.8 * r) + 7,
@@ -624,7 +623,7 @@ class UbongoRenderer:
         draw_die_picture(surface, die["picture"], pic, ACCENT)
         tx = face.right + 2.5 * u
         label(surface, theme, die["name"], (tx, pic.y + 2 * u), "title", TEXT, "topleft", bold=True)
-        label(
+        row_rect = label(
             surface,
             theme,
             f"Row {die['row']}",
@@ -634,7 +633,8 @@ class UbongoRenderer:
             "topleft",
             bold=True,
         )
-        label(surface, theme, "of the puzzle board", (tx, pic.bottom - 1 * u), "small", TEXT_DIM, "topleft")
+        # Right under "Row N" (it belongs to it), clear of the symbols strip below.
+        label(surface, theme, "of the puzzle board", (tx, row_rect.bottom - 0.6 * u), "small", TEXT, "topleft")
         self._die_strip(surface, theme, symbols, die["index"], rect)
 
     def _die_strip(
@@ -698,7 +698,7 @@ class UbongoRenderer:
             frac = min(1.0, left / max(0.001, view["sand_seconds"]))
             colour = BAD if left <= 10 else ACCENT
             if which in ("all", "number"):
-                label(surface, theme, f"{math.ceil(left)}", (rect.centerx, rect.y + rect.height * 0.4 - 3 * u), "huge",
+                label(surface, theme, f"{math.ceil(left)}", (rect.centerx, rect.y + rect.height * 0.4 - 1.7 * u), "huge",
                       colour, "center", bold=True)
             if which in ("all", "panel"):
                 caption = "seconds of sand" if view["hourglass"] == 1 else "nobody finished: the sand runs once more"
@@ -810,10 +810,16 @@ class UbongoRenderer:
         y += 3.8 * u
         prompt = player["prompt"]
         if prompt:
-            # What this player does next, in body type and full white: read from 3 m.
-            for ln in draw.wrap(theme.font("body"), prompt, rect.width - round(3 * u))[:2]:
-                label(surface, theme, ln, (x, y), "body", ACCENT if may_act else TEXT)
-                y += 4.0 * u
+            # What this player does next, in full white (or the accent when it is their
+            # move): body type when it fits in two lines, else the smaller type in three.
+            size, step = "body", 4.0 * u
+            lines = draw.wrap(theme.font(size), prompt, rect.width - round(3 * u))
+            if len(lines) > 2:
+                size, step = "small", 3.4 * u
+                lines = draw.wrap(theme.font(size), prompt, rect.width - round(3 * u))
+            for ln in lines[:3]:
+                label(surface, theme, ln, (x, y), size, ACCENT if may_act else TEXT)
+                y += step
         # The collection, sorted: most of one colour first (the order that decides the game).
         counts: dict[str, int] = player["collection"]
         order = sorted(view["colours"], key=lambda c: (-counts[c], view["colours"].index(c)))
@@ -843,7 +849,7 @@ class UbongoRenderer:
                 sx, sy = layout.gem_centre(detail["row"], first + place)
                 ex, ey = panel.centerx + (place - 0.5) * layout.slot, panel.bottom - layout.slot * 0.5
                 lift = math.sin(k * math.pi) * layout.slot * 2
-                pos = (sx + (ex - sx) * ease, sy + (ey - sy) * ease - lift)
+                pos = (sx + (ex - sx) * ease, sy + (ey - sy) * k ** 3 - lift)  # as in _flight_bounds
                 draw_gem(surface, colour, pos, layout.slot * (0.36 + 0.2 * math.sin(k * math.pi)))
 
     def _ranking(self, surface: pygame.Surface, theme: Theme, view: dict[str, Any], layout: Layout) -> None:
