@@ -177,12 +177,12 @@ class UgahRenderer:
 
     def _spoils(self, surface: pygame.Surface, view: dict[str, Any], theme: Theme, centre: tuple[float, float],
                 radius: float, names: dict[int, str]) -> None:
-        card_w, card_h = theme.px(13), theme.px(17)
+        card_w, card_h = theme.px(16), theme.px(17)  # wide enough for "Dinosaur" inside the border
         gap = theme.px(1.5)
         total = 3 * card_w + 2 * gap
         x = centre[0] - total / 2
         draw.label(surface, theme, "Spoils cards (3 points each)", (centre[0], centre[1] - card_h / 2 - theme.px(2)),
-                   "small", TEXT_DIM, "midbottom")
+                   "small", TEXT, "midbottom")
         for card in ("dinosaur", "mammoth", "bird"):
             rect = pygame.Rect(round(x), round(centre[1] - card_h / 2), card_w, card_h)
             holder = view["spoils"][card]
@@ -192,7 +192,7 @@ class UgahRenderer:
                        theme.px(0.6))
             self._die(surface, theme, (rect.centerx, rect.top + theme.px(5.5)), theme.px(7), card)
             draw.label(surface, theme, CARD_NAMES[card], (rect.centerx, rect.top + theme.px(10.5)), "small", TEXT,
-                       "midtop", bold=True)
+                       "midtop", bold=True, max_width=card_w - theme.px(1.5))
             owner = names.get(holder, "?") if holder is not None else "middle"
             draw.label(surface, theme, owner, (rect.centerx, rect.bottom - theme.px(1)), "small",
                        border if holder is not None else TEXT_DIM, "midbottom", max_width=card_w - theme.px(1))
@@ -431,7 +431,7 @@ class UgahRenderer:
             # the active player's full prompt is in the big box above
             prompt = "Your turn" if p["active"] else p["prompt"]
             draw.label(surface, theme, prompt, (rect.right - theme.px(1.5), rect.centery), "body",
-                       ACCENT if p["active"] else TEXT_DIM, "midright", bold=p["active"],
+                       ACCENT if p["active"] else TEXT, "midright", bold=p["active"],
                        max_width=max(10, rect.right - sx - theme.px(3)))
 
     def _final(self, surface: pygame.Surface, area: pygame.Rect, view: dict[str, Any], theme: Theme) -> None:
