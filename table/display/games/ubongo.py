@@ -634,7 +634,7 @@ class UbongoRenderer:
             bold=True,
         )
         # Right under "Row N" (it belongs to it), clear of the symbols strip below.
-        label(surface, theme, "of the puzzle board", (tx, row_rect.bottom - 0.6 * u), "small", TEXT, "topleft")
+        label(surface, theme, "of the puzzle board", (tx, row_rect.bottom - 0.2 * u), "small", TEXT, "topleft")
         self._die_strip(surface, theme, symbols, die["index"], rect)
 
     def _die_strip(
