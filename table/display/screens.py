@@ -416,6 +416,10 @@ OVER_NOTE = "Press any button for the menu"
 """What a finished game's screen says about going on (the game screen leaves after a press)."""
 
 
+SCORE_UNITS = {"ubongo": ("gem of one colour", "gems of one colour")}
+"""What a game's score counts, where it is not points (Ubongo ranks by the most gems of one colour)."""
+
+
 def ranking_parts(session: Session, theme: Theme, size: tuple[int, int]) -> list[Part]:
     """The final ranking of a game ended from the table menu: who won, why, everyone's
     score in their colour, and how to go on. The scores are the session's outcome (a
@@ -437,7 +441,7 @@ def ranking_parts(session: Session, theme: Theme, size: tuple[int, int]) -> list
     rnd = int(getattr(session.state, "round", 0) or 0)
     why = (f"Ended from the table menu in round {rnd}: the scores at that moment decide" if rnd
            else "Ended from the table menu: the scores at that moment decide")
-    unit = "point"
+    one, many = SCORE_UNITS.get(session.engine.name, ("point", "points"))
     key = (title, head, why, tuple((s, names[s], scores.get(s, 0)) for s in order), tuple(winners), theme.colours)
 
     def paint(surface: pygame.Surface, t: float) -> None:
@@ -464,7 +468,7 @@ def ranking_parts(session: Session, theme: Theme, size: tuple[int, int]) -> list
             draw.label(surface, theme, f"{place}. {names[s]}", (row.left + theme.px(4), row.centery), "large",
                        colour, "midleft", bold=True, max_width=row_w // 2)
             n = scores.get(s, 0)
-            draw.label(surface, theme, f"{n} {unit}{'' if n == 1 else 's'}", (row.right - theme.px(3), row.centery),
+            draw.label(surface, theme, f"{n} {one if n == 1 else many}", (row.right - theme.px(3), row.centery),
                        "large", TEXT, "midright", bold=won)
             y += row_h
         draw.label(surface, theme, OVER_NOTE, (w / 2, h - theme.px(4)), "body", ACCENT, "center")

@@ -322,7 +322,10 @@ def flow_moments(games: list[str] | None = None) -> Iterator[tuple[str, Snapshot
             continue
 
         def shot(surface: pygame.Surface, game: str = game, phase: str = phase, choice: str | None = None) -> None:
-            found = walk_to(game, phase, surface, celebrations=False)
+            # Some rounds in, so that the scores on the ranking differ.
+            found = walk_until(game, surface, lambda table: table.session is not None
+                               and table.session.view(None).get("phase") == phase
+                               and int(table.session.view(None).get("round", 0) or 0) >= 3, celebrations=False)
             assert found is not None, f"{game} never reached {phase}"
             table, clock, inputs = found
             if choice is None:

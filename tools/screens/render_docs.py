@@ -22,10 +22,10 @@ from pathlib import Path
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
-import pygame  # noqa: E402
-from PIL import Image  # noqa: E402
+import pygame
+from PIL import Image
 
-from table.display.snapshots import (  # noqa: E402
+from table.display.snapshots import (
     CELEBRATED,
     celebration_frames,
     flow_moments,
@@ -33,7 +33,7 @@ from table.display.snapshots import (  # noqa: E402
     shell_moments,
     shimo_moments,
 )
-from table.games import registry  # noqa: E402
+from table.games import registry
 
 FPS = 10.0
 GIF_SIZE = (640, 360)

@@ -698,8 +698,8 @@ class UbongoRenderer:
             frac = min(1.0, left / max(0.001, view["sand_seconds"]))
             colour = BAD if left <= 10 else ACCENT
             if which in ("all", "number"):
-                label(surface, theme, f"{math.ceil(left)}", (rect.centerx, rect.y + rect.height * 0.4 - 1.7 * u), "huge",
-                      colour, "center", bold=True)
+                label(surface, theme, f"{math.ceil(left)}", (rect.centerx, rect.y + rect.height * 0.4 - 1.7 * u),
+                      "huge", colour, "center", bold=True)
             if which in ("all", "panel"):
                 caption = "seconds of sand" if view["hourglass"] == 1 else "nobody finished: the sand runs once more"
                 label(surface, theme, caption, (rect.centerx, bar.y - 2 * u), "small", TEXT_DIM, "center")
