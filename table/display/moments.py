@@ -115,8 +115,19 @@ def _colour_at(moment: Moment, now: float) -> Colour:
     return moment.colours[step % len(moment.colours)]
 
 
-def parts(moment: Moment, size: tuple[int, int], theme: Theme, index: int = 0) -> list[Part]:
-    """The moment's parts (all live, times on the table's clock)."""
+BANNER_AT: dict[str, tuple[float, float]] = {
+    # Where each game's banner settles: (centre as a share of the width, top in units),
+    # over the board rather than over the words players are reading at that moment.
+    "ubongo_shimo": (0.5, 43.0),  # between the seconds (or the round's headline) and the message below
+    "ubongo": (0.31, 14.0),  # over the gem board's upper rows
+    "umtata": (0.31, 12.0),  # over the map's north, not the question beside it
+    "ugah_ugah": (0.28, 24.0),  # inside the circle of chips, above the spoils cards
+}
+
+
+def parts(moment: Moment, size: tuple[int, int], theme: Theme, index: int = 0, game: str = "") -> list[Part]:
+    """The moment's parts (all live, times on the table's clock); ``game`` places the
+    banner (:data:`BANNER_AT`)."""
     w, h = size
     name = f"moment{index}:{moment.kind}:{moment.start}"
     thick = theme.px(2.4 if moment.kind == "final" else 1.8)
@@ -168,10 +179,13 @@ def parts(moment: Moment, size: tuple[int, int], theme: Theme, index: int = 0) -
     font = theme.font(size_name, True)
     text_w, text_h = font.size(moment.text)
     pad = theme.px(2.5)
-    box = pygame.Rect(0, 0, min(w - theme.px(8), text_w + 2 * pad), text_h + pad)
-    rest_y = theme.px(14)  # where the banner settles: just under a game's header line
+    share, top = BANNER_AT.get(game, (0.5, 14.0))
+    centre_x = round(w * share)
+    box = pygame.Rect(0, 0, min(2 * centre_x, 2 * (w - centre_x), w) - theme.px(2), text_h + pad)
+    box.width = min(box.width, text_w + 2 * pad)
+    rest_y = theme.px(top)
     track = pygame.Rect(box.x, -box.height, box.width, rest_y + 2 * box.height)
-    track.centerx = w // 2
+    track.centerx = centre_x
 
     screen = pygame.Rect(0, 0, w, h)
 
@@ -184,7 +198,7 @@ def parts(moment: Moment, size: tuple[int, int], theme: Theme, index: int = 0) -
         leave = max(0.0, (t - (moment.duration - 0.4)) / 0.4)
         travel = rest_y + box.height
         r = box.copy()
-        r.centerx = w // 2
+        r.centerx = centre_x
         r.top = round(-box.height + travel * ease_out_back(drop) - travel * ease_in_cubic(leave))
         return r
 
@@ -223,17 +237,25 @@ SPARKS = 14
 def _burst(name: str, moment: Moment, centre: tuple[int, int], delay: float, theme: Theme, k: int) -> Part:
     """One firework: sparks flying out from ``centre`` with eased speed, shrinking as they go."""
     reach = theme.px(11)
-    bounds = pygame.Rect(0, 0, 2 * reach + theme.px(2), 2 * reach + theme.px(2))
-    bounds.center = centre
+    fall = theme.px(2)
+    spark = theme.px(0.9)
+    # Everything a spark can reach: the ring, the fall below it, the spark's own size.
+    bounds = pygame.Rect(0, 0, 2 * (reach + spark) + 4, 2 * (reach + spark) + fall + 4)
+    bounds.midtop = (centre[0], centre[1] - reach - spark - 2)
     colour = moment.colours[k % len(moment.colours)]
+    frames = FRAME_RATE * BURST_SECONDS
+
+    def frame(now: float) -> int | None:
+        t = now - moment.start - delay
+        return int(t * FRAME_RATE) if 0 <= t < BURST_SECONDS else None
 
     def phase(now: float) -> float | None:
-        t = now - moment.start - delay
-        return t / BURST_SECONDS if 0 <= t < BURST_SECONDS else None
+        # The picture follows the frame number (the key), not the exact time.
+        f = frame(now)
+        return None if f is None else f / frames
 
     def live(now: float) -> tuple[object, pygame.Rect]:
-        p = phase(now)
-        return (None if p is None else int(p * FRAME_RATE * BURST_SECONDS)), bounds
+        return frame(now), bounds
 
     def paint(surface: pygame.Surface, now: float) -> None:
         p = phase(now)
@@ -245,7 +267,7 @@ def _burst(name: str, moment: Moment, centre: tuple[int, int], delay: float, the
             angle = math.tau * i / SPARKS + k
             r = reach * out
             x = centre[0] + math.cos(angle) * r
-            y = centre[1] + math.sin(angle) * r + theme.px(2) * p * p  # a little gravity
+            y = centre[1] + math.sin(angle) * r + fall * p * p  # a little gravity
             pygame.draw.circle(surface, colour if i % 3 else (255, 255, 255), (x, y), size)
 
     return Part(name, bounds, moment, paint, live=live)

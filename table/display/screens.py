@@ -407,7 +407,7 @@ class GameScreen(Screen):
         else:
             parts = retimed(renderer_parts(renderer, session.view(None), theme, session.paused), self._render_now)
         for i, moment in enumerate(self.moments):
-            parts += moments.parts(moment, size, theme, i)
+            parts += moments.parts(moment, size, theme, i, session.engine.name)
         self._memo = (session.state, shape, parts)
         return parts
 

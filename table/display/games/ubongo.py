@@ -383,7 +383,7 @@ class UbongoRenderer:
                             lambda s, t: self._flying_gems(s, view, layout, ctx(t)),
                             live=lambda t: self._flight_bounds(view, layout, t)))
         if phase == "over":
-            out.append(Part("ubongo:ranking", layout.board.inflate(-round(4 * u), -round(4 * u)),
+            out.append(Part("ubongo:ranking", self._ranking_rect(theme, layout),
                             (view["ranking"], view["winners"], view.get("tiebreak"), view.get("reason"), players,
                              colours),
                             lambda s, t: self._ranking(s, theme, view, layout), base=True))
@@ -852,12 +852,15 @@ class UbongoRenderer:
                 pos = (sx + (ex - sx) * ease, sy + (ey - sy) * k ** 3 - lift)  # as in _flight_bounds
                 draw_gem(surface, colour, pos, layout.slot * (0.36 + 0.2 * math.sin(k * math.pi)))
 
+    @staticmethod
+    def _ranking_rect(theme: Theme, layout: Layout) -> pygame.Rect:
+        """The final ranking's panel: the whole board, its colour legend included (a panel
+        that ended inside the legend cut its words in half at 720p)."""
+        return layout.board.inflate(-round(2 * theme.unit), -round(1 * theme.unit))
+
     def _ranking(self, surface: pygame.Surface, theme: Theme, view: dict[str, Any], layout: Layout) -> None:
         u = theme.unit
-        # The panel covers the whole board, its colour legend included (a panel that ended
-        # inside the legend cut its words in half at 720p).
-        rect = layout.board.union(pygame.Rect(layout.board.x, layout.legend_y, 1, round(2 * u))).inflate(
-            -round(2 * u), -round(1 * u))
+        rect = self._ranking_rect(theme, layout)
         draw.veil(surface, rect, 240, PANEL)
         pygame.draw.rect(surface, ACCENT, rect, max(3, round(0.4 * u)), border_radius=round(1.2 * u))
         by_station = {p["station"]: p for p in view["players"]}
