@@ -326,7 +326,10 @@ class Table:
         """The clock time by which the table needs its next frame if no input arrives:
         soon while something on screen moves with time, else the next game deadline or
         the start of attract mode; None: nothing will change by itself."""
-        if self.live or (len(self.screens) > 1 and isinstance(self.screens[-1], AttractScreen)):
+        top = self.screens[-1]
+        if len(self.screens) > 1 and isinstance(top, AttractScreen):
+            return max(now, top.next_frame(now))
+        if self.live:
             return now
         times: list[float] = []
         session = self._session

@@ -34,14 +34,23 @@ def _veil_tile(alpha: int, colour: Colour) -> pygame.Surface:
 
 
 def veil(surface: pygame.Surface, rect: pygame.Rect, alpha: int, colour: Colour = (0, 0, 0)) -> None:
-    """Darken ``rect`` of ``surface`` with a translucent ``colour``: the same pixels as
-    blitting one translucent layer of that size, from one small tile kept per alpha (a
-    kiosk keeps its memory flat), and only over the part the surface's clip lets through."""
+    """Darken ``rect`` of ``surface`` with a translucent ``colour``, only over the part the
+    surface's clip lets through.
+
+    A black veil (all of the table's) is a multiply: every channel scaled by
+    ``255 - alpha``, one pass over the pixels with no alpha blending (a third of the
+    cost of blending a translucent layer; entering pause repaints the whole screen
+    under it). Other colours are blended from one small tile kept per alpha, so a kiosk
+    keeps its memory flat."""
     area = rect.clip(surface.get_clip())
     if area.width <= 0 or area.height <= 0:
         return
     if alpha >= VEIL_HIDES:
         note_cover(area)
+    if colour == (0, 0, 0):
+        keep = 255 - alpha
+        surface.fill((keep, keep, keep), area, special_flags=pygame.BLEND_MULT)
+        return
     tile = _veil_tile(alpha, colour)
     for y in range(area.top, area.bottom, VEIL_TILE):
         for x in range(area.left, area.right, VEIL_TILE):

@@ -664,8 +664,22 @@ class AttractScreen(Screen):
     def handle(self, action: Action) -> None:
         self.control.pop_screen()
 
+    FPS = 30
+    """Frames a second of the demo's motion (sand, flying gems, the title's pulse). A
+    demo behind a "press any button" band needs no more, and half the frames of the
+    games' 60 keep an unattended kiosk near idle."""
+
     def demo_time(self, now: float) -> float:
         return (now - self.started) * self.SPEED
+
+    def shown_time(self, now: float) -> float:
+        """The demo time the picture shows at clock time ``now``: it steps ``FPS`` times a
+        second, so the frames in between find nothing changed and draw nothing."""
+        return self.demo_time(math.floor(now * self.FPS) / self.FPS)
+
+    def next_frame(self, now: float) -> float:
+        """Clock time of the demo's next picture step after ``now``."""
+        return (math.floor(now * self.FPS) + 1) / self.FPS
 
     def update(self, now: float) -> None:
         demo = self.demo
@@ -694,7 +708,7 @@ class AttractScreen(Screen):
         if memo is None or memo[0] is not demo.state or memo[1] != size:
             renderer = renderers().get(demo.engine.name)
             parts = [] if renderer is None else retimed(renderer_parts(renderer, demo.view(None), self.theme),
-                                                        self.demo_time)
+                                                        self.shown_time)
             band = pygame.Rect(0, 0, size[0], self.theme.px(11))
             title = f"Demo: {demo.engine.title} · press any button to play"
             where = draw.label_rect(self.theme, title, band.center, "large", ACCENT, "center", bold=True)
@@ -703,7 +717,7 @@ class AttractScreen(Screen):
             parts.append(Part("attract:band", band, None, lambda s, t: self._band(s, band)))
             # Only the title pulses: each frame repaints its own rect, not the whole band.
             parts.append(Part("attract:title", where, title, lambda s, t: self._title(s, band, title, t),
-                              live=lambda t: (self._pulse(t), where)))
+                              live=lambda t: (self._pulse(self.shown_time(t) / self.SPEED), where)))
             self._memo = memo = (demo.state, size, parts)
         return memo[2]
 
@@ -712,13 +726,19 @@ class AttractScreen(Screen):
         line = self.theme.px(0.5)
         surface.fill(ACCENT, pygame.Rect(band.left, band.bottom - line, band.width, line))
 
-    @staticmethod
-    def _pulse(now: float) -> tuple[int, ...]:
-        pulse = 0.5 + 0.5 * math.sin(now * 3)
+    PULSE_LEVELS = 8
+    """Brightness steps of the title's pulse between dim and full. The eye reads eight
+    steps over a second as a smooth breath; a new colour on every frame cost a repaint
+    of the title sixty times a second, an idle kiosk's largest share of the CPU."""
+
+    @classmethod
+    def _pulse(cls, now: float) -> tuple[int, ...]:
+        pulse = round((0.5 + 0.5 * math.sin(now * 3)) * cls.PULSE_LEVELS) / cls.PULSE_LEVELS
         return tuple(int(c * (0.6 + 0.4 * pulse)) for c in ACCENT)
 
     def _title(self, surface: pygame.Surface, band: pygame.Rect, title: str, now: float) -> None:
-        draw.label(surface, self.theme, title, band.center, "large", self._pulse(now), "center",  # type: ignore[arg-type]
+        draw.label(surface, self.theme, title, band.center, "large",  # type: ignore[arg-type]
+                   self._pulse(self.shown_time(now) / self.SPEED), "center",
                    bold=True)
 
 

@@ -83,21 +83,68 @@ class Theme:
 
 
 TEXT_CACHE_BYTES = 3 << 20
-"""Rendered lines kept at most, in bytes: a kiosk runs all evening, so the cache is
-bounded by what it holds, not by how many lines (a huge timer digit weighs far more
-than a small label)."""
+"""Rendered lines kept at most, in bytes, per cache: a kiosk runs all evening, so each
+cache is bounded by what it holds, not by how many lines (a huge timer digit weighs far
+more than a small label)."""
 
-_text_cache: OrderedDict[tuple[str, str, Colour, bool, int], pygame.Surface] = OrderedDict()
-_text_bytes = 0
+
+class SurfaceCache:
+    """A least-recently-used map from keys to surfaces, bounded by the pixels' bytes.
+
+    Contract: ``get`` returns what ``put`` stored under an equal key (and counts as a
+    use), or ``None``; after ``put`` the surfaces held weigh at most ``limit`` bytes,
+    except that the newest one is always kept. Nothing else holds on to an evicted
+    surface, so memory stays flat however many distinct lines an evening shows.
+    """
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.bytes = 0
+        self._items: OrderedDict[object, pygame.Surface] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    @staticmethod
+    def weight(img: pygame.Surface) -> int:
+        return img.get_width() * img.get_height() * img.get_bytesize()
+
+    def get(self, key: object) -> pygame.Surface | None:
+        img = self._items.get(key)
+        if img is not None:
+            self._items.move_to_end(key)
+        return img
+
+    def put(self, key: object, img: pygame.Surface) -> None:
+        old = self._items.pop(key, None)
+        if old is not None:
+            self.bytes -= self.weight(old)
+        self._items[key] = img
+        self.bytes += self.weight(img)
+        while self.bytes > self.limit and len(self._items) > 1:
+            _, gone = self._items.popitem(last=False)
+            self.bytes -= self.weight(gone)
+
+    def clear(self) -> None:
+        self._items.clear()
+        self.bytes = 0
+
+
+_lines = SurfaceCache(TEXT_CACHE_BYTES)
+"""Coloured lines, as drawn."""
+_shapes = SurfaceCache(TEXT_CACHE_BYTES)
+"""Lines in black, the source of every colour of the same line."""
+_shrunk = SurfaceCache(TEXT_CACHE_BYTES)
+"""Lines scaled down to fit a width. It holds only the scaled picture: an earlier
+version also kept the full-size line it came from, which outlived the line cache's
+eviction and grew an evening's memory by tens of megabytes."""
 
 
 def rendered(message: str, size: str, colour: Colour, bold: bool, height: int) -> pygame.Surface:
     """One line of text for a display ``height`` pixels high (cached; do not draw on it)."""
-    global _text_bytes
     key = (message, size, colour, bold, height)
-    img = _text_cache.get(key)
+    img = _lines.get(key)
     if img is not None:
-        _text_cache.move_to_end(key)
         return img
     img = _shape(message, size, bold, height).copy()
     # An antialiased line is its colour everywhere with the glyphs' coverage as alpha, so
@@ -105,25 +152,15 @@ def rendered(message: str, size: str, colour: Colour, bold: bool, height: int) -
     # colour gives: a line is rendered once per string and size, whatever its colours
     # (the demo's pulsing title takes a new colour every frame).
     img.fill((*colour, 0), special_flags=pygame.BLEND_RGBA_ADD)
-    _text_cache[key] = img
-    _text_bytes += img.get_width() * img.get_height() * img.get_bytesize()
-    while _text_bytes > TEXT_CACHE_BYTES and len(_text_cache) > 1:
-        _, old = _text_cache.popitem(last=False)
-        _text_bytes -= old.get_width() * old.get_height() * old.get_bytesize()
+    _lines.put(key, img)
     return img
-
-
-_shapes: OrderedDict[tuple[str, str, bool, int], pygame.Surface] = OrderedDict()
-_shape_bytes = 0
 
 
 def _shape(message: str, size: str, bold: bool, height: int) -> pygame.Surface:
     """One line rendered in black (cached, bounded like the coloured lines)."""
-    global _shape_bytes
     key = (message, size, bold, height)
     img = _shapes.get(key)
     if img is not None:
-        _shapes.move_to_end(key)
         return img
     try:
         img = Theme(1, height).font(size, bold).render(message, True, (0, 0, 0))
@@ -131,11 +168,7 @@ def _shape(message: str, size: str, bold: bool, height: int) -> pygame.Surface:
         # pygame.quit() in between made the cached fonts invalid: open them again.
         _font.cache_clear()
         img = Theme(1, height).font(size, bold).render(message, True, (0, 0, 0))
-    _shapes[key] = img
-    _shape_bytes += img.get_width() * img.get_height() * img.get_bytesize()
-    while _shape_bytes > TEXT_CACHE_BYTES and len(_shapes) > 1:
-        _, old = _shapes.popitem(last=False)
-        _shape_bytes -= old.get_width() * old.get_height() * old.get_bytesize()
+    _shapes.put(key, img)
     return img
 
 
@@ -164,20 +197,16 @@ def text(
 def _fitted(message: str, size: str, colour: Colour, bold: bool, height: int, max_width: int | None) -> pygame.Surface:
     img = rendered(message, size, colour, bold, height)
     if max_width is not None and img.get_width() > max_width > 0:
-        # Shrunk lines are cached too, under their own key: a frame never rescales.
+        # Shrunk lines are cached too, under their own key (which fixes the picture):
+        # a frame never rescales.
         key = (message, size, colour, bold, height, max_width)
         small = _shrunk.get(key)
-        if small is None or small[0] is not img:
+        if small is None:
             scale = max_width / img.get_width()
-            small = (img, pygame.transform.smoothscale(img, (max_width, max(1, int(img.get_height() * scale)))))
-            if len(_shrunk) > 512:
-                _shrunk.clear()
-            _shrunk[key] = small
-        return small[1]
+            small = pygame.transform.smoothscale(img, (max_width, max(1, int(img.get_height() * scale))))
+            _shrunk.put(key, small)
+        return small
     return img
-
-
-_shrunk: dict[tuple[str, str, Colour, bool, int, int], tuple[pygame.Surface, pygame.Surface]] = {}
 
 
 def text_rect(

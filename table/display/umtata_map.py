@@ -32,6 +32,7 @@ import numpy as np
 import pygame
 
 from table.datafiles import data_file
+from table.display.layers import merge_rects
 from table.display.theme import Theme, note_text
 from table.errors import TableError
 from table.games.umtata.board import BOARD_FILE, Board, load_board
@@ -582,43 +583,156 @@ def _dimmed(src: Sources, width: int, height: int) -> pygame.Surface:
     return surface
 
 
-@lru_cache(maxsize=2)
-def _base_pixels(src: Sources, width: int, height: int) -> np.ndarray:
-    """The plain map's pixels (``[x, y, rgb]``), from which a highlight copies its countries."""
-    return pygame.surfarray.array3d(_base(src, width, height))
+CUTOUT_KEY = (255, 0, 255)
+"""The colour key of the countries' cut-outs: the map never uses it (the cut-outs nudge
+any pixel that happens to have it by one step of blue)."""
 
 
 @lru_cache(maxsize=2)
+def _cutouts(src: Sources, width: int, height: int) -> dict[str, tuple[pygame.Surface, tuple[int, int]]]:
+    """Each board country's pixels of the plain map, cut out of its box (the rest keyed
+    out), and where the box sits: a highlight blits the marked countries onto the dimmed
+    map, a colour-keyed blit of a box instead of a pixel mask computed per state."""
+    europe = _read_map(src[0])
+    board = load_board(src[1])
+    scale = _scale(src, (width, height))
+    ids = _raster(src, width, height)
+    plain = pygame.surfarray.array3d(_base(src, width, height))  # [x, y, rgb]
+    out: dict[str, tuple[pygame.Surface, tuple[int, int]]] = {}
+    for i, c in enumerate(board.countries):
+        if c.id not in europe.countries:
+            continue
+        x0, y0, x1, y1 = _box(europe.countries[c.id], scale, width, height)
+        if x1 <= x0 or y1 <= y0:
+            continue
+        mine = (ids[y0:y1, x0:x1] == i + 1).T  # [x, y]
+        rgb = plain[x0:x1, y0:y1].copy()
+        rgb[(rgb == CUTOUT_KEY).all(axis=2), 2] -= 1
+        rgb[~mine] = CUTOUT_KEY
+        cut = pygame.Surface((x1 - x0, y1 - y0))
+        pygame.surfarray.blit_array(cut, rgb)
+        cut.set_colorkey(CUTOUT_KEY, pygame.RLEACCEL)
+        out[c.id] = (cut, (x0, y0))
+    return out
+
+
+@lru_cache(maxsize=2)
+def _labelled(src: Sources, width: int, height: int) -> pygame.Surface:
+    """The plain map with every marker and label drawn: a state without a knob sector
+    paints only where it differs from this."""
+    surface = _base(src, width, height).copy()
+    _draw_labels(surface, _layout(src, width, height), load_board(src[1]), set(), False)
+    return surface
+
+
+def _marker_rect(marker: Marker) -> pygame.Rect:
+    """Every pixel :func:`_draw_marker` can touch."""
+    r = marker.radius + 2
+    return pygame.Rect(round(marker.centre[0]) - r, round(marker.centre[1]) - r, 2 * r + 1, 2 * r + 1)
+
+
+def _label_rect(label: Label) -> pygame.Rect:
+    """Every pixel :func:`_draw_label` can touch: its box, its text and its leader line."""
+    rect = label.rect.inflate(label.size, label.size // 2 + 4)
+    if label.leader_to is not None:
+        ex, ey = label.leader_to
+        rect = rect.union(pygame.Rect(round(ex) - 3, round(ey) - 3, 7, 7))
+    return rect
+
+
+class _StatePictures:
+    """The map pictures of the last two states (no highlight, a knob sector, the
+    answer, a Tataaa player's choice), kept while shown. Each is a screen-sized surface
+    (5 MB at 1080p); a new state is painted into the surface of the one it replaces, so
+    changing state writes the pixels once and allocates nothing."""
+
+    KEEP = 2
+
+    def __init__(self) -> None:
+        self.items: dict[tuple[object, ...], pygame.Surface] = {}
+
+    def get(self, key: tuple[object, ...], size: tuple[int, int]) -> tuple[pygame.Surface, bool]:
+        """The picture for ``key`` and whether it is already painted."""
+        picture = self.items.pop(key, None)
+        if picture is not None:
+            self.items[key] = picture  # most recently used last
+            return picture, True
+        reuse = None
+        if len(self.items) >= self.KEEP:
+            oldest = next(iter(self.items))
+            reuse = self.items.pop(oldest)
+            if reuse.get_size() != size:
+                reuse = None
+        picture = reuse if reuse is not None else pygame.Surface(size)
+        self.items[key] = picture
+        return picture, False
+
+    def clear(self) -> None:
+        self.items.clear()
+
+
+_pictures = _StatePictures()
+
+
 def _state(
     src: Sources, width: int, height: int, highlight: frozenset[str], focus: str | None, dim: bool
 ) -> pygame.Surface:
-    """The map with its labels and countries highlighted, composed once per state (no
-    highlight, a knob sector, the answer, a Tataaa player's choice) and kept while it is
-    shown. Only the last two are kept: each is a screen-sized surface (5 MB at 1080p),
-    and a new one costs a few milliseconds, so keeping more would grow the evening's
-    memory for no visible gain (the eight-hour soak holds the growth under 10 MB)."""
+    """The map with its labels and countries highlighted, composed once per state and
+    kept while it is shown (see :class:`_StatePictures`)."""
+    surface, ready = _pictures.get((src, width, height, highlight, focus, dim), (width, height))
+    if not ready:
+        _paint_state(surface, src, width, height, highlight, focus, dim)
+    return surface
+
+
+def _paint_state(
+    surface: pygame.Surface, src: Sources, width: int, height: int, highlight: frozenset[str], focus: str | None,
+    dim: bool,
+) -> None:
+    board = load_board(src[1])
+    layout = _layout(src, width, height)
+    marked = set(highlight) | ({focus} if focus else set())
+    dim = dim and bool(marked)
+    if dim:
+        # The dimmed map, with each marked country's own pixels put back from the plain
+        # one (a colour-keyed blit of its cut-out), then every marker and label.
+        surface.blit(_dimmed(src, width, height), (0, 0))
+        cutouts = _cutouts(src, width, height)
+        for cid in sorted(marked):
+            if cid in cutouts:
+                surface.blit(*cutouts[cid])
+        _draw_labels(surface, layout, board, marked, dim)
+    else:
+        # The plain map with every marker and label already drawn; only around the marked
+        # ones is it painted again exactly as a full draw paints it (restored from the
+        # unlabelled map, then the markers and labels there redrawn in their order).
+        surface.blit(_labelled(src, width, height), (0, 0))
+        regions = [_marker_rect(m) for m in layout.markers.values() if m.key in marked]
+        regions += [_label_rect(lb) for lb in layout.labels if lb.key in marked]
+        plain = _base(src, width, height)
+        labels = sorted(layout.labels, key=lambda lb: lb.key in marked)
+        for region in merge_rects(regions, surface.get_rect(), full_share=2.0):
+            surface.set_clip(region)
+            surface.blit(plain, region, region)
+            for marker in layout.markers.values():
+                if region.colliderect(_marker_rect(marker)):
+                    _draw_marker(surface, marker, board.get(marker.key).colour, False)
+            for label in labels:
+                if region.colliderect(_label_rect(label)):
+                    _draw_label(surface, label, None if label.grey else board.get(label.key).colour, False)
+        surface.set_clip(None)
+    _paint_outlines(surface, src, width, height, marked, focus)
+
+
+def _paint_outlines(
+    surface: pygame.Surface, src: Sources, width: int, height: int, marked: set[str], focus: str | None
+) -> None:
+    """The marked countries' outlines (the focus thicker, in red), rings round their
+    markers and boxes, and their names again on top."""
     board = load_board(src[1])
     europe = _read_map(src[0])
     layout = _layout(src, width, height)
     scale = layout.scale
-    marked = set(highlight) | ({focus} if focus else set())
-    dim = dim and bool(marked)
-    if dim:
-        # The dimmed map, with each marked country's own pixels copied back from the plain
-        # one: only the marked countries' boxes are touched, so a knob turn stays quick.
-        ids = _raster(src, width, height)
-        plain = _base_pixels(src, width, height)
-        surface = _dimmed(src, width, height).copy()
-        pixels = pygame.surfarray.pixels3d(surface)
-        for i, c in enumerate(board.countries):
-            if c.id in marked and c.id in europe.countries:
-                x0, y0, x1, y1 = _box(europe.countries[c.id], scale, width, height)
-                mine = (ids[y0:y1, x0:x1] == i + 1).T  # [x, y]
-                pixels[x0:x1, y0:y1][mine] = plain[x0:x1, y0:y1][mine]
-        del pixels  # unlock the surface
-    else:
-        surface = _base(src, width, height).copy()
-    _draw_labels(surface, layout, board, marked, dim)
     line = max(3, height // 180)
     for cid in sorted(marked, key=lambda k: k == focus):
         colour = FOCUS if cid == focus else REGION_LINE
@@ -640,7 +754,6 @@ def _state(
     for label in layout.labels:  # the marked names stay readable above their outlines
         if label.key in marked and label.leader_to is None:
             _draw_label(surface, label, board.get(label.key).colour, False)
-    return surface
 
 
 def draw_map(

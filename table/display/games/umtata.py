@@ -11,6 +11,8 @@ answering player's choice, and the players.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 import pygame
@@ -67,6 +69,22 @@ def _block(
     return y
 
 
+def _fill_around(surface: pygame.Surface, inner: pygame.Rect) -> None:
+    """The background everywhere but ``inner`` (the map paints every pixel there)."""
+    w, h = surface.get_size()
+    for rect in (pygame.Rect(0, 0, w, inner.top), pygame.Rect(0, inner.bottom, w, h - inner.bottom),
+                 pygame.Rect(0, inner.top, inner.left, inner.h), pygame.Rect(inner.right, inner.top, w - inner.right,
+                                                                               inner.h)):
+        if rect.w > 0 and rect.h > 0:
+            surface.fill(BACKGROUND, rect)
+
+
+@lru_cache(maxsize=1)
+def _scratch() -> pygame.Surface:
+    """A 1x1 surface to lay text out on: drawing there costs the layout, not the pixels."""
+    return pygame.Surface((1, 1))
+
+
 def _station_name(view: dict[str, Any], station: int) -> str:
     for p in view["players"]:
         if p["station"] == station:
@@ -96,6 +114,9 @@ class UmtataRenderer:
 
     game = "umtata"
 
+    def __init__(self) -> None:
+        self._bottoms: list[tuple[object, int]] = []
+
     def draw(self, surface: pygame.Surface, view: dict[str, Any], ctx: RenderContext) -> None:
         paint_all(surface, self.parts(view, ctx.theme, ctx.paused), ctx.now)
 
@@ -116,24 +137,57 @@ class UmtataRenderer:
         elif reveal:
             map_key = ("reveal", reveal["country"])
         out = [
-            Part("umtata:background", full, None, lambda s, t: s.fill(BACKGROUND), base=True),
+            Part("umtata:background", full, map_rect, lambda s, t: _fill_around(s, map_rect), base=True),
             Part("umtata:map", map_rect, (map_rect, map_key), lambda s, t: self._map(s, view, theme, map_rect),
                  base=True),
-            Part("umtata:column", column.inflate(2 * u(1), 2 * u(1)), (view, theme.colours),
-                 lambda s, t: self._column(s, view, theme, column), base=True),
         ]
+        out += self._column_parts(view, theme, column)
         if paused:
             out.append(Part("umtata:paused", full, None, lambda s, t: self._paused(s, theme), base=True))
         return out
 
-    def _column(self, surface: pygame.Surface, view: dict[str, Any], theme: Theme, column: pygame.Rect) -> None:
+    def _measured(self, key: object, lay_out: Callable[[], int]) -> int:
+        """Where a block of the column ends, laid out once per key (compared with ``==``:
+        views hold dicts) and the last four kept (the question and the answer box take
+        turns)."""
+        for k, bottom in self._bottoms:
+            if k == key:
+                return bottom
+        bottom = lay_out()
+        self._bottoms = [(key, bottom), *self._bottoms[:3]]
+        return bottom
+
+    def _column_parts(self, view: dict[str, Any], theme: Theme, column: pygame.Rect) -> list[Part]:
+        """The column as three parts stacked in it (question, answer box, players), so
+        that a knob turn repaints the answer box alone. Where each ends is found by
+        laying it out on a 1x1 scratch surface (every line comes from the text cache and
+        every blit is clipped away): the heights follow the wrapped text."""
         u = theme.px
-        bottom = self._header(surface, view, theme, column)
-        if view.get("answering"):
+        scratch = _scratch()
+        outer = column.inflate(2 * u(1), 2 * u(1))
+        answering = view.get("answering")
+        names = tuple((p["station"], p["name"]) for p in view["players"])
+        board = load_board()
+        key = (column, view["phase"], view["round"], view["reader"], view["question"], view.get("reveal"),
+               view.get("winners"), bool(answering), names, theme.colours, theme.height)
+        bottom = self._measured(key, lambda: self._header(scratch, view, theme, column))
+        header = pygame.Rect(outer.x, outer.y, outer.w, bottom + u(0.5) - outer.y)
+        out = [Part("umtata:question", header, key, lambda s, t: self._header(s, view, theme, column), base=True)]
+        if answering:
             box = pygame.Rect(column.x, bottom + u(1), column.w, u(17))
-            bottom = self._answer_box(surface, view, theme, box, load_board())
+            key = (box, answering, view["tataaa_order"], theme.colours, theme.height)
+            bottom = self._measured(key, lambda: self._answer_box(scratch, view, theme, box, board))
+            area = pygame.Rect(outer.x, header.bottom, outer.w, bottom + u(0.5) - header.bottom)
+            out.append(Part("umtata:answer", area, (area, key),
+                            lambda s, t: self._answer_box(s, view, theme, box, board), base=True))
         top = bottom + u(1.5)
-        self._players(surface, view, theme, pygame.Rect(column.x, top, column.w, column.bottom - top))
+        players = pygame.Rect(column.x, top, column.w, column.bottom - top)
+        area = pygame.Rect(outer.x, out[-1].rect.bottom, outer.w, outer.bottom - out[-1].rect.bottom)
+        out.append(Part("umtata:players", area,
+                        (area, view["players"], answering and answering["station"], view.get("reveal"),
+                         view["target"], theme.colours),
+                        lambda s, t: self._players(s, view, theme, players), base=True))
+        return out
 
     @staticmethod
     def _paused(surface: pygame.Surface, theme: Theme) -> None:

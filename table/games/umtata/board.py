@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -60,6 +60,10 @@ class Board:
     countries: tuple[Country, ...]
     land: tuple[tuple[str, str], ...]
     sea: tuple[tuple[str, str], ...]
+    giveaways: Mapping[str, Mapping[str, tuple[str, ...]]] = field(default_factory=dict, compare=False)
+    """Per language, per country id: words that give the country away (its names, adjective,
+    language, products named after it); a deck card must not contain them (``table deck
+    check``). An entry ending in ``*`` matches any word it begins."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_by_id", {c.id: c for c in self.countries})
@@ -105,6 +109,22 @@ def _pairs(raw: Any, where: str) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
+def _giveaways(raw: Any, where: str) -> dict[str, dict[str, tuple[str, ...]]]:
+    """``[giveaways.LANG]`` tables: country id -> list of words."""
+    if not isinstance(raw, Mapping):
+        raise BoardError(f"{where}: [giveaways] must hold one table per language")
+    out: dict[str, dict[str, tuple[str, ...]]] = {}
+    for language, table in raw.items():
+        if not isinstance(table, Mapping):
+            raise BoardError(f"{where}: [giveaways.{language}] must map country ids to lists of words")
+        out[language] = {}
+        for cid, words in table.items():
+            if not isinstance(words, list) or not all(isinstance(w, str) and w.strip() for w in words):
+                raise BoardError(f"{where}: giveaways.{language}.{cid} must be a list of words")
+            out[language][cid] = tuple(w.strip() for w in words)
+    return out
+
+
 def parse_board(
     data: Mapping[str, Any], where: str = "board.toml", derived_land: Any = None, land_where: str = "the map"
 ) -> Board:
@@ -139,11 +159,16 @@ def parse_board(
         tuple(countries),
         land,
         _pairs(borders.get("sea", []), f"{where} [borders] sea"),
+        _giveaways(data.get("giveaways", {}), where),
     )
     for a, b in board.land + board.sea:
         for cid in (a, b):
             if not board.has(cid):
                 raise BoardError(f"{where}: border {a}-{b} names unknown country '{cid}'")
+    for language, table in board.giveaways.items():
+        for cid in table:
+            if not board.has(cid):
+                raise BoardError(f"{where}: giveaways.{language} names unknown country '{cid}'")
     return board
 
 
