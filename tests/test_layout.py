@@ -25,6 +25,9 @@ def _problems(size: tuple[int, int], name: str, snap: object) -> list[str]:
     surface = pygame.Surface(size)
     with recording() as drawn:
         snap(surface)  # type: ignore[operator]
+    # A line painted twice in the same place (a part repainting over its own base) is one line.
+    unique = {(tuple(d.rect), d.message): d for d in drawn}
+    drawn = list(unique.values())
     problems = []
     screen = surface.get_rect()
     smallest = MIN_PX_1080 * size[1] / 1080
