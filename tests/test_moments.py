@@ -74,3 +74,30 @@ def test_celebrations_can_be_switched_off_but_menu_notices_still_show() -> None:
     assert not _game_screen(table).moments
     menu_choice(table, clock, inputs, "undo")
     assert [m.kind for m in _game_screen(table).moments] == ["notice"]
+
+
+def test_the_last_ten_seconds_of_sand_pulse_red_at_the_edges() -> None:
+    def sand_running(table: object) -> bool:
+        s = table.session  # type: ignore[attr-defined]
+        view = s.view(None) if s is not None else {}
+        return view.get("phase") == "racing"
+
+    found = walk_until("ubongo_shimo", pygame.Surface((1280, 720)), sand_running, celebrations=True)
+    assert found is not None and sand_running(found[0])
+    table, clock, _ = found
+    session = table.session
+    assert session is not None
+    screen = _game_screen(table)
+
+    def red_edge_rows() -> int:
+        table.draw(clock.now, force=True)
+        return sum(1 for x in range(0, 1280, 40) if table.surface.get_at((x, 2))[:3] == (232, 88, 80))
+
+    deadline_clock = session.view(None)["deadline"] - screen._render_now(clock.now) + clock.now
+    clock.now = deadline_clock - 15.0
+    assert red_edge_rows() == 0  # not yet
+    widths = []
+    for k in range(10):
+        clock.now = deadline_clock - 5.0 + k * 0.1
+        widths.append(red_edge_rows())
+    assert max(widths) > 0 and min(widths) == 0  # it pulses: on, then off within the second

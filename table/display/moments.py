@@ -15,14 +15,14 @@ strips along the edges, so a celebration costs a few small regions per frame.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import pygame
 
 from table.display import draw
 from table.display.layers import Part
-from table.display.theme import ACCENT, BACKGROUND, PANEL_LIGHT, TEXT, Colour, Theme
+from table.display.theme import ACCENT, BACKGROUND, BAD, PANEL_LIGHT, TEXT, Colour, Theme
 from table.games.base import Event
 
 DURATIONS = {"first": 1.8, "round": 2.6, "final": 4.5, "notice": 4.0}
@@ -276,3 +276,50 @@ def _burst(name: str, moment: Moment, centre: tuple[int, int], delay: float, the
 def notice(text: str, start: float) -> Moment:
     """A plain banner saying what a table-menu choice did ("Round skipped")."""
     return Moment("notice", text, (ACCENT,), start)
+
+
+TENSION_SECONDS = 10.0
+"""The sand's last seconds, when the screen's edges pulse red once a second."""
+
+
+def tension_parts(size: tuple[int, int], theme: Theme, deadline: float, clock: Callable[[float], float]) -> list[Part]:
+    """The last ten seconds of the sand: red strips along the screen's edges that swell
+    and fade once a second (with the tick the sound plays), nothing before. ``deadline``
+    is in the game's time, ``clock`` turns the table's time into it."""
+    w, h = size
+    thick = theme.px(1.2)
+    strips = {
+        "top": pygame.Rect(0, 0, w, thick),
+        "bottom": pygame.Rect(0, h - thick, w, thick),
+        "left": pygame.Rect(0, 0, thick, h),
+        "right": pygame.Rect(w - thick, 0, thick, h),
+    }
+
+    def width(now: float) -> int:
+        left = deadline - clock(now)
+        if not 0 < left <= TENSION_SECONDS:
+            return 0
+        beat = left % 1.0  # 1 just after a second ticks over, falling to 0
+        frame = int(beat * FRAME_RATE) / FRAME_RATE
+        return max(0, round(thick * ease_in_cubic(frame)))
+
+    out = []
+    for side, strip in strips.items():
+        def paint(surface: pygame.Surface, now: float, side: str = side, strip: pygame.Rect = strip) -> None:
+            n = width(now)
+            if n <= 0:
+                return
+            band = strip.copy()
+            if side in ("top", "bottom"):
+                band.height = n
+                if side == "bottom":
+                    band.bottom = strip.bottom
+            else:
+                band.width = n
+                if side == "right":
+                    band.right = strip.right
+            surface.fill(BAD, band)
+
+        out.append(Part(f"tension:{side}", strip, deadline, paint,
+                        live=lambda now, strip=strip: (width(now), strip)))
+    return out

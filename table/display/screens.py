@@ -406,6 +406,12 @@ class GameScreen(Screen):
             parts = [Part("game:missing", whole(size), message, missing, base=True)]
         else:
             parts = retimed(renderer_parts(renderer, session.view(None), theme, session.paused), self._render_now)
+        view = session.view(None)
+        sand = view.get("sand")
+        deadline = view.get("deadline")
+        if (self.celebrations and not session.is_over() and isinstance(sand, dict) and sand.get("started") is not None
+                and isinstance(deadline, (int, float)) and view.get("phase") != "countdown"):
+            parts += moments.tension_parts(size, theme, float(deadline), self._render_now)
         for i, moment in enumerate(self.moments):
             parts += moments.parts(moment, size, theme, i, session.engine.name)
         self._memo = (session.state, shape, parts)
