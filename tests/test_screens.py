@@ -57,3 +57,15 @@ def test_table_screens_default_folder_is_new_and_under_the_current_one(tmp_path:
     assert _default_dir() == tmp_path / "table-screens"  # empty: used
     (tmp_path / "table-screens" / "menu.png").write_bytes(b"x")
     assert _default_dir() == tmp_path / "table-screens-2"
+
+
+def test_table_screens_refuses_a_file_for_its_folder_in_one_line(tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    from table.cli import main
+
+    target = tmp_path / "not-a-folder.png"
+    target.write_bytes(b"keep me")
+    assert main(["screens", str(target)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("table: ") and "not a folder" in err[0]
+    assert target.read_bytes() == b"keep me"
