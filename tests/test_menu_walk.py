@@ -43,9 +43,19 @@ EXPECT = {
 }
 
 
+# Every phase once more with the game paused from the menu first (the menu opened again
+# from the paused screen), for the first phase of each game that has a running round.
+PAUSED = [(g, p) for g, p in PHASES if p in ("solving", "sand", "guess", "throw")]
+
+
+CASES = [(g, p, False) for g, p in PHASES] + [(g, p, True) for g, p in PAUSED]
+
+
 @pytest.mark.parametrize("choice", MENU_CHOICES)
-@pytest.mark.parametrize(("game", "phase"), PHASES, ids=[f"{g}-{p}" for g, p in PHASES])
-def test_menu_choice_ends_in_a_screen_that_says_what_happened(game: str, phase: str, choice: str) -> None:
+@pytest.mark.parametrize(("game", "phase", "paused"), CASES,
+                         ids=[f"{g}-{p}" + ("-paused" if paused else "") for g, p, paused in CASES])
+def test_menu_choice_ends_in_a_screen_that_says_what_happened(game: str, phase: str, paused: bool,
+                                                              choice: str) -> None:
     pygame.display.init()
     pygame.font.init()
     found = walk_to(game, phase, pygame.Surface((1280, 720)))
@@ -53,6 +63,9 @@ def test_menu_choice_ends_in_a_screen_that_says_what_happened(game: str, phase: 
     table, clock, inputs = found
     session = table.session
     assert session is not None
+    if paused:
+        menu_choice(table, clock, inputs, "pause")
+        assert isinstance(table.screens[-1], PausedScreen) and session.paused
     was_over = session.is_over()
     menu_choice(table, clock, inputs, choice)
     text = _screen_text(table, clock.now)

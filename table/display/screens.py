@@ -599,7 +599,8 @@ class TableMenuScreen(Screen):
 
 
 class PausedScreen(Screen):
-    """The game stays paused until any station pushes its knob or presses its button.
+    """The game stays paused until any station pushes its knob or presses its button; a
+    long push opens the table menu again.
 
     A box in the middle says so (it covers the game's own middle, so nothing written
     there shows through under it)."""
@@ -612,6 +613,13 @@ class PausedScreen(Screen):
         self.game = game
 
     def handle(self, action: Action) -> None:
+        if action.kind == LONG_PUSH:
+            # The table menu again, the game still paused: any of its choices from here.
+            self.control.pop_screen()
+            menu = TableMenuScreen(self.control, self.theme, self.game)
+            self.control.push_screen(menu)
+            menu.open(action.t)
+            return
         if action.kind in ("push", "press"):
             self.control.pop_screen()
             self.control.game_input(Action(RESUME, action.t))
