@@ -29,6 +29,7 @@ from table.display.layers import Composer, Part
 from table.display.screens import AttractScreen, GameScreen, LobbyScreen, PausedScreen, Screen
 from table.display.theme import Theme
 from table.games.base import TICK, Action, GameSetup
+from table.i18n import set_language
 from table.journal import Journal
 from table.session import Session
 
@@ -105,6 +106,7 @@ class Table:
         game_options: dict[str, dict[str, Any]] | None = None,
     ) -> None:
         self.config = config
+        set_language(config.language)  # the table's language until the lobby switches it
         self.clock = clock
         self.surface = surface
         self.theme = Theme(surface.get_width(), surface.get_height())
@@ -125,7 +127,8 @@ class Table:
         self.frames_drawn = 0
         self.input_filter: Callable[[Action], bool] | None = None
         options = game_options if game_options is not None else {k: dict(v) for k, v in config.games.items()}
-        self.lobby = LobbyScreen(self, self.theme, config.stations, options)
+        pinned = frozenset(name for name, opts in config.games.items() if "language" in opts)
+        self.lobby = LobbyScreen(self, self.theme, config.stations, options, pinned_language=pinned)
         self.screens.append(self.lobby)
 
     # -- TableControl -----------------------------------------------------------------

@@ -25,7 +25,7 @@ from table.games.base import GameError, GameSetup
 
 
 def option_problems(
-    config: TableConfig, config_dir: str | Path | None = None, language: str = "en"
+    config: TableConfig, config_dir: str | Path | None = None, language: str | None = None
 ) -> list[str]:
     """Every problem with the games' options: unknown keys (with the key meant) and
     values the engine refuses, found by setting up a trial game with them."""
@@ -51,16 +51,19 @@ def option_problems(
 
 
 def game_options(
-    config: TableConfig, config_dir: str | Path | None = None, language: str = "en"
+    config: TableConfig, config_dir: str | Path | None = None, language: str | None = None
 ) -> dict[str, dict[str, Any]]:
     """Setup options by game name for the lobby to start games with (``config_dir``
-    ``None``: the directory in force, else the shipped defaults; ``language``: the
-    table's language, "en" or "de", given to engines with a ``language`` option)."""
+    ``None``: the directory in force, else the shipped defaults; ``language``: "en" or
+    "de", given to engines with a ``language`` option; ``None``: table.toml's
+    ``[table] language``)."""
     options: dict[str, dict[str, Any]] = {}
     for name, engine in registry().items():
         opts: dict[str, Any] = {}
         if "language" in getattr(engine, "option_names", ()):
-            opts["language"] = language
+            # The table's language picks the game's language-bound data (Umtata's deck);
+            # the lobby replaces it with the language in force when a game starts.
+            opts["language"] = language if language is not None else config.language
         if config.tray.camera and "dice_reader" in getattr(engine, "option_names", ()):
             opts["dice_reader"] = True  # the tray camera reads throws; the knob stays the fallback
         package = ".".join(type(engine).__module__.split(".")[:3])

@@ -121,9 +121,8 @@ def test_the_table_loop_repaints_exactly_what_changed() -> None:
         steps = (first + k - games.index(settings.game)) % len(games)
         pushes = [Action("push", t + 0.5 + i * 0.1, 0) for i in range(steps)]
         target = games[(first + k) % len(games)]
-        start_line = 4 if target == "ubongo_shimo" else 3
         inputs.add(*joins, Action("turn", t + 0.4, 0, {"delta": -table.lobby.cursor}), *pushes,
-                   Action("turn", t + 1.0, 0, {"delta": start_line}), Action("push", t + 1.2, 1))
+                   Action("turn", t + 1.0, 0, {"sector": 15, "sectors": 16}), Action("push", t + 1.2, 1))
         run(1.5)
         assert table.session is not None and table.session.engine.name == target
         run(12.0, play=True)

@@ -1,4 +1,4 @@
-"""Every rendered screen (the table's own, every phase of every game and variant, the
+"""Every rendered screen in every language (the table's own, every phase of every game and variant, the
 menu's flows) at 1920x1080 and 1280x720: no two lines of text overlap, none leaves the
 screen, and none is smaller than 24 px at 1080p (16 px at 720p). The drawing helpers
 record each line's box (``table.display.theme.recording``), minus what an opaque panel
@@ -13,6 +13,7 @@ import pytest
 
 from table.display.snapshots import all_moments
 from table.display.theme import recording
+from table.i18n import LANGUAGES, set_language
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 
@@ -43,14 +44,19 @@ def _problems(size: tuple[int, int], name: str, snap: object) -> list[str]:
     return problems
 
 
+@pytest.mark.parametrize("lang", LANGUAGES)
 @pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
-def test_no_text_overlaps_leaves_the_screen_or_is_too_small(size: tuple[int, int]) -> None:
+def test_no_text_overlaps_leaves_the_screen_or_is_too_small(size: tuple[int, int], lang: str) -> None:
     pygame.display.init()
     pygame.font.init()
     problems: list[str] = []
     names = 0
-    for name, snap in all_moments():
-        names += 1
-        problems += _problems(size, name, snap)
+    set_language(lang)
+    try:
+        for name, snap in all_moments():
+            names += 1
+            problems += _problems(size, name, snap)
+    finally:
+        set_language(LANGUAGES[0])
     assert names > 60
     assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems[:80])

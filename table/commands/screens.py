@@ -7,7 +7,7 @@ final ranking after "end the game"). Each game gets its own sub-folder.
 
 Without DIR they go to a new folder ``table-screens`` under the current directory
 (``table-screens-2`` and so on when that one is already there and not empty), never
-into the installed package.
+into the installed package. ``--lang de`` renders the German set.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import argparse
 from pathlib import Path
 
 from table.errors import TableError
+from table.i18n import LANGUAGES
 
 
 def _default_dir() -> Path:
@@ -29,10 +30,12 @@ def _default_dir() -> Path:
 
 def cmd_screens(args: argparse.Namespace) -> int:
     from table.display.snapshots import render_all
+    from table.i18n import set_language
 
     out = Path(args.directory) if args.directory else _default_dir()
     if out.exists() and not out.is_dir():
         raise TableError(f"{out} is not a folder: name a folder for the pictures")
+    set_language(args.lang)
     sizes = ((1920, 1080), (1280, 720)) if args.both_sizes else ((1920, 1080),)
     written = render_all(out, sizes)
     for path in written:
@@ -46,4 +49,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("directory", nargs="?", default=None,
                    help="where to write (default: a new folder ./table-screens)")
     p.add_argument("--both-sizes", action="store_true", help="also render at 1280x720")
+    p.add_argument("--lang", choices=LANGUAGES, default=LANGUAGES[0],
+                   help="the language of the screens (default: %(default)s)")
     p.set_defaults(func=cmd_screens)

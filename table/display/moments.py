@@ -24,6 +24,7 @@ from table.display import draw
 from table.display.layers import Part
 from table.display.theme import ACCENT, BACKGROUND, BAD, PANEL_LIGHT, TEXT, Colour, Theme
 from table.games.base import Event
+from table.i18n import _
 
 DURATIONS = {"first": 1.8, "round": 2.6, "final": 4.5, "notice": 4.0}
 """Seconds each kind of moment lasts."""
@@ -65,9 +66,6 @@ def ease_in_cubic(x: float) -> float:
     return x * x * x
 
 
-FIRST_WORDS = {"ubongo": "Ubongo!", "finished": "Done first:", "tataaa": "Tataaa!"}
-
-
 def moment_for(event: Event, name: str, colour: Colour, start: float) -> Moment | None:
     """The celebration an engine event deserves, if any (``name`` and ``colour``: the
     event's station's). Only an event's kind, station and place are used: nothing a
@@ -75,21 +73,21 @@ def moment_for(event: Event, name: str, colour: Colour, start: float) -> Moment 
     kind = event.kind
     detail = event.detail if isinstance(event.detail, dict) else {}
     if kind == "ubongo":
-        return Moment("first", f"Ubongo! {name} was first", (colour,), start)
+        return Moment("first", _("Ubongo! {name} was first").format(name=name), (colour,), start)
     if kind == "finished" and detail.get("place") == 1:
-        return Moment("first", f"{name} finished first", (colour,), start)
+        return Moment("first", _("{name} finished first").format(name=name), (colour,), start)
     if kind == "tataaa" and detail.get("rank") == 1:
-        return Moment("first", f"Tataaa! {name} was first", (colour,), start)
+        return Moment("first", _("Tataaa! {name} was first").format(name=name), (colour,), start)
     if kind == "gem":
-        return Moment("round", f"{name} wins the round", (colour,), start)
+        return Moment("round", _("{name} wins the round").format(name=name), (colour,), start)
     if kind == "answer_right":
-        return Moment("round", f"{name} is right!", (colour,), start)
+        return Moment("round", _("{name} is right!").format(name=name), (colour,), start)
     if kind == "gems_taken":
-        return Moment("round", f"{name} takes the gems", (colour,), start)
+        return Moment("round", _("{name} takes the gems").format(name=name), (colour,), start)
     if kind == "spoils_kept":
-        return Moment("round", f"{name} keeps a spoils card", (colour,), start)
+        return Moment("round", _("{name} keeps a spoils card").format(name=name), (colour,), start)
     if kind == "hunters_moved":
-        return Moment("round", f"{name}'s hunt is over", (colour,), start)
+        return Moment("round", _("{name}'s hunt is over").format(name=name), (colour,), start)
     return None
 
 
@@ -97,11 +95,11 @@ def final_moment(winners: Sequence[tuple[str, Colour]], start: float) -> Moment:
     """The end of the game: every winner named, the glow cycling through their colours."""
     names = [n for n, _ in winners]
     if not names:
-        text = "Game over"
+        text = _("Game over")
     elif len(names) == 1:
-        text = f"{names[0]} wins!"
+        text = _("{name} wins!").format(name=names[0])
     else:
-        text = " & ".join(names) + " share the win!"
+        text = _("{names} share the win!").format(names=" & ".join(names))
     colours = tuple(c for _, c in winners) or ((255, 196, 64),)
     return Moment("final", text, colours, start)
 

@@ -33,6 +33,7 @@ from table.display.layers import Part, paint_all, whole
 from table.display.theme import ACCENT, BACKGROUND, GOOD, PANEL, PANEL_LIGHT, TEXT, TEXT_DIM, Colour, Theme
 from table.games import registry
 from table.games.base import Action, GameSetup, knob_choice
+from table.i18n import LANGUAGE_NAMES, N_, _, language, next_language, ngettext, set_language
 from table.session import END, PAUSE, RESUME, UNDO, Session
 
 log = logging.getLogger(__name__)
@@ -103,6 +104,31 @@ def _game_title(name: str) -> str:
     return str(registry()[name].title)
 
 
+VARIANT_NAMES: dict[str, str] = {
+    "standard": N_("standard"),
+    "running-sand": N_("running sand"),
+    "advanced": N_("advanced"),
+    "advanced-running-sand": N_("advanced, running sand"),
+    "easy": N_("easy side"),
+    "hard": N_("hard side"),
+    "uncertain-hunting": N_("uncertain hunting"),
+}
+"""How the lobby names each engine's variants (message ids; unknown ones show as they are)."""
+
+
+def variant_name(variant: str) -> str:
+    """``variant`` as the lobby shows it, in the language in force."""
+    return _(VARIANT_NAMES.get(variant, variant))
+
+
+def colour_name(index: int) -> str:
+    """The name of station colour ``index``, capitalised, in the language in force."""
+    from table.display.theme import STATION_COLOUR_NAMES
+
+    word = _(STATION_COLOUR_NAMES[index % len(STATION_COLOUR_NAMES)])
+    return word[:1].upper() + word[1:]
+
+
 @dataclass
 class LobbySettings:
     """What the lobby has chosen so far."""
@@ -122,14 +148,17 @@ class LobbyScreen(Screen):
     station's own setting); a station's button joins or leaves the game.
     """
 
-    LINES = ("game", "variant", "level", "colour", "start")
+    LINES = ("game", "variant", "level", "colour", "language", "start")
 
     def __init__(self, control: TableControl, theme: Theme, stations: int,
-                 game_options: dict[str, dict[str, Any]] | None = None) -> None:
+                 game_options: dict[str, dict[str, Any]] | None = None,
+                 pinned_language: frozenset[str] = frozenset()) -> None:
         self.control = control
         self.theme = theme
         self.stations = stations
         self.game_options = game_options or {}
+        # Games whose ``[games.NAME] language`` in table.toml keeps them in one language.
+        self.pinned_language = pinned_language
         games = list(registry())
         first = "ubongo_shimo" if "ubongo_shimo" in games else games[0]
         self.settings = LobbySettings(first, registry()[first].variants[0],
@@ -169,11 +198,15 @@ class LobbyScreen(Screen):
             elif line == "colour":
                 used = {c for st, c in s.colours.items() if st != action.station}
                 c = s.colours.get(action.station, action.station)
-                for _ in range(len(self.theme.colours)):
+                for _turn in range(len(self.theme.colours)):
                     c = (c + 1) % len(self.theme.colours)
                     if c not in used:
                         break
                 s.colours[action.station] = c
+            elif line == "language":
+                # The table's language for every screen, the menus and speech, at once.
+                set_language(next_language(language()))
+                self.message = ""
             elif line == "start":
                 self._start()
 
@@ -181,24 +214,24 @@ class LobbyScreen(Screen):
         s = self.settings
         engine = registry()[s.game]
         if not engine.min_stations <= len(s.joined) <= engine.max_stations:
-            self.message = (f"{engine.title} needs {engine.min_stations} to {engine.max_stations} players: "
-                            "press your button to join")
+            self.message = _("{game} needs {low} to {high} players: press your button to join").format(
+                game=engine.title, low=engine.min_stations, high=engine.max_stations)
             return
-        from table.display.theme import STATION_COLOUR_NAMES
-
         options: dict[str, Any] = dict(self.game_options.get(s.game, {}))
         if s.game == "ubongo_shimo":
             options["levels"] = [s.levels.get(st, 1) for st in s.joined]
         options["colours"] = [s.colours.get(st, st) for st in s.joined]
-        names = tuple(STATION_COLOUR_NAMES[s.colours.get(st, st) % len(STATION_COLOUR_NAMES)].capitalize()
-                      for st in s.joined)
+        if "language" in getattr(engine, "option_names", ()) and s.game not in self.pinned_language:
+            # A game whose data depends on the language (Umtata's deck) plays the one chosen now.
+            options["language"] = language()
+        names = tuple(colour_name(s.colours.get(st, st)) for st in s.joined)
         self.control.start_game(GameSetup(game=s.game, variant=s.variant, stations=tuple(s.joined),
                                           names=names, options=options))
 
     def frame_key(self, now: float) -> Hashable:
         s = self.settings
         return (s.game, s.variant, tuple(s.joined), tuple(sorted(s.levels.items())),
-                tuple(sorted(s.colours.items())), self.cursor, self.message)
+                tuple(sorted(s.colours.items())), self.cursor, self.message, language())
 
     def parts(self, size: tuple[int, int], now: float) -> list[Part]:
         key = (size, self.frame_key(now))
@@ -211,28 +244,31 @@ class LobbyScreen(Screen):
         w, h = size
         s = self.settings
         title_at = (w / 2, theme.px(7))
+        title = _("The game table")
         out = [
             Part("lobby:background", whole(size), None, lambda surface, t: surface.fill(BACKGROUND), base=True),
-            Part("lobby:title", draw.label_rect(theme, "The game table", title_at, "title", ACCENT, "center",
-                                                bold=True), None,
-                 lambda surface, t: draw.label(surface, theme, "The game table", title_at, "title", ACCENT,
+            Part("lobby:title", draw.label_rect(theme, title, title_at, "title", ACCENT, "center",
+                                                bold=True), title,
+                 lambda surface, t: draw.label(surface, theme, title, title_at, "title", ACCENT,
                                                "center", bold=True), base=True),
         ]
         lines = self._lines()
         values = {
             "game": _game_title(s.game),
-            "variant": s.variant,
-            "level": "push your knob to change your own level",
-            "colour": "push your knob to change your own colour",
-            "start": "push to start",
+            "variant": variant_name(s.variant),
+            "level": _("push your knob to change your own level"),
+            "colour": _("push your knob to change your own colour"),
+            "language": LANGUAGE_NAMES[language()],
+            "start": _("push to start"),
         }
-        labels = {"game": "Game", "variant": "Variant", "level": "Your level", "colour": "Your colour",
-                  "start": "Start the game"}
+        labels = {"game": _("Game"), "variant": _("Variant"), "level": _("Your level"), "colour": _("Your colour"),
+                  "language": _("Language"), "start": _("Start the game")}
         top = theme.px(15)
-        row_h = theme.px(9)
+        # Six lines (with Shimo's level) must end above the station panels at 72 units.
+        row_h = theme.px(8)
         box_w = min(w - theme.px(8), theme.px(140))
         for i, line in enumerate(lines):
-            rect = pygame.Rect((w - box_w) // 2, top + i * (row_h + theme.px(1.5)), box_w, row_h)
+            rect = pygame.Rect((w - box_w) // 2, top + i * (row_h + theme.px(1)), box_w, row_h)
             selected = i == min(self.cursor, len(lines) - 1)
 
             def row(surface: pygame.Surface, t: float, rect: pygame.Rect = rect, selected: bool = selected,
@@ -240,15 +276,14 @@ class LobbyScreen(Screen):
                 draw.panel(surface, rect, PANEL_LIGHT if selected else PANEL, theme.px(1.2),
                            ACCENT if selected else None, theme.px(0.5))
                 draw.label(surface, theme, labels[line], (rect.left + theme.px(3), rect.centery), "large",
-                           ACCENT if selected else TEXT, "midleft", bold=True)
+                           ACCENT if selected else TEXT, "midleft", bold=True, max_width=box_w // 2 - theme.px(4),
+                           box=rect)
                 draw.label(surface, theme, values[line], (rect.right - theme.px(3), rect.centery),
-                           "large" if line in ("game", "variant") else "body", TEXT if selected else TEXT_DIM,
-                           "midright", max_width=box_w // 2)
+                           "large" if line in ("game", "variant", "language") else "body",
+                           TEXT if selected else TEXT_DIM, "midright", max_width=box_w // 2 - theme.px(4), box=rect)
 
             out.append(Part(f"lobby:line{i}", rect, (line, labels[line], values[line], selected), row, base=True))
         # One panel per station: joined or not, level, colour.
-        from table.display.theme import STATION_COLOUR_NAMES
-
         n = self.stations
         gap = theme.px(1.5)
         pw = (w - gap * (n + 1)) // n
@@ -257,27 +292,28 @@ class LobbyScreen(Screen):
             rect = pygame.Rect(gap + st * (pw + gap), y, pw, theme.px(18))
             colour = theme.station_colour(s.colours.get(st, st))
             joined = st in s.joined
-            name = STATION_COLOUR_NAMES[s.colours.get(st, st) % len(STATION_COLOUR_NAMES)].capitalize()
-            detail = ("playing" + (f" · level {s.levels.get(st, 1)}" if s.game == "ubongo_shimo" else "")
-                      if joined else "")
-            hint = "press button to leave" if joined else "press button to join"
+            name = colour_name(s.colours.get(st, st))
+            detail = ((_("playing · level {level}").format(level=s.levels.get(st, 1)) if s.game == "ubongo_shimo"
+                       else _("playing")) if joined else "")
+            hint = _("press button to leave") if joined else _("press button to join")
+            heading = _("Station {number} · {colour}").format(number=st + 1, colour=name)
 
             def station(surface: pygame.Surface, t: float, rect: pygame.Rect = rect, colour: Colour = colour,
                         joined: bool = joined, st: int = st, name: str = name, detail: str = detail,
-                        hint: str = hint) -> None:
+                        hint: str = hint, heading: str = heading) -> None:
                 draw.panel(surface, rect, PANEL_LIGHT if joined else PANEL, theme.px(1.2), colour,
                            theme.px(0.6) if joined else theme.px(0.2))
-                draw.label(surface, theme, f"Station {st + 1} · {name}",
+                draw.label(surface, theme, heading,
                            (rect.left + theme.px(2), rect.top + theme.px(2)), "body", colour, bold=True,
-                           max_width=pw - theme.px(4))
+                           max_width=pw - theme.px(4), box=rect)
                 if detail:
                     draw.label(surface, theme, detail, (rect.left + theme.px(2), rect.top + theme.px(8)), "body",
-                               GOOD)
+                               GOOD, max_width=pw - theme.px(4), box=rect)
                 draw.label(surface, theme, hint, (rect.left + theme.px(2), rect.bottom - theme.px(2)), "body",
-                           TEXT if joined else ACCENT, "bottomleft", max_width=pw - theme.px(4))
+                           TEXT if joined else ACCENT, "bottomleft", max_width=pw - theme.px(4), box=rect)
 
-            out.append(Part(f"lobby:station{st}", rect, (colour, joined, name, detail), station, base=True))
-        footer = self.message or "Turn any knob: choose a line · Push: change it · Button: join or leave"
+            out.append(Part(f"lobby:station{st}", rect, (colour, joined, heading, detail, hint), station, base=True))
+        footer = self.message or _("Turn any knob: choose a line · Push: change it · Button: join or leave")
         footer_colour = ACCENT if self.message else TEXT_DIM
         at = (w / 2, h - theme.px(4))
         out.append(Part("lobby:footer",
@@ -389,7 +425,7 @@ class GameScreen(Screen):
         if session is None:
             return [Part("game:empty", whole(size), None, lambda s, t: s.fill(BACKGROUND), base=True)]
         memo = self._memo
-        shape = (session.paused, session.ended, size, tuple(self.moments))
+        shape = (session.paused, session.ended, size, language(), tuple(self.moments))
         if memo is not None and memo[0] is session.state and memo[1] == shape:
             return memo[2]
         renderer = renderers().get(session.engine.name)
@@ -397,7 +433,7 @@ class GameScreen(Screen):
         if session.ended and not session.engine.is_over(session.state):
             parts = ranking_parts(session, theme, size)
         elif renderer is None:
-            message = f"{session.engine.title}: no screen for this game"
+            message = _("{game}: no screen for this game").format(game=session.engine.title)
 
             def missing(surface: pygame.Surface, t: float) -> None:
                 surface.fill(BACKGROUND)
@@ -418,12 +454,15 @@ class GameScreen(Screen):
         return parts
 
 
-OVER_NOTE = "Press any button for the menu"
+OVER_NOTE = N_("Press any button for the menu")
 """What a finished game's screen says about going on (the game screen leaves after a press)."""
 
 
-SCORE_UNITS = {"ubongo": ("gem of one colour", "gems of one colour")}
-"""What a game's score counts, where it is not points (Ubongo ranks by the most gems of one colour)."""
+def _score(game: str, n: int) -> str:
+    """A score in words: points, or for Ubongo (which ranks by the most gems of one colour) gems."""
+    if game == "ubongo":
+        return ngettext("{n} gem of one colour", "{n} gems of one colour", n).format(n=n)
+    return ngettext("{n} point", "{n} points", n).format(n=n)
 
 
 def ranking_parts(session: Session, theme: Theme, size: tuple[int, int]) -> list[Part]:
@@ -436,19 +475,21 @@ def ranking_parts(session: Session, theme: Theme, size: tuple[int, int]) -> list
     winners = list(outcome.winners) if outcome else []
     names = {s: session.setup.name_of(s) for s in session.setup.stations}
     order = sorted(session.setup.stations, key=lambda s: (-scores.get(s, 0), session.setup.stations.index(s)))
-    title = f"{session.engine.title} · game over"
+    title = _("{game} · game over").format(game=session.engine.title)
     if not winners:
-        head = "No winner"
+        head = _("No winner")
     elif len(winners) == 1:
-        head = f"{names[winners[0]]} wins!"
+        head = _("{name} wins!").format(name=names[winners[0]])
     else:
-        head = " & ".join(names[s] for s in winners) + " share the win!"
+        head = _("{names} share the win!").format(names=" & ".join(names[s] for s in winners))
     head_colour = theme.station_colour(winners[0]) if len(winners) == 1 else ACCENT
     rnd = int(getattr(session.state, "round", 0) or 0)
-    why = (f"Ended from the table menu in round {rnd}: the scores at that moment decide" if rnd
-           else "Ended from the table menu: the scores at that moment decide")
-    one, many = SCORE_UNITS.get(session.engine.name, ("point", "points"))
-    key = (title, head, why, tuple((s, names[s], scores.get(s, 0)) for s in order), tuple(winners), theme.colours)
+    why = (_("Ended from the table menu in round {round}: the scores at that moment decide").format(round=rnd) if rnd
+           else _("Ended from the table menu: the scores at that moment decide"))
+    note = _(OVER_NOTE)
+    game = session.engine.name
+    key = (title, head, why, note, tuple((s, names[s], scores.get(s, 0)) for s in order), tuple(winners),
+           theme.colours)
 
     def paint(surface: pygame.Surface, t: float) -> None:
         surface.fill(BACKGROUND)
@@ -472,22 +513,23 @@ def ranking_parts(session: Session, theme: Theme, size: tuple[int, int]) -> list
             pygame.draw.rect(surface, colour, pygame.Rect(row.left, row.top, theme.px(1.5), row.height))
             place = 1 + sum(1 for o in order if scores.get(o, 0) > scores.get(s, 0))
             draw.label(surface, theme, f"{place}. {names[s]}", (row.left + theme.px(4), row.centery), "large",
-                       colour, "midleft", bold=True, max_width=row_w // 2)
+                       colour, "midleft", bold=True, max_width=row_w // 2, box=row)
             n = scores.get(s, 0)
-            draw.label(surface, theme, f"{n} {one if n == 1 else many}", (row.right - theme.px(3), row.centery),
-                       "large", TEXT, "midright", bold=won)
+            draw.label(surface, theme, _score(game, n), (row.right - theme.px(3), row.centery),
+                       "large", TEXT, "midright", bold=won, max_width=row_w // 2 - theme.px(4), box=row)
             y += row_h
-        draw.label(surface, theme, OVER_NOTE, (w / 2, h - theme.px(4)), "body", ACCENT, "center")
+        draw.label(surface, theme, note, (w / 2, h - theme.px(4)), "body", ACCENT, "center",
+                   max_width=w - theme.px(8))
 
     return [Part("game:ranking", whole(size), key, paint, base=True)]
 
 
 MENU_ITEMS = (
-    ("continue", "Continue"),
-    ("pause", "Pause the game"),
-    ("undo", "Undo the last action"),
-    ("skip", "Skip this round"),
-    ("end", "End the game"),
+    ("continue", N_("Continue")),
+    ("pause", N_("Pause the game")),
+    ("undo", N_("Undo the last action")),
+    ("skip", N_("Skip this round")),
+    ("end", N_("End the game")),
 )
 NEEDS_CONFIRMATION = {"undo", "skip", "end"}
 
@@ -529,21 +571,21 @@ class TableMenuScreen(Screen):
         t = action.t
         if session.is_over():
             # A finished game has nothing to pause, undo or skip: its ranking stays.
-            self._say("Back to the final ranking" if key == "continue" else "The game is already over", t)
+            self._say(_("Back to the final ranking") if key == "continue" else _("The game is already over"), t)
             return
         if key == "continue":
             self.control.game_input(Action(RESUME, t))
-            self._say("The game goes on", t)
+            self._say(_("The game goes on"), t)
         elif key == "pause":
             self.control.push_screen(PausedScreen(self.control, self.theme, self.game))
         elif key == "undo":
             undone = self.control.game_input(Action(UNDO, t))
             self.control.game_input(Action(RESUME, t))
-            self._say("The last action was taken back" if undone else "Nothing to undo yet", t)
+            self._say(_("The last action was taken back") if undone else _("Nothing to undo yet"), t)
         elif key == "skip":
             self.control.game_input(Action(RESUME, t))
             skipped = self.control.game_input(Action("skip_round", t))
-            self._say("Round skipped" if skipped else "Nothing to skip here: the game goes on", t)
+            self._say(_("Round skipped") if skipped else _("Nothing to skip here: the game goes on"), t)
         elif key == "end":
             self.control.game_input(Action(END, t))
 
@@ -563,12 +605,12 @@ class TableMenuScreen(Screen):
         box = draw.dialog_box(size, theme, 110, 80)
         out = [
             Part("menu:veil", whole(size), 200, lambda s, t: draw.veil(s, s.get_rect(), 200)),
-            Part("menu:box", box, None, lambda s, t: self._box(s, box)),
+            Part("menu:box", box, language(), lambda s, t: self._box(s, box)),
         ]
         # One part per line: turning the knob repaints the two lines it moved between.
-        for i, (key, _) in enumerate(MENU_ITEMS):
+        for i, (key, _label) in enumerate(MENU_ITEMS):
             row = self._row_rect(box, i)
-            state = (i == self.cursor, self.confirming == key)
+            state = (i == self.cursor, self.confirming == key, language())
             out.append(Part(f"menu:line{i}", row, state, lambda s, t, i=i, row=row: self._line(s, row, i)))
         return out
 
@@ -580,10 +622,10 @@ class TableMenuScreen(Screen):
     def _box(self, surface: pygame.Surface, box: pygame.Rect) -> None:
         theme = self.theme
         draw.panel(surface, box, PANEL, theme.px(2), ACCENT, theme.px(0.5))
-        draw.label(surface, theme, "Table menu · game paused", (box.centerx, box.top + theme.px(7)), "large", ACCENT,
-                   "center", bold=True)
-        draw.label(surface, theme, "Turn: choose · Push: take", (box.centerx, box.bottom - theme.px(3)), "small",
-                   TEXT_DIM, "midbottom")
+        draw.label(surface, theme, _("Table menu · game paused"), (box.centerx, box.top + theme.px(7)), "large",
+                   ACCENT, "center", bold=True, max_width=box.width - theme.px(6), box=box)
+        draw.label(surface, theme, _("Turn: choose · Push: take"), (box.centerx, box.bottom - theme.px(3)), "small",
+                   TEXT_DIM, "midbottom", max_width=box.width - theme.px(6), box=box)
 
     def _line(self, surface: pygame.Surface, row: pygame.Rect, i: int) -> None:
         theme = self.theme
@@ -591,11 +633,11 @@ class TableMenuScreen(Screen):
         selected = i == self.cursor
         if selected:
             draw.panel(surface, row, PANEL_LIGHT, theme.px(1))
-        label = text_
+        label = _(text_)
         if self.confirming == key:
-            label = f"{text_}? Push again to confirm"
+            label = _("{choice}? Push again to confirm").format(choice=label)
         draw.label(surface, theme, label, (row.left + theme.px(3), row.centery), "large",
-                   ACCENT if selected else TEXT, "midleft", bold=selected, max_width=row.width - theme.px(6))
+                   ACCENT if selected else TEXT, "midleft", bold=selected, max_width=row.width - theme.px(6), box=row)
 
 
 class PausedScreen(Screen):
@@ -624,7 +666,7 @@ class PausedScreen(Screen):
             self.control.pop_screen()
             self.control.game_input(Action(RESUME, action.t))
             if self.game is not None:
-                self.game.notify("The game goes on", action.t)
+                self.game.notify(_("The game goes on"), action.t)
 
     def parts(self, size: tuple[int, int], now: float) -> list[Part]:
         theme = self.theme
@@ -632,14 +674,14 @@ class PausedScreen(Screen):
 
         def paint(s: pygame.Surface, t: float) -> None:
             draw.panel(s, box, PANEL, theme.px(2), ACCENT, theme.px(0.5))
-            draw.label(s, theme, "Game paused", (box.centerx, box.top + theme.px(10)), "title", ACCENT, "center",
-                       bold=True)
-            draw.label(s, theme, "Push any knob or press a button to continue",
+            draw.label(s, theme, _("Game paused"), (box.centerx, box.top + theme.px(10)), "title", ACCENT, "center",
+                       bold=True, max_width=box.width - theme.px(6), box=box)
+            draw.label(s, theme, _("Push any knob or press a button to continue"),
                        (box.centerx, box.bottom - theme.px(8)), "large", TEXT, "center",
-                       max_width=box.width - theme.px(6))
+                       max_width=box.width - theme.px(6), box=box)
 
         return [Part("paused:veil", whole(size), 200, lambda s, t: draw.veil(s, s.get_rect(), 200)),
-                Part("paused:box", box, None, paint)]
+                Part("paused:box", box, language(), paint)]
 
 
 class AttractScreen(Screen):
@@ -699,7 +741,7 @@ class AttractScreen(Screen):
         demo = self.demo
         assert demo is not None
         t = self.demo_time(now)
-        for _ in range(200):
+        for _step in range(200):
             if demo.is_over():
                 if t - demo.last_t > 8.0:
                     self._new_demo(t)
@@ -719,20 +761,21 @@ class AttractScreen(Screen):
         demo = self.demo
         assert demo is not None
         memo = self._memo
-        if memo is None or memo[0] is not demo.state or memo[1] != size:
+        if memo is None or memo[0] is not demo.state or memo[1] != (size, language()):
             renderer = renderers().get(demo.engine.name)
             parts = [] if renderer is None else retimed(renderer_parts(renderer, demo.view(None), self.theme),
                                                         self.shown_time)
             band = pygame.Rect(0, 0, size[0], self.theme.px(11))
-            title = f"Demo: {demo.engine.title} · press any button to play"
-            where = draw.label_rect(self.theme, title, band.center, "large", ACCENT, "center", bold=True)
+            title = _("Demo: {game} · press any button to play").format(game=demo.engine.title)
+            where = draw.label_rect(self.theme, title, band.center, "large", ACCENT, "center", bold=True,
+                                    max_width=band.width - self.theme.px(4))
             # An opaque band that takes the game's header line's place (a veil let the header
             # show through, half dimmed, under the title).
             parts.append(Part("attract:band", band, None, lambda s, t: self._band(s, band)))
             # Only the title pulses: each frame repaints its own rect, not the whole band.
             parts.append(Part("attract:title", where, title, lambda s, t: self._title(s, band, title, t),
                               live=lambda t: (self._pulse(self.shown_time(t) / self.SPEED), where)))
-            self._memo = memo = (demo.state, size, parts)
+            self._memo = memo = (demo.state, (size, language()), parts)
         return memo[2]
 
     def _band(self, surface: pygame.Surface, band: pygame.Rect) -> None:
@@ -753,7 +796,7 @@ class AttractScreen(Screen):
     def _title(self, surface: pygame.Surface, band: pygame.Rect, title: str, now: float) -> None:
         draw.label(surface, self.theme, title, band.center, "large",  # type: ignore[arg-type]
                    self._pulse(self.shown_time(now) / self.SPEED), "center",
-                   bold=True)
+                   bold=True, max_width=band.width - self.theme.px(4), box=band)
 
 
 class LeaveKioskScreen(Screen):
@@ -774,15 +817,19 @@ class LeaveKioskScreen(Screen):
         box = draw.dialog_box(size, self.theme, 130, 40)
         return [
             Part("leave:veil", whole(size), 200, lambda s, t: draw.veil(s, s.get_rect(), 200)),
-            Part("leave:box", box, (self.first, self.last), lambda s, t: self._box(s, box)),
+            Part("leave:box", box, (self.first, self.last, language()), lambda s, t: self._box(s, box)),
         ]
 
     def _box(self, surface: pygame.Surface, box: pygame.Rect) -> None:
         theme = self.theme
         draw.panel(surface, box, PANEL, theme.px(2), ACCENT, theme.px(0.5))
-        draw.label(surface, theme, "Leave the kiosk?", (box.centerx, box.top + theme.px(9)), "title", ACCENT,
-                   "center", bold=True)
-        draw.label(surface, theme, f"Stations {self.first + 1} and {self.last + 1}: press both buttons to leave",
-                   (box.centerx, box.top + theme.px(21)), "large", TEXT, "center", max_width=box.width - theme.px(6))
-        draw.label(surface, theme, "Anything else, or waiting 10 s, goes back to the game",
-                   (box.centerx, box.top + theme.px(31)), "body", TEXT_DIM, "center", max_width=box.width - theme.px(6))
+        draw.label(surface, theme, _("Leave the kiosk?"), (box.centerx, box.top + theme.px(9)), "title", ACCENT,
+                   "center", bold=True, max_width=box.width - theme.px(6), box=box)
+        draw.label(surface, theme,
+                   _("Stations {first} and {last}: press both buttons to leave").format(first=self.first + 1,
+                                                                                        last=self.last + 1),
+                   (box.centerx, box.top + theme.px(21)), "large", TEXT, "center", max_width=box.width - theme.px(6),
+                   box=box)
+        draw.label(surface, theme, _("Anything else, or waiting 10 s, goes back to the game"),
+                   (box.centerx, box.top + theme.px(31)), "body", TEXT_DIM, "center", max_width=box.width - theme.px(6),
+                   box=box)

@@ -20,6 +20,7 @@ from table.display.screens import AttractScreen, LeaveKioskScreen, PausedScreen,
 from table.display.theme import Theme, note_cover
 from table.games import registry
 from table.games.base import Action, GameSetup
+from table.i18n import language
 from table.session import Session, run_until_idle
 
 Snapshot = Callable[[pygame.Surface], None]
@@ -106,9 +107,10 @@ def shell_moments(stations: int = 4) -> Iterator[tuple[str, Snapshot]]:
     def table_at(surface: pygame.Surface) -> tuple[Table, VirtualClock, ScriptedInputs]:
         clock = VirtualClock(100.0)
         inputs = ScriptedInputs()
+        # The table takes its language from the config: keep the one the pictures are made in.
         # Celebrations are left out: a still picture shows the screen, not a moment's frame.
-        table = Table(TableConfig(stations=stations, display=DisplayConfig(celebrations=False)), clock, surface, None,
-                      inputs=[inputs], seed_source=lambda: 3)
+        table = Table(TableConfig(stations=stations, language=language(), display=DisplayConfig(celebrations=False)),
+                      clock, surface, None, inputs=[inputs], seed_source=lambda: 3)
         return table, clock, inputs
 
     def go(table: Table, clock: VirtualClock, inputs: ScriptedInputs, actions: list[Action], seconds: float) -> None:

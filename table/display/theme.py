@@ -7,13 +7,15 @@ The fonts are pygame's bundled default font, so nothing is downloaded.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
 from typing import NamedTuple
 
 import pygame
+
+from table.i18n import N_
 
 Colour = tuple[int, int, int]
 
@@ -35,7 +37,8 @@ STATION_COLOURS: tuple[Colour, ...] = (
     (204, 121, 167),  # reddish purple
     (240, 228, 66),  # yellow
 )
-STATION_COLOUR_NAMES: tuple[str, ...] = ("orange", "blue", "green", "pink", "yellow")
+STATION_COLOUR_NAMES: tuple[str, ...] = (N_("orange"), N_("blue"), N_("green"), N_("pink"), N_("yellow"))
+"""English message ids: shown through :func:`table.i18n._`."""
 
 
 def station_colour(station: int) -> Colour:
@@ -182,16 +185,55 @@ def text(
     anchor: str = "topleft",
     bold: bool = False,
     max_width: int | None = None,
+    box: pygame.Rect | None = None,
 ) -> pygame.Rect:
     """Draw ``message`` with its ``anchor`` point (a ``pygame.Rect`` attribute) at ``pos``,
     shrunk to ``max_width`` pixels if it is wider.
+
+    ``box`` is the rectangle the line belongs in (a panel, a row); without one, the
+    surface. Drawing never depends on it: it is what :func:`record_text` hands to a
+    recorder, so the text-fit test can tell a line that runs out of its box.
 
     Rendered lines are cached (rendering text is the costliest part of most frames)."""
     img = _fitted(message, size, colour, bold, theme.height, max_width)
     rect = img.get_rect(**{anchor: (round(pos[0]), round(pos[1]))})
     surface.blit(img, rect)
     note_text(rect, message)
+    if _recorders:
+        ink = img.get_bounding_rect().move(rect.topleft)
+        for recorder in _recorders:
+            recorder(TextDrawn(message, ink, box, surface.get_clip(), surface.get_rect(), size,
+                               img.get_height() / max(1, rendered(message, size, colour, bold, theme.height)
+                                                      .get_height())))
     return rect
+
+
+@dataclass(frozen=True)
+class TextDrawn:
+    """One line as :func:`text` drew it: ``ink`` is the rectangle of its painted pixels,
+    ``box`` the rectangle it was given (``None``: none given), ``clip`` and ``surface``
+    the surface's clip and extent then, ``scale`` how far it was shrunk to fit (1: not)."""
+
+    message: str
+    ink: pygame.Rect
+    box: pygame.Rect | None
+    clip: pygame.Rect
+    surface: pygame.Rect
+    size: str
+    scale: float
+
+
+_recorders: list[Callable[[TextDrawn], None]] = []
+
+
+@contextmanager
+def record_text(recorder: Callable[[TextDrawn], None]) -> Iterator[None]:
+    """Call ``recorder`` with a :class:`TextDrawn` for every line drawn inside the block."""
+    _recorders.append(recorder)
+    try:
+        yield
+    finally:
+        _recorders.remove(recorder)
 
 
 def _fitted(message: str, size: str, colour: Colour, bold: bool, height: int, max_width: int | None) -> pygame.Surface:
@@ -218,6 +260,7 @@ def text_rect(
     anchor: str = "topleft",
     bold: bool = False,
     max_width: int | None = None,
+    box: pygame.Rect | None = None,
 ) -> pygame.Rect:
     """The rect :func:`text` with the same arguments draws into (nothing is drawn)."""
     img = _fitted(message, size, colour, bold, theme.height, max_width)

@@ -36,6 +36,7 @@ from table.display.layers import merge_rects
 from table.display.theme import Theme, note_text
 from table.errors import TableError
 from table.games.umtata.board import BOARD_FILE, Board, load_board
+from table.i18n import language
 
 Colour = tuple[int, int, int]
 Point = tuple[int, int]
@@ -144,13 +145,14 @@ def _read_map(path: Path) -> EuropeMap:
                        ) from None
 
 
-Sources = tuple[Path, Path]
-"""The map asset's and the board's files: every cached layer is keyed by them as well as by
-size, so a process that switches config directories never draws a stale map."""
+Sources = tuple[Path, Path, str]
+"""The map asset's and the board's files and the language of the labels: every cached
+layer is keyed by them as well as by size, so a process that switches config directories
+or languages never draws a stale map."""
 
 
 def _sources() -> Sources:
-    return data_file(MAP_FILE), data_file(BOARD_FILE)
+    return data_file(MAP_FILE), data_file(BOARD_FILE), language()
 
 
 def map_rect_for(area: pygame.Rect) -> pygame.Rect:
@@ -331,7 +333,7 @@ def _base(src: Sources, width: int, height: int) -> pygame.Surface:
                                                            int(h * scale)), 1)
     layout = _layout(src, width, height)
     for region, rect in layout.tags:
-        img = _font(_tag_px(height)).render(region.upper(), True, REGION_TAG)
+        img = _font(_tag_px(height)).render(board.region_name(region, src[2]).upper(), True, REGION_TAG)
         surface.blit(img, img.get_rect(center=rect.center))
     return surface
 
@@ -421,7 +423,7 @@ def _layout(src: Sources, width: int, height: int) -> Layout:
     # Region names first: they sit in the sea at fixed places.
     tags: list[tuple[str, pygame.Rect]] = []
     for region, (x, y) in europe.region_tags.items():
-        w, h = _font(_tag_px(height)).size(region.upper())
+        w, h = _font(_tag_px(height)).size(board.region_name(region, src[2]).upper())
         rect = pygame.Rect(0, 0, w, int(h * 0.8))
         rect.center = (int(x * scale), int(y * scale))
         rect.clamp_ip(pygame.Rect(0, 0, width, height))
@@ -456,11 +458,11 @@ def _layout(src: Sources, width: int, height: int) -> Layout:
         placed = False
         if c.id not in markers:
             for px in range(hi, lo - 1, -1):
-                w, h = _font(px).size(c.label)
+                w, h = _font(px).size(board.label(c.id, src[2]))
                 h = max(1, h - px // 5)  # the font's line box has room below the baseline
                 spot = _inside_spot(ids, i + 1, boxes[c.id], anchor, w, h)
                 if spot is not None and free(spot):
-                    labels.append(Label(c.id, c.label, spot, None, px))
+                    labels.append(Label(c.id, board.label(c.id, src[2]), spot, None, px))
                     take(spot)
                     placed = True
                     break
@@ -472,12 +474,13 @@ def _layout(src: Sources, width: int, height: int) -> Layout:
     for j, g in enumerate(europe.grey):
         if g.area_km2 < 20000:
             continue
-        w, h = _font(grey_px).size(g.key)
+        grey_name = board.neighbour_name(g.key, src[2])
+        w, h = _font(grey_px).size(grey_name)
         h = max(1, h - grey_px // 5)
         anchor = (int(g.anchor[0] * scale), int(g.anchor[1] * scale))
         spot = _inside_spot(ids, GREY_ID0 + j, _box(g, scale, width, height), anchor, w, h)
         if spot is not None and free(spot):
-            labels.append(Label(g.key, g.key, spot, None, grey_px, grey=True))
+            labels.append(Label(g.key, grey_name, spot, None, grey_px, grey=True))
             take(spot)
 
     # Tags with leader lines, smallest country first (it has the fewest good spots).
@@ -497,7 +500,7 @@ def _layout(src: Sources, width: int, height: int) -> Layout:
         if end is None:  # drawn too small to show a pixel: give it a marker after all
             end = (int(shape.anchor[0] * scale), int(shape.anchor[1] * scale))
             markers[cid] = Marker(cid, end, radius)
-        w, h = _font(px).size(c.label)
+        w, h = _font(px).size(board.label(cid, src[2]))
         w, h = w + 2 * pad + 2, h - px // 5 + 2 * pad
         best: tuple[float, pygame.Rect] | None = None
         step = max(4, h // 2)
@@ -526,7 +529,7 @@ def _layout(src: Sources, width: int, height: int) -> Layout:
             rect = pygame.Rect(end[0] + radius, end[1] - h // 2, w, h)
             rect.clamp_ip(pygame.Rect(0, 0, width, height))
             best = (0.0, rect)
-        labels.append(Label(cid, c.label, best[1], end, px))
+        labels.append(Label(cid, board.label(cid, src[2]), best[1], end, px))
         take(best[1])
         placed_rects.append(best[1])
     return Layout((width, height), scale, markers, tuple(labels), tuple(tags))
