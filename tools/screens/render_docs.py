@@ -1,6 +1,7 @@
 """Refresh the pictures in docs/screens that the table's own code draws.
 
     SDL_VIDEODRIVER=dummy .venv/bin/python tools/screens/render_docs.py docs/screens
+    SDL_VIDEODRIVER=dummy .venv/bin/python tools/screens/render_docs.py --lang de docs/screens/de
 
 writes the table's screens and every Ubongo Shimo phase (1920x1080, and 1280x720 for
 the lobby and a running round), the table menu's flows per game (``flows/``: the
@@ -85,6 +86,23 @@ def main(out: Path) -> list[Path]:
     return written
 
 
+def german(out: Path) -> list[Path]:
+    """The table's screens and every Ubongo Shimo phase in German (1920x1080), the set
+    beside the other games' German pictures in docs/screens/de."""
+    from table.i18n import set_language
+
+    set_language("de")
+    try:
+        return render_all(out, ((1920, 1080),), lambda: itertools.chain(shell_moments(), shimo_moments()))
+    finally:
+        set_language("en")
+
+
 if __name__ == "__main__":
-    for p in main(Path(sys.argv[1] if len(sys.argv) > 1 else "docs/screens")):
+    args = sys.argv[1:]
+    if args[:2] == ["--lang", "de"]:
+        written = german(Path(args[2] if len(args) > 2 else "docs/screens/de"))
+    else:
+        written = main(Path(args[0] if args else "docs/screens"))
+    for p in written:
         print(p)
