@@ -474,7 +474,8 @@ def ranking_parts(session: Session, theme: Theme, size: tuple[int, int]) -> list
     scores = dict(outcome.scores) if outcome else session.scores()
     winners = list(outcome.winners) if outcome else []
     names = {s: session.setup.name_of(s) for s in session.setup.stations}
-    order = sorted(session.setup.stations, key=lambda s: (-scores.get(s, 0), session.setup.stations.index(s)))
+    standing = {s: session.standing(s, scores) for s in session.setup.stations}
+    order = sorted(session.setup.stations, key=lambda s: tuple(-v for v in standing[s]))  # stable: seat order
     title = _("{game} · game over").format(game=session.engine.title)
     if not winners:
         head = _("No winner")
@@ -488,7 +489,7 @@ def ranking_parts(session: Session, theme: Theme, size: tuple[int, int]) -> list
            else _("Ended from the table menu: the scores at that moment decide"))
     note = _(OVER_NOTE)
     game = session.engine.name
-    key = (title, head, why, note, tuple((s, names[s], scores.get(s, 0)) for s in order), tuple(winners),
+    key = (title, head, why, note, tuple((s, names[s], scores.get(s, 0), standing[s]) for s in order), tuple(winners),
            theme.colours)
 
     def paint(surface: pygame.Surface, t: float) -> None:
@@ -511,7 +512,7 @@ def ranking_parts(session: Session, theme: Theme, size: tuple[int, int]) -> list
             draw.panel(surface, row, PANEL_LIGHT if won else PANEL, theme.px(1), colour if won else None,
                        theme.px(0.5))
             pygame.draw.rect(surface, colour, pygame.Rect(row.left, row.top, theme.px(1.5), row.height))
-            place = 1 + sum(1 for o in order if scores.get(o, 0) > scores.get(s, 0))
+            place = 1 + sum(1 for o in order if standing[o] > standing[s])
             draw.label(surface, theme, f"{place}. {names[s]}", (row.left + theme.px(4), row.centery), "large",
                        colour, "midleft", bold=True, max_width=row_w // 2, box=row)
             n = scores.get(s, 0)
