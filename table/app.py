@@ -152,7 +152,7 @@ class Table:
         self.epoch = self.clock()
         log.info("game %s started: %s (%s), stations %s, seed %d", self.game_id, setup.game, setup.variant,
                  list(setup.stations), seed)
-        self.push_screen(GameScreen(self, self.theme))
+        self.push_screen(GameScreen(self, self.theme, self.config.display.celebrations))
 
     def resume_unfinished(self) -> bool:
         """Resume the journal's unfinished game, if any, at the moment it stopped."""
@@ -171,10 +171,11 @@ class Table:
         # Time stood still while the table was off: continue from the last journaled moment.
         self.epoch = self.clock() - session.last_t
         log.warning("resumed game %d (%s) after %d journaled actions", record.id, record.engine, self.seq)
-        self.push_screen(GameScreen(self, self.theme))
+        game = GameScreen(self, self.theme, self.config.display.celebrations)
+        self.push_screen(game)
         if session.paused:
             # It stopped with the table menu's pause on: a push continues, as before.
-            self.push_screen(PausedScreen(self, self.theme))
+            self.push_screen(PausedScreen(self, self.theme, game))
         if session.is_over():
             self._finish()
         return True

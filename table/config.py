@@ -40,6 +40,9 @@ class DisplayConfig:
     height: int = 1080
     fullscreen: bool = True
     fps: int = 60
+    celebrations: bool = True
+    """Flashes and motion for a first press, a round's winner and the game's end (off
+    for quiet venues; sounds follow ``[sound] enabled``)."""
 
 
 @dataclass(frozen=True)
@@ -121,7 +124,8 @@ def _language(v: Any) -> str | None:
 
 SCHEMA: dict[str, dict[str, Check]] = {
     "table": {"stations": whole(1, 5), "station_names": _names, "journal": string, "language": _language},
-    "display": {"width": whole(320, 7680), "height": whole(240, 4320), "fullscreen": boolean, "fps": whole(10, 240)},
+    "display": {"width": whole(320, 7680), "height": whole(240, 4320), "fullscreen": boolean, "fps": whole(10, 240),
+                "celebrations": boolean},
     "timing": {
         "tie_window_ms": number(0, 1000),
         "settle_ms": number(0, 1000),

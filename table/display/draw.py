@@ -11,7 +11,7 @@ from functools import lru_cache
 
 import pygame
 
-from table.display.theme import ACCENT, PANEL, Colour, Theme, text, text_rect
+from table.display.theme import ACCENT, PANEL, Colour, Theme, note_cover, text, text_rect
 
 label = text
 """One line of text, cached (see :func:`table.display.theme.text`)."""
@@ -21,6 +21,9 @@ label_rect = text_rect
 
 
 VEIL_TILE = 256
+VEIL_HIDES = 200
+"""A veil at least this opaque hides the text under it (for the layout test: text on
+top of it does not collide with what it covers)."""
 
 
 @lru_cache(maxsize=8)
@@ -42,6 +45,8 @@ def veil(surface: pygame.Surface, rect: pygame.Rect, alpha: int, colour: Colour 
     area = rect.clip(surface.get_clip())
     if area.width <= 0 or area.height <= 0:
         return
+    if alpha >= VEIL_HIDES:
+        note_cover(area)
     if colour == (0, 0, 0):
         keep = 255 - alpha
         surface.fill((keep, keep, keep), area, special_flags=pygame.BLEND_MULT)
@@ -88,8 +93,9 @@ def dialog_box(size: tuple[int, int], theme: Theme, width_units: float, height_u
 
 def panel(surface: pygame.Surface, rect: pygame.Rect, colour: Colour = PANEL, radius: int = 0,
           border: Colour | None = None, width: int = 0) -> None:
-    """A filled rounded rectangle, optionally outlined."""
+    """A filled rounded rectangle, optionally outlined (it hides the text under it)."""
     pygame.draw.rect(surface, colour, rect, border_radius=radius)
+    note_cover(rect)
     if border is not None and width > 0:
         pygame.draw.rect(surface, border, rect, width=width, border_radius=radius)
 

@@ -21,19 +21,19 @@ import logging
 import math
 import random
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 import pygame
 
 from table.autoplay import next_random_action
-from table.display import draw
+from table.display import draw, moments
 from table.display.games import renderer_parts, renderers
 from table.display.layers import Part, paint_all, whole
 from table.display.theme import ACCENT, BACKGROUND, GOOD, PANEL, PANEL_LIGHT, TEXT, TEXT_DIM, Colour, Theme
 from table.games import registry
 from table.games.base import Action, GameSetup, knob_choice
-from table.i18n import LANGUAGE_NAMES, N_, _, language, next_language, set_language
+from table.i18n import LANGUAGE_NAMES, N_, _, language, next_language, ngettext, set_language
 from table.session import END, PAUSE, RESUME, UNDO, Session
 
 log = logging.getLogger(__name__)
@@ -309,8 +309,8 @@ class LobbyScreen(Screen):
                 if detail:
                     draw.label(surface, theme, detail, (rect.left + theme.px(2), rect.top + theme.px(8)), "body",
                                GOOD, max_width=pw - theme.px(4), box=rect)
-                draw.label(surface, theme, hint, (rect.left + theme.px(2), rect.bottom - theme.px(2)), "small",
-                           TEXT_DIM, "bottomleft", max_width=pw - theme.px(4), box=rect)
+                draw.label(surface, theme, hint, (rect.left + theme.px(2), rect.bottom - theme.px(2)), "body",
+                           TEXT if joined else ACCENT, "bottomleft", max_width=pw - theme.px(4), box=rect)
 
             out.append(Part(f"lobby:station{st}", rect, (colour, joined, heading, detail, hint), station, base=True))
         footer = self.message or _("Turn any knob: choose a line · Push: change it · Button: join or leave")
@@ -324,13 +324,37 @@ class LobbyScreen(Screen):
         return out
 
 
-class GameScreen(Screen):
-    """A game in progress: station inputs go to the session; the game's renderer draws."""
+def player_theme(theme: Theme, session: Session) -> Theme:
+    """``theme`` with each playing station's colour replaced by the one chosen in the lobby
+    (the game's ``colours`` option, one colour index per playing station), so that every
+    renderer names a player in the colour the lobby gave them."""
+    chosen = session.setup.options.get("colours") if isinstance(session.setup.options, dict) else None
+    if not isinstance(chosen, list) or len(chosen) != len(session.setup.stations):
+        return theme
+    size = max(len(theme.colours), *(s + 1 for s in session.setup.stations))
+    colours = [theme.colours[k % len(theme.colours)] for k in range(size)]
+    for station, c in zip(session.setup.stations, chosen, strict=True):
+        if isinstance(c, int):
+            colours[station] = theme.colours[c % len(theme.colours)]
+    return replace(theme, colours=tuple(colours))
 
-    def __init__(self, control: TableControl, theme: Theme) -> None:
+
+class GameScreen(Screen):
+    """A game in progress: station inputs go to the session; the game's renderer draws.
+
+    When the game ends from the table menu the round on screen means nothing any more:
+    the screen shows the final ranking (:func:`ranking_parts`) instead. With
+    ``celebrations`` on, a first press, a round's winner and the game's end get a short
+    moment (:mod:`table.display.moments`) over the picture.
+    """
+
+    def __init__(self, control: TableControl, theme: Theme, celebrations: bool = True) -> None:
         self.control = control
         self.theme = theme
+        self.celebrations = celebrations
         self.over_since: float | None = None
+        self.moments: list[moments.Moment] = []
+        self._followed: tuple[int, int, bool] | None = None  # (session id, events seen, over)
         self._memo: tuple[object, object, list[Part]] | None = None
 
     def handle(self, action: Action) -> None:
@@ -338,7 +362,7 @@ class GameScreen(Screen):
         if session is None:
             return
         if action.kind == LONG_PUSH:
-            menu = TableMenuScreen(self.control, self.theme)
+            menu = TableMenuScreen(self.control, self.theme, self)
             self.control.push_screen(menu)
             menu.open(action.t)
             return
@@ -350,8 +374,43 @@ class GameScreen(Screen):
 
     def update(self, now: float) -> None:
         session = self.control.session
-        if session is not None and session.is_over() and self.over_since is None:
+        if session is None:
+            return
+        if session.is_over() and self.over_since is None:
             self.over_since = now
+        self._follow(session, now)
+
+    def notify(self, text: str, now: float) -> None:
+        """Say for a few seconds what a table-menu choice did (shown with or without
+        celebrations: it is information, not decoration)."""
+        self.moments = [m for m in self.moments if m.kind != "notice"] + [moments.notice(text, now)]
+
+    def _follow(self, session: Session, now: float) -> None:
+        """Start the moments that the game's new events (and its end) call for."""
+        events = session.state.events
+        followed = self._followed
+        if followed is None or followed[0] != id(session):
+            # A game resumed or started: celebrate only what happens from now on.
+            followed = (id(session), len(events), session.is_over())
+        seen = min(followed[1], len(events))  # undo may have rewound the events
+        over = followed[2]
+        theme = player_theme(self.theme, session)
+        if self.celebrations:
+            for event in events[seen:]:
+                if event.station is None:
+                    continue
+                moment = moments.moment_for(event, session.setup.name_of(event.station),
+                                            theme.station_colour(event.station), now)
+                if moment is not None:
+                    self.moments = [m for m in self.moments if m.kind == "final"] + [moment]
+        if session.is_over() and not over:
+            outcome = session.outcome()
+            won = outcome.winners if outcome else ()
+            winners = [(session.setup.name_of(s), theme.station_colour(s)) for s in won]
+            if self.celebrations:
+                self.moments = [moments.final_moment(winners, now)]
+        self._followed = (id(session), len(events), session.is_over())
+        self.moments = [m for m in self.moments if now < m.start + m.duration]
 
     def _render_now(self, now: float) -> float:
         session = self.control.session
@@ -366,11 +425,14 @@ class GameScreen(Screen):
         if session is None:
             return [Part("game:empty", whole(size), None, lambda s, t: s.fill(BACKGROUND), base=True)]
         memo = self._memo
-        if memo is not None and memo[0] is session.state and memo[1] == (session.paused, size, language()):
+        shape = (session.paused, session.ended, size, language(), tuple(self.moments))
+        if memo is not None and memo[0] is session.state and memo[1] == shape:
             return memo[2]
         renderer = renderers().get(session.engine.name)
-        theme = self.theme
-        if renderer is None:
+        theme = player_theme(self.theme, session)
+        if session.ended and not session.engine.is_over(session.state):
+            parts = ranking_parts(session, theme, size)
+        elif renderer is None:
             message = _("{game}: no screen for this game").format(game=session.engine.title)
 
             def missing(surface: pygame.Surface, t: float) -> None:
@@ -380,14 +442,87 @@ class GameScreen(Screen):
             parts = [Part("game:missing", whole(size), message, missing, base=True)]
         else:
             parts = retimed(renderer_parts(renderer, session.view(None), theme, session.paused), self._render_now)
-        if session.is_over():
-            at = (size[0] / 2, size[1] - theme.px(1))
-            note = _("Press any button for the menu")
-            parts.append(Part("game:over", draw.label_rect(theme, note, at, "small", TEXT_DIM, "midbottom"), None,
-                              lambda s, t: draw.label(s, theme, note, at, "small", TEXT_DIM, "midbottom"),
-                              base=True))
-        self._memo = (session.state, (session.paused, size, language()), parts)
+        view = session.view(None)
+        sand = view.get("sand")
+        deadline = view.get("deadline")
+        if (self.celebrations and not session.is_over() and isinstance(sand, dict) and sand.get("started") is not None
+                and isinstance(deadline, (int, float)) and view.get("phase") != "countdown"):
+            parts += moments.tension_parts(size, theme, float(deadline), self._render_now)
+        for i, moment in enumerate(self.moments):
+            parts += moments.parts(moment, size, theme, i, session.engine.name)
+        self._memo = (session.state, shape, parts)
         return parts
+
+
+OVER_NOTE = N_("Press any button for the menu")
+"""What a finished game's screen says about going on (the game screen leaves after a press)."""
+
+
+def _score(game: str, n: int) -> str:
+    """A score in words: points, or for Ubongo (which ranks by the most gems of one colour) gems."""
+    if game == "ubongo":
+        return ngettext("{n} gem of one colour", "{n} gems of one colour", n).format(n=n)
+    return ngettext("{n} point", "{n} points", n).format(n=n)
+
+
+def ranking_parts(session: Session, theme: Theme, size: tuple[int, int]) -> list[Part]:
+    """The final ranking of a game ended from the table menu: who won, why, everyone's
+    score in their colour, and how to go on. The scores are the session's outcome (a
+    game with hidden scores counts them all)."""
+    w, h = size
+    outcome = session.outcome()
+    scores = dict(outcome.scores) if outcome else session.scores()
+    winners = list(outcome.winners) if outcome else []
+    names = {s: session.setup.name_of(s) for s in session.setup.stations}
+    standing = {s: session.standing(s, scores) for s in session.setup.stations}
+    order = sorted(session.setup.stations, key=lambda s: tuple(-v for v in standing[s]))  # stable: seat order
+    title = _("{game} · game over").format(game=session.engine.title)
+    if not winners:
+        head = _("No winner")
+    elif len(winners) == 1:
+        head = _("{name} wins!").format(name=names[winners[0]])
+    else:
+        head = _("{names} share the win!").format(names=" & ".join(names[s] for s in winners))
+    head_colour = theme.station_colour(winners[0]) if len(winners) == 1 else ACCENT
+    rnd = int(getattr(session.state, "round", 0) or 0)
+    why = (_("Ended from the table menu in round {round}: the scores at that moment decide").format(round=rnd) if rnd
+           else _("Ended from the table menu: the scores at that moment decide"))
+    note = _(OVER_NOTE)
+    game = session.engine.name
+    key = (title, head, why, note, tuple((s, names[s], scores.get(s, 0), standing[s]) for s in order), tuple(winners),
+           theme.colours)
+
+    def paint(surface: pygame.Surface, t: float) -> None:
+        surface.fill(BACKGROUND)
+        header = pygame.Rect(0, 0, w, theme.px(11))
+        pygame.draw.rect(surface, PANEL, header)
+        draw.label(surface, theme, title, (theme.px(2), header.centery), "large", TEXT, "midleft", bold=True,
+                   max_width=w - theme.px(4))
+        draw.label(surface, theme, head, (w / 2, theme.px(21)), "title", head_colour, "center", bold=True,
+                   max_width=w - theme.px(8))
+        draw.label(surface, theme, why, (w / 2, theme.px(31)), "body", TEXT, "center", max_width=w - theme.px(8))
+        rows = len(order)
+        row_h = theme.px(min(9.0, 44.0 / max(1, rows)))
+        y = theme.px(38)
+        row_w = min(w - theme.px(8), theme.px(130))
+        for s in order:
+            colour = theme.station_colour(s)
+            row = pygame.Rect((w - row_w) // 2, y, row_w, row_h - theme.px(1))
+            won = s in winners
+            draw.panel(surface, row, PANEL_LIGHT if won else PANEL, theme.px(1), colour if won else None,
+                       theme.px(0.5))
+            pygame.draw.rect(surface, colour, pygame.Rect(row.left, row.top, theme.px(1.5), row.height))
+            place = 1 + sum(1 for o in order if standing[o] > standing[s])
+            draw.label(surface, theme, f"{place}. {names[s]}", (row.left + theme.px(4), row.centery), "large",
+                       colour, "midleft", bold=True, max_width=row_w // 2, box=row)
+            n = scores.get(s, 0)
+            draw.label(surface, theme, _score(game, n), (row.right - theme.px(3), row.centery),
+                       "large", TEXT, "midright", bold=won, max_width=row_w // 2 - theme.px(4), box=row)
+            y += row_h
+        draw.label(surface, theme, note, (w / 2, h - theme.px(4)), "body", ACCENT, "center",
+                   max_width=w - theme.px(8))
+
+    return [Part("game:ranking", whole(size), key, paint, base=True)]
 
 
 MENU_ITEMS = (
@@ -409,9 +544,10 @@ class TableMenuScreen(Screen):
 
     overlay = True
 
-    def __init__(self, control: TableControl, theme: Theme) -> None:
+    def __init__(self, control: TableControl, theme: Theme, game: GameScreen | None = None) -> None:
         self.control = control
         self.theme = theme
+        self.game = game
         self.cursor = 0
         self.confirming: str | None = None
         self.was_paused = bool(control.session and control.session.paused)
@@ -433,31 +569,43 @@ class TableMenuScreen(Screen):
             self.confirming = key
             return
         self.control.pop_screen()
+        t = action.t
+        if session.is_over():
+            # A finished game has nothing to pause, undo or skip: its ranking stays.
+            self._say(_("Back to the final ranking") if key == "continue" else _("The game is already over"), t)
+            return
         if key == "continue":
-            self.control.game_input(Action(RESUME, action.t))
+            self.control.game_input(Action(RESUME, t))
+            self._say(_("The game goes on"), t)
         elif key == "pause":
-            self.control.push_screen(PausedScreen(self.control, self.theme))
+            self.control.push_screen(PausedScreen(self.control, self.theme, self.game))
         elif key == "undo":
-            self.control.game_input(Action(UNDO, action.t))
-            self.control.game_input(Action(RESUME, action.t))
+            undone = self.control.game_input(Action(UNDO, t))
+            self.control.game_input(Action(RESUME, t))
+            self._say(_("The last action was taken back") if undone else _("Nothing to undo yet"), t)
         elif key == "skip":
-            self.control.game_input(Action(RESUME, action.t))
-            self.control.game_input(Action("skip_round", action.t))
+            self.control.game_input(Action(RESUME, t))
+            skipped = self.control.game_input(Action("skip_round", t))
+            self._say(_("Round skipped") if skipped else _("Nothing to skip here: the game goes on"), t)
         elif key == "end":
-            self.control.game_input(Action(END, action.t))
+            self.control.game_input(Action(END, t))
+
+    def _say(self, text: str, t: float) -> None:
+        if self.game is not None:
+            self.game.notify(text, t)
 
     def open(self, t: float) -> None:
         """Pause the game as the menu opens (the table loop calls this on push)."""
         session = self.control.session
         self.opened_at = t
-        if session is not None and not session.paused:
+        if session is not None and not session.paused and not session.is_over():
             self.control.game_input(Action(PAUSE, t))
 
     def parts(self, size: tuple[int, int], now: float) -> list[Part]:
         theme = self.theme
         box = draw.dialog_box(size, theme, 110, 80)
         out = [
-            Part("menu:veil", whole(size), 170, lambda s, t: draw.veil(s, s.get_rect(), 170)),
+            Part("menu:veil", whole(size), 200, lambda s, t: draw.veil(s, s.get_rect(), 200)),
             Part("menu:box", box, language(), lambda s, t: self._box(s, box)),
         ]
         # One part per line: turning the knob repaints the two lines it moved between.
@@ -494,25 +642,47 @@ class TableMenuScreen(Screen):
 
 
 class PausedScreen(Screen):
-    """The game stays paused until any station pushes its knob or presses its button."""
+    """The game stays paused until any station pushes its knob or presses its button; a
+    long push opens the table menu again.
+
+    A box in the middle says so (it covers the game's own middle, so nothing written
+    there shows through under it)."""
 
     overlay = True
 
-    def __init__(self, control: TableControl, theme: Theme) -> None:
+    def __init__(self, control: TableControl, theme: Theme, game: GameScreen | None = None) -> None:
         self.control = control
         self.theme = theme
+        self.game = game
 
     def handle(self, action: Action) -> None:
+        if action.kind == LONG_PUSH:
+            # The table menu again, the game still paused: any of its choices from here.
+            self.control.pop_screen()
+            menu = TableMenuScreen(self.control, self.theme, self.game)
+            self.control.push_screen(menu)
+            menu.open(action.t)
+            return
         if action.kind in ("push", "press"):
             self.control.pop_screen()
             self.control.game_input(Action(RESUME, action.t))
+            if self.game is not None:
+                self.game.notify(_("The game goes on"), action.t)
 
     def parts(self, size: tuple[int, int], now: float) -> list[Part]:
         theme = self.theme
-        at = (size[0] / 2, size[1] / 2 + theme.px(9))
-        note = _("Push any knob to continue")
-        return [Part("paused:note", draw.label_rect(theme, note, at, "large", TEXT, "center"), note,
-                     lambda s, t: draw.label(s, theme, note, at, "large", TEXT, "center"))]
+        box = draw.dialog_box(size, theme, 100, 30)
+
+        def paint(s: pygame.Surface, t: float) -> None:
+            draw.panel(s, box, PANEL, theme.px(2), ACCENT, theme.px(0.5))
+            draw.label(s, theme, _("Game paused"), (box.centerx, box.top + theme.px(10)), "title", ACCENT, "center",
+                       bold=True, max_width=box.width - theme.px(6), box=box)
+            draw.label(s, theme, _("Push any knob or press a button to continue"),
+                       (box.centerx, box.bottom - theme.px(8)), "large", TEXT, "center",
+                       max_width=box.width - theme.px(6), box=box)
+
+        return [Part("paused:veil", whole(size), 200, lambda s, t: draw.veil(s, s.get_rect(), 200)),
+                Part("paused:box", box, language(), paint)]
 
 
 class AttractScreen(Screen):
@@ -600,12 +770,19 @@ class AttractScreen(Screen):
             title = _("Demo: {game} · press any button to play").format(game=demo.engine.title)
             where = draw.label_rect(self.theme, title, band.center, "large", ACCENT, "center", bold=True,
                                     max_width=band.width - self.theme.px(4))
-            parts.append(Part("attract:band", band, None, lambda s, t: draw.veil(s, band, 235)))
+            # An opaque band that takes the game's header line's place (a veil let the header
+            # show through, half dimmed, under the title).
+            parts.append(Part("attract:band", band, None, lambda s, t: self._band(s, band)))
             # Only the title pulses: each frame repaints its own rect, not the whole band.
             parts.append(Part("attract:title", where, title, lambda s, t: self._title(s, band, title, t),
                               live=lambda t: (self._pulse(self.shown_time(t) / self.SPEED), where)))
             self._memo = memo = (demo.state, (size, language()), parts)
         return memo[2]
+
+    def _band(self, surface: pygame.Surface, band: pygame.Rect) -> None:
+        draw.panel(surface, band, PANEL)
+        line = self.theme.px(0.5)
+        surface.fill(ACCENT, pygame.Rect(band.left, band.bottom - line, band.width, line))
 
     PULSE_LEVELS = 8
     """Brightness steps of the title's pulse between dim and full. The eye reads eight

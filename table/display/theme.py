@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
+from typing import NamedTuple
 
 import pygame
 
@@ -197,6 +198,7 @@ def text(
     img = _fitted(message, size, colour, bold, theme.height, max_width)
     rect = img.get_rect(**{anchor: (round(pos[0]), round(pos[1]))})
     surface.blit(img, rect)
+    note_text(rect, message)
     if _recorders:
         ink = img.get_bounding_rect().move(rect.topleft)
         for recorder in _recorders:
@@ -263,3 +265,46 @@ def text_rect(
     """The rect :func:`text` with the same arguments draws into (nothing is drawn)."""
     img = _fitted(message, size, colour, bold, theme.height, max_width)
     return img.get_rect(**{anchor: (round(pos[0]), round(pos[1]))})
+
+
+# -- recording what was drawn (the layout test) ------------------------------------------
+
+
+class Drawn(NamedTuple):
+    """One line of text as drawn: its box on the screen and what it says."""
+
+    rect: pygame.Rect
+    message: str
+    height: int
+    """The line height of the text as drawn (shrunk text counts as its shrunk height)."""
+
+
+_record: list[Drawn] | None = None
+
+
+@contextmanager
+def recording() -> Iterator[list[Drawn]]:
+    """Collect every line of text drawn meanwhile (with :func:`note_text`), minus what
+    an opaque panel or a dark veil drawn later covers: the text a viewer can read.
+
+    Drawing code calls :func:`note_text` for each line and :func:`note_cover` for each
+    opaque fill above earlier text; outside ``recording`` both cost one comparison."""
+    global _record
+    outer, _record = _record, []
+    try:
+        yield _record
+    finally:
+        _record = outer
+
+
+def note_text(rect: pygame.Rect, message: str, height: int | None = None) -> None:
+    """Record a line of text drawn into ``rect`` (screen coordinates) in a font whose
+    line is ``height`` px high (default: the rect's height)."""
+    if _record is not None and message.strip():
+        _record.append(Drawn(pygame.Rect(rect), message, rect.height if height is None else height))
+
+
+def note_cover(rect: pygame.Rect) -> None:
+    """Text recorded so far that lies inside ``rect`` is hidden by what was drawn over it."""
+    if _record is not None:
+        _record[:] = [d for d in _record if not rect.contains(d.rect)]

@@ -33,7 +33,7 @@ import pygame
 
 from table.datafiles import data_file
 from table.display.layers import merge_rects
-from table.display.theme import Theme
+from table.display.theme import Theme, note_text
 from table.errors import TableError
 from table.games.umtata.board import BOARD_FILE, Board, load_board
 from table.i18n import language
@@ -46,7 +46,7 @@ MAP_FILE = "umtata/europe.json"
 
 SEA: Colour = (22, 44, 78)
 GREY_LAND: Colour = (84, 88, 98)
-GREY_TEXT: Colour = (168, 172, 182)
+GREY_TEXT: Colour = (236, 238, 242)  # neighbours outside the game: still readable from 3 m
 OUTLINE: Colour = (24, 26, 34)
 GREY_OUTLINE: Colour = (60, 63, 72)
 REGION_LINE: Colour = (255, 255, 255)
@@ -212,12 +212,13 @@ def _pts(ring: Iterable[tuple[int, int]], scale: float) -> list[tuple[float, flo
 
 
 def min_label_px(height: int) -> int:
-    """The smallest label size used at a map ``height`` px high: readable from the table."""
-    return max(15, height // 50)
+    """The smallest label size used at a map ``height`` px high: readable from 3 m (the
+    default font's line is two thirds of its nominal size: 24 px lines at 1080p)."""
+    return max(15, height // 28 + 1)
 
 
 def max_label_px(height: int) -> int:
-    return max(18, height // 38)
+    return max(18, height // 25)
 
 
 @lru_cache(maxsize=512)
@@ -483,7 +484,7 @@ def _layout(src: Sources, width: int, height: int) -> Layout:
             take(spot)
 
     # Tags with leader lines, smallest country first (it has the fewest good spots).
-    px = max(16, height // 44)
+    px = min_label_px(height)
     placed_rects: list[pygame.Rect] = [r for _, r in tags] + [lb.rect for lb in labels]
     placed_rects += [pygame.Rect(m.centre[0] - m.radius, m.centre[1] - m.radius, 2 * m.radius, 2 * m.radius)
                      for m in markers.values()]
@@ -776,6 +777,11 @@ def draw_map(
     rect = map_rect_for(area)
     picture = _state(_sources(), rect.w, rect.h, frozenset(highlight), focus, dim_others)
     surface.blit(picture, rect.topleft)
+    layout = _layout(_sources(), rect.w, rect.h)
+    for region, tag in layout.tags:
+        note_text(tag.move(rect.topleft), region.upper(), _font(_tag_px(rect.h)).get_height())
+    for label in layout.labels:
+        note_text(label.rect.move(rect.topleft), label.text, _font(label.size).get_height())
     return rect
 
 

@@ -410,9 +410,6 @@ class UbongoRenderer:
                         (phase, view.get("die"), view["die_symbols"], view.get("die_cursor"), view["start_player"],
                          tuple(p["name"] for p in players), colours),
                         lambda s, t: self._die(s, theme, view, layout), base=True))
-        if phase == "over":  # leave room for the table's "press any button" line
-            for panel in layout.panels:
-                panel.height -= theme.px(4)
         live: list[Part] = []
         deadline = view.get("deadline")
         sand_key = (phase, deadline, view["hourglass"], view["sand_seconds"])
@@ -420,7 +417,7 @@ class UbongoRenderer:
         if phase == "sand" and deadline is not None:
             # The panel stays; the seconds change once a second, the bar a pixel at a time.
             bar = self._sand_bar(theme, layout)
-            number_at = (layout.sand.centerx, layout.sand.y + layout.sand.height * 0.4)
+            number_at = (layout.sand.centerx, layout.sand.y + layout.sand.height * 0.4 - 1.7 * theme.unit)
 
             def seconds(t: float) -> tuple[object, pygame.Rect]:
                 left = max(0.0, deadline - t)
@@ -470,7 +467,7 @@ class UbongoRenderer:
                             lambda s, t: self._flying_gems(s, view, layout, ctx(t)),
                             live=lambda t: self._flight_bounds(view, layout, t)))
         if phase == "over":
-            out.append(Part("ubongo:ranking", layout.board.inflate(-round(4 * u), -round(4 * u)),
+            out.append(Part("ubongo:ranking", self._ranking_rect(theme, layout),
                             (view["ranking"], view["winners"], view.get("tiebreak"), view.get("reason"), players,
                              colours),
                             lambda s, t: self._ranking(s, theme, view, layout), base=True))
@@ -501,7 +498,9 @@ class UbongoRenderer:
                 ex, ey = panel.centerx + (place - 0.5) * layout.slot, panel.bottom - layout.slot * 0.5
                 lift = math.sin(k * math.pi) * layout.slot * 2
                 r = layout.slot * (0.36 + 0.2 * math.sin(k * math.pi))
-                spots.append((sx + (ex - sx) * ease, sy + (ey - sy) * ease - lift, r))
+                # Across first (eased out), down last (eased in): the gems travel above the
+                # other players' panels and drop into their taker's, never over a label.
+                spots.append((sx + (ex - sx) * ease, sy + (ey - sy) * k ** 3 - lift, r))
         if not spots:
             return None, pygame.Rect(0, 0, 0, 0)
         rects = [pygame.Rect(math.floor(x - 1.4 * r) - 3, math.floor(y - 1.4 * r) - 3, math.ceil(2.8 * r) + 7,
@@ -538,6 +537,10 @@ class UbongoRenderer:
             max_width=third,
             box=header,
         )
+        if view["phase"] == "over":
+            label(surface, theme, _("Press any button for the menu"), (theme.width - 2 * u, header.centery), "body",
+                  ACCENT, "midright", max_width=third, box=header)
+            return
         right = _("{pieces}-piece boards, {left} of {total} left").format(
             pieces=view["pieces"], left=view["boards_left"], total=view["boards_total"])
         label(surface, theme, right, (theme.width - 2 * u, header.centery), "small", TEXT_DIM, "midright",
@@ -721,7 +724,7 @@ class UbongoRenderer:
         room = round(rect.right - tx - u)
         label(surface, theme, _(die["name"]), (tx, pic.y + 2 * u), "title", TEXT, "topleft", bold=True,
               max_width=room, box=rect)
-        label(
+        row_rect = label(
             surface,
             theme,
             _("Row {row}").format(row=die["row"]),
@@ -733,7 +736,8 @@ class UbongoRenderer:
             max_width=room,
             box=rect,
         )
-        label(surface, theme, _("of the puzzle board"), (tx, pic.bottom - 1 * u), "small", TEXT_DIM, "topleft",
+        # Right under "Row N" (it belongs to it), clear of the symbols strip below.
+        label(surface, theme, _("of the puzzle board"), (tx, row_rect.bottom - 0.2 * u), "small", TEXT, "topleft",
               max_width=room, box=rect)
         self._die_strip(surface, theme, symbols, die["index"], rect)
 
@@ -798,8 +802,8 @@ class UbongoRenderer:
             frac = min(1.0, left / max(0.001, view["sand_seconds"]))
             colour = BAD if left <= 10 else ACCENT
             if which in ("all", "number"):
-                label(surface, theme, f"{math.ceil(left)}", (rect.centerx, rect.y + rect.height * 0.4), "huge",
-                      colour, "center", bold=True)
+                label(surface, theme, f"{math.ceil(left)}", (rect.centerx, rect.y + rect.height * 0.4 - 1.7 * u),
+                      "huge", colour, "center", bold=True)
             if which in ("all", "panel"):
                 caption = (_("seconds of sand") if view["hourglass"] == 1
                            else _("nobody finished: the sand runs once more"))
@@ -892,7 +896,7 @@ class UbongoRenderer:
             _("best"),
             (score.x - 1 * u, score.bottom - 0.6 * u),
             "small",
-            TEXT_DIM,
+            TEXT,
             "bottomright",
             box=rect,
         )
@@ -928,13 +932,19 @@ class UbongoRenderer:
         y += 3.8 * u
         prompt = _prompt(view, player) if player["prompt"] else ""
         if prompt:
-            lines = draw.wrap(theme.font("small"), prompt, rect.width - round(3 * u))
+            # What this player does next, in full white (or the accent when it is their
+            # move): body type when it fits in two lines, else the smaller type in three.
+            size, step = "body", 4.0 * u
+            lines = draw.wrap(theme.font(size), prompt, rect.width - round(3 * u))
             if len(lines) > 2:
-                lines = [lines[0], " ".join(lines[1:])]  # the second line shrinks rather than being cut
+                size, step = "small", 3.4 * u
+                lines = draw.wrap(theme.font(size), prompt, rect.width - round(3 * u))
+                if len(lines) > 3:
+                    lines = [*lines[:2], " ".join(lines[2:])]  # the last line shrinks rather than being cut
             for ln in lines:
-                label(surface, theme, ln, (x, y), "small", TEXT if may_act else TEXT_DIM,
+                label(surface, theme, ln, (x, y), size, ACCENT if may_act else TEXT,
                       max_width=rect.width - round(3 * u), box=rect)
-                y += 3.4 * u
+                y += step
         # The collection, sorted: most of one colour first (the order that decides the game).
         counts: dict[str, int] = player["collection"]
         order = sorted(view["colours"], key=lambda c: (-counts[c], view["colours"].index(c)))
@@ -965,21 +975,26 @@ class UbongoRenderer:
                 sx, sy = layout.gem_centre(detail["row"], first + place)
                 ex, ey = panel.centerx + (place - 0.5) * layout.slot, panel.bottom - layout.slot * 0.5
                 lift = math.sin(k * math.pi) * layout.slot * 2
-                pos = (sx + (ex - sx) * ease, sy + (ey - sy) * ease - lift)
+                pos = (sx + (ex - sx) * ease, sy + (ey - sy) * k ** 3 - lift)  # as in _flight_bounds
                 draw_gem(surface, colour, pos, layout.slot * (0.36 + 0.2 * math.sin(k * math.pi)))
+
+    @staticmethod
+    def _ranking_rect(theme: Theme, layout: Layout) -> pygame.Rect:
+        """The final ranking's panel: the whole board, its colour legend included (a panel
+        that ended inside the legend cut its words in half at 720p)."""
+        return layout.board.inflate(-round(2 * theme.unit), -round(1 * theme.unit))
 
     def _ranking(self, surface: pygame.Surface, theme: Theme, view: dict[str, Any], layout: Layout) -> None:
         u = theme.unit
-        rect = layout.board.inflate(-round(4 * u), -round(4 * u))
-        veil = pygame.Surface(rect.size, pygame.SRCALPHA)
-        veil.fill((*PANEL, 240))
-        surface.blit(veil, rect)
+        rect = self._ranking_rect(theme, layout)
+        draw.veil(surface, rect, 240, PANEL)
         pygame.draw.rect(surface, ACCENT, rect, max(3, round(0.4 * u)), border_radius=round(1.2 * u))
         by_station = {p["station"]: p for p in view["players"]}
         winners = view["winners"]
         names = _(" and ").join(by_station[s]["name"] for s in winners)
         headline = (_("{names} win!") if len(winners) > 1 else _("{names} wins!")).format(names=names)
-        label(surface, theme, headline, (rect.centerx, rect.y + 5 * u), "title", ACCENT, "center", bold=True,
+        head_colour = theme.station_colour(winners[0]) if len(winners) == 1 else ACCENT
+        label(surface, theme, headline, (rect.centerx, rect.y + 5 * u), "title", head_colour, "center", bold=True,
               max_width=rect.width - round(4 * u), box=rect)
         y = rect.y + 11 * u
         row_h = 8.5 * u

@@ -150,13 +150,15 @@ class ShimoRenderer:
         header = pygame.Rect(0, 0, w, theme.px(11))
         if view["phase"] == "over":
             title = _("Ubongo Shimo · game over")
+            draw.label(surface, theme, _("Press any button for the menu"), (w - pad, theme.px(5.5)), "body", ACCENT,
+                       "midright", max_width=w // 2 - pad, box=header)
         elif view.get("extra_round"):
             title = _("Ubongo Shimo · extra round")
         else:
             title = _("Ubongo Shimo · round {round} of {rounds}").format(round=min(view["round"], view["rounds"]),
                                                                         rounds=view["rounds"])
-        draw.label(surface, theme, title, (pad, theme.px(5.5)), "large", TEXT, "midleft", bold=True,
-                   max_width=w // 2, box=header)
+        shown = draw.label(surface, theme, title, (pad, theme.px(5.5)), "large", TEXT, "midleft", bold=True,
+                           max_width=w // 2, box=header)
         variant = {"standard": "", "running-sand": _("sand runs from the start"),
                    "advanced": _("advanced: levels 4 and 3"),
                    "advanced-running-sand": _("advanced, sand from the start")}.get(view["variant"], view["variant"])
@@ -167,9 +169,10 @@ class ShimoRenderer:
         for value in reversed(gems):
             draw.gem(surface, (x, theme.px(5.5)), r, value)
             x -= r * 2.8
-        if variant:
+        if variant and view["phase"] != "over":  # at the end the header says how to go on
+            # All the room between the title and the gems (shrunk only when even that is short).
             draw.label(surface, theme, variant, (x - r, theme.px(5.5)), "small", TEXT_DIM, "midright",
-                       max_width=int(x - r) - w // 2 - pad, box=header)
+                       max_width=int(x - r) - shown.right - 2 * pad, box=header)
 
     def _middle(self, surface: pygame.Surface, area: pygame.Rect, view: dict[str, Any], ctx: RenderContext,
                 which: str = "all") -> None:
@@ -219,10 +222,12 @@ class ShimoRenderer:
             names = {p["station"]: p["name"] for p in view["players"]}
             if len(callers) == 1:
                 msg = _("Ubongo! {name} was first").format(name=names[callers[0]])
+                colour = theme.station_colour(callers[0])  # the first caller's own colour
             else:
                 msg = _("Called together: {names} · no gem this round").format(
                     names=" & ".join(names[c] for c in callers))
-            draw.label(surface, theme, msg, (text_centre[0], area.bottom - theme.px(8)), "large", ACCENT, "center",
+                colour = ACCENT
+            draw.label(surface, theme, msg, (text_centre[0], area.bottom - theme.px(8)), "large", colour, "center",
                        bold=True, max_width=glass.left - area.left - theme.px(4))
         elif phase == "results":
             self._results(surface, area, view, theme)
@@ -255,8 +260,10 @@ class ShimoRenderer:
         players = sorted(view["players"], key=lambda p: (-p["points"], -p["cards"]))
         winners = [p["name"] for p in players if p["station"] in view["winners"]]
         head = (_("{names} win!") if len(winners) > 1 else _("{names} wins!")).format(names=" & ".join(winners))
-        draw.label(surface, theme, head, (area.centerx, area.top + theme.px(7)), "title", ACCENT, "center", bold=True,
-                   max_width=area.width - theme.px(8), box=area)
+        # A single winner is named in their own colour.
+        head_colour = theme.station_colour(view["winners"][0]) if len(view["winners"]) == 1 else ACCENT
+        draw.label(surface, theme, head, (area.centerx, area.top + theme.px(7)), "title", head_colour, "center",
+                   bold=True, max_width=area.width - theme.px(8), box=area)
         reason = {
             "most points": _("Most points (gems plus cards)"),
             "tied on points, more cards": _("Tied on points: more cards decides"),
@@ -271,8 +278,8 @@ class ShimoRenderer:
             row = pygame.Rect(area.centerx - theme.px(60), y, theme.px(120), theme.px(6.5))
             draw.panel(surface, row, PANEL, theme.px(1))
             pygame.draw.rect(surface, colour, pygame.Rect(row.left, row.top, theme.px(1.2), row.height))
-            draw.label(surface, theme, f"{rank}. {p['name']}", (row.left + theme.px(3), row.centery), "large", TEXT,
-                       "midleft", max_width=row.width // 2 - theme.px(4), box=row)
+            draw.label(surface, theme, f"{rank}. {p['name']}", (row.left + theme.px(3), row.centery), "large", colour,
+                       "midleft", bold=True, max_width=row.width // 2 - theme.px(4), box=row)
             draw.label(surface, theme, _("{points} points · {cards} cards · {gems} gems").format(
                            points=p["points"], cards=p["cards"], gems=len(p["gems"])),
                        (row.right - theme.px(2), row.centery), "body", TEXT, "midright",
@@ -321,7 +328,7 @@ class ShimoRenderer:
                        bold=True, box=rect)
             cards = ngettext("points · {n} card", "points · {n} cards", p["cards"]).format(n=p["cards"])
             draw.label(surface, theme, cards, (rect.left + pad + theme.px(11),
-                       rect.top + theme.px(12.5)), "body", TEXT_DIM, "midleft",
+                       rect.top + theme.px(12.5)), "body", TEXT, "midleft",
                        max_width=rect.width - 2 * pad - theme.px(11), box=rect)
             gx = rect.left + pad + theme.px(1.6)
             for value in p["gems"]:

@@ -213,12 +213,12 @@ class UgahRenderer:
 
     def _spoils(self, surface: pygame.Surface, view: dict[str, Any], theme: Theme, centre: tuple[float, float],
                 radius: float, names: dict[int, str]) -> None:
-        card_w, card_h = theme.px(13), theme.px(17)
+        card_w, card_h = theme.px(16), theme.px(17)  # wide enough for "Dinosaur" inside the border
         gap = theme.px(1.5)
         total = 3 * card_w + 2 * gap
         x = centre[0] - total / 2
         draw.label(surface, theme, _("Spoils cards (3 points each)"),
-                   (centre[0], centre[1] - card_h / 2 - theme.px(2)), "small", TEXT_DIM, "midbottom",
+                   (centre[0], centre[1] - card_h / 2 - theme.px(2)), "small", TEXT, "midbottom",
                    max_width=total)
         for card in ("dinosaur", "mammoth", "bird"):
             rect = pygame.Rect(round(x), round(centre[1] - card_h / 2), card_w, card_h)
@@ -229,7 +229,7 @@ class UgahRenderer:
                        theme.px(0.6))
             self._die(surface, theme, (rect.centerx, rect.top + theme.px(5.5)), theme.px(7), card)
             draw.label(surface, theme, _(CARD_NAMES[card]), (rect.centerx, rect.top + theme.px(10.5)), "small", TEXT,
-                       "midtop", bold=True, max_width=card_w - theme.px(1), box=rect)
+                       "midtop", bold=True, max_width=card_w - theme.px(1.5), box=rect)
             owner = names.get(holder, "?") if holder is not None else _("middle")
             draw.label(surface, theme, owner, (rect.centerx, rect.bottom - theme.px(1)), "small",
                        border if holder is not None else TEXT_DIM, "midbottom", max_width=card_w - theme.px(1),
@@ -256,11 +256,13 @@ class UgahRenderer:
             for dx in (0.24, 0.76):
                 for dy in (-0.07, 0.07):
                     pygame.draw.circle(surface, ink, (rect.left + size * dx, y + size * dy), max(2, size // 14))
-            draw.label(surface, theme, _(label), (rect.centerx, rect.bottom - size * 0.08), "small", ink, "midbottom",
-                       max_width=size - 4, box=rect)
-        else:
-            draw.label(surface, theme, _(label), rect.center, "body", ink, "center", bold=True, max_width=size - 6,
-                       box=rect)
+            # A die too small for its name readable from the table (a spoils card in a
+            # player's row) shows colour and picture only; shrunk letters help nobody.
+            if theme.font("small").size(_(label))[0] <= size - 4:
+                draw.label(surface, theme, _(label), (rect.centerx, rect.bottom - size * 0.08), "small", ink,
+                           "midbottom", box=rect)
+        elif theme.font("body", True).size(_(label))[0] <= size - 6:
+            draw.label(surface, theme, _(label), rect.center, "body", ink, "center", bold=True, box=rect)
         if marked:
             pygame.draw.rect(surface, ACCENT, rect.inflate(theme.px(1.2), theme.px(1.2)), max(3, theme.px(0.6)),
                              border_radius=size // 4)
@@ -480,9 +482,9 @@ class UgahRenderer:
                 self._die(surface, theme, (sx, rect.centery), min(theme.px(5), row_h - theme.px(1.5)), card)
                 sx += theme.px(5.8)
             # the active player's full prompt is in the big box above
-            prompt = _("Your turn (see above)") if p["active"] else _prompt(view, p, names)
+            prompt = _("Your turn") if p["active"] else _prompt(view, p, names)
             draw.label(surface, theme, prompt, (rect.right - theme.px(1.5), rect.centery), "body",
-                       ACCENT if p["active"] else TEXT_DIM, "midright", bold=p["active"],
+                       ACCENT if p["active"] else TEXT, "midright", bold=p["active"],
                        max_width=max(10, rect.right - sx - theme.px(3)), box=rect)
 
     def _final(self, surface: pygame.Surface, area: pygame.Rect, view: dict[str, Any], theme: Theme) -> None:
@@ -494,7 +496,10 @@ class UgahRenderer:
             names=" & ".join(winners))
         draw.label(surface, theme, _("The hunters met: the hunt is over"), (x0, pad), "body", TEXT_DIM,
                    max_width=width)
-        draw.label(surface, theme, head, (x0, theme.px(7)), "title", ACCENT, bold=True, max_width=width)
+        head_colour = theme.station_colour(view["winners"][0]) if len(view["winners"]) == 1 else ACCENT
+        draw.label(surface, theme, head, (x0, theme.px(7)), "title", head_colour, bold=True, max_width=width)
+        draw.label(surface, theme, _("Press any button for the menu"), (x0, area.bottom - pad), "body", ACCENT,
+                   "bottomleft", max_width=width)
         y = theme.px(19)
         row_h = theme.px(18) if len(players) <= 3 else theme.px(14.5)
         for p in players:

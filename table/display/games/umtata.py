@@ -234,14 +234,18 @@ class UmtataRenderer:
         info = _("Round {round}  -  read by {reader}  -  {topic}").format(
             round=view["round"], reader=_station_name(view, reader), topic=_(TOPIC_NAMES.get(topic, topic)))
         pygame.draw.circle(surface, theme.station_colour(reader), (rect.x + u(1), rect.y + u(1.8)), u(1))
-        text(surface, theme, info, (rect.x + u(3), rect.y), "small", TEXT_DIM, max_width=rect.w - u(3), box=rect)
+        info_colour = TEXT_DIM
+        if phase == "over":  # at the end the line says how to go on
+            info, info_colour = _("Press any button for the menu"), ACCENT
+        text(surface, theme, info, (rect.x + u(3), rect.y), "small", info_colour, max_width=rect.w - u(3), box=rect)
         y = rect.y + u(5)
         reveal = view.get("reveal")
         if phase == "over" and reveal:
             winners = [_station_name(view, s) for s in view["winners"]]
             title = (_("{name} wins!").format(name=winners[0]) if len(winners) == 1 else
                      _("{names} share the win!").format(names=_(" and ").join(winners)))
-            y = _block(surface, theme, title, pygame.Rect(rect.x, y, rect.w, 0), "title", ACCENT, 2, bold=True)
+            colour = theme.station_colour(view["winners"][0]) if len(view["winners"]) == 1 else ACCENT
+            y = _block(surface, theme, title, pygame.Rect(rect.x, y, rect.w, 0), "title", colour, 2, bold=True)
             answer = _("Umtata was {country}: {explanation}").format(country=_country(reveal["country"]),
                                                                      explanation=reveal["explain"])
             return _block(surface, theme, answer, pygame.Rect(rect.x, y + u(1), rect.w, 0), "body", TEXT, 4)
@@ -406,7 +410,7 @@ class UmtataRenderer:
             return _("TATAAA! #{rank} - waits to answer").format(rank=rank), ACCENT
         if p["status"] == "locked":
             return _("guess locked"), GOOD
-        return _(p["next"]), TEXT_DIM
+        return _(p["next"]), TEXT
 
 
 RENDERER = UmtataRenderer()
