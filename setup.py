@@ -11,14 +11,43 @@ needs no checkout:
 - ``firmware/`` as ``table.firmware``: the I/O bridge's MicroPython files, which
   ``table firmware`` shows and copies for ``mpremote`` (never imported by the table).
 
+The language catalogues ``table/locale/*.po`` are compiled to ``.mo`` files during the
+build (:class:`BuildWithCatalogues`, with ``table/pofile.py`` loaded on its own: the build
+imports nothing else of the table), and both ship, so an installed table reads the
+compiled catalogue and its tests can still read the source.
+
 They hold no code (no ``__init__.py``): the program reaches them as
 ``importlib.resources.files("table") / "defaults"`` and so on, and an editable install
 reads the top-level folders themselves (``table.datafiles.package_path``).
 """
 
+import importlib.util
+import sys
+from pathlib import Path
+
 from setuptools import find_packages, setup
+from setuptools.command.build_py import build_py
+
+
+class BuildWithCatalogues(build_py):
+    """``build_py`` that also compiles every ``table/locale/<lang>.po`` to ``<lang>.mo``."""
+
+    def run(self) -> None:
+        super().run()
+        here = Path(__file__).resolve().parent
+        spec = importlib.util.spec_from_file_location("table_pofile", here / "table" / "pofile.py")
+        assert spec is not None and spec.loader is not None
+        pofile = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = pofile  # dataclasses look their module up while defining
+        spec.loader.exec_module(pofile)
+        out = Path(self.build_lib) / "table" / "locale"
+        out.mkdir(parents=True, exist_ok=True)
+        for po in sorted((here / "table" / "locale").glob("*.po")):
+            pofile.compile_po(po, out / f"{po.stem}.mo")
+
 
 setup(
+    cmdclass={"build_py": BuildWithCatalogues},
     packages=[*find_packages(include=["table", "table.*"]), "table.defaults", "table.system", "table.docs",
               "table.firmware"],
     package_dir={"table.defaults": "config", "table.system": "systemd", "table.docs": "docs",
@@ -30,5 +59,6 @@ setup(
         # The venue's payload schema and page (read through importlib.resources).
         "table.venue": ["*.json", "*.html"],
         "table.firmware": ["*.py"],
+        "table": ["locale/*.po"],
     },
 )

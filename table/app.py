@@ -29,6 +29,7 @@ from table.display.layers import Composer, Part
 from table.display.screens import AttractScreen, GameScreen, LobbyScreen, PausedScreen, Screen
 from table.display.theme import Theme
 from table.games.base import TICK, Action, GameSetup
+from table.i18n import set_language
 from table.journal import Journal
 from table.session import Session
 
@@ -105,6 +106,7 @@ class Table:
         game_options: dict[str, dict[str, Any]] | None = None,
     ) -> None:
         self.config = config
+        set_language(config.language)  # the table's language until the lobby switches it
         self.clock = clock
         self.surface = surface
         self.theme = Theme(surface.get_width(), surface.get_height())
@@ -125,7 +127,8 @@ class Table:
         self.frames_drawn = 0
         self.input_filter: Callable[[Action], bool] | None = None
         options = game_options if game_options is not None else {k: dict(v) for k, v in config.games.items()}
-        self.lobby = LobbyScreen(self, self.theme, config.stations, options)
+        pinned = frozenset(name for name, opts in config.games.items() if "language" in opts)
+        self.lobby = LobbyScreen(self, self.theme, config.stations, options, pinned_language=pinned)
         self.screens.append(self.lobby)
 
     # -- TableControl -----------------------------------------------------------------
@@ -149,7 +152,7 @@ class Table:
         self.epoch = self.clock()
         log.info("game %s started: %s (%s), stations %s, seed %d", self.game_id, setup.game, setup.variant,
                  list(setup.stations), seed)
-        self.push_screen(GameScreen(self, self.theme))
+        self.push_screen(GameScreen(self, self.theme, self.config.display.celebrations))
 
     def resume_unfinished(self) -> bool:
         """Resume the journal's unfinished game, if any, at the moment it stopped."""
@@ -168,10 +171,11 @@ class Table:
         # Time stood still while the table was off: continue from the last journaled moment.
         self.epoch = self.clock() - session.last_t
         log.warning("resumed game %d (%s) after %d journaled actions", record.id, record.engine, self.seq)
-        self.push_screen(GameScreen(self, self.theme))
+        game = GameScreen(self, self.theme, self.config.display.celebrations)
+        self.push_screen(game)
         if session.paused:
             # It stopped with the table menu's pause on: a push continues, as before.
-            self.push_screen(PausedScreen(self, self.theme))
+            self.push_screen(PausedScreen(self, self.theme, game))
         if session.is_over():
             self._finish()
         return True
@@ -325,7 +329,10 @@ class Table:
         """The clock time by which the table needs its next frame if no input arrives:
         soon while something on screen moves with time, else the next game deadline or
         the start of attract mode; None: nothing will change by itself."""
-        if self.live or (len(self.screens) > 1 and isinstance(self.screens[-1], AttractScreen)):
+        top = self.screens[-1]
+        if len(self.screens) > 1 and isinstance(top, AttractScreen):
+            return max(now, top.next_frame(now))
+        if self.live:
             return now
         times: list[float] = []
         session = self._session

@@ -18,6 +18,7 @@ from typing import Any
 from table.checks import Check, boolean, check_section, did_you_mean, number, one_of, read_text_input, string, whole
 from table.datafiles import data_file
 from table.errors import TableError
+from table.i18n import LANGUAGES
 
 CONFIG_FILE = "table.toml"
 
@@ -39,6 +40,9 @@ class DisplayConfig:
     height: int = 1080
     fullscreen: bool = True
     fps: int = 60
+    celebrations: bool = True
+    """Flashes and motion for a first press, a round's winner and the game's end (off
+    for quiet venues; sounds follow ``[sound] enabled``)."""
 
 
 @dataclass(frozen=True)
@@ -76,6 +80,9 @@ class TableConfig:
     stations: int = 4
     station_names: tuple[str, ...] = ()
     journal: str = ""
+    language: str = "en"
+    """The language of every screen, menu and spoken line (``en`` or ``de``); the lobby
+    can switch it for the evening."""
     display: DisplayConfig = field(default_factory=DisplayConfig)
     timing: TimingConfig = field(default_factory=TimingConfig)
     sound: SoundConfig = field(default_factory=SoundConfig)
@@ -100,9 +107,25 @@ def _names(v: Any) -> str | None:
     return None
 
 
+_LANGUAGE_WORDS = {"english": "en", "englisch": "en", "german": "de", "deutsch": "de"}
+"""What people write for a language instead of its code."""
+
+
+def _language(v: Any) -> str | None:
+    if isinstance(v, str) and v in LANGUAGES:
+        return None
+    known = ", ".join(f'"{code}"' for code in LANGUAGES)
+    if not isinstance(v, str):
+        return f"must be a language code ({known}), not {v!r}"
+    meant = _LANGUAGE_WORDS.get(v.lower()) or (v[:2].lower() if v[:2].lower() in LANGUAGES else None)
+    hint = f" (did you mean '{meant}'?)" if meant else did_you_mean(v, LANGUAGES)
+    return f"unknown language {v!r}: must be one of {known}{hint}"
+
+
 SCHEMA: dict[str, dict[str, Check]] = {
-    "table": {"stations": whole(1, 5), "station_names": _names, "journal": string},
-    "display": {"width": whole(320, 7680), "height": whole(240, 4320), "fullscreen": boolean, "fps": whole(10, 240)},
+    "table": {"stations": whole(1, 5), "station_names": _names, "journal": string, "language": _language},
+    "display": {"width": whole(320, 7680), "height": whole(240, 4320), "fullscreen": boolean, "fps": whole(10, 240),
+                "celebrations": boolean},
     "timing": {
         "tie_window_ms": number(0, 1000),
         "settle_ms": number(0, 1000),
@@ -148,6 +171,7 @@ def parse_config(data: Mapping[str, Any], source: str) -> TableConfig:
         stations=t.get("stations", 4),
         station_names=tuple(t.get("station_names", ())),
         journal=t.get("journal", ""),
+        language=t.get("language", "en"),
         display=DisplayConfig(**sections.get("display", {})),
         timing=TimingConfig(**sections.get("timing", {})),
         sound=SoundConfig(**sections.get("sound", {})),

@@ -6,6 +6,9 @@ A game package that reads data files offers a module-level
 ``config_options(config_dir: Path | None) -> dict`` beside its ``ENGINE`` (file reading stays out of
 the pure engine). It returns setup options, raising :class:`table.errors.TableError`
 for a bad file; the options are plain data, so a journaled setup replays without the files.
+
+The table's language reaches every engine that takes a ``language`` option (Umtata plays
+the deck written in it); a game's own ``[games.NAME] language`` in table.toml still wins.
 """
 
 from __future__ import annotations
@@ -21,13 +24,15 @@ from table.games import registry
 from table.games.base import GameError, GameSetup
 
 
-def option_problems(config: TableConfig, config_dir: str | Path | None = None) -> list[str]:
+def option_problems(
+    config: TableConfig, config_dir: str | Path | None = None, language: str | None = None
+) -> list[str]:
     """Every problem with the games' options: unknown keys (with the key meant) and
     values the engine refuses, found by setting up a trial game with them."""
     problems: list[str] = []
     where = config.source
     try:
-        options = game_options(config, config_dir)
+        options = game_options(config, config_dir, language)
     except (TableError, ValueError) as exc:
         return [str(exc)]
     for name, opts in options.items():
@@ -45,12 +50,20 @@ def option_problems(config: TableConfig, config_dir: str | Path | None = None) -
     return problems
 
 
-def game_options(config: TableConfig, config_dir: str | Path | None = None) -> dict[str, dict[str, Any]]:
+def game_options(
+    config: TableConfig, config_dir: str | Path | None = None, language: str | None = None
+) -> dict[str, dict[str, Any]]:
     """Setup options by game name for the lobby to start games with (``config_dir``
-    ``None``: the directory in force, else the shipped defaults)."""
+    ``None``: the directory in force, else the shipped defaults; ``language``: "en" or
+    "de", given to engines with a ``language`` option; ``None``: table.toml's
+    ``[table] language``)."""
     options: dict[str, dict[str, Any]] = {}
     for name, engine in registry().items():
         opts: dict[str, Any] = {}
+        if "language" in getattr(engine, "option_names", ()):
+            # The table's language picks the game's language-bound data (Umtata's deck);
+            # the lobby replaces it with the language in force when a game starts.
+            opts["language"] = language if language is not None else config.language
         if config.tray.camera and "dice_reader" in getattr(engine, "option_names", ()):
             opts["dice_reader"] = True  # the tray camera reads throws; the knob stays the fallback
         package = ".".join(type(engine).__module__.split(".")[:3])

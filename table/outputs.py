@@ -80,6 +80,14 @@ def _may_act_after_deadline(session: Session) -> tuple[float, tuple[int, ...]] |
     return deadline, tuple(sorted(int(s) for s in may))
 
 
+def _callers(session: Session | None) -> list[int]:
+    """The stations that called first this round (a game's view ``callers``), if any."""
+    if session is None or session.is_over():
+        return []
+    callers = session.view(None).get("callers")
+    return [int(c) for c in callers] if isinstance(callers, list) and len(callers) == 1 else []
+
+
 class ButtonLeds:
     """Blink the buttons of the stations that may act; arm only those for presses.
 
@@ -107,14 +115,17 @@ class ButtonLeds:
         upcoming = None
         if session is not None and may == () and self.clock is not None:
             upcoming = _may_act_after_deadline(session)
-        key = (may, upcoming)
+        callers = tuple(_callers(session))
+        key = (may, upcoming, callers)
         if key == self._last:
             return
         self._last = key
         if may is None:
             states: dict[int, LedState] = {s: "on" for s in range(self.count)}
         else:
-            states = {s: ("blink" if s in may else "off") for s in range(self.count)}
+            # Whoever called first keeps a steady light for the rest of the round (the
+            # buzzer's "you were first"); the others blink while they may still press.
+            states = {s: ("blink" if s in may else "on" if s in callers else "off") for s in range(self.count)}
         self.stations.set_leds(states)
         if upcoming is not None and self.clock is not None and session is not None:
             deadline, stations = upcoming

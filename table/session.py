@@ -171,10 +171,20 @@ class Session:
             # Games with hidden scores (face-down chips) count them all for the end.
             final = getattr(self.engine, "final_scores", None)
             scores = {int(k): int(v) for k, v in final(self.state).items()} if final else self.scores()
-            best = max(scores.values(), default=0)
-            winners = tuple(s for s, v in scores.items() if v == best) if scores else ()
+            standing = {s: self.standing(s, scores) for s in scores}
+            best = max(standing.values(), default=())
+            winners = tuple(s for s, v in standing.items() if v == best) if scores else ()
             return Outcome(scores=scores, winners=winners, reason="ended from the table menu")
         return None
+
+    def standing(self, station: int, scores: dict[int, int] | None = None) -> tuple[int, ...]:
+        """What ranks ``station`` when the game is ended early, compared left to right
+        (greater is better): the engine's own tie-breaks where it has them (Ubongo: the
+        colour counts, best colour first), else the score."""
+        rank = getattr(self.engine, "standing", None)
+        if rank is not None:
+            return tuple(rank(self.state, station))
+        return (int((scores if scores is not None else self.scores()).get(station, 0)),)
 
     def scores(self) -> dict[int, int]:
         """Current scores by station, from the public view's ``scores``."""

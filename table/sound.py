@@ -55,16 +55,23 @@ def make_sounds() -> dict[str, np.ndarray]:
         "tick": tone([1500], 0.05, volume=0.35, decay=40),
         "gong": tone([110, 165, 220, 331], 2.2, decay=1.6),
         "fanfare": sequence([tone([523], 0.16), tone([659], 0.16), tone([784], 0.16), tone([1047, 784], 0.7, decay=2)]),
+        # The first press: a short rising "ta-da" after the buzzer's edge, bright enough
+        # to carry over a noisy room.
+        "first": sequence([tone([784, 1175], 0.09, decay=8), tone([1047, 1568], 0.35, decay=5)], gap=0.01),
+        # A round won: three quick notes up.
+        "win": sequence([tone([659], 0.1, decay=9), tone([784], 0.1, decay=9), tone([1047, 1319], 0.45, decay=4)],
+                        gap=0.02),
     }
 
 
 EVENT_SOUNDS = {
     # Ubongo Shimo
     "cards_turned": "go",
-    "ubongo": "buzzer",
+    "ubongo": "first",
     "simultaneous_call": "buzzer",
     "solved": "chime",
     "sand_out": "gong",
+    "gem": "win",
     "game_over": "fanfare",
     "flip": "go",
     # Ubongo
@@ -75,8 +82,8 @@ EVENT_SOUNDS = {
     # Wo ist bitte Umtata?
     "round_started": "go",
     "locked": "tick",
-    "tataaa": "buzzer",
-    "answer_right": "chime",
+    "tataaa": "first",
+    "answer_right": "win",
     "answer_wrong": "tick",
     "revealed": "go",
     # Ugah Ugah!
@@ -154,6 +161,7 @@ class SoundOutput:
         self._seen = 0
         self._session_id: int | None = None
         self._last_second: int | None = None
+        self._ended = False
         #: SDL's audio driver in use ("dummy" when there is no sound card: silent, but the
         #: sounds still "play", so everything else behaves the same).
         self.driver: str | None = None
@@ -189,6 +197,7 @@ class SoundOutput:
         if id(session) != self._session_id:
             self._session_id = id(session)
             self._seen = len(session.state.events)
+            self._ended = session.is_over()
         events = session.state.events
         if len(events) < self._seen:  # undo rewound the game
             self._seen = len(events)
@@ -197,6 +206,10 @@ class SoundOutput:
             if name:
                 self.play(name)
         self._seen = len(events)
+        over = session.is_over()
+        if over and not self._ended and not any(e.kind == "game_over" for e in events[-3:]):
+            self.play("fanfare")  # ended from the table menu, or a game without its own end event
+        self._ended = over
         view = session.view(None)
         deadline = view.get("deadline")
         if deadline is None or session.paused:

@@ -43,8 +43,9 @@ def run(table: Table, clock: VirtualClock, inputs: ScriptedInputs, *actions: Act
 
 def start_shimo(table: Table, clock: VirtualClock, inputs: ScriptedInputs, players: tuple[int, ...] = (0, 1)) -> None:
     presses = [Action("press", 0.1 * (i + 1), s) for i, s in enumerate(players)]
-    # Cursor to "start" (4 lines down with Ubongo Shimo's level line), push.
-    run(table, clock, inputs, *presses, Action("turn", 1.0, 0, {"delta": 4}), Action("push", 1.2, 0), until=1.5)
+    # Cursor to "start" (the last line: an absolute knob's last sector), push.
+    run(table, clock, inputs, *presses, Action("turn", 1.0, 0, {"sector": 15, "sectors": 16}), Action("push", 1.2, 0),
+        until=1.5)
 
 
 def test_lobby_joins_players_and_starts_a_journaled_game(tmp_path: Path) -> None:

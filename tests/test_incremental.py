@@ -121,9 +121,8 @@ def test_the_table_loop_repaints_exactly_what_changed() -> None:
         steps = (first + k - games.index(settings.game)) % len(games)
         pushes = [Action("push", t + 0.5 + i * 0.1, 0) for i in range(steps)]
         target = games[(first + k) % len(games)]
-        start_line = 4 if target == "ubongo_shimo" else 3
         inputs.add(*joins, Action("turn", t + 0.4, 0, {"delta": -table.lobby.cursor}), *pushes,
-                   Action("turn", t + 1.0, 0, {"delta": start_line}), Action("push", t + 1.2, 1))
+                   Action("turn", t + 1.0, 0, {"sector": 15, "sectors": 16}), Action("push", t + 1.2, 1))
         run(1.5)
         assert table.session is not None and table.session.engine.name == target
         run(12.0, play=True)
@@ -214,3 +213,28 @@ def test_a_renderer_with_only_draw_is_repainted_whole_on_every_frame() -> None:
     assert composer.compose(surface, parts, 2.0) == [surface.get_rect()]
     assert surface.get_at((0, 0))[:3] == (2, 0, 0)
     assert renderer_parts(Plain(), {}, theme, paused=True)[0].live is None  # paused: nothing moves
+
+
+def test_text_caches_stay_within_their_bytes_however_many_lines_an_evening_shows() -> None:
+    from table.display import theme as theme_module
+    from table.display.theme import SurfaceCache, text
+
+    cache = SurfaceCache(10_000)
+    for i in range(50):
+        cache.put(i, pygame.Surface((10, 10), pygame.SRCALPHA))  # 400 bytes each
+        assert cache.bytes <= 10_000
+    assert len(cache) == 25 and cache.get(0) is None and cache.get(49) is not None
+    cache.put("huge", pygame.Surface((100, 100), pygame.SRCALPHA))
+    assert len(cache) == 1 and cache.get("huge") is not None  # the newest is always kept
+
+    # Lines shrunk to a width, each in its own colour (the demo's pulsing title): the
+    # three caches together stay within their bounds, and the shrunk cache holds no
+    # full-size line that the line cache has already let go.
+    th = Theme(1920, 1080)
+    target = pygame.Surface((1920, 1080))
+    for i in range(400):
+        text(target, th, f"A long line that does not fit its box, number {i}", (0, 0), "title",
+             colour=(i % 256, 80, 80), max_width=300)
+    for cache in (theme_module._lines, theme_module._shapes, theme_module._shrunk):
+        assert cache.bytes <= theme_module.TEXT_CACHE_BYTES + max(
+            SurfaceCache.weight(img) for img in cache._items.values())

@@ -129,3 +129,29 @@ def test_a_failing_output_is_dropped_and_the_game_goes_on(table: Any, caplog: py
     assert Broken.calls == 1 and caplog.text.count("the table goes on without it") == 1
     t.dispatch(Action("press", clock.now, 0))
     step(t, clock, 0.5)
+
+
+def test_the_first_callers_button_stays_lit_for_the_round() -> None:
+    from table.games.base import Action, GameSetup
+    from table.outputs import ButtonLeds
+    from table.session import Session, run_until_idle
+
+    class Recorder:
+        def __init__(self) -> None:
+            self.leds: dict[int, str] = {}
+
+        def set_leds(self, states: dict[int, str]) -> None:
+            self.leds = dict(states)
+
+        def arm(self, stations: object, at: float | None = None) -> None:
+            return None
+
+    stations = Recorder()
+    leds = ButtonLeds(stations, 3)  # type: ignore[arg-type]
+    s = Session.start("ubongo_shimo", GameSetup("ubongo_shimo", stations=(0, 1, 2)), 1)
+    run_until_idle(s, until=5.0)
+    leds.update(s, 5.0)
+    assert stations.leds == {0: "blink", 1: "blink", 2: "blink"}
+    s.apply(Action("press", 6.0, 1))
+    leds.update(s, 6.0)
+    assert stations.leds == {0: "blink", 1: "on", 2: "blink"}

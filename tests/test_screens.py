@@ -6,6 +6,7 @@ committed copies that people look at.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pygame
@@ -30,3 +31,41 @@ def test_committed_screenshots_exist_for_the_menu_and_every_shimo_phase() -> Non
     names = [name for name, _ in shell_moments()] + [name for name, _ in shimo_moments()]
     missing = [n for n in names if not (docs / f"{n}.png").is_file()]
     assert not missing, f"run 'table screens docs/screens' (missing: {missing})"
+
+
+def test_table_screens_covers_every_phase_of_every_game() -> None:
+    from table.display.snapshots import all_moments, phase_walk
+    from table.games import registry
+
+    names = [name for name, _ in all_moments()]
+    for game, engine in registry().items():
+        for variant in engine.variants:
+            phases = {p for p, _, _ in phase_walk(game, variant, seed=3)}
+            pattern = re.compile(rf"{game}/{re.escape(variant)}-\d\d-(.+)$")
+            shown = {m.group(1) for n in names if (m := pattern.match(n))}
+            assert phases and phases == shown, (game, variant, phases, shown)
+        assert f"{game}/menu-ended-ranking" in names
+
+
+def test_table_screens_default_folder_is_new_and_under_the_current_one(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from table.commands.screens import _default_dir
+
+    monkeypatch.chdir(tmp_path)
+    assert _default_dir() == tmp_path / "table-screens"
+    (tmp_path / "table-screens").mkdir()
+    assert _default_dir() == tmp_path / "table-screens"  # empty: used
+    (tmp_path / "table-screens" / "menu.png").write_bytes(b"x")
+    assert _default_dir() == tmp_path / "table-screens-2"
+
+
+def test_table_screens_refuses_a_file_for_its_folder_in_one_line(tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    from table.cli import main
+
+    target = tmp_path / "not-a-folder.png"
+    target.write_bytes(b"keep me")
+    assert main(["screens", str(target)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("table: ") and "not a folder" in err[0]
+    assert target.read_bytes() == b"keep me"

@@ -34,8 +34,22 @@ def test_a_round_sounds_as_it_plays() -> None:
         out.update(s, t)
     played = out.played
     assert played[:3] == ["count", "count", "count"]
-    assert played.index("go") < played.index("buzzer") < played.index("chime") < played.index("gong")
+    assert played.index("go") < played.index("first") < played.index("chime") < played.index("gong")
+    assert played.index("gong") < played.index("win")  # the round's winner takes the gem
     assert played.count("tick") == 10  # the last ten seconds of the sand
+
+
+def test_ending_the_game_from_the_menu_plays_the_fanfare_once() -> None:
+    out = SoundOutput(enabled=False)
+    s = Session.start("ubongo_shimo", GameSetup("ubongo_shimo", stations=(0, 1)), 1)
+    out.update(s, 0.0)
+    run_until_idle(s, until=5.0)
+    out.update(s, 5.0)
+    assert "fanfare" not in out.played
+    s.apply(Action("end", 6.0))
+    out.update(s, 6.0)
+    out.update(s, 7.0)
+    assert out.played.count("fanfare") == 1
 
 
 def run_sound_probe(code: str, **env: str) -> subprocess.CompletedProcess[str]:

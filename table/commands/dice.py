@@ -3,6 +3,7 @@
 - ``table dice read IMAGE... [--dice NAME] [--json]``
 - ``table dice calibrate --dice NAME (--face NAME IMAGE... ... | --camera SRC --faces A,B,..)``
 - ``table dice watch [--camera SRC] [--out DIR] [--frames N]``
+- ``table dice teach FOLDER [--labels FILE] --config DIR``
 """
 
 from __future__ import annotations
@@ -52,6 +53,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     w.add_argument("--frames", type=int, default=0, help="stop after N frames (0: until the source ends)")
     _config_option(w)
     w.set_defaults(func=cmd_watch)
+
+    t = sub.add_parser("teach", help="adapt the pip reader to this tray, dice and light from labelled photos")
+    t.add_argument("folder", metavar="FOLDER", help="photos of the tray, with a labels.csv")
+    t.add_argument("--labels", metavar="FILE", help="the labels file (default: FOLDER/labels.csv)")
+    _config_option(t)
+    t.set_defaults(func=cmd_teach)
 
 
 def _config_option(p: argparse.ArgumentParser) -> None:
@@ -174,3 +181,15 @@ def cmd_watch(args: argparse.Namespace) -> int:
     if out:
         print(f"saved {n} annotated frames to {out}")
     return 0
+
+
+def cmd_teach(args: argparse.Namespace) -> int:
+    """Teach from a folder; exit 0 when the taught reader was saved, 1 when it was not better."""
+    from table.dice.teach import teach_folder
+
+    _use_config(args)
+    saved, report, _ = teach_folder(
+        Path(args.folder), Path(args.labels) if args.labels else None, lambda line: print(f"  {line}", flush=True)
+    )
+    print(report)
+    return 0 if saved else 1

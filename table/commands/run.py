@@ -40,6 +40,17 @@ def _read_picture(path: str) -> list[Any] | None:
     return read_tray_image(path)
 
 
+def _teach_reader(folder: str) -> str:
+    """The simulator's ``teach FOLDER``: the one-line report (errors as one sentence too)."""
+    from table.dice.teach import teach_folder
+    from table.errors import TableError
+
+    try:
+        return teach_folder(Path(folder))[2]
+    except TableError as exc:
+        return str(exc)
+
+
 def _hardware_backends(config: TableConfig, hardware: HardwareConfig, clock: Callable[[], float]) -> tuple[Any, Any]:
     """The real stations and LED hourglass the hardware config names (Pi libraries load here)."""
     from table.hardware.leds import make_hourglass
@@ -217,6 +228,7 @@ class Runner:
             # The simulator's tray line reads a picture with the real reader (loaded on
             # first use: OpenCV and the face model need not slow the start).
             self.sim_stations.dice_reader = _read_picture
+            self.sim_stations.dice_teacher = _teach_reader
         from table.gamedata import game_options
 
         self.table = Table(config, self.clock, self.surface, self.journal, inputs=inputs, outputs=outputs,

@@ -1,7 +1,13 @@
-"""``table screens [DIR]``: render the table's own screens to PNG files.
+"""``table screens [DIR]``: render every screen of the table and of every game to PNG files.
 
-Without DIR the pictures go to a new folder ``table-screens`` under the current
-directory (never into the installed package or a checkout's docs).
+The pictures are the table's own screens (lobby, table menu, paused, attract, leaving
+the kiosk), every phase of every variant of every game (random legal play with fixed
+seeds), and through the table loop the menu's flows (the menu mid-game, paused, the
+final ranking after "end the game"). Each game gets its own sub-folder.
+
+Without DIR they go to a new folder ``table-screens`` under the current directory
+(``table-screens-2`` and so on when that one is already there and not empty), never
+into the installed package. ``--lang de`` renders the German set.
 """
 
 from __future__ import annotations
@@ -9,19 +15,40 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from table.errors import TableError
+from table.i18n import LANGUAGES
+
+
+def _default_dir() -> Path:
+    base = Path.cwd() / "table-screens"
+    candidate, n = base, 1
+    while candidate.exists() and (not candidate.is_dir() or any(candidate.iterdir())):
+        n += 1
+        candidate = base.with_name(f"table-screens-{n}")
+    return candidate
+
 
 def cmd_screens(args: argparse.Namespace) -> int:
     from table.display.snapshots import render_all
+    from table.i18n import set_language
 
+    out = Path(args.directory) if args.directory else _default_dir()
+    if out.exists() and not out.is_dir():
+        raise TableError(f"{out} is not a folder: name a folder for the pictures")
+    set_language(args.lang)
     sizes = ((1920, 1080), (1280, 720)) if args.both_sizes else ((1920, 1080),)
-    for path in render_all(Path(args.directory), sizes):
+    written = render_all(out, sizes)
+    for path in written:
         print(path)
+    print(f"table: {len(written)} pictures in {out}")
     return 0
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("screens", help="render the menu and game screens to PNG files")
-    p.add_argument("directory", nargs="?", default="table-screens",
-                   help="where to write (default: ./table-screens)")
+    p = sub.add_parser("screens", help="render every screen of every game to PNG files")
+    p.add_argument("directory", nargs="?", default=None,
+                   help="where to write (default: a new folder ./table-screens)")
     p.add_argument("--both-sizes", action="store_true", help="also render at 1280x720")
+    p.add_argument("--lang", choices=LANGUAGES, default=LANGUAGES[0],
+                   help="the language of the screens (default: %(default)s)")
     p.set_defaults(func=cmd_screens)

@@ -23,8 +23,14 @@ from typing import Any
 from table.errors import TableError
 from table.hardware.config import HardwareConfig, load_hardware
 from table.hardware.interfaces import Hourglass, StationInput, Stations
+from table.i18n import LANGUAGES, N_, _, set_language
 
 PARTS = ("stations", "leds", "camera", "display")
+
+ACTIONS = {"press": N_("press the button"), "turn clockwise": N_("turn the knob clockwise"),
+           "turn counter-clockwise": N_("turn the knob counter-clockwise"), "push the knob": N_("push the knob")}
+"""What each step asks for, as the installer reads it (message ids); the step's own
+``action`` stays the English key that results and tests name."""
 
 
 @dataclass(frozen=True)
@@ -62,7 +68,7 @@ class SelfTest:
         say: Callable[[Step | None, str], None],
         timeout: float = 30.0,
         camera: Callable[[], Result] | None = None,
-        display: Callable[[Callable[[str], Result]], Result] | None = None,
+        display: Callable[[Callable[..., Result]], Result] | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.stations = stations
@@ -152,9 +158,10 @@ class SelfTest:
                 ]
             for step, accept in steps:
                 self._drain()
-                self.say(step, f"{label}: {step.action} (within {self.timeout:g} s)")
+                self.say(step, _("Station {number}: {action} (within {seconds} s)").format(
+                    number=s + 1, action=_(ACTIONS.get(step.action, step.action)), seconds=f"{self.timeout:g}"))
                 started = self.clock()
-                ok, _ = self._wait(step, accept)
+                ok, _item = self._wait(step, accept)
                 took = self.clock() - started
                 out.append(Result(step.name, "pass" if ok else "fail",
                                   f"after {took:.1f} s" if ok else "nothing arrived in time"))
@@ -178,10 +185,15 @@ class SelfTest:
             parts.append(f"{diag['malformed_total']} bad records")
         return Result("input ordering", "pass" if unordered == 0 else "fail", ", ".join(parts))
 
-    def _confirm(self, question: str) -> Result:
-        step = Step("confirm", question, "confirm")
+    def _confirm(self, question: str, **values: object) -> Result:
+        """Ask ``question`` (a message id, formatted with ``values``); the result is named
+        by the English question, the installer reads it in the table's language."""
+        english = question.format(**values)
+        step = Step("confirm", english, "confirm")
         self._drain()
-        self.say(step, f"{question} Press any button for yes, push any knob for no.")
+        self.say(step, _("{question} Press any button for yes, push any knob for no.").format(
+            question=_(question).format(**values)))
+        question = english
         ok, item = self._wait(step, lambda i: i.kind in ("press", "push"))
         if not ok or item is None:
             return Result(question, "fail", "not confirmed in time")
@@ -192,7 +204,7 @@ class SelfTest:
         if self.hourglass is None:
             return Result("LEDs colour sweep", "skip", "no hourglass LEDs configured")
         n = self.hourglass.layout.pixels
-        self.say(None, "LEDs: watch the hourglass - red, green, blue, white, then a running dot")
+        self.say(None, _("LEDs: watch the hourglass - red, green, blue, white, then a running dot"))
         for colour in [(255, 0, 0), (0, 255, 0), (0, 0, 255), (255, 255, 255)]:
             self.hourglass.show([colour] * n)
             time.sleep(0.6)
@@ -200,7 +212,7 @@ class SelfTest:
             self.hourglass.show([(255, 150, 30) if j == k else (0, 0, 0) for j in range(n)])
             time.sleep(min(0.02, 2.0 / max(n, 1)))
         self.hourglass.show([(0, 0, 0)] * n)
-        result = self._confirm("Did every LED show red, green, blue and white?")
+        result = self._confirm(N_("Did every LED show red, green, blue and white?"))
         return Result("LEDs colour sweep", result.status, result.detail)
 
 
@@ -295,7 +307,7 @@ def camera_check(out_dir: Path, spec: str = "auto") -> Result:
     return Result("camera", "pass", f"picture of the tray in {path}")
 
 
-def display_check(confirm: Callable[[str], Result]) -> Result:
+def display_check(confirm: Callable[..., Result]) -> Result:
     """Colour bars full screen, confirmed by the installer."""
     if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY") or Path("/dev/dri").exists()):
         return Result("display", "skip", "no display on this machine")
@@ -312,7 +324,7 @@ def display_check(confirm: Callable[[str], Result]) -> Result:
     for k, colour in enumerate(bars):
         pygame.draw.rect(screen, colour, (k * w // len(bars), 0, w // len(bars) + 1, h))
     pygame.display.flip()
-    result = confirm(f"Does the display show seven colour bars ({w}x{h})?")
+    result = confirm(N_("Does the display show seven colour bars ({size})?"), size=f"{w}x{h}")
     pygame.display.quit()
     return Result("display", result.status, result.detail)
 
@@ -350,8 +362,25 @@ def build_backends(cfg: HardwareConfig, leds: bool = True) -> tuple[Stations, Ho
     return stations, hourglass
 
 
+def _language(args: argparse.Namespace) -> str:
+    """``--lang``, else the language of the table.toml beside the hardware config (or the
+    shipped one), else English: the prompts speak the table's language."""
+    if args.lang:
+        return str(args.lang)
+    from table.config import ConfigError, load_config
+
+    where = Path(args.config) if args.config else None
+    if where is not None and where.is_file():
+        where = where.parent
+    try:
+        return load_config(where).language
+    except (ConfigError, OSError):
+        return LANGUAGES[0]
+
+
 def cmd_selftest(args: argparse.Namespace) -> int:
     cfg = load_hardware(args.config)
+    set_language(_language(args))
     skip = {p.strip() for p in (args.skip or "").split(",") if p.strip()}
     unknown = skip - set(PARTS) - {"relay"}
     if unknown:
@@ -398,4 +427,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="auto (Pi camera, then USB), pi, usb[:N], or a picture file")
     p.add_argument("--relay-state", default="/var/lib/table-relay", metavar="DIR",
                    help="the venue relay's state folder, to report whether it reaches the broker")
+    p.add_argument("--lang", choices=LANGUAGES,
+                   help="the language of the prompts (default: table.toml's language)")
     p.set_defaults(func=cmd_selftest)

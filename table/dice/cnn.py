@@ -74,7 +74,14 @@ class ConvNet:
         self._mats = [params[f"w{k}"].reshape(-1, params[f"w{k}"].shape[3]) for k in range(convs)]
         self.p = params
 
-    def logits(self, x: F32) -> F32:
+    @property
+    def head(self) -> tuple[F32, F32]:
+        """The last (linear) layer's weights and bias: what a teach refits."""
+        k = len(self._mats)
+        return self.p[f"w{k}"], self.p[f"b{k}"]
+
+    def features(self, x: F32) -> F32:
+        """The pooled features ``(N, filters)`` the last layer reads (everything but the head)."""
         h = x
         k = 0
         for t in self.arch:
@@ -86,7 +93,16 @@ class ConvNet:
             np.maximum(h, 0, out=h)  # ReLU in place: no second map-sized array
             k += 1
         # Average over the map: where on the face a pip lies does not change the face.
-        return (h.mean(axis=(1, 2)) @ self.p[f"w{k}"] + self.p[f"b{k}"]).astype(np.float32)
+        return np.asarray(h.mean(axis=(1, 2)), np.float32)
+
+    def logits(self, x: F32) -> F32:
+        w, b = self.head
+        return (self.features(x) @ w + b).astype(np.float32)
+
+    def with_head(self, w: F32, b: F32) -> ConvNet:
+        """The same network with another last layer (a taught one)."""
+        k = len(self._mats)
+        return ConvNet(self.arch, {**self.p, f"w{k}": w.astype(np.float32), f"b{k}": b.astype(np.float32)}, self.side)
 
     def probabilities(self, x: F32) -> F32:
         """Class probabilities ``(N, 7)``, computed in chunks of CHUNK crops."""

@@ -22,6 +22,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from table.dice.cnn import ConvNet, load_members
+from table.dice.engines import make_runner
 
 F32 = NDArray[np.float32]
 # A die the network is not sure of at first sight (probability below SURE) is read again
@@ -39,6 +40,16 @@ def _workers() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 1), thread_name_prefix="dice-net")
 
 
+def average_numpy(nets: Sequence[ConvNet], x: F32) -> F32:
+    """The networks' mean probabilities with the numpy forward pass (engine ``numpy``)."""
+    if len(nets) == 1:
+        return nets[0].probabilities(x)
+    # The networks' matrix products release the GIL, so the members run side by side,
+    # one core each (measured in docs/performance.md: twice as fast on two cores).
+    parts = list(_workers().map(lambda net: net.probabilities(x), nets))
+    return np.sum(parts, axis=0, dtype=np.float32) / np.float32(len(parts))
+
+
 def _view(x: F32, k: int) -> F32:
     """View ``k`` (0-7) of a batch (N, side, side, C): k % 4 quarter turns, mirrored if k >= 4."""
     turned = np.rot90(x, k % 4, axes=(1, 2))
@@ -48,7 +59,9 @@ def _view(x: F32, k: int) -> F32:
 class FaceModel:
     """One or more trained :class:`ConvNet` (averaged); unsure dice are read in ``views`` views."""
 
-    def __init__(self, nets: ConvNet | Sequence[ConvNet], views: int = VIEWS, sure: float = SURE) -> None:
+    def __init__(
+        self, nets: ConvNet | Sequence[ConvNet], views: int = VIEWS, sure: float = SURE, engine: str = "numpy"
+    ) -> None:
         self.nets = [nets] if isinstance(nets, ConvNet) else list(nets)
         if not self.nets or len({n.side for n in self.nets}) != 1:
             raise ValueError("a face model needs one or more networks of the same input size")
@@ -56,6 +69,9 @@ class FaceModel:
             raise ValueError(f"views must be 1-8, not {views}")
         self.views = views
         self.sure = sure
+        # Which library runs the networks (table.dice.engines); "auto" = ONNX Runtime when
+        # installed, else numpy. The name actually used is kept for reports.
+        self.engine, self._run = make_runner(self.nets, engine)
 
     @property
     def side(self) -> int:
@@ -63,16 +79,11 @@ class FaceModel:
         return self.nets[0].side
 
     @classmethod
-    def load(cls, path: Path) -> FaceModel:
-        return cls(load_members(path))
+    def load(cls, path: Path, engine: str = "auto") -> FaceModel:
+        return cls(load_members(path), engine=engine)
 
     def _average(self, x: F32) -> F32:
-        if len(self.nets) == 1:
-            return self.nets[0].probabilities(x)
-        # The networks' matrix products release the GIL, so the members run side by side,
-        # one core each (measured in docs/performance.md: twice as fast on two cores).
-        parts = list(_workers().map(lambda net: net.probabilities(x), self.nets))
-        return np.sum(parts, axis=0, dtype=np.float32) / np.float32(len(parts))
+        return self._run(x)
 
     def probabilities(self, x: F32) -> F32:
         """Class probabilities (N, 7); dice below ``sure`` averaged over ``views`` views."""

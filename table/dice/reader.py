@@ -56,7 +56,7 @@ class DiceReader:
     def model(self) -> FaceModel:
         if self._model is None:
             try:
-                self._model = FaceModel.load(self.settings.model_path)
+                self._model = FaceModel.load(self.settings.model_path, self.settings.engine)
             except (OSError, ValueError) as exc:
                 raise TableError(str(exc)) from exc
         return self._model
@@ -156,6 +156,13 @@ def tray_faces(readings: list[DieReading], min_confidence: float) -> list[int | 
 
 
 _default: DiceReader | None = None
+_default_home: object = None  # the config directory the cached reader was made under
+
+
+def forget_default_reader() -> None:
+    """The next :func:`read_tray_image` loads the settings and model afresh (after a teach)."""
+    global _default
+    _default = None
 
 
 def read_tray_image(path: str | Path) -> list[int | str] | None:
@@ -164,9 +171,13 @@ def read_tray_image(path: str | Path) -> list[int | str] | None:
     This is what the simulator's dice tray calls with a picture file: None means the
     table should ask for the faces by knob (the manual fallback).
     """
-    global _default
-    if _default is None:
-        _default = DiceReader()
+    global _default, _default_home
+    from table.datafiles import config_dir
+
+    if _default is None or _default_home != config_dir():
+        # Made anew when the config directory in force changed: its settings and model
+        # (a taught one, say) are another reader's.
+        _default, _default_home = DiceReader(), config_dir()
     try:
         readings = _default.read_file(Path(path))
     except (OSError, TableError):  # unreadable picture, or no usable face model: ask by knob

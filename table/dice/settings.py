@@ -37,6 +37,8 @@ class ReaderSettings:
     motion_level: float = 12.0
     timeout_seconds: float = 8.0
     symbols_dir: Path = field(default_factory=symbols_home)
+    # Which library runs the face networks (table.dice.engines): auto, numpy, onnxruntime, opencv.
+    engine: str = "auto"
 
 
 def load_settings(path: Path | None = None) -> ReaderSettings:
@@ -67,9 +69,18 @@ def load_settings(path: Path | None = None) -> ReaderSettings:
             motion_level=float(capture.get("motion_level", 12)),
             timeout_seconds=float(capture.get("timeout_seconds", 8.0)),
             symbols_dir=symbols_home(),
+            engine=_engine(reader.get("engine", "auto")),
         )
     except (TypeError, ValueError) as exc:
         raise TableError(f"{path}: a setting has the wrong type ({exc})") from exc
+
+
+def _engine(value: object) -> str:
+    from table.dice.engines import ENGINES
+
+    if value not in ENGINES:
+        raise ValueError(f"reader.engine is {value!r}; use one of {', '.join(ENGINES)}")
+    return str(value)
 
 
 def _model_file(settings_file: Path, name: str) -> Path:

@@ -21,18 +21,19 @@ import logging
 import math
 import random
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 import pygame
 
 from table.autoplay import next_random_action
-from table.display import draw
+from table.display import draw, moments
 from table.display.games import renderer_parts, renderers
 from table.display.layers import Part, paint_all, whole
 from table.display.theme import ACCENT, BACKGROUND, GOOD, PANEL, PANEL_LIGHT, TEXT, TEXT_DIM, Colour, Theme
 from table.games import registry
 from table.games.base import Action, GameSetup, knob_choice
+from table.i18n import LANGUAGE_NAMES, N_, _, language, next_language, ngettext, set_language
 from table.session import END, PAUSE, RESUME, UNDO, Session
 
 log = logging.getLogger(__name__)
@@ -103,6 +104,31 @@ def _game_title(name: str) -> str:
     return str(registry()[name].title)
 
 
+VARIANT_NAMES: dict[str, str] = {
+    "standard": N_("standard"),
+    "running-sand": N_("running sand"),
+    "advanced": N_("advanced"),
+    "advanced-running-sand": N_("advanced, running sand"),
+    "easy": N_("easy side"),
+    "hard": N_("hard side"),
+    "uncertain-hunting": N_("uncertain hunting"),
+}
+"""How the lobby names each engine's variants (message ids; unknown ones show as they are)."""
+
+
+def variant_name(variant: str) -> str:
+    """``variant`` as the lobby shows it, in the language in force."""
+    return _(VARIANT_NAMES.get(variant, variant))
+
+
+def colour_name(index: int) -> str:
+    """The name of station colour ``index``, capitalised, in the language in force."""
+    from table.display.theme import STATION_COLOUR_NAMES
+
+    word = _(STATION_COLOUR_NAMES[index % len(STATION_COLOUR_NAMES)])
+    return word[:1].upper() + word[1:]
+
+
 @dataclass
 class LobbySettings:
     """What the lobby has chosen so far."""
@@ -122,14 +148,17 @@ class LobbyScreen(Screen):
     station's own setting); a station's button joins or leaves the game.
     """
 
-    LINES = ("game", "variant", "level", "colour", "start")
+    LINES = ("game", "variant", "level", "colour", "language", "start")
 
     def __init__(self, control: TableControl, theme: Theme, stations: int,
-                 game_options: dict[str, dict[str, Any]] | None = None) -> None:
+                 game_options: dict[str, dict[str, Any]] | None = None,
+                 pinned_language: frozenset[str] = frozenset()) -> None:
         self.control = control
         self.theme = theme
         self.stations = stations
         self.game_options = game_options or {}
+        # Games whose ``[games.NAME] language`` in table.toml keeps them in one language.
+        self.pinned_language = pinned_language
         games = list(registry())
         first = "ubongo_shimo" if "ubongo_shimo" in games else games[0]
         self.settings = LobbySettings(first, registry()[first].variants[0],
@@ -169,11 +198,15 @@ class LobbyScreen(Screen):
             elif line == "colour":
                 used = {c for st, c in s.colours.items() if st != action.station}
                 c = s.colours.get(action.station, action.station)
-                for _ in range(len(self.theme.colours)):
+                for _turn in range(len(self.theme.colours)):
                     c = (c + 1) % len(self.theme.colours)
                     if c not in used:
                         break
                 s.colours[action.station] = c
+            elif line == "language":
+                # The table's language for every screen, the menus and speech, at once.
+                set_language(next_language(language()))
+                self.message = ""
             elif line == "start":
                 self._start()
 
@@ -181,24 +214,24 @@ class LobbyScreen(Screen):
         s = self.settings
         engine = registry()[s.game]
         if not engine.min_stations <= len(s.joined) <= engine.max_stations:
-            self.message = (f"{engine.title} needs {engine.min_stations} to {engine.max_stations} players: "
-                            "press your button to join")
+            self.message = _("{game} needs {low} to {high} players: press your button to join").format(
+                game=engine.title, low=engine.min_stations, high=engine.max_stations)
             return
-        from table.display.theme import STATION_COLOUR_NAMES
-
         options: dict[str, Any] = dict(self.game_options.get(s.game, {}))
         if s.game == "ubongo_shimo":
             options["levels"] = [s.levels.get(st, 1) for st in s.joined]
         options["colours"] = [s.colours.get(st, st) for st in s.joined]
-        names = tuple(STATION_COLOUR_NAMES[s.colours.get(st, st) % len(STATION_COLOUR_NAMES)].capitalize()
-                      for st in s.joined)
+        if "language" in getattr(engine, "option_names", ()) and s.game not in self.pinned_language:
+            # A game whose data depends on the language (Umtata's deck) plays the one chosen now.
+            options["language"] = language()
+        names = tuple(colour_name(s.colours.get(st, st)) for st in s.joined)
         self.control.start_game(GameSetup(game=s.game, variant=s.variant, stations=tuple(s.joined),
                                           names=names, options=options))
 
     def frame_key(self, now: float) -> Hashable:
         s = self.settings
         return (s.game, s.variant, tuple(s.joined), tuple(sorted(s.levels.items())),
-                tuple(sorted(s.colours.items())), self.cursor, self.message)
+                tuple(sorted(s.colours.items())), self.cursor, self.message, language())
 
     def parts(self, size: tuple[int, int], now: float) -> list[Part]:
         key = (size, self.frame_key(now))
@@ -211,28 +244,31 @@ class LobbyScreen(Screen):
         w, h = size
         s = self.settings
         title_at = (w / 2, theme.px(7))
+        title = _("The game table")
         out = [
             Part("lobby:background", whole(size), None, lambda surface, t: surface.fill(BACKGROUND), base=True),
-            Part("lobby:title", draw.label_rect(theme, "The game table", title_at, "title", ACCENT, "center",
-                                                bold=True), None,
-                 lambda surface, t: draw.label(surface, theme, "The game table", title_at, "title", ACCENT,
+            Part("lobby:title", draw.label_rect(theme, title, title_at, "title", ACCENT, "center",
+                                                bold=True), title,
+                 lambda surface, t: draw.label(surface, theme, title, title_at, "title", ACCENT,
                                                "center", bold=True), base=True),
         ]
         lines = self._lines()
         values = {
             "game": _game_title(s.game),
-            "variant": s.variant,
-            "level": "push your knob to change your own level",
-            "colour": "push your knob to change your own colour",
-            "start": "push to start",
+            "variant": variant_name(s.variant),
+            "level": _("push your knob to change your own level"),
+            "colour": _("push your knob to change your own colour"),
+            "language": LANGUAGE_NAMES[language()],
+            "start": _("push to start"),
         }
-        labels = {"game": "Game", "variant": "Variant", "level": "Your level", "colour": "Your colour",
-                  "start": "Start the game"}
+        labels = {"game": _("Game"), "variant": _("Variant"), "level": _("Your level"), "colour": _("Your colour"),
+                  "language": _("Language"), "start": _("Start the game")}
         top = theme.px(15)
-        row_h = theme.px(9)
+        # Six lines (with Shimo's level) must end above the station panels at 72 units.
+        row_h = theme.px(8)
         box_w = min(w - theme.px(8), theme.px(140))
         for i, line in enumerate(lines):
-            rect = pygame.Rect((w - box_w) // 2, top + i * (row_h + theme.px(1.5)), box_w, row_h)
+            rect = pygame.Rect((w - box_w) // 2, top + i * (row_h + theme.px(1)), box_w, row_h)
             selected = i == min(self.cursor, len(lines) - 1)
 
             def row(surface: pygame.Surface, t: float, rect: pygame.Rect = rect, selected: bool = selected,
@@ -240,15 +276,14 @@ class LobbyScreen(Screen):
                 draw.panel(surface, rect, PANEL_LIGHT if selected else PANEL, theme.px(1.2),
                            ACCENT if selected else None, theme.px(0.5))
                 draw.label(surface, theme, labels[line], (rect.left + theme.px(3), rect.centery), "large",
-                           ACCENT if selected else TEXT, "midleft", bold=True)
+                           ACCENT if selected else TEXT, "midleft", bold=True, max_width=box_w // 2 - theme.px(4),
+                           box=rect)
                 draw.label(surface, theme, values[line], (rect.right - theme.px(3), rect.centery),
-                           "large" if line in ("game", "variant") else "body", TEXT if selected else TEXT_DIM,
-                           "midright", max_width=box_w // 2)
+                           "large" if line in ("game", "variant", "language") else "body",
+                           TEXT if selected else TEXT_DIM, "midright", max_width=box_w // 2 - theme.px(4), box=rect)
 
             out.append(Part(f"lobby:line{i}", rect, (line, labels[line], values[line], selected), row, base=True))
         # One panel per station: joined or not, level, colour.
-        from table.display.theme import STATION_COLOUR_NAMES
-
         n = self.stations
         gap = theme.px(1.5)
         pw = (w - gap * (n + 1)) // n
@@ -257,27 +292,28 @@ class LobbyScreen(Screen):
             rect = pygame.Rect(gap + st * (pw + gap), y, pw, theme.px(18))
             colour = theme.station_colour(s.colours.get(st, st))
             joined = st in s.joined
-            name = STATION_COLOUR_NAMES[s.colours.get(st, st) % len(STATION_COLOUR_NAMES)].capitalize()
-            detail = ("playing" + (f" · level {s.levels.get(st, 1)}" if s.game == "ubongo_shimo" else "")
-                      if joined else "")
-            hint = "press button to leave" if joined else "press button to join"
+            name = colour_name(s.colours.get(st, st))
+            detail = ((_("playing · level {level}").format(level=s.levels.get(st, 1)) if s.game == "ubongo_shimo"
+                       else _("playing")) if joined else "")
+            hint = _("press button to leave") if joined else _("press button to join")
+            heading = _("Station {number} · {colour}").format(number=st + 1, colour=name)
 
             def station(surface: pygame.Surface, t: float, rect: pygame.Rect = rect, colour: Colour = colour,
                         joined: bool = joined, st: int = st, name: str = name, detail: str = detail,
-                        hint: str = hint) -> None:
+                        hint: str = hint, heading: str = heading) -> None:
                 draw.panel(surface, rect, PANEL_LIGHT if joined else PANEL, theme.px(1.2), colour,
                            theme.px(0.6) if joined else theme.px(0.2))
-                draw.label(surface, theme, f"Station {st + 1} · {name}",
+                draw.label(surface, theme, heading,
                            (rect.left + theme.px(2), rect.top + theme.px(2)), "body", colour, bold=True,
-                           max_width=pw - theme.px(4))
+                           max_width=pw - theme.px(4), box=rect)
                 if detail:
                     draw.label(surface, theme, detail, (rect.left + theme.px(2), rect.top + theme.px(8)), "body",
-                               GOOD)
-                draw.label(surface, theme, hint, (rect.left + theme.px(2), rect.bottom - theme.px(2)), "small",
-                           TEXT_DIM, "bottomleft")
+                               GOOD, max_width=pw - theme.px(4), box=rect)
+                draw.label(surface, theme, hint, (rect.left + theme.px(2), rect.bottom - theme.px(2)), "body",
+                           TEXT if joined else ACCENT, "bottomleft", max_width=pw - theme.px(4), box=rect)
 
-            out.append(Part(f"lobby:station{st}", rect, (colour, joined, name, detail), station, base=True))
-        footer = self.message or "Turn any knob: choose a line · Push: change it · Button: join or leave"
+            out.append(Part(f"lobby:station{st}", rect, (colour, joined, heading, detail, hint), station, base=True))
+        footer = self.message or _("Turn any knob: choose a line · Push: change it · Button: join or leave")
         footer_colour = ACCENT if self.message else TEXT_DIM
         at = (w / 2, h - theme.px(4))
         out.append(Part("lobby:footer",
@@ -288,13 +324,37 @@ class LobbyScreen(Screen):
         return out
 
 
-class GameScreen(Screen):
-    """A game in progress: station inputs go to the session; the game's renderer draws."""
+def player_theme(theme: Theme, session: Session) -> Theme:
+    """``theme`` with each playing station's colour replaced by the one chosen in the lobby
+    (the game's ``colours`` option, one colour index per playing station), so that every
+    renderer names a player in the colour the lobby gave them."""
+    chosen = session.setup.options.get("colours") if isinstance(session.setup.options, dict) else None
+    if not isinstance(chosen, list) or len(chosen) != len(session.setup.stations):
+        return theme
+    size = max(len(theme.colours), *(s + 1 for s in session.setup.stations))
+    colours = [theme.colours[k % len(theme.colours)] for k in range(size)]
+    for station, c in zip(session.setup.stations, chosen, strict=True):
+        if isinstance(c, int):
+            colours[station] = theme.colours[c % len(theme.colours)]
+    return replace(theme, colours=tuple(colours))
 
-    def __init__(self, control: TableControl, theme: Theme) -> None:
+
+class GameScreen(Screen):
+    """A game in progress: station inputs go to the session; the game's renderer draws.
+
+    When the game ends from the table menu the round on screen means nothing any more:
+    the screen shows the final ranking (:func:`ranking_parts`) instead. With
+    ``celebrations`` on, a first press, a round's winner and the game's end get a short
+    moment (:mod:`table.display.moments`) over the picture.
+    """
+
+    def __init__(self, control: TableControl, theme: Theme, celebrations: bool = True) -> None:
         self.control = control
         self.theme = theme
+        self.celebrations = celebrations
         self.over_since: float | None = None
+        self.moments: list[moments.Moment] = []
+        self._followed: tuple[int, int, bool] | None = None  # (session id, events seen, over)
         self._memo: tuple[object, object, list[Part]] | None = None
 
     def handle(self, action: Action) -> None:
@@ -302,7 +362,7 @@ class GameScreen(Screen):
         if session is None:
             return
         if action.kind == LONG_PUSH:
-            menu = TableMenuScreen(self.control, self.theme)
+            menu = TableMenuScreen(self.control, self.theme, self)
             self.control.push_screen(menu)
             menu.open(action.t)
             return
@@ -314,8 +374,43 @@ class GameScreen(Screen):
 
     def update(self, now: float) -> None:
         session = self.control.session
-        if session is not None and session.is_over() and self.over_since is None:
+        if session is None:
+            return
+        if session.is_over() and self.over_since is None:
             self.over_since = now
+        self._follow(session, now)
+
+    def notify(self, text: str, now: float) -> None:
+        """Say for a few seconds what a table-menu choice did (shown with or without
+        celebrations: it is information, not decoration)."""
+        self.moments = [m for m in self.moments if m.kind != "notice"] + [moments.notice(text, now)]
+
+    def _follow(self, session: Session, now: float) -> None:
+        """Start the moments that the game's new events (and its end) call for."""
+        events = session.state.events
+        followed = self._followed
+        if followed is None or followed[0] != id(session):
+            # A game resumed or started: celebrate only what happens from now on.
+            followed = (id(session), len(events), session.is_over())
+        seen = min(followed[1], len(events))  # undo may have rewound the events
+        over = followed[2]
+        theme = player_theme(self.theme, session)
+        if self.celebrations:
+            for event in events[seen:]:
+                if event.station is None:
+                    continue
+                moment = moments.moment_for(event, session.setup.name_of(event.station),
+                                            theme.station_colour(event.station), now)
+                if moment is not None:
+                    self.moments = [m for m in self.moments if m.kind == "final"] + [moment]
+        if session.is_over() and not over:
+            outcome = session.outcome()
+            won = outcome.winners if outcome else ()
+            winners = [(session.setup.name_of(s), theme.station_colour(s)) for s in won]
+            if self.celebrations:
+                self.moments = [moments.final_moment(winners, now)]
+        self._followed = (id(session), len(events), session.is_over())
+        self.moments = [m for m in self.moments if now < m.start + m.duration]
 
     def _render_now(self, now: float) -> float:
         session = self.control.session
@@ -330,12 +425,15 @@ class GameScreen(Screen):
         if session is None:
             return [Part("game:empty", whole(size), None, lambda s, t: s.fill(BACKGROUND), base=True)]
         memo = self._memo
-        if memo is not None and memo[0] is session.state and memo[1] == (session.paused, size):
+        shape = (session.paused, session.ended, size, language(), tuple(self.moments))
+        if memo is not None and memo[0] is session.state and memo[1] == shape:
             return memo[2]
         renderer = renderers().get(session.engine.name)
-        theme = self.theme
-        if renderer is None:
-            message = f"{session.engine.title}: no screen for this game"
+        theme = player_theme(self.theme, session)
+        if session.ended and not session.engine.is_over(session.state):
+            parts = ranking_parts(session, theme, size)
+        elif renderer is None:
+            message = _("{game}: no screen for this game").format(game=session.engine.title)
 
             def missing(surface: pygame.Surface, t: float) -> None:
                 surface.fill(BACKGROUND)
@@ -344,22 +442,95 @@ class GameScreen(Screen):
             parts = [Part("game:missing", whole(size), message, missing, base=True)]
         else:
             parts = retimed(renderer_parts(renderer, session.view(None), theme, session.paused), self._render_now)
-        if session.is_over():
-            at = (size[0] / 2, size[1] - theme.px(1))
-            note = "Press any button for the menu"
-            parts.append(Part("game:over", draw.label_rect(theme, note, at, "small", TEXT_DIM, "midbottom"), None,
-                              lambda s, t: draw.label(s, theme, note, at, "small", TEXT_DIM, "midbottom"),
-                              base=True))
-        self._memo = (session.state, (session.paused, size), parts)
+        view = session.view(None)
+        sand = view.get("sand")
+        deadline = view.get("deadline")
+        if (self.celebrations and not session.is_over() and isinstance(sand, dict) and sand.get("started") is not None
+                and isinstance(deadline, (int, float)) and view.get("phase") != "countdown"):
+            parts += moments.tension_parts(size, theme, float(deadline), self._render_now)
+        for i, moment in enumerate(self.moments):
+            parts += moments.parts(moment, size, theme, i, session.engine.name)
+        self._memo = (session.state, shape, parts)
         return parts
 
 
+OVER_NOTE = N_("Press any button for the menu")
+"""What a finished game's screen says about going on (the game screen leaves after a press)."""
+
+
+def _score(game: str, n: int) -> str:
+    """A score in words: points, or for Ubongo (which ranks by the most gems of one colour) gems."""
+    if game == "ubongo":
+        return ngettext("{n} gem of one colour", "{n} gems of one colour", n).format(n=n)
+    return ngettext("{n} point", "{n} points", n).format(n=n)
+
+
+def ranking_parts(session: Session, theme: Theme, size: tuple[int, int]) -> list[Part]:
+    """The final ranking of a game ended from the table menu: who won, why, everyone's
+    score in their colour, and how to go on. The scores are the session's outcome (a
+    game with hidden scores counts them all)."""
+    w, h = size
+    outcome = session.outcome()
+    scores = dict(outcome.scores) if outcome else session.scores()
+    winners = list(outcome.winners) if outcome else []
+    names = {s: session.setup.name_of(s) for s in session.setup.stations}
+    standing = {s: session.standing(s, scores) for s in session.setup.stations}
+    order = sorted(session.setup.stations, key=lambda s: tuple(-v for v in standing[s]))  # stable: seat order
+    title = _("{game} · game over").format(game=session.engine.title)
+    if not winners:
+        head = _("No winner")
+    elif len(winners) == 1:
+        head = _("{name} wins!").format(name=names[winners[0]])
+    else:
+        head = _("{names} share the win!").format(names=" & ".join(names[s] for s in winners))
+    head_colour = theme.station_colour(winners[0]) if len(winners) == 1 else ACCENT
+    rnd = int(getattr(session.state, "round", 0) or 0)
+    why = (_("Ended from the table menu in round {round}: the scores at that moment decide").format(round=rnd) if rnd
+           else _("Ended from the table menu: the scores at that moment decide"))
+    note = _(OVER_NOTE)
+    game = session.engine.name
+    key = (title, head, why, note, tuple((s, names[s], scores.get(s, 0), standing[s]) for s in order), tuple(winners),
+           theme.colours)
+
+    def paint(surface: pygame.Surface, t: float) -> None:
+        surface.fill(BACKGROUND)
+        header = pygame.Rect(0, 0, w, theme.px(11))
+        pygame.draw.rect(surface, PANEL, header)
+        draw.label(surface, theme, title, (theme.px(2), header.centery), "large", TEXT, "midleft", bold=True,
+                   max_width=w - theme.px(4))
+        draw.label(surface, theme, head, (w / 2, theme.px(21)), "title", head_colour, "center", bold=True,
+                   max_width=w - theme.px(8))
+        draw.label(surface, theme, why, (w / 2, theme.px(31)), "body", TEXT, "center", max_width=w - theme.px(8))
+        rows = len(order)
+        row_h = theme.px(min(9.0, 44.0 / max(1, rows)))
+        y = theme.px(38)
+        row_w = min(w - theme.px(8), theme.px(130))
+        for s in order:
+            colour = theme.station_colour(s)
+            row = pygame.Rect((w - row_w) // 2, y, row_w, row_h - theme.px(1))
+            won = s in winners
+            draw.panel(surface, row, PANEL_LIGHT if won else PANEL, theme.px(1), colour if won else None,
+                       theme.px(0.5))
+            pygame.draw.rect(surface, colour, pygame.Rect(row.left, row.top, theme.px(1.5), row.height))
+            place = 1 + sum(1 for o in order if standing[o] > standing[s])
+            draw.label(surface, theme, f"{place}. {names[s]}", (row.left + theme.px(4), row.centery), "large",
+                       colour, "midleft", bold=True, max_width=row_w // 2, box=row)
+            n = scores.get(s, 0)
+            draw.label(surface, theme, _score(game, n), (row.right - theme.px(3), row.centery),
+                       "large", TEXT, "midright", bold=won, max_width=row_w // 2 - theme.px(4), box=row)
+            y += row_h
+        draw.label(surface, theme, note, (w / 2, h - theme.px(4)), "body", ACCENT, "center",
+                   max_width=w - theme.px(8))
+
+    return [Part("game:ranking", whole(size), key, paint, base=True)]
+
+
 MENU_ITEMS = (
-    ("continue", "Continue"),
-    ("pause", "Pause the game"),
-    ("undo", "Undo the last action"),
-    ("skip", "Skip this round"),
-    ("end", "End the game"),
+    ("continue", N_("Continue")),
+    ("pause", N_("Pause the game")),
+    ("undo", N_("Undo the last action")),
+    ("skip", N_("Skip this round")),
+    ("end", N_("End the game")),
 )
 NEEDS_CONFIRMATION = {"undo", "skip", "end"}
 
@@ -373,9 +544,10 @@ class TableMenuScreen(Screen):
 
     overlay = True
 
-    def __init__(self, control: TableControl, theme: Theme) -> None:
+    def __init__(self, control: TableControl, theme: Theme, game: GameScreen | None = None) -> None:
         self.control = control
         self.theme = theme
+        self.game = game
         self.cursor = 0
         self.confirming: str | None = None
         self.was_paused = bool(control.session and control.session.paused)
@@ -397,37 +569,49 @@ class TableMenuScreen(Screen):
             self.confirming = key
             return
         self.control.pop_screen()
+        t = action.t
+        if session.is_over():
+            # A finished game has nothing to pause, undo or skip: its ranking stays.
+            self._say(_("Back to the final ranking") if key == "continue" else _("The game is already over"), t)
+            return
         if key == "continue":
-            self.control.game_input(Action(RESUME, action.t))
+            self.control.game_input(Action(RESUME, t))
+            self._say(_("The game goes on"), t)
         elif key == "pause":
-            self.control.push_screen(PausedScreen(self.control, self.theme))
+            self.control.push_screen(PausedScreen(self.control, self.theme, self.game))
         elif key == "undo":
-            self.control.game_input(Action(UNDO, action.t))
-            self.control.game_input(Action(RESUME, action.t))
+            undone = self.control.game_input(Action(UNDO, t))
+            self.control.game_input(Action(RESUME, t))
+            self._say(_("The last action was taken back") if undone else _("Nothing to undo yet"), t)
         elif key == "skip":
-            self.control.game_input(Action(RESUME, action.t))
-            self.control.game_input(Action("skip_round", action.t))
+            self.control.game_input(Action(RESUME, t))
+            skipped = self.control.game_input(Action("skip_round", t))
+            self._say(_("Round skipped") if skipped else _("Nothing to skip here: the game goes on"), t)
         elif key == "end":
-            self.control.game_input(Action(END, action.t))
+            self.control.game_input(Action(END, t))
+
+    def _say(self, text: str, t: float) -> None:
+        if self.game is not None:
+            self.game.notify(text, t)
 
     def open(self, t: float) -> None:
         """Pause the game as the menu opens (the table loop calls this on push)."""
         session = self.control.session
         self.opened_at = t
-        if session is not None and not session.paused:
+        if session is not None and not session.paused and not session.is_over():
             self.control.game_input(Action(PAUSE, t))
 
     def parts(self, size: tuple[int, int], now: float) -> list[Part]:
         theme = self.theme
         box = draw.dialog_box(size, theme, 110, 80)
         out = [
-            Part("menu:veil", whole(size), 170, lambda s, t: draw.veil(s, s.get_rect(), 170)),
-            Part("menu:box", box, None, lambda s, t: self._box(s, box)),
+            Part("menu:veil", whole(size), 200, lambda s, t: draw.veil(s, s.get_rect(), 200)),
+            Part("menu:box", box, language(), lambda s, t: self._box(s, box)),
         ]
         # One part per line: turning the knob repaints the two lines it moved between.
-        for i, (key, _) in enumerate(MENU_ITEMS):
+        for i, (key, _label) in enumerate(MENU_ITEMS):
             row = self._row_rect(box, i)
-            state = (i == self.cursor, self.confirming == key)
+            state = (i == self.cursor, self.confirming == key, language())
             out.append(Part(f"menu:line{i}", row, state, lambda s, t, i=i, row=row: self._line(s, row, i)))
         return out
 
@@ -439,10 +623,10 @@ class TableMenuScreen(Screen):
     def _box(self, surface: pygame.Surface, box: pygame.Rect) -> None:
         theme = self.theme
         draw.panel(surface, box, PANEL, theme.px(2), ACCENT, theme.px(0.5))
-        draw.label(surface, theme, "Table menu · game paused", (box.centerx, box.top + theme.px(7)), "large", ACCENT,
-                   "center", bold=True)
-        draw.label(surface, theme, "Turn: choose · Push: take", (box.centerx, box.bottom - theme.px(3)), "small",
-                   TEXT_DIM, "midbottom")
+        draw.label(surface, theme, _("Table menu · game paused"), (box.centerx, box.top + theme.px(7)), "large",
+                   ACCENT, "center", bold=True, max_width=box.width - theme.px(6), box=box)
+        draw.label(surface, theme, _("Turn: choose · Push: take"), (box.centerx, box.bottom - theme.px(3)), "small",
+                   TEXT_DIM, "midbottom", max_width=box.width - theme.px(6), box=box)
 
     def _line(self, surface: pygame.Surface, row: pygame.Rect, i: int) -> None:
         theme = self.theme
@@ -450,33 +634,55 @@ class TableMenuScreen(Screen):
         selected = i == self.cursor
         if selected:
             draw.panel(surface, row, PANEL_LIGHT, theme.px(1))
-        label = text_
+        label = _(text_)
         if self.confirming == key:
-            label = f"{text_}? Push again to confirm"
+            label = _("{choice}? Push again to confirm").format(choice=label)
         draw.label(surface, theme, label, (row.left + theme.px(3), row.centery), "large",
-                   ACCENT if selected else TEXT, "midleft", bold=selected, max_width=row.width - theme.px(6))
+                   ACCENT if selected else TEXT, "midleft", bold=selected, max_width=row.width - theme.px(6), box=row)
 
 
 class PausedScreen(Screen):
-    """The game stays paused until any station pushes its knob or presses its button."""
+    """The game stays paused until any station pushes its knob or presses its button; a
+    long push opens the table menu again.
+
+    A box in the middle says so (it covers the game's own middle, so nothing written
+    there shows through under it)."""
 
     overlay = True
 
-    def __init__(self, control: TableControl, theme: Theme) -> None:
+    def __init__(self, control: TableControl, theme: Theme, game: GameScreen | None = None) -> None:
         self.control = control
         self.theme = theme
+        self.game = game
 
     def handle(self, action: Action) -> None:
+        if action.kind == LONG_PUSH:
+            # The table menu again, the game still paused: any of its choices from here.
+            self.control.pop_screen()
+            menu = TableMenuScreen(self.control, self.theme, self.game)
+            self.control.push_screen(menu)
+            menu.open(action.t)
+            return
         if action.kind in ("push", "press"):
             self.control.pop_screen()
             self.control.game_input(Action(RESUME, action.t))
+            if self.game is not None:
+                self.game.notify(_("The game goes on"), action.t)
 
     def parts(self, size: tuple[int, int], now: float) -> list[Part]:
         theme = self.theme
-        at = (size[0] / 2, size[1] / 2 + theme.px(9))
-        note = "Push any knob to continue"
-        return [Part("paused:note", draw.label_rect(theme, note, at, "large", TEXT, "center"), None,
-                     lambda s, t: draw.label(s, theme, note, at, "large", TEXT, "center"))]
+        box = draw.dialog_box(size, theme, 100, 30)
+
+        def paint(s: pygame.Surface, t: float) -> None:
+            draw.panel(s, box, PANEL, theme.px(2), ACCENT, theme.px(0.5))
+            draw.label(s, theme, _("Game paused"), (box.centerx, box.top + theme.px(10)), "title", ACCENT, "center",
+                       bold=True, max_width=box.width - theme.px(6), box=box)
+            draw.label(s, theme, _("Push any knob or press a button to continue"),
+                       (box.centerx, box.bottom - theme.px(8)), "large", TEXT, "center",
+                       max_width=box.width - theme.px(6), box=box)
+
+        return [Part("paused:veil", whole(size), 200, lambda s, t: draw.veil(s, s.get_rect(), 200)),
+                Part("paused:box", box, language(), paint)]
 
 
 class AttractScreen(Screen):
@@ -515,14 +721,28 @@ class AttractScreen(Screen):
     def handle(self, action: Action) -> None:
         self.control.pop_screen()
 
+    FPS = 30
+    """Frames a second of the demo's motion (sand, flying gems, the title's pulse). A
+    demo behind a "press any button" band needs no more, and half the frames of the
+    games' 60 keep an unattended kiosk near idle."""
+
     def demo_time(self, now: float) -> float:
         return (now - self.started) * self.SPEED
+
+    def shown_time(self, now: float) -> float:
+        """The demo time the picture shows at clock time ``now``: it steps ``FPS`` times a
+        second, so the frames in between find nothing changed and draw nothing."""
+        return self.demo_time(math.floor(now * self.FPS) / self.FPS)
+
+    def next_frame(self, now: float) -> float:
+        """Clock time of the demo's next picture step after ``now``."""
+        return (math.floor(now * self.FPS) + 1) / self.FPS
 
     def update(self, now: float) -> None:
         demo = self.demo
         assert demo is not None
         t = self.demo_time(now)
-        for _ in range(200):
+        for _step in range(200):
             if demo.is_over():
                 if t - demo.last_t > 8.0:
                     self._new_demo(t)
@@ -542,28 +762,42 @@ class AttractScreen(Screen):
         demo = self.demo
         assert demo is not None
         memo = self._memo
-        if memo is None or memo[0] is not demo.state or memo[1] != size:
+        if memo is None or memo[0] is not demo.state or memo[1] != (size, language()):
             renderer = renderers().get(demo.engine.name)
             parts = [] if renderer is None else retimed(renderer_parts(renderer, demo.view(None), self.theme),
-                                                        self.demo_time)
+                                                        self.shown_time)
             band = pygame.Rect(0, 0, size[0], self.theme.px(11))
-            title = f"Demo: {demo.engine.title} · press any button to play"
-            where = draw.label_rect(self.theme, title, band.center, "large", ACCENT, "center", bold=True)
-            parts.append(Part("attract:band", band, None, lambda s, t: draw.veil(s, band, 235)))
+            title = _("Demo: {game} · press any button to play").format(game=demo.engine.title)
+            where = draw.label_rect(self.theme, title, band.center, "large", ACCENT, "center", bold=True,
+                                    max_width=band.width - self.theme.px(4))
+            # An opaque band that takes the game's header line's place (a veil let the header
+            # show through, half dimmed, under the title).
+            parts.append(Part("attract:band", band, None, lambda s, t: self._band(s, band)))
             # Only the title pulses: each frame repaints its own rect, not the whole band.
             parts.append(Part("attract:title", where, title, lambda s, t: self._title(s, band, title, t),
-                              live=lambda t: (self._pulse(t), where)))
-            self._memo = memo = (demo.state, size, parts)
+                              live=lambda t: (self._pulse(self.shown_time(t) / self.SPEED), where)))
+            self._memo = memo = (demo.state, (size, language()), parts)
         return memo[2]
 
-    @staticmethod
-    def _pulse(now: float) -> tuple[int, ...]:
-        pulse = 0.5 + 0.5 * math.sin(now * 3)
+    def _band(self, surface: pygame.Surface, band: pygame.Rect) -> None:
+        draw.panel(surface, band, PANEL)
+        line = self.theme.px(0.5)
+        surface.fill(ACCENT, pygame.Rect(band.left, band.bottom - line, band.width, line))
+
+    PULSE_LEVELS = 8
+    """Brightness steps of the title's pulse between dim and full. The eye reads eight
+    steps over a second as a smooth breath; a new colour on every frame cost a repaint
+    of the title sixty times a second, an idle kiosk's largest share of the CPU."""
+
+    @classmethod
+    def _pulse(cls, now: float) -> tuple[int, ...]:
+        pulse = round((0.5 + 0.5 * math.sin(now * 3)) * cls.PULSE_LEVELS) / cls.PULSE_LEVELS
         return tuple(int(c * (0.6 + 0.4 * pulse)) for c in ACCENT)
 
     def _title(self, surface: pygame.Surface, band: pygame.Rect, title: str, now: float) -> None:
-        draw.label(surface, self.theme, title, band.center, "large", self._pulse(now), "center",  # type: ignore[arg-type]
-                   bold=True)
+        draw.label(surface, self.theme, title, band.center, "large",  # type: ignore[arg-type]
+                   self._pulse(self.shown_time(now) / self.SPEED), "center",
+                   bold=True, max_width=band.width - self.theme.px(4), box=band)
 
 
 class LeaveKioskScreen(Screen):
@@ -584,15 +818,19 @@ class LeaveKioskScreen(Screen):
         box = draw.dialog_box(size, self.theme, 130, 40)
         return [
             Part("leave:veil", whole(size), 200, lambda s, t: draw.veil(s, s.get_rect(), 200)),
-            Part("leave:box", box, (self.first, self.last), lambda s, t: self._box(s, box)),
+            Part("leave:box", box, (self.first, self.last, language()), lambda s, t: self._box(s, box)),
         ]
 
     def _box(self, surface: pygame.Surface, box: pygame.Rect) -> None:
         theme = self.theme
         draw.panel(surface, box, PANEL, theme.px(2), ACCENT, theme.px(0.5))
-        draw.label(surface, theme, "Leave the kiosk?", (box.centerx, box.top + theme.px(9)), "title", ACCENT,
-                   "center", bold=True)
-        draw.label(surface, theme, f"Stations {self.first + 1} and {self.last + 1}: press both buttons to leave",
-                   (box.centerx, box.top + theme.px(21)), "large", TEXT, "center", max_width=box.width - theme.px(6))
-        draw.label(surface, theme, "Anything else, or waiting 10 s, goes back to the game",
-                   (box.centerx, box.top + theme.px(31)), "body", TEXT_DIM, "center", max_width=box.width - theme.px(6))
+        draw.label(surface, theme, _("Leave the kiosk?"), (box.centerx, box.top + theme.px(9)), "title", ACCENT,
+                   "center", bold=True, max_width=box.width - theme.px(6), box=box)
+        draw.label(surface, theme,
+                   _("Stations {first} and {last}: press both buttons to leave").format(first=self.first + 1,
+                                                                                        last=self.last + 1),
+                   (box.centerx, box.top + theme.px(21)), "large", TEXT, "center", max_width=box.width - theme.px(6),
+                   box=box)
+        draw.label(surface, theme, _("Anything else, or waiting 10 s, goes back to the game"),
+                   (box.centerx, box.top + theme.px(31)), "body", TEXT_DIM, "center", max_width=box.width - theme.px(6),
+                   box=box)

@@ -6,6 +6,7 @@ so what is saved is exactly what the display would show.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -13,11 +14,13 @@ from pathlib import Path
 import pygame
 
 from table.app import ScriptedInputs, Table, VirtualClock
-from table.config import TableConfig
+from table.config import DisplayConfig, TableConfig
 from table.display.games import RenderContext, renderers
 from table.display.screens import AttractScreen, LeaveKioskScreen, PausedScreen, TableMenuScreen
-from table.display.theme import Theme
+from table.display.theme import Theme, note_cover
+from table.games import registry
 from table.games.base import Action, GameSetup
+from table.i18n import language
 from table.session import Session, run_until_idle
 
 Snapshot = Callable[[pygame.Surface], None]
@@ -42,6 +45,13 @@ def _draw(session: Session, now: float) -> Snapshot:
         theme = Theme(*surface.get_size())
         renderers()[session.engine.name].draw(surface, session.view(None), RenderContext(theme, now, session.paused))
     return snap
+
+
+def _final_draw(table: Table, now: float) -> None:
+    """Draw the table's picture from scratch: only this picture's text counts as drawn
+    (for the layout test), not the frames that led to it."""
+    note_cover(table.surface.get_rect())
+    table.draw(now, force=True)
 
 
 def shimo_moments() -> Iterator[tuple[str, Snapshot]]:
@@ -97,7 +107,10 @@ def shell_moments(stations: int = 4) -> Iterator[tuple[str, Snapshot]]:
     def table_at(surface: pygame.Surface) -> tuple[Table, VirtualClock, ScriptedInputs]:
         clock = VirtualClock(100.0)
         inputs = ScriptedInputs()
-        table = Table(TableConfig(stations=stations), clock, surface, None, inputs=[inputs], seed_source=lambda: 3)
+        # The table takes its language from the config: keep the one the pictures are made in.
+        # Celebrations are left out: a still picture shows the screen, not a moment's frame.
+        table = Table(TableConfig(stations=stations, language=language(), display=DisplayConfig(celebrations=False)),
+                      clock, surface, None, inputs=[inputs], seed_source=lambda: 3)
         return table, clock, inputs
 
     def go(table: Table, clock: VirtualClock, inputs: ScriptedInputs, actions: list[Action], seconds: float) -> None:
@@ -112,7 +125,7 @@ def shell_moments(stations: int = 4) -> Iterator[tuple[str, Snapshot]]:
         joins = [Action("press", 0.1, 0), Action("press", 0.2, 2)]
         levels = [Action("turn", 0.3, 0, {"delta": 2}), Action("push", 0.4, 2), Action("push", 0.5, 2)]
         go(table, clock, inputs, joins + levels, 1.0)
-        table.draw(clock.now, force=True)
+        _final_draw(table, clock.now)
 
     def menu_choice(surface: pygame.Surface, steps: int, expect: type) -> None:
         """A Shimo game with a call made, the table menu opened and one line pushed."""
@@ -121,7 +134,7 @@ def shell_moments(stations: int = 4) -> Iterator[tuple[str, Snapshot]]:
         go(table, clock, inputs, [Action("press", 8.0, 1), Action("long_push", 15.0, 0),
                                   Action("turn", 15.5, 0, {"delta": steps}), Action("push", 15.6, 0)], 16.0)
         assert isinstance(table.screens[-1], expect)
-        table.draw(clock.now, force=True)
+        _final_draw(table, clock.now)
 
     def menu(surface: pygame.Surface) -> None:
         menu_choice(surface, 2, TableMenuScreen)  # "undo", waiting for the confirming push
@@ -133,20 +146,209 @@ def shell_moments(stations: int = 4) -> Iterator[tuple[str, Snapshot]]:
         table, clock, inputs = table_at(surface)
         table.push_screen(AttractScreen(table, table.theme, clock.now, seed=5, games=["ubongo_shimo"]))
         go(table, clock, inputs, [], 25.0)
-        table.draw(clock.now, force=True)
+        _final_draw(table, clock.now)
 
     def leave(surface: pygame.Surface) -> None:
         table, clock, inputs = table_at(surface)
         table.start_game(GameSetup("ubongo_shimo", stations=(0, 1, 2, 3), names=NAMES))
         go(table, clock, inputs, [Action("long_push", 8.0, 0)], 9.0)
         table.push_screen(LeaveKioskScreen(table.theme, 0, stations - 1))
-        table.draw(clock.now, force=True)
+        _final_draw(table, clock.now)
 
     yield "menu", lobby
     yield "table-menu", menu
     yield "paused", paused
     yield "attract", attract
     yield "leave-kiosk", leave
+
+
+def _players(engine_name: str) -> int:
+    engine = registry()[engine_name]
+    return max(engine.min_stations, min(engine.max_stations, 4))
+
+
+def phase_walk(game: str, variant: str, seed: int, players: int | None = None,
+               limit: int = 4000) -> Iterator[tuple[str, Session, float]]:
+    """Random legal play of one game, yielding ``(phase, session, now)`` the first time
+    each phase shows, once more near the end of a timed phase (the last seconds), and
+    at the end; ``now`` is a game time inside that moment. The session is live: use it
+    before asking for the next moment."""
+    import random
+
+    from table.autoplay import next_random_action
+
+    n = players or _players(game)
+    setup = GameSetup(game, variant, tuple(range(n)), NAMES[:n])
+    session = Session.start(game, setup, seed)
+    rng = random.Random(seed)
+    seen: set[str] = set()
+    for _ in range(limit):
+        view = session.view(None)
+        phase = str(view.get("phase", ""))
+        deadline = view.get("deadline")
+        if phase not in seen:
+            seen.add(phase)
+            now = session.last_t + 0.5
+            if isinstance(deadline, (int, float)):
+                now = min(now, float(deadline) - 0.05)
+            yield phase, session, now
+            if isinstance(deadline, (int, float)) and float(deadline) - session.last_t > 12:
+                yield f"{phase}-last-seconds", session, float(deadline) - 4.6
+        if session.is_over():
+            return
+        action = next_random_action(session, rng, mean_gap=2.0)
+        if action is None:
+            return
+        session.apply(action)
+
+
+def game_moments(games: list[str] | None = None) -> Iterator[tuple[str, Snapshot]]:
+    """Every phase of every variant of every game (random legal play, fixed seeds), drawn
+    by the game's renderer as the table shows it: named ``game/variant-NN-phase``."""
+    for game in games or list(registry()):
+        engine = registry()[game]
+        for variant in engine.variants:
+            for k, (phase, session, now) in enumerate(phase_walk(game, variant, seed=3)):
+                view = dict(session.view(None))
+                paused = session.paused
+                yield f"{game}/{variant}-{k + 1:02d}-{phase}", _view_snap(game, view, now, paused)
+
+
+def _view_snap(game: str, view: dict[str, object], now: float, paused: bool) -> Snapshot:
+    def snap(surface: pygame.Surface) -> None:
+        theme = Theme(*surface.get_size())
+        renderers()[game].draw(surface, view, RenderContext(theme, now, paused))
+    return snap
+
+
+MENU_CHOICES = ("continue", "pause", "undo", "skip", "end")
+
+
+def walk_to(game: str, phase: str, surface: pygame.Surface, seed: int = 3,
+            celebrations: bool = True) -> tuple[Table, VirtualClock, ScriptedInputs] | None:
+    """A table loop whose game (random legal play, fixed seed) has reached ``phase``
+    (the view's phase), or None if that play never gets there. Inputs go through the
+    table's screens as a station's would, at the game's times on a virtual clock."""
+    return walk_until(game, surface, lambda table: table.session is not None
+                      and table.session.view(None).get("phase") == phase, seed, celebrations)
+
+
+def walk_until(game: str, surface: pygame.Surface, done: Callable[[Table], bool], seed: int = 3,
+               celebrations: bool = True) -> tuple[Table, VirtualClock, ScriptedInputs] | None:
+    """Like :func:`walk_to`, until ``done(table)`` holds (checked after every frame)."""
+    import random
+
+    from table.autoplay import next_random_action
+
+    clock = VirtualClock(100.0)
+    inputs = ScriptedInputs()
+    config = TableConfig(stations=4, display=DisplayConfig(celebrations=celebrations))
+    table = Table(config, clock, surface, None, inputs=[inputs], seed_source=lambda: seed, attract=False)
+    n = _players(game)
+    table.start_game(GameSetup(game, registry()[game].variants[0], tuple(range(n)), NAMES[:n]), seed=seed)
+    session = table.session
+    assert session is not None
+    rng = random.Random(seed)
+    for _ in range(4000):
+        if done(table):
+            return table, clock, inputs
+        if session.is_over():
+            return None
+        action = next_random_action(session, rng, mean_gap=2.0)
+        if action is None:
+            return None
+        at = table.epoch + action.t
+        if action.kind != "tick":
+            inputs.add(Action(action.kind, at, action.station, action.value))
+        clock.now = max(clock.now, at)
+        table.step(clock.now)
+    return table, clock, inputs if done(table) else None
+
+
+CELEBRATED = ("first", "round", "final")
+
+
+def celebration_frames(game: str, kind: str, size: tuple[int, int], fps: float = 12.0,
+                       seed: int = 3) -> list[pygame.Surface]:
+    """The frames of the first moment of ``kind`` ("first", "round" or "final") that a
+    random game of ``game`` shows through the table loop, from its start to its end
+    (empty when that play never has one)."""
+    from table.display.moments import DURATIONS
+    from table.display.screens import GameScreen
+
+    def showing(table: Table) -> bool:
+        game_screen = next((s for s in table.screens if isinstance(s, GameScreen)), None)
+        return game_screen is not None and any(m.kind == kind for m in game_screen.moments)
+
+    surface = pygame.Surface(size)
+    found = walk_until(game, surface, showing, seed)
+    if found is None or not showing(found[0]):
+        return []
+    table, clock, inputs = found
+    frames = []
+    for _ in range(int(DURATIONS[kind] * fps) + 2):
+        table.draw(clock.now)
+        frames.append(surface.copy())
+        run_frames(table, clock, inputs, [], 1 / fps, fps=fps)
+    return frames
+
+
+def run_frames(table: Table, clock: VirtualClock, inputs: ScriptedInputs, actions: list[Action],
+               seconds: float, fps: float = 30.0) -> None:
+    """Feed ``actions`` (times relative to now) and run the loop for ``seconds``."""
+    inputs.add(*(Action(a.kind, clock.now + a.t, a.station, a.value) for a in actions))
+    end = clock.now + seconds
+    while clock.now < end:
+        clock.advance(1 / fps)
+        table.step(clock.now)
+
+
+def menu_choice(table: Table, clock: VirtualClock, inputs: ScriptedInputs, choice: str) -> None:
+    """Open the table menu with a long push, turn to ``choice`` and take it (pushing
+    twice where the menu asks to confirm), then let a second pass."""
+    from table.display.screens import MENU_ITEMS, NEEDS_CONFIRMATION
+
+    steps = [k for k, _ in MENU_ITEMS].index(choice)
+    actions = [Action("long_push", 0.1, 0), Action("turn", 0.3, 0, {"delta": steps}), Action("push", 0.5, 0)]
+    if choice in NEEDS_CONFIRMATION:
+        actions.append(Action("push", 0.7, 0))
+    run_frames(table, clock, inputs, actions, 1.8)
+
+
+def flow_moments(games: list[str] | None = None) -> Iterator[tuple[str, Snapshot]]:
+    """Per game, through the real table loop: the table menu mid-game, the paused
+    screen, and the final ranking after "end the game"."""
+    for game in games or list(registry()):
+        phase = {"ubongo_shimo": "solving", "ubongo": "sand", "umtata": "guess", "ugah_ugah": "choose"}.get(game)
+        if phase is None:
+            continue
+
+        def shot(surface: pygame.Surface, game: str = game, phase: str = phase, choice: str | None = None) -> None:
+            # Some rounds in, so that the scores on the ranking differ.
+            found = walk_until(game, surface, lambda table: table.session is not None
+                               and table.session.view(None).get("phase") == phase
+                               and int(table.session.view(None).get("round", 0) or 0) >= 3, celebrations=False)
+            assert found is not None, f"{game} never reached {phase}"
+            table, clock, inputs = found
+            if choice is None:
+                run_frames(table, clock, inputs, [Action("long_push", 0.1, 0), Action("turn", 0.3, 0, {"delta": 4}),
+                                                  Action("push", 0.5, 0)], 1.0)
+            else:
+                menu_choice(table, clock, inputs, choice)
+                run_frames(table, clock, inputs, [], 5.0)
+            _final_draw(table, clock.now)
+
+        yield f"{game}/menu-end-confirm", shot
+        yield f"{game}/menu-paused", functools.partial(shot, choice="pause")
+        yield f"{game}/menu-ended-ranking", functools.partial(shot, choice="end")
+
+
+def all_moments() -> Iterator[tuple[str, Snapshot]]:
+    """Every screen: the table's own, every phase of every game, the menu's flows."""
+    yield from shell_moments()
+    yield from shimo_moments()
+    yield from game_moments()
+    yield from flow_moments()
 
 
 def render_all(out_dir: Path, sizes: tuple[tuple[int, int], ...] = ((1920, 1080),),
@@ -157,7 +359,7 @@ def render_all(out_dir: Path, sizes: tuple[tuple[int, int], ...] = ((1920, 1080)
     pygame.font.init()
     out_dir.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
-    sources = [moments] if moments else [shell_moments, shimo_moments]
+    sources = [moments] if moments else [all_moments]
     for size in sizes:
         suffix = "" if size == (1920, 1080) else f"-{size[1]}p"
         for source in sources:
@@ -165,6 +367,7 @@ def render_all(out_dir: Path, sizes: tuple[tuple[int, int], ...] = ((1920, 1080)
                 surface = pygame.Surface(size)
                 snap(surface)
                 path = out_dir / f"{name}{suffix}.png"
+                path.parent.mkdir(parents=True, exist_ok=True)
                 pygame.image.save(surface, str(path))
                 written.append(path)
     return written

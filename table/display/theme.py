@@ -7,10 +7,15 @@ The fonts are pygame's bundled default font, so nothing is downloaded.
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
+from typing import NamedTuple
 
 import pygame
+
+from table.i18n import N_
 
 Colour = tuple[int, int, int]
 
@@ -32,7 +37,8 @@ STATION_COLOURS: tuple[Colour, ...] = (
     (204, 121, 167),  # reddish purple
     (240, 228, 66),  # yellow
 )
-STATION_COLOUR_NAMES: tuple[str, ...] = ("orange", "blue", "green", "pink", "yellow")
+STATION_COLOUR_NAMES: tuple[str, ...] = (N_("orange"), N_("blue"), N_("green"), N_("pink"), N_("yellow"))
+"""English message ids: shown through :func:`table.i18n._`."""
 
 
 def station_colour(station: int) -> Colour:
@@ -80,21 +86,68 @@ class Theme:
 
 
 TEXT_CACHE_BYTES = 3 << 20
-"""Rendered lines kept at most, in bytes: a kiosk runs all evening, so the cache is
-bounded by what it holds, not by how many lines (a huge timer digit weighs far more
-than a small label)."""
+"""Rendered lines kept at most, in bytes, per cache: a kiosk runs all evening, so each
+cache is bounded by what it holds, not by how many lines (a huge timer digit weighs far
+more than a small label)."""
 
-_text_cache: OrderedDict[tuple[str, str, Colour, bool, int], pygame.Surface] = OrderedDict()
-_text_bytes = 0
+
+class SurfaceCache:
+    """A least-recently-used map from keys to surfaces, bounded by the pixels' bytes.
+
+    Contract: ``get`` returns what ``put`` stored under an equal key (and counts as a
+    use), or ``None``; after ``put`` the surfaces held weigh at most ``limit`` bytes,
+    except that the newest one is always kept. Nothing else holds on to an evicted
+    surface, so memory stays flat however many distinct lines an evening shows.
+    """
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.bytes = 0
+        self._items: OrderedDict[object, pygame.Surface] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    @staticmethod
+    def weight(img: pygame.Surface) -> int:
+        return img.get_width() * img.get_height() * img.get_bytesize()
+
+    def get(self, key: object) -> pygame.Surface | None:
+        img = self._items.get(key)
+        if img is not None:
+            self._items.move_to_end(key)
+        return img
+
+    def put(self, key: object, img: pygame.Surface) -> None:
+        old = self._items.pop(key, None)
+        if old is not None:
+            self.bytes -= self.weight(old)
+        self._items[key] = img
+        self.bytes += self.weight(img)
+        while self.bytes > self.limit and len(self._items) > 1:
+            _, gone = self._items.popitem(last=False)
+            self.bytes -= self.weight(gone)
+
+    def clear(self) -> None:
+        self._items.clear()
+        self.bytes = 0
+
+
+_lines = SurfaceCache(TEXT_CACHE_BYTES)
+"""Coloured lines, as drawn."""
+_shapes = SurfaceCache(TEXT_CACHE_BYTES)
+"""Lines in black, the source of every colour of the same line."""
+_shrunk = SurfaceCache(TEXT_CACHE_BYTES)
+"""Lines scaled down to fit a width. It holds only the scaled picture: an earlier
+version also kept the full-size line it came from, which outlived the line cache's
+eviction and grew an evening's memory by tens of megabytes."""
 
 
 def rendered(message: str, size: str, colour: Colour, bold: bool, height: int) -> pygame.Surface:
     """One line of text for a display ``height`` pixels high (cached; do not draw on it)."""
-    global _text_bytes
     key = (message, size, colour, bold, height)
-    img = _text_cache.get(key)
+    img = _lines.get(key)
     if img is not None:
-        _text_cache.move_to_end(key)
         return img
     img = _shape(message, size, bold, height).copy()
     # An antialiased line is its colour everywhere with the glyphs' coverage as alpha, so
@@ -102,25 +155,15 @@ def rendered(message: str, size: str, colour: Colour, bold: bool, height: int) -
     # colour gives: a line is rendered once per string and size, whatever its colours
     # (the demo's pulsing title takes a new colour every frame).
     img.fill((*colour, 0), special_flags=pygame.BLEND_RGBA_ADD)
-    _text_cache[key] = img
-    _text_bytes += img.get_width() * img.get_height() * img.get_bytesize()
-    while _text_bytes > TEXT_CACHE_BYTES and len(_text_cache) > 1:
-        _, old = _text_cache.popitem(last=False)
-        _text_bytes -= old.get_width() * old.get_height() * old.get_bytesize()
+    _lines.put(key, img)
     return img
-
-
-_shapes: OrderedDict[tuple[str, str, bool, int], pygame.Surface] = OrderedDict()
-_shape_bytes = 0
 
 
 def _shape(message: str, size: str, bold: bool, height: int) -> pygame.Surface:
     """One line rendered in black (cached, bounded like the coloured lines)."""
-    global _shape_bytes
     key = (message, size, bold, height)
     img = _shapes.get(key)
     if img is not None:
-        _shapes.move_to_end(key)
         return img
     try:
         img = Theme(1, height).font(size, bold).render(message, True, (0, 0, 0))
@@ -128,11 +171,7 @@ def _shape(message: str, size: str, bold: bool, height: int) -> pygame.Surface:
         # pygame.quit() in between made the cached fonts invalid: open them again.
         _font.cache_clear()
         img = Theme(1, height).font(size, bold).render(message, True, (0, 0, 0))
-    _shapes[key] = img
-    _shape_bytes += img.get_width() * img.get_height() * img.get_bytesize()
-    while _shape_bytes > TEXT_CACHE_BYTES and len(_shapes) > 1:
-        _, old = _shapes.popitem(last=False)
-        _shape_bytes -= old.get_width() * old.get_height() * old.get_bytesize()
+    _shapes.put(key, img)
     return img
 
 
@@ -146,34 +185,70 @@ def text(
     anchor: str = "topleft",
     bold: bool = False,
     max_width: int | None = None,
+    box: pygame.Rect | None = None,
 ) -> pygame.Rect:
     """Draw ``message`` with its ``anchor`` point (a ``pygame.Rect`` attribute) at ``pos``,
     shrunk to ``max_width`` pixels if it is wider.
+
+    ``box`` is the rectangle the line belongs in (a panel, a row); without one, the
+    surface. Drawing never depends on it: it is what :func:`record_text` hands to a
+    recorder, so the text-fit test can tell a line that runs out of its box.
 
     Rendered lines are cached (rendering text is the costliest part of most frames)."""
     img = _fitted(message, size, colour, bold, theme.height, max_width)
     rect = img.get_rect(**{anchor: (round(pos[0]), round(pos[1]))})
     surface.blit(img, rect)
+    note_text(rect, message)
+    if _recorders:
+        ink = img.get_bounding_rect().move(rect.topleft)
+        for recorder in _recorders:
+            recorder(TextDrawn(message, ink, box, surface.get_clip(), surface.get_rect(), size,
+                               img.get_height() / max(1, rendered(message, size, colour, bold, theme.height)
+                                                      .get_height())))
     return rect
+
+
+@dataclass(frozen=True)
+class TextDrawn:
+    """One line as :func:`text` drew it: ``ink`` is the rectangle of its painted pixels,
+    ``box`` the rectangle it was given (``None``: none given), ``clip`` and ``surface``
+    the surface's clip and extent then, ``scale`` how far it was shrunk to fit (1: not)."""
+
+    message: str
+    ink: pygame.Rect
+    box: pygame.Rect | None
+    clip: pygame.Rect
+    surface: pygame.Rect
+    size: str
+    scale: float
+
+
+_recorders: list[Callable[[TextDrawn], None]] = []
+
+
+@contextmanager
+def record_text(recorder: Callable[[TextDrawn], None]) -> Iterator[None]:
+    """Call ``recorder`` with a :class:`TextDrawn` for every line drawn inside the block."""
+    _recorders.append(recorder)
+    try:
+        yield
+    finally:
+        _recorders.remove(recorder)
 
 
 def _fitted(message: str, size: str, colour: Colour, bold: bool, height: int, max_width: int | None) -> pygame.Surface:
     img = rendered(message, size, colour, bold, height)
     if max_width is not None and img.get_width() > max_width > 0:
-        # Shrunk lines are cached too, under their own key: a frame never rescales.
+        # Shrunk lines are cached too, under their own key (which fixes the picture):
+        # a frame never rescales.
         key = (message, size, colour, bold, height, max_width)
         small = _shrunk.get(key)
-        if small is None or small[0] is not img:
+        if small is None:
             scale = max_width / img.get_width()
-            small = (img, pygame.transform.smoothscale(img, (max_width, max(1, int(img.get_height() * scale)))))
-            if len(_shrunk) > 512:
-                _shrunk.clear()
-            _shrunk[key] = small
-        return small[1]
+            small = pygame.transform.smoothscale(img, (max_width, max(1, int(img.get_height() * scale))))
+            _shrunk.put(key, small)
+        return small
     return img
-
-
-_shrunk: dict[tuple[str, str, Colour, bool, int, int], tuple[pygame.Surface, pygame.Surface]] = {}
 
 
 def text_rect(
@@ -185,7 +260,51 @@ def text_rect(
     anchor: str = "topleft",
     bold: bool = False,
     max_width: int | None = None,
+    box: pygame.Rect | None = None,
 ) -> pygame.Rect:
     """The rect :func:`text` with the same arguments draws into (nothing is drawn)."""
     img = _fitted(message, size, colour, bold, theme.height, max_width)
     return img.get_rect(**{anchor: (round(pos[0]), round(pos[1]))})
+
+
+# -- recording what was drawn (the layout test) ------------------------------------------
+
+
+class Drawn(NamedTuple):
+    """One line of text as drawn: its box on the screen and what it says."""
+
+    rect: pygame.Rect
+    message: str
+    height: int
+    """The line height of the text as drawn (shrunk text counts as its shrunk height)."""
+
+
+_record: list[Drawn] | None = None
+
+
+@contextmanager
+def recording() -> Iterator[list[Drawn]]:
+    """Collect every line of text drawn meanwhile (with :func:`note_text`), minus what
+    an opaque panel or a dark veil drawn later covers: the text a viewer can read.
+
+    Drawing code calls :func:`note_text` for each line and :func:`note_cover` for each
+    opaque fill above earlier text; outside ``recording`` both cost one comparison."""
+    global _record
+    outer, _record = _record, []
+    try:
+        yield _record
+    finally:
+        _record = outer
+
+
+def note_text(rect: pygame.Rect, message: str, height: int | None = None) -> None:
+    """Record a line of text drawn into ``rect`` (screen coordinates) in a font whose
+    line is ``height`` px high (default: the rect's height)."""
+    if _record is not None and message.strip():
+        _record.append(Drawn(pygame.Rect(rect), message, rect.height if height is None else height))
+
+
+def note_cover(rect: pygame.Rect) -> None:
+    """Text recorded so far that lies inside ``rect`` is hidden by what was drawn over it."""
+    if _record is not None:
+        _record[:] = [d for d in _record if not rect.contains(d.rect)]

@@ -32,9 +32,11 @@ import numpy as np
 import pygame
 
 from table.datafiles import data_file
-from table.display.theme import Theme
+from table.display.layers import merge_rects
+from table.display.theme import Theme, note_text
 from table.errors import TableError
 from table.games.umtata.board import BOARD_FILE, Board, load_board
+from table.i18n import language
 
 Colour = tuple[int, int, int]
 Point = tuple[int, int]
@@ -44,7 +46,7 @@ MAP_FILE = "umtata/europe.json"
 
 SEA: Colour = (22, 44, 78)
 GREY_LAND: Colour = (84, 88, 98)
-GREY_TEXT: Colour = (168, 172, 182)
+GREY_TEXT: Colour = (236, 238, 242)  # neighbours outside the game: still readable from 3 m
 OUTLINE: Colour = (24, 26, 34)
 GREY_OUTLINE: Colour = (60, 63, 72)
 REGION_LINE: Colour = (255, 255, 255)
@@ -143,13 +145,14 @@ def _read_map(path: Path) -> EuropeMap:
                        ) from None
 
 
-Sources = tuple[Path, Path]
-"""The map asset's and the board's files: every cached layer is keyed by them as well as by
-size, so a process that switches config directories never draws a stale map."""
+Sources = tuple[Path, Path, str]
+"""The map asset's and the board's files and the language of the labels: every cached
+layer is keyed by them as well as by size, so a process that switches config directories
+or languages never draws a stale map."""
 
 
 def _sources() -> Sources:
-    return data_file(MAP_FILE), data_file(BOARD_FILE)
+    return data_file(MAP_FILE), data_file(BOARD_FILE), language()
 
 
 def map_rect_for(area: pygame.Rect) -> pygame.Rect:
@@ -209,12 +212,13 @@ def _pts(ring: Iterable[tuple[int, int]], scale: float) -> list[tuple[float, flo
 
 
 def min_label_px(height: int) -> int:
-    """The smallest label size used at a map ``height`` px high: readable from the table."""
-    return max(15, height // 50)
+    """The smallest label size used at a map ``height`` px high: readable from 3 m (the
+    default font's line is two thirds of its nominal size: 24 px lines at 1080p)."""
+    return max(15, height // 28 + 1)
 
 
 def max_label_px(height: int) -> int:
-    return max(18, height // 38)
+    return max(18, height // 25)
 
 
 @lru_cache(maxsize=512)
@@ -329,7 +333,7 @@ def _base(src: Sources, width: int, height: int) -> pygame.Surface:
                                                            int(h * scale)), 1)
     layout = _layout(src, width, height)
     for region, rect in layout.tags:
-        img = _font(_tag_px(height)).render(region.upper(), True, REGION_TAG)
+        img = _font(_tag_px(height)).render(board.region_name(region, src[2]).upper(), True, REGION_TAG)
         surface.blit(img, img.get_rect(center=rect.center))
     return surface
 
@@ -419,7 +423,7 @@ def _layout(src: Sources, width: int, height: int) -> Layout:
     # Region names first: they sit in the sea at fixed places.
     tags: list[tuple[str, pygame.Rect]] = []
     for region, (x, y) in europe.region_tags.items():
-        w, h = _font(_tag_px(height)).size(region.upper())
+        w, h = _font(_tag_px(height)).size(board.region_name(region, src[2]).upper())
         rect = pygame.Rect(0, 0, w, int(h * 0.8))
         rect.center = (int(x * scale), int(y * scale))
         rect.clamp_ip(pygame.Rect(0, 0, width, height))
@@ -454,11 +458,11 @@ def _layout(src: Sources, width: int, height: int) -> Layout:
         placed = False
         if c.id not in markers:
             for px in range(hi, lo - 1, -1):
-                w, h = _font(px).size(c.label)
+                w, h = _font(px).size(board.label(c.id, src[2]))
                 h = max(1, h - px // 5)  # the font's line box has room below the baseline
                 spot = _inside_spot(ids, i + 1, boxes[c.id], anchor, w, h)
                 if spot is not None and free(spot):
-                    labels.append(Label(c.id, c.label, spot, None, px))
+                    labels.append(Label(c.id, board.label(c.id, src[2]), spot, None, px))
                     take(spot)
                     placed = True
                     break
@@ -470,16 +474,17 @@ def _layout(src: Sources, width: int, height: int) -> Layout:
     for j, g in enumerate(europe.grey):
         if g.area_km2 < 20000:
             continue
-        w, h = _font(grey_px).size(g.key)
+        grey_name = board.neighbour_name(g.key, src[2])
+        w, h = _font(grey_px).size(grey_name)
         h = max(1, h - grey_px // 5)
         anchor = (int(g.anchor[0] * scale), int(g.anchor[1] * scale))
         spot = _inside_spot(ids, GREY_ID0 + j, _box(g, scale, width, height), anchor, w, h)
         if spot is not None and free(spot):
-            labels.append(Label(g.key, g.key, spot, None, grey_px, grey=True))
+            labels.append(Label(g.key, grey_name, spot, None, grey_px, grey=True))
             take(spot)
 
     # Tags with leader lines, smallest country first (it has the fewest good spots).
-    px = max(16, height // 44)
+    px = min_label_px(height)
     placed_rects: list[pygame.Rect] = [r for _, r in tags] + [lb.rect for lb in labels]
     placed_rects += [pygame.Rect(m.centre[0] - m.radius, m.centre[1] - m.radius, 2 * m.radius, 2 * m.radius)
                      for m in markers.values()]
@@ -495,7 +500,7 @@ def _layout(src: Sources, width: int, height: int) -> Layout:
         if end is None:  # drawn too small to show a pixel: give it a marker after all
             end = (int(shape.anchor[0] * scale), int(shape.anchor[1] * scale))
             markers[cid] = Marker(cid, end, radius)
-        w, h = _font(px).size(c.label)
+        w, h = _font(px).size(board.label(cid, src[2]))
         w, h = w + 2 * pad + 2, h - px // 5 + 2 * pad
         best: tuple[float, pygame.Rect] | None = None
         step = max(4, h // 2)
@@ -524,7 +529,7 @@ def _layout(src: Sources, width: int, height: int) -> Layout:
             rect = pygame.Rect(end[0] + radius, end[1] - h // 2, w, h)
             rect.clamp_ip(pygame.Rect(0, 0, width, height))
             best = (0.0, rect)
-        labels.append(Label(cid, c.label, best[1], end, px))
+        labels.append(Label(cid, board.label(cid, src[2]), best[1], end, px))
         take(best[1])
         placed_rects.append(best[1])
     return Layout((width, height), scale, markers, tuple(labels), tuple(tags))
@@ -581,43 +586,156 @@ def _dimmed(src: Sources, width: int, height: int) -> pygame.Surface:
     return surface
 
 
-@lru_cache(maxsize=2)
-def _base_pixels(src: Sources, width: int, height: int) -> np.ndarray:
-    """The plain map's pixels (``[x, y, rgb]``), from which a highlight copies its countries."""
-    return pygame.surfarray.array3d(_base(src, width, height))
+CUTOUT_KEY = (255, 0, 255)
+"""The colour key of the countries' cut-outs: the map never uses it (the cut-outs nudge
+any pixel that happens to have it by one step of blue)."""
 
 
 @lru_cache(maxsize=2)
+def _cutouts(src: Sources, width: int, height: int) -> dict[str, tuple[pygame.Surface, tuple[int, int]]]:
+    """Each board country's pixels of the plain map, cut out of its box (the rest keyed
+    out), and where the box sits: a highlight blits the marked countries onto the dimmed
+    map, a colour-keyed blit of a box instead of a pixel mask computed per state."""
+    europe = _read_map(src[0])
+    board = load_board(src[1])
+    scale = _scale(src, (width, height))
+    ids = _raster(src, width, height)
+    plain = pygame.surfarray.array3d(_base(src, width, height))  # [x, y, rgb]
+    out: dict[str, tuple[pygame.Surface, tuple[int, int]]] = {}
+    for i, c in enumerate(board.countries):
+        if c.id not in europe.countries:
+            continue
+        x0, y0, x1, y1 = _box(europe.countries[c.id], scale, width, height)
+        if x1 <= x0 or y1 <= y0:
+            continue
+        mine = (ids[y0:y1, x0:x1] == i + 1).T  # [x, y]
+        rgb = plain[x0:x1, y0:y1].copy()
+        rgb[(rgb == CUTOUT_KEY).all(axis=2), 2] -= 1
+        rgb[~mine] = CUTOUT_KEY
+        cut = pygame.Surface((x1 - x0, y1 - y0))
+        pygame.surfarray.blit_array(cut, rgb)
+        cut.set_colorkey(CUTOUT_KEY, pygame.RLEACCEL)
+        out[c.id] = (cut, (x0, y0))
+    return out
+
+
+@lru_cache(maxsize=2)
+def _labelled(src: Sources, width: int, height: int) -> pygame.Surface:
+    """The plain map with every marker and label drawn: a state without a knob sector
+    paints only where it differs from this."""
+    surface = _base(src, width, height).copy()
+    _draw_labels(surface, _layout(src, width, height), load_board(src[1]), set(), False)
+    return surface
+
+
+def _marker_rect(marker: Marker) -> pygame.Rect:
+    """Every pixel :func:`_draw_marker` can touch."""
+    r = marker.radius + 2
+    return pygame.Rect(round(marker.centre[0]) - r, round(marker.centre[1]) - r, 2 * r + 1, 2 * r + 1)
+
+
+def _label_rect(label: Label) -> pygame.Rect:
+    """Every pixel :func:`_draw_label` can touch: its box, its text and its leader line."""
+    rect = label.rect.inflate(label.size, label.size // 2 + 4)
+    if label.leader_to is not None:
+        ex, ey = label.leader_to
+        rect = rect.union(pygame.Rect(round(ex) - 3, round(ey) - 3, 7, 7))
+    return rect
+
+
+class _StatePictures:
+    """The map pictures of the last two states (no highlight, a knob sector, the
+    answer, a Tataaa player's choice), kept while shown. Each is a screen-sized surface
+    (5 MB at 1080p); a new state is painted into the surface of the one it replaces, so
+    changing state writes the pixels once and allocates nothing."""
+
+    KEEP = 2
+
+    def __init__(self) -> None:
+        self.items: dict[tuple[object, ...], pygame.Surface] = {}
+
+    def get(self, key: tuple[object, ...], size: tuple[int, int]) -> tuple[pygame.Surface, bool]:
+        """The picture for ``key`` and whether it is already painted."""
+        picture = self.items.pop(key, None)
+        if picture is not None:
+            self.items[key] = picture  # most recently used last
+            return picture, True
+        reuse = None
+        if len(self.items) >= self.KEEP:
+            oldest = next(iter(self.items))
+            reuse = self.items.pop(oldest)
+            if reuse.get_size() != size:
+                reuse = None
+        picture = reuse if reuse is not None else pygame.Surface(size)
+        self.items[key] = picture
+        return picture, False
+
+    def clear(self) -> None:
+        self.items.clear()
+
+
+_pictures = _StatePictures()
+
+
 def _state(
     src: Sources, width: int, height: int, highlight: frozenset[str], focus: str | None, dim: bool
 ) -> pygame.Surface:
-    """The map with its labels and countries highlighted, composed once per state (no
-    highlight, a knob sector, the answer, a Tataaa player's choice) and kept while it is
-    shown. Only the last two are kept: each is a screen-sized surface (5 MB at 1080p),
-    and a new one costs a few milliseconds, so keeping more would grow the evening's
-    memory for no visible gain (the eight-hour soak holds the growth under 10 MB)."""
+    """The map with its labels and countries highlighted, composed once per state and
+    kept while it is shown (see :class:`_StatePictures`)."""
+    surface, ready = _pictures.get((src, width, height, highlight, focus, dim), (width, height))
+    if not ready:
+        _paint_state(surface, src, width, height, highlight, focus, dim)
+    return surface
+
+
+def _paint_state(
+    surface: pygame.Surface, src: Sources, width: int, height: int, highlight: frozenset[str], focus: str | None,
+    dim: bool,
+) -> None:
+    board = load_board(src[1])
+    layout = _layout(src, width, height)
+    marked = set(highlight) | ({focus} if focus else set())
+    dim = dim and bool(marked)
+    if dim:
+        # The dimmed map, with each marked country's own pixels put back from the plain
+        # one (a colour-keyed blit of its cut-out), then every marker and label.
+        surface.blit(_dimmed(src, width, height), (0, 0))
+        cutouts = _cutouts(src, width, height)
+        for cid in sorted(marked):
+            if cid in cutouts:
+                surface.blit(*cutouts[cid])
+        _draw_labels(surface, layout, board, marked, dim)
+    else:
+        # The plain map with every marker and label already drawn; only around the marked
+        # ones is it painted again exactly as a full draw paints it (restored from the
+        # unlabelled map, then the markers and labels there redrawn in their order).
+        surface.blit(_labelled(src, width, height), (0, 0))
+        regions = [_marker_rect(m) for m in layout.markers.values() if m.key in marked]
+        regions += [_label_rect(lb) for lb in layout.labels if lb.key in marked]
+        plain = _base(src, width, height)
+        labels = sorted(layout.labels, key=lambda lb: lb.key in marked)
+        for region in merge_rects(regions, surface.get_rect(), full_share=2.0):
+            surface.set_clip(region)
+            surface.blit(plain, region, region)
+            for marker in layout.markers.values():
+                if region.colliderect(_marker_rect(marker)):
+                    _draw_marker(surface, marker, board.get(marker.key).colour, False)
+            for label in labels:
+                if region.colliderect(_label_rect(label)):
+                    _draw_label(surface, label, None if label.grey else board.get(label.key).colour, False)
+        surface.set_clip(None)
+    _paint_outlines(surface, src, width, height, marked, focus)
+
+
+def _paint_outlines(
+    surface: pygame.Surface, src: Sources, width: int, height: int, marked: set[str], focus: str | None
+) -> None:
+    """The marked countries' outlines (the focus thicker, in red), rings round their
+    markers and boxes, and their names again on top."""
     board = load_board(src[1])
     europe = _read_map(src[0])
     layout = _layout(src, width, height)
     scale = layout.scale
-    marked = set(highlight) | ({focus} if focus else set())
-    dim = dim and bool(marked)
-    if dim:
-        # The dimmed map, with each marked country's own pixels copied back from the plain
-        # one: only the marked countries' boxes are touched, so a knob turn stays quick.
-        ids = _raster(src, width, height)
-        plain = _base_pixels(src, width, height)
-        surface = _dimmed(src, width, height).copy()
-        pixels = pygame.surfarray.pixels3d(surface)
-        for i, c in enumerate(board.countries):
-            if c.id in marked and c.id in europe.countries:
-                x0, y0, x1, y1 = _box(europe.countries[c.id], scale, width, height)
-                mine = (ids[y0:y1, x0:x1] == i + 1).T  # [x, y]
-                pixels[x0:x1, y0:y1][mine] = plain[x0:x1, y0:y1][mine]
-        del pixels  # unlock the surface
-    else:
-        surface = _base(src, width, height).copy()
-    _draw_labels(surface, layout, board, marked, dim)
     line = max(3, height // 180)
     for cid in sorted(marked, key=lambda k: k == focus):
         colour = FOCUS if cid == focus else REGION_LINE
@@ -639,7 +757,6 @@ def _state(
     for label in layout.labels:  # the marked names stay readable above their outlines
         if label.key in marked and label.leader_to is None:
             _draw_label(surface, label, board.get(label.key).colour, False)
-    return surface
 
 
 def draw_map(
@@ -660,6 +777,11 @@ def draw_map(
     rect = map_rect_for(area)
     picture = _state(_sources(), rect.w, rect.h, frozenset(highlight), focus, dim_others)
     surface.blit(picture, rect.topleft)
+    layout = _layout(_sources(), rect.w, rect.h)
+    for region, tag in layout.tags:
+        note_text(tag.move(rect.topleft), region.upper(), _font(_tag_px(rect.h)).get_height())
+    for label in layout.labels:
+        note_text(label.rect.move(rect.topleft), label.text, _font(label.size).get_height())
     return rect
 
 

@@ -2,7 +2,8 @@
 
 This belongs to the shell, not to the engine: the table loop hands each new public
 view to :meth:`QuestionSpeaker.on_view`, which speaks a round's question once, in the
-background. Without ``espeak-ng`` (or ``espeak``) on the PATH, or with
+background, with the voice of the table's language (``voice_en``, ``voice_de``). Without
+``espeak-ng`` (or ``espeak``) on the PATH, or with
 ``speak_questions = false`` in ``config/umtata/speech.toml``, it does nothing and
 :meth:`QuestionSpeaker.status` says why in one friendly sentence.
 """
@@ -22,6 +23,7 @@ from typing import Any
 from table.checks import Check, boolean, check_section, read_text_input, whole
 from table.datafiles import data_file
 from table.errors import TableError
+from table.i18n import language
 
 log = logging.getLogger("table.umtata.speech")
 
@@ -36,9 +38,18 @@ def _spawn(argv: Sequence[str]) -> object:
 
 @dataclass(frozen=True)
 class SpeechSettings:
+    """``voice_en`` / ``voice_de``: the espeak-ng voice for each language of the table
+    (``voice``, from older files, is the English one)."""
+
     speak_questions: bool = True
-    voice: str = "en"
+    voice_en: str = "en"
+    voice_de: str = "de"
     speed: int = 150
+
+    def voice_for(self, language: str) -> str:
+        """The voice that reads ``language``; a language without its own voice setting
+        uses its code, which is an espeak-ng voice name too."""
+        return str(getattr(self, f"voice_{language}", language))
 
 
 _VOICE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_+.-]{0,39}\Z")
@@ -50,7 +61,8 @@ def _voice(v: Any) -> str | None:
     return None
 
 
-SCHEMA: dict[str, Check] = {"speak_questions": boolean, "voice": _voice, "speed": whole(80, 450)}
+SCHEMA: dict[str, Check] = {"speak_questions": boolean, "voice": _voice, "voice_en": _voice, "voice_de": _voice,
+                            "speed": whole(80, 450)}
 """One check per key, shared by ``table check-config`` and :func:`load_settings`."""
 
 
@@ -78,6 +90,9 @@ def settings_problems(path: Path) -> tuple[SpeechSettings, list[str]]:
     # The file is one flat table: check it as section "speech" and name keys without it.
     clean = check_section(str(path), "speech", dict(data), SCHEMA, problems)
     problems = [p.replace(": speech.", ": ", 1) for p in problems]
+    if "voice" in clean:  # the single voice of older files reads English
+        clean.setdefault("voice_en", clean.pop("voice"))
+        clean.pop("voice", None)
     return SpeechSettings(**clean), problems
 
 
@@ -121,7 +136,8 @@ class QuestionSpeaker:
         if engine is None or not self.settings.speak_questions:
             return None
         # "--": the question is text, never an option, even when it starts with "-".
-        return [engine, "-v", self.settings.voice, "-s", str(self.settings.speed), "--", sentence]
+        # The voice follows the table's language, switched in the lobby at any time.
+        return [engine, "-v", self.settings.voice_for(language()), "-s", str(self.settings.speed), "--", sentence]
 
     def on_view(self, view: Mapping[str, Any]) -> bool:
         """Speak the question of a new round in the guessing phase; True if it spoke."""

@@ -41,6 +41,7 @@ from table.games.base import (
     SetupError,
     StationId,
 )
+from table.i18n import N_
 
 STANDARD = "standard"
 RUNNING_SAND = "running-sand"
@@ -394,23 +395,23 @@ class UbongoShimo:
             s = p.station
             playing = s in state.contenders
             if state.phase == OVER:
-                status, prompt = ("winner" if s in state.winners else "done"), ""
+                status, prompt = (N_("winner") if s in state.winners else N_("done")), ""
             elif not playing:
-                status, prompt = "watching", "Watching the extra round"
+                status, prompt = N_("watching"), N_("Watching the extra round")
             elif state.phase == COUNTDOWN:
-                status, prompt = "ready", "Get ready"
+                status, prompt = N_("ready"), N_("Get ready")
             elif state.phase == SOLVING:
-                status, prompt = "solving", "Press when solved"
+                status, prompt = N_("solving"), N_("Press when solved")
             elif state.phase == RACING:
                 if s in state.callers:
-                    status, prompt = "called", "Ubongo!" if len(state.callers) == 1 else "Called together"
+                    status, prompt = N_("called"), N_("Ubongo!") if len(state.callers) == 1 else N_("Called together")
                 elif s in state.solvers:
-                    status, prompt = "solved", "Solved"
+                    status, prompt = N_("solved"), N_("Solved")
                 else:
-                    status, prompt = "solving", "Press when solved"
+                    status, prompt = N_("solving"), N_("Press when solved")
             else:
-                status = "solved" if s in state.solvers else "not solved"
-                prompt = "Press for next round"
+                status = N_("solved") if s in state.solvers else N_("not solved")
+                prompt = N_("Press for next round")
             players.append({
                 "station": s,
                 "name": state.setup.name_of(s),

@@ -14,7 +14,8 @@ push knob  Z       X       C       V       B
 Holding a push key for the long-push time opens the table menu. With the mouse:
 click a station's button, click left or right of its knob to turn, or on the knob's
 centre to push (hold for a long push). The tray: Enter opens a line where typed faces
-("3 5 1") or a picture file's path are entered; the dice reader reads pictures.
+("3 5 1") or a picture file's path are entered; the dice reader reads pictures, and
+``teach FOLDER`` teaches it a folder of labelled photos (as ``table dice teach``).
 """
 
 from __future__ import annotations
@@ -59,6 +60,8 @@ class SimStations(Stations):
     typing: str | None = None
     tray_message: str = ""
     dice_reader: Callable[[str], list[Any] | None] | None = None
+    # ``teach FOLDER`` typed on the tray line: adapts the reader, returns the one-line report.
+    dice_teacher: Callable[[str], str] | None = None
     layout: dict[int, dict[str, pygame.Rect]] = field(default_factory=dict)
 
     # -- Stations ----------------------------------------------------------------------
@@ -162,6 +165,15 @@ class SimStations(Stations):
         if words and all(w.isdigit() for w in words):
             self.queue.append(Action("dice", self.clock(), None, {"faces": [int(w) for w in words]}))
             self.tray_message = f"Tray: {' '.join(words)}"
+            return
+        if words and words[0].lower() == "teach":
+            folder = text.strip()[len(words[0]) :].strip()
+            if self.dice_teacher is None:
+                self.tray_message = "Tray: no dice reader here to teach"
+            elif not folder:
+                self.tray_message = "Tray: teach needs a folder of labelled photos: teach FOLDER"
+            else:
+                self.tray_message = f"Tray: {self.dice_teacher(folder)}"
             return
         if self.dice_reader is None:
             self.tray_message = "Tray: no dice reader here; type the faces instead"

@@ -91,3 +91,41 @@ def test_missing_or_foreign_model_file_is_one_sentence(tmp_path: Path) -> None:
     frame[80:120, 80:120] = 20  # one dark die-sized square, so the network is needed
     with pytest.raises(TableError, match="not a dice face model"):
         reader.read(frame)
+
+
+@pytest.mark.parametrize("engine", ["onnxruntime", "opencv"])
+def test_library_engines_compute_what_numpy_computes(engine: str) -> None:
+    """ONNX Runtime and OpenCV's DNN run the same ensemble as the numpy forward pass."""
+    from table.dice.engines import make_runner
+
+    nets = DiceReader().model.nets  # the shipped two-network model
+    x = face_inputs(np.random.default_rng(6).uniform(0, 255, (5, nets[0].side, nets[0].side, 3)))
+    numpy_name, by_numpy = make_runner(nets, "numpy")
+    name, by_library = make_runner(nets, engine)
+    assert (numpy_name, name) == ("numpy", engine)
+    assert np.allclose(by_library(x), by_numpy(x), atol=1e-5)
+    assert by_library(x[:0]).shape == (0, CLASSES)
+    with pytest.raises(ValueError, match="unknown dice engine"):
+        make_runner(nets, "tflite")
+
+
+def test_the_engine_is_a_setting(tmp_path: Path) -> None:
+    from table.dice.settings import load_settings
+
+    (tmp_path / "reader.toml").write_text('[reader]\nengine = "numpy"\n')
+    assert load_settings(tmp_path / "reader.toml").engine == "numpy"
+    (tmp_path / "reader.toml").write_text('[reader]\nengine = "cuda"\n')
+    with pytest.raises(TableError, match=r"reader\.engine"):
+        load_settings(tmp_path / "reader.toml")
+    assert load_settings(tmp_path / "missing.toml").engine == "auto"
+
+
+def test_auto_falls_back_to_numpy_when_the_library_does_not_work(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A library that crashes (tried in a child process) leaves the reader on numpy."""
+    from table.dice import engines
+
+    assert engines.library_works("onnxruntime")
+    assert not engines.library_works("no-such-engine")  # the child process fails
+    monkeypatch.setattr(engines, "library_works", lambda engine: False)
+    name, _ = engines.make_runner([_net()], "auto")
+    assert name == "numpy"

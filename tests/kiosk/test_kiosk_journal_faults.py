@@ -46,8 +46,8 @@ def test_a_journal_fault_mid_game_shows_a_warning_and_loses_nothing(tmp_path: Pa
     inputs = ScriptedInputs()
     surface = pygame.Surface((1280, 720))
     table = Table(TableConfig(stations=4), clock, surface, journal, inputs=[inputs], seed_source=lambda: 42)
-    run(table, clock, inputs, Action("press", 0.1, 0), Action("press", 0.2, 1), Action("turn", 1.0, 0, {"delta": 4}),
-        Action("push", 1.2, 0), until=1.5)
+    run(table, clock, inputs, Action("press", 0.1, 0), Action("press", 0.2, 1),
+        Action("turn", 1.0, 0, {"sector": 15, "sectors": 16}), Action("push", 1.2, 0), until=1.5)
     assert table.session is not None and table.game_id is not None
     other = sqlite3.connect(path, isolation_level=None)
     other.execute("BEGIN IMMEDIATE")

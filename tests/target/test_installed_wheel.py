@@ -126,6 +126,16 @@ def test_sim_screens_wiring_selftest(installed: Installed, tmp_path: Path) -> No
     done = installed.table("screens", str(tmp_path / "screens"))
     assert done.returncode == 0, done.stderr
     assert len(list((tmp_path / "screens").rglob("*.png"))) >= 5
+    # The German set, from the catalogue the wheel build compiled (no .po is read at run time).
+    assert (installed.site() / "table" / "locale" / "de.mo").is_file()
+    done = installed.table("screens", "--lang", "de", str(tmp_path / "screens-de"))
+    assert done.returncode == 0, done.stderr
+    assert len(list((tmp_path / "screens-de").rglob("*.png"))) >= 5
+    probe = subprocess.run([str(installed.venv / "bin" / "python"), "-c",
+                            "import table.i18n as i; i.set_language('de'); import gettext;"
+                            "assert isinstance(i.translations('de'), gettext.GNUTranslations);"
+                            "print(i._('Paused'))"], cwd="/", capture_output=True, text=True, timeout=120)
+    assert probe.stdout.strip() == "Pause", probe.stderr
     done = installed.table("wiring", "--png", str(tmp_path / "wiring.png"))
     assert done.returncode == 0, done.stderr
     assert "GPIO" in done.stdout and (tmp_path / "wiring.png").is_file()

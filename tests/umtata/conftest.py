@@ -16,6 +16,13 @@ WORLD_CUP = {
     "topic": "sport",
     "explain": "Italy beat France on penalties in the 2006 final in Berlin.",
 }
+WELTMEISTER = {
+    "country": "it",
+    "text": "Umtata wurde 2006 Fußball-Weltmeister.",
+    "topic": "sport",
+    "explain": "Im Finale von Berlin gewann Italien gegen Frankreich im Elfmeterschießen.",
+}
+"""The same card in German, for the German screens."""
 PARIS = {
     "country": "fr",
     "text": "Umtata's capital is Paris.",

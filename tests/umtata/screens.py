@@ -19,16 +19,19 @@ from table.display.theme import Theme
 from table.display.umtata_map import draw_map
 from table.games.base import Action, GameSetup
 from table.games.umtata.engine import ENGINE, UmtataState
-from umtata.conftest import WORLD_CUP, answer, guess, sector, tataaa
+from table.i18n import language
+from umtata.conftest import WELTMEISTER, WORLD_CUP, answer, guess, sector, tataaa
 
 OUT = Path(__file__).resolve().parents[2] / "docs" / "screens" / "umtata"
 NAMES = ("Steven", "Andreas", "Frank", "Maria")
 
 
 def phases() -> dict[str, UmtataState]:
-    """One state per screen worth showing, from the rulebook's World Cup round."""
+    """One state per screen worth showing, from the rulebook's World Cup round (its card
+    in the table's language)."""
+    card = WELTMEISTER if language() == "de" else WORLD_CUP
     setup = GameSetup(
-        "umtata", stations=(0, 1, 2, 3), names=NAMES, options={"deck": [WORLD_CUP], "whole_deck": True}
+        "umtata", stations=(0, 1, 2, 3), names=NAMES, options={"deck": [card], "whole_deck": True}
     )
     s = ENGINE.new_game(setup, 7)
     s = replace(s, scores=(5, 9, 7, 3), round=6, reader=0)
@@ -56,9 +59,12 @@ def phases() -> dict[str, UmtataState]:
     w = answer(w, 2, "xk")
     out["over_shared"] = w
     # The longest question of the shipped deck, to check the wrapping.
-    from table.games.umtata.deck import default_deck
 
-    longest = max(default_deck(), key=lambda q: len(q.text))
+    from table.games.umtata.engine import deck_of
+
+    # The deck in force in the table's language (the German one once the loader knows languages).
+    deck = deck_of(GameSetup("umtata", stations=(0, 1), options={"language": language()}))
+    longest = max(deck, key=lambda q: len(q.text))
     long_setup = replace(setup, options={"deck": [longest.to_json()], "whole_deck": True})
     out["guess_long_question"] = tataaa(ENGINE.new_game(long_setup, 7), 2, 1.0)
     return out

@@ -129,11 +129,13 @@ def train(
     seed: int,
     lr: float = 2e-3,
     log: bool = False,
+    init: ConvNet | None = None,
 ) -> ConvNet:
     """Fit a :class:`ConvNet` of layer list ``arch`` with JAX; returns numpy weights.
 
     ``crops`` is either the samples' crops (N, side, side, 3), used as they are, or a
-    :class:`FreshCrops` that makes each batch's crops anew.
+    :class:`FreshCrops` that makes each batch's crops anew. With ``init`` training
+    starts from that network's weights (fine-tuning; ``arch`` must be its layer list).
     """
     try:
         import jax
@@ -150,6 +152,8 @@ def train(
             params.append((rng.normal(0, np.sqrt(2 / (9 * cin)), (3, 3, cin, cout)), np.zeros(cout)))
             cin = cout
     params.append((rng.normal(0, np.sqrt(1 / cin), (cin, CLASSES)), np.zeros(CLASSES)))
+    if init is not None:
+        params = [(init.p[f"w{k}"], init.p[f"b{k}"]) for k in range(len(params))]
     params = [(jnp.asarray(w, jnp.float32), jnp.asarray(b, jnp.float32)) for w, b in params]
 
     def forward(ps: Any, x: Any, key: Any = None) -> Any:

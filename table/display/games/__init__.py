@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any, Protocol
 
@@ -20,6 +20,7 @@ import pygame
 
 from table.display.layers import Part
 from table.display.theme import Theme
+from table.i18n import language
 
 
 @dataclass(frozen=True)
@@ -57,12 +58,15 @@ def renderer_parts(renderer: Renderer, view: dict[str, Any], theme: Theme, pause
     one part repainted on every frame (correct, just not cheap)."""
     parts = getattr(renderer, "parts", None)
     if parts is not None:
-        return list(parts(view, theme, paused))
+        # Every word on a game screen follows the table's language: a part's picture
+        # follows from its key and the language in force.
+        lang = language()
+        return [replace(part, key=(part.key, lang)) for part in parts(view, theme, paused)]
     whole = pygame.Rect(0, 0, theme.width, theme.height)
 
     def paint(surface: pygame.Surface, t: float) -> None:
         renderer.draw(surface, view, RenderContext(theme, t, paused))
 
-    return [Part(f"{renderer.game}:whole", whole, None, paint, base=True,
+    return [Part(f"{renderer.game}:whole", whole, language(), paint, base=True,
                  live=None if paused else (lambda t: (t, whole)))]
 

@@ -41,6 +41,7 @@ from table.display.theme import (
     Colour,
     Theme,
 )
+from table.i18n import N_, _, ngettext
 
 FLIGHT = 0.9
 """Seconds a taken gem takes to fly to its new owner."""
@@ -66,13 +67,21 @@ BOARD_WOOD: Colour = (96, 70, 44)
 SLOT: Colour = (60, 44, 28)
 OUTLINE: Colour = (12, 12, 16)
 
+DIE_WORDS = (N_("Sun"), N_("Moon"), N_("Cross"), N_("Ring"), N_("Wave"), N_("Bolt"))
+"""The shipped die's symbol names (umtata/die.toml), for the catalogues: a name an owner
+gives their own die is shown as written."""
+
+GEM_WORDS = {"red": N_("red"), "green": N_("green"), "brown": N_("brown"), "violet": N_("violet"),
+             "yellow": N_("yellow"), "blue": N_("blue")}
+"""The gem colours as the legend names them (message ids)."""
+
 PHASE_TITLES = {
-    "place": "Place your figures",
-    "roll": "Throw the die",
-    "countdown": "Get ready",
-    "sand": "The sand is running",
-    "results": "Round over",
-    "over": "Game over",
+    "place": N_("Place your figures"),
+    "roll": N_("Throw the die"),
+    "countdown": N_("Get ready"),
+    "sand": N_("The sand is running"),
+    "results": N_("Round over"),
+    "over": N_("Game over"),
 }
 
 
@@ -217,7 +226,82 @@ def _with_player_colours(theme: Theme, players: list[dict[str, Any]]) -> Theme:
 
 
 def _ordinal(n: int) -> str:
-    return {1: "1st", 2: "2nd", 3: "3rd"}.get(n, f"{n}th")
+    return {1: _("1st"), 2: _("2nd"), 3: _("3rd")}.get(n, _("{n}th").format(n=n))
+
+
+def _join(names: list[str]) -> str:
+    """``A``, ``A and B``, ``A, B and C`` in the language in force."""
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + _(" and ") + names[-1]
+
+
+def _prompt(view: dict[str, Any], player: dict[str, Any]) -> str:
+    """What this player does next, from the view's facts (the engine's own prompt is English)."""
+    status = player["status"]
+    if status == "placing":
+        return _("Turn to choose your start row, push to place")
+    if status == "placed":
+        return _("Figure placed - waiting for the others")
+    if status == "rolling":
+        return _("Throw the die into the tray (or turn to set it, push)")
+    if status == "waiting":
+        return _("Take a puzzle board; the die is being thrown")
+    if status == "ready":
+        row = view["die"]["row"] if view.get("die") else 0
+        return _("Take a board and look at row {row}: the sand starts").format(row=row)
+    if status == "solving":
+        return _("Press when your puzzle is done")
+    if status == "took":
+        return _("Gems taken - done this round")
+    if status == "taking":
+        return _("Push to take the 2 front gems of your row")
+    if status == "moving":
+        return ngettext("Turn: move up to {n} row, push to take 2", "Turn: move up to {n} rows, push to take 2",
+                        int(player["allowance"] or 0)).format(n=player["allowance"])
+    if status == "results":
+        return _("Press for the next round")
+    if status == "winner":
+        return _("Winner!")
+    if status == "done":
+        better = sum(1 for q in view["players"] if q["ranking_key"] > player["ranking_key"])
+        return _("Place {place}").format(place=better + 1)
+    return _(str(player.get("prompt") or ""))
+
+
+def _reason(view: dict[str, Any]) -> str:
+    """Why the winners won (the engine's ``explain_win``, told from the view in the
+    language in force)."""
+    players = view["players"]
+    winners = [p for p in players if p["station"] in view["winners"]]
+    if not winners:
+        return ""
+    keys = {p["station"]: p["ranking_key"] for p in players}
+    best = winners[0]["ranking_key"]
+    names = _join([p["name"] for p in winners])
+    others = [keys[p["station"]] for p in players if p["station"] not in view["winners"]]
+    if not others:
+        return _("complete tie: {names} share the win").format(names=names)
+    runner = max(others)
+    depth = next(i for i in range(len(best)) if best[i] != runner[i])
+    if depth == 0:
+        if len(winners) > 1:
+            return _("most gems of one colour ({n}); {names} are tied on every colour and share the win").format(
+                n=best[0], names=names)
+        return _("most gems of one colour: {n}").format(n=best[0])
+    tied_names = _join([p["name"] for p in players if keys[p["station"]] in (best, runner)])
+    tied = ", ".join(str(best[i]) for i in range(depth))
+    which = _("2nd") if depth == 1 else _("3rd") if depth == 2 else _("{n}th").format(n=depth + 1)
+    if len(winners) > 1:
+        template = ngettext("{tied_names} tied on the best colour ({tied}); the {which} colour decided {a} to {b}: "
+                            "{names} share the win (tied on every colour)",
+                            "{tied_names} tied on the best {depth} colours ({tied}); the {which} colour decided "
+                            "{a} to {b}: {names} share the win (tied on every colour)", depth)
+    else:
+        template = ngettext("{tied_names} tied on the best colour ({tied}); the {which} colour decided {a} to {b}: "
+                            "{names} wins",
+                            "{tied_names} tied on the best {depth} colours ({tied}); the {which} colour decided "
+                            "{a} to {b}: {names} wins", depth)
+    return template.format(tied_names=tied_names, tied=tied, which=which, a=best[depth], b=runner[depth],
+                           names=names, depth=depth)
 
 
 # -- the screen ----------------------------------------------------------------------------
@@ -326,9 +410,6 @@ class UbongoRenderer:
                         (phase, view.get("die"), view["die_symbols"], view.get("die_cursor"), view["start_player"],
                          tuple(p["name"] for p in players), colours),
                         lambda s, t: self._die(s, theme, view, layout), base=True))
-        if phase == "over":  # leave room for the table's "press any button" line
-            for panel in layout.panels:
-                panel.height -= theme.px(4)
         live: list[Part] = []
         deadline = view.get("deadline")
         sand_key = (phase, deadline, view["hourglass"], view["sand_seconds"])
@@ -336,7 +417,7 @@ class UbongoRenderer:
         if phase == "sand" and deadline is not None:
             # The panel stays; the seconds change once a second, the bar a pixel at a time.
             bar = self._sand_bar(theme, layout)
-            number_at = (layout.sand.centerx, layout.sand.y + layout.sand.height * 0.4)
+            number_at = (layout.sand.centerx, layout.sand.y + layout.sand.height * 0.4 - 1.7 * theme.unit)
 
             def seconds(t: float) -> tuple[object, pygame.Rect]:
                 left = max(0.0, deadline - t)
@@ -386,7 +467,7 @@ class UbongoRenderer:
                             lambda s, t: self._flying_gems(s, view, layout, ctx(t)),
                             live=lambda t: self._flight_bounds(view, layout, t)))
         if phase == "over":
-            out.append(Part("ubongo:ranking", layout.board.inflate(-round(4 * u), -round(4 * u)),
+            out.append(Part("ubongo:ranking", self._ranking_rect(theme, layout),
                             (view["ranking"], view["winners"], view.get("tiebreak"), view.get("reason"), players,
                              colours),
                             lambda s, t: self._ranking(s, theme, view, layout), base=True))
@@ -417,7 +498,9 @@ class UbongoRenderer:
                 ex, ey = panel.centerx + (place - 0.5) * layout.slot, panel.bottom - layout.slot * 0.5
                 lift = math.sin(k * math.pi) * layout.slot * 2
                 r = layout.slot * (0.36 + 0.2 * math.sin(k * math.pi))
-                spots.append((sx + (ex - sx) * ease, sy + (ey - sy) * ease - lift, r))
+                # Across first (eased out), down last (eased in): the gems travel above the
+                # other players' panels and drop into their taker's, never over a label.
+                spots.append((sx + (ex - sx) * ease, sy + (ey - sy) * k ** 3 - lift, r))
         if not spots:
             return None, pygame.Rect(0, 0, 0, 0)
         rects = [pygame.Rect(math.floor(x - 1.4 * r) - 3, math.floor(y - 1.4 * r) - 3, math.ceil(2.8 * r) + 7,
@@ -433,23 +516,35 @@ class UbongoRenderer:
     def _header(self, surface: pygame.Surface, theme: Theme, view: dict[str, Any], layout: Layout) -> None:
         pygame.draw.rect(surface, PANEL, layout.header)
         u = theme.unit
-        left = "Ubongo" if view["phase"] == "place" else f"Ubongo - round {view['round']} of {view['rounds']}"
-        label(surface, theme, left, (2 * u, layout.header.centery), "large", TEXT, "midleft", bold=True)
-        title = PHASE_TITLES.get(view["phase"], "")
+        header = layout.header
+        third = header.width // 3 - round(2 * u)
+        left = ("Ubongo" if view["phase"] == "place" else
+                _("Ubongo - round {round} of {rounds}").format(round=view["round"], rounds=view["rounds"]))
+        label(surface, theme, left, (2 * u, header.centery), "large", TEXT, "midleft", bold=True,
+              max_width=third, box=header)
+        title = _(PHASE_TITLES[view["phase"]]) if view["phase"] in PHASE_TITLES else ""
         if view["phase"] == "sand" and view["hourglass"] == 2:
-            title = "Second hourglass"
+            title = _("Second hourglass")
         label(
             surface,
             theme,
             title,
-            (layout.header.centerx, layout.header.centery),
+            (header.centerx, header.centery),
             "large",
             ACCENT,
             "center",
             bold=True,
+            max_width=third,
+            box=header,
         )
-        right = f"{view['pieces']}-piece boards, {view['boards_left']} of {view['boards_total']} left"
-        label(surface, theme, right, (theme.width - 2 * u, layout.header.centery), "small", TEXT_DIM, "midright")
+        if view["phase"] == "over":
+            label(surface, theme, _("Press any button for the menu"), (theme.width - 2 * u, header.centery), "body",
+                  ACCENT, "midright", max_width=third, box=header)
+            return
+        right = _("{pieces}-piece boards, {left} of {total} left").format(
+            pieces=view["pieces"], left=view["boards_left"], total=view["boards_total"])
+        label(surface, theme, right, (theme.width - 2 * u, header.centery), "small", TEXT_DIM, "midright",
+              max_width=third, box=header)
 
     def _board(self, surface: pygame.Surface, theme: Theme, view: dict[str, Any], layout: Layout) -> None:
         self._wood(surface, theme, layout)
@@ -494,7 +589,8 @@ class UbongoRenderer:
         x: float = layout.field_x
         for colour in view["colours"]:
             draw_gem(surface, colour, (x + 1.3 * u, layout.legend_y), 1.1 * u)
-            rect = label(surface, theme, colour, (x + 3 * u, layout.legend_y), "small", TEXT, "midleft")
+            rect = label(surface, theme, _(GEM_WORDS.get(colour, colour)), (x + 3 * u, layout.legend_y), "small", TEXT,
+                         "midleft")
             x = rect.right + 2.2 * u
 
     @staticmethod
@@ -583,8 +679,10 @@ class UbongoRenderer:
         die = view.get("die")
         symbols: list[dict[str, Any]] = view["die_symbols"]
         if view["phase"] == "place":
-            label(surface, theme, "The die decides", (rect.centerx, rect.y + 4 * u), "body", TEXT_DIM, "center")
-            label(surface, theme, "the puzzle row", (rect.centerx, rect.y + 9 * u), "body", TEXT_DIM, "center")
+            label(surface, theme, _("The die decides"), (rect.centerx, rect.y + 4 * u), "body", TEXT_DIM, "center",
+                  max_width=rect.width - round(2 * u), box=rect)
+            label(surface, theme, _("the puzzle row"), (rect.centerx, rect.y + 9 * u), "body", TEXT_DIM, "center",
+                  max_width=rect.width - round(2 * u), box=rect)
             self._die_strip(surface, theme, symbols, None, rect)
             return
         if die is None:  # waiting for the tray: the start player's knob choice is shown small
@@ -593,22 +691,26 @@ class UbongoRenderer:
             label(
                 surface,
                 theme,
-                f"{name}: throw the die",
+                _("{name}: throw the die").format(name=name),
                 (rect.centerx, rect.y + 5 * u),
                 "body",
                 theme.station_colour(starter),
                 "center",
                 bold=True,
+                max_width=rect.width - round(2 * u),
+                box=rect,
             )
             cursor = view.get("die_cursor")
             label(
                 surface,
                 theme,
-                "or turn the knob and push",
+                _("or turn the knob and push"),
                 (rect.centerx, rect.y + 11 * u),
                 "small",
                 TEXT_DIM,
                 "center",
+                max_width=rect.width - round(2 * u),
+                box=rect,
             )
             self._die_strip(surface, theme, symbols, cursor, rect)
             return
@@ -619,18 +721,24 @@ class UbongoRenderer:
         pygame.draw.rect(surface, PANEL_LIGHT, face, border_radius=round(2 * u))
         draw_die_picture(surface, die["picture"], pic, ACCENT)
         tx = face.right + 2.5 * u
-        label(surface, theme, die["name"], (tx, pic.y + 2 * u), "title", TEXT, "topleft", bold=True)
-        label(
+        room = round(rect.right - tx - u)
+        label(surface, theme, _(die["name"]), (tx, pic.y + 2 * u), "title", TEXT, "topleft", bold=True,
+              max_width=room, box=rect)
+        row_rect = label(
             surface,
             theme,
-            f"Row {die['row']}",
+            _("Row {row}").format(row=die["row"]),
             (tx, pic.centery + 1 * u),
             "title",
             ACCENT,
             "topleft",
             bold=True,
+            max_width=room,
+            box=rect,
         )
-        label(surface, theme, "of the puzzle board", (tx, pic.bottom - 1 * u), "small", TEXT_DIM, "topleft")
+        # Right under "Row N" (it belongs to it), clear of the symbols strip below.
+        label(surface, theme, _("of the puzzle board"), (tx, row_rect.bottom - 0.2 * u), "small", TEXT, "topleft",
+              max_width=room, box=rect)
         self._die_strip(surface, theme, symbols, die["index"], rect)
 
     def _die_strip(
@@ -694,11 +802,13 @@ class UbongoRenderer:
             frac = min(1.0, left / max(0.001, view["sand_seconds"]))
             colour = BAD if left <= 10 else ACCENT
             if which in ("all", "number"):
-                label(surface, theme, f"{math.ceil(left)}", (rect.centerx, rect.y + rect.height * 0.4), "huge",
-                      colour, "center", bold=True)
+                label(surface, theme, f"{math.ceil(left)}", (rect.centerx, rect.y + rect.height * 0.4 - 1.7 * u),
+                      "huge", colour, "center", bold=True)
             if which in ("all", "panel"):
-                caption = "seconds of sand" if view["hourglass"] == 1 else "nobody finished: the sand runs once more"
-                label(surface, theme, caption, (rect.centerx, bar.y - 2 * u), "small", TEXT_DIM, "center")
+                caption = (_("seconds of sand") if view["hourglass"] == 1
+                           else _("nobody finished: the sand runs once more"))
+                label(surface, theme, caption, (rect.centerx, bar.y - 2 * u), "small", TEXT_DIM, "center",
+                      max_width=rect.width - round(2 * u), box=rect)
             if which in ("all", "bar"):
                 pygame.draw.rect(surface, PANEL_LIGHT, bar, border_radius=round(1 * u))
                 fill = bar.copy()
@@ -709,39 +819,48 @@ class UbongoRenderer:
             label(
                 surface,
                 theme,
-                f"Sand starts in {math.ceil(left)}",
+                _("Sand starts in {seconds}").format(seconds=math.ceil(left)),
                 rect.center,
                 "large",
                 ACCENT,
                 "center",
                 bold=True,
+                max_width=rect.width - round(2 * u),
+                box=rect,
             )
         elif phase == "results":
             label(
                 surface,
                 theme,
-                "Sand has run out",
+                _("Sand has run out"),
                 (rect.centerx, rect.y + rect.height * 0.35),
                 "large",
                 TEXT,
                 "center",
                 bold=True,
+                max_width=rect.width - round(2 * u),
+                box=rect,
             )
             label(
                 surface,
                 theme,
-                "Any button: next round",
+                _("Any button: next round"),
                 (rect.centerx, rect.y + rect.height * 0.68),
                 "body",
                 ACCENT,
                 "center",
+                max_width=rect.width - round(2 * u),
+                box=rect,
             )
         elif phase == "place":
-            label(surface, theme, "60 s per round", rect.center, "large", TEXT_DIM, "center")
+            label(surface, theme, _("60 s per round"), rect.center, "large", TEXT_DIM, "center",
+                  max_width=rect.width - round(2 * u), box=rect)
         elif phase == "roll":
-            label(surface, theme, "Sand waits for the die", rect.center, "body", TEXT_DIM, "center")
+            label(surface, theme, _("Sand waits for the die"), rect.center, "body", TEXT_DIM, "center",
+                  max_width=rect.width - round(2 * u), box=rect)
         elif phase == "over":
-            label(surface, theme, "All boards played", rect.center, "large", TEXT, "center", bold=True)
+            label(surface, theme, _("All boards played"), rect.center, "large", TEXT, "center", bold=True,
+                  max_width=rect.width - round(2 * u), box=rect)
 
     def _panel(
         self,
@@ -766,56 +885,74 @@ class UbongoRenderer:
         )
         x = rect.x + 1.5 * u
         y = rect.y + 0.8 * u
-        name = player["name"] + ("  (start)" if player["start_player"] and view["phase"] != "over" else "")
-        label(surface, theme, name, (x, y), "body", colour, "topleft", bold=True)
+        name = (_("{name}  (start)").format(name=player["name"]) if player["start_player"] and view["phase"] != "over"
+                else player["name"])
         best = max(player["collection"].values())
-        score = label(surface, theme, f"{best}", (rect.right - 1.5 * u, y), "body", TEXT, "topright", bold=True)
-        label(
+        score = label(surface, theme, f"{best}", (rect.right - 1.5 * u, y), "body", TEXT, "topright", bold=True,
+                      box=rect)
+        best_word = label(
             surface,
             theme,
-            "best",
+            _("best"),
             (score.x - 1 * u, score.bottom - 0.6 * u),
             "small",
-            TEXT_DIM,
+            TEXT,
             "bottomright",
+            box=rect,
         )
+        label(surface, theme, name, (x, y), "body", colour, "topleft", bold=True,
+              max_width=round(best_word.x - x - u), box=rect)
         y += 5 * u
         # Finishing place and allowance, or the gems taken this round.
         status = player["status"]
         line = ""
         line_colour = TEXT
         if player["place"] is not None and view["phase"] in ("sand", "results"):
-            line = f"{_ordinal(player['place'])} done, may move {player['allowance']}"
+            line = _("{place} done, may move {n}").format(place=_ordinal(player["place"]), n=player["allowance"])
             line_colour = GOOD
         if player.get("took") is not None:
             took = player["took"]
-            line = f"took {len(took)} gem{'s' if len(took) != 1 else ''}" if took else "row was empty"
+            line = (ngettext("took {n} gem", "took {n} gems", len(took)).format(n=len(took)) if took
+                    else _("row was empty"))
             line_colour = GOOD
         elif view["phase"] == "results" and player["place"] is not None:
-            line, line_colour = "too late: no gems", BAD
+            line, line_colour = _("too late: no gems"), BAD
         elif view["phase"] == "results":
-            line, line_colour = "did not finish", TEXT_DIM
+            line, line_colour = _("did not finish"), TEXT_DIM
         if view["phase"] == "over":
             line = ""
         if status in ("moving", "taking") and view.get("deadline") is not None:
             left = max(0.0, view["deadline"] - ctx.now)
-            line = f"{_ordinal(player['place'])}: move {player['allowance']}, {math.ceil(left)} s left"
+            line = _("{place}: move {n}, {seconds} s left").format(place=_ordinal(player["place"]),
+                                                                    n=player["allowance"], seconds=math.ceil(left))
             line_colour = ACCENT
         if line:
-            label(surface, theme, line, (x, y), "small", line_colour, "topleft", bold=True)
+            label(surface, theme, line, (x, y), "small", line_colour, "topleft", bold=True,
+                  max_width=rect.width - round(3 * u), box=rect)
         y += 3.8 * u
-        prompt = player["prompt"]
+        prompt = _prompt(view, player) if player["prompt"] else ""
         if prompt:
-            for ln in draw.wrap(theme.font("small"), prompt, rect.width - round(3 * u))[:2]:
-                label(surface, theme, ln, (x, y), "small", TEXT if may_act else TEXT_DIM)
-                y += 3.4 * u
+            # What this player does next, in full white (or the accent when it is their
+            # move): body type when it fits in two lines, else the smaller type in three.
+            size, step = "body", 4.0 * u
+            lines = draw.wrap(theme.font(size), prompt, rect.width - round(3 * u))
+            if len(lines) > 2:
+                size, step = "small", 3.4 * u
+                lines = draw.wrap(theme.font(size), prompt, rect.width - round(3 * u))
+                if len(lines) > 3:
+                    lines = [*lines[:2], " ".join(lines[2:])]  # the last line shrinks rather than being cut
+            for ln in lines:
+                label(surface, theme, ln, (x, y), size, ACCENT if may_act else TEXT,
+                      max_width=rect.width - round(3 * u), box=rect)
+                y += step
         # The collection, sorted: most of one colour first (the order that decides the game).
         counts: dict[str, int] = player["collection"]
         order = sorted(view["colours"], key=lambda c: (-counts[c], view["colours"].index(c)))
         cell = (rect.width - 2 * u) / 6
         gy = rect.bottom - 3.2 * u
         if not any(counts.values()):
-            label(surface, theme, "no gems yet", (x, gy), "small", TEXT_DIM, "midleft")
+            label(surface, theme, _("no gems yet"), (x, gy), "small", TEXT_DIM, "midleft",
+                  max_width=rect.width - round(3 * u), box=rect)
         for k, c in enumerate(c for c in order if counts[c]):
             cx = rect.x + 1 * u + cell * (k + 0.5)
             draw_gem(surface, c, (cx - 1.1 * u, gy), 1.4 * u)
@@ -838,21 +975,27 @@ class UbongoRenderer:
                 sx, sy = layout.gem_centre(detail["row"], first + place)
                 ex, ey = panel.centerx + (place - 0.5) * layout.slot, panel.bottom - layout.slot * 0.5
                 lift = math.sin(k * math.pi) * layout.slot * 2
-                pos = (sx + (ex - sx) * ease, sy + (ey - sy) * ease - lift)
+                pos = (sx + (ex - sx) * ease, sy + (ey - sy) * k ** 3 - lift)  # as in _flight_bounds
                 draw_gem(surface, colour, pos, layout.slot * (0.36 + 0.2 * math.sin(k * math.pi)))
+
+    @staticmethod
+    def _ranking_rect(theme: Theme, layout: Layout) -> pygame.Rect:
+        """The final ranking's panel: the whole board, its colour legend included (a panel
+        that ended inside the legend cut its words in half at 720p)."""
+        return layout.board.inflate(-round(2 * theme.unit), -round(1 * theme.unit))
 
     def _ranking(self, surface: pygame.Surface, theme: Theme, view: dict[str, Any], layout: Layout) -> None:
         u = theme.unit
-        rect = layout.board.inflate(-round(4 * u), -round(4 * u))
-        veil = pygame.Surface(rect.size, pygame.SRCALPHA)
-        veil.fill((*PANEL, 240))
-        surface.blit(veil, rect)
+        rect = self._ranking_rect(theme, layout)
+        draw.veil(surface, rect, 240, PANEL)
         pygame.draw.rect(surface, ACCENT, rect, max(3, round(0.4 * u)), border_radius=round(1.2 * u))
         by_station = {p["station"]: p for p in view["players"]}
         winners = view["winners"]
-        names = " and ".join(by_station[s]["name"] for s in winners)
-        headline = f"{names} win{'' if len(winners) > 1 else 's'}!"
-        label(surface, theme, headline, (rect.centerx, rect.y + 5 * u), "title", ACCENT, "center", bold=True)
+        names = _(" and ").join(by_station[s]["name"] for s in winners)
+        headline = (_("{names} win!") if len(winners) > 1 else _("{names} wins!")).format(names=names)
+        head_colour = theme.station_colour(winners[0]) if len(winners) == 1 else ACCENT
+        label(surface, theme, headline, (rect.centerx, rect.y + 5 * u), "title", head_colour, "center", bold=True,
+              max_width=rect.width - round(4 * u), box=rect)
         y = rect.y + 11 * u
         row_h = 8.5 * u
         col_w = 9.5 * u
@@ -896,7 +1039,7 @@ class UbongoRenderer:
                 elif k == deciding:
                     label(surface, theme, "0", (x + 2.2 * u, cy), "large", TEXT_DIM, "midleft", bold=True)
             y += row_h
-        reason = view.get("reason", "")
+        reason = _reason(view) if view.get("reason") else ""
         lines = draw.wrap(theme.font("body"), reason, rect.width - round(6 * u))
         ry = rect.bottom - 2 * u - len(lines) * 5.2 * u
         for ln in lines:

@@ -16,6 +16,7 @@ from table.display import draw
 from table.display.games import RenderContext
 from table.display.layers import Part, paint_all
 from table.display.theme import ACCENT, BACKGROUND, BAD, GOOD, PANEL, PANEL_LIGHT, TEXT, TEXT_DIM, Theme
+from table.i18n import _, ngettext
 
 STATUS_COLOURS = {
     "called": ACCENT,
@@ -73,7 +74,8 @@ class ShimoRenderer:
     def _paused(self, surface: pygame.Surface, theme: Theme) -> None:
         w, h = surface.get_size()
         draw.veil(surface, surface.get_rect(), 150)
-        draw.label(surface, theme, "Paused", (w / 2, h / 2), "title", ACCENT, "center", bold=True)
+        draw.label(surface, theme, _("Paused"), (w / 2, h / 2), "title", ACCENT, "center", bold=True,
+                   max_width=w - theme.px(4))
 
     def _middle_parts(self, area: pygame.Rect, view: dict[str, Any], theme: Theme, paused: bool) -> list[Part]:
         """The middle: the hourglass and the seconds change with time, the rest with the state."""
@@ -145,15 +147,21 @@ class ShimoRenderer:
         w = surface.get_width()
         pad = theme.px(2)
         pygame.draw.rect(surface, PANEL, pygame.Rect(0, 0, w, theme.px(11)))
+        header = pygame.Rect(0, 0, w, theme.px(11))
         if view["phase"] == "over":
-            title = "Ubongo Shimo · game over"
+            title = _("Ubongo Shimo · game over")
+            draw.label(surface, theme, _("Press any button for the menu"), (w - pad, theme.px(5.5)), "body", ACCENT,
+                       "midright", max_width=w // 2 - pad, box=header)
         elif view.get("extra_round"):
-            title = "Ubongo Shimo · extra round"
+            title = _("Ubongo Shimo · extra round")
         else:
-            title = f"Ubongo Shimo · round {min(view['round'], view['rounds'])} of {view['rounds']}"
-        draw.label(surface, theme, title, (pad, theme.px(5.5)), "large", TEXT, "midleft", bold=True)
-        variant = {"standard": "", "running-sand": "sand runs from the start", "advanced": "advanced: levels 4 and 3",
-                   "advanced-running-sand": "advanced, sand from the start"}.get(view["variant"], view["variant"])
+            title = _("Ubongo Shimo · round {round} of {rounds}").format(round=min(view["round"], view["rounds"]),
+                                                                        rounds=view["rounds"])
+        shown = draw.label(surface, theme, title, (pad, theme.px(5.5)), "large", TEXT, "midleft", bold=True,
+                           max_width=w // 2, box=header)
+        variant = {"standard": "", "running-sand": _("sand runs from the start"),
+                   "advanced": _("advanced: levels 4 and 3"),
+                   "advanced-running-sand": _("advanced, sand from the start")}.get(view["variant"], view["variant"])
         # The gems still in the middle, lowest first: the next one is what this round wins.
         gems = view.get("gems_left", [])
         r = theme.px(2.2)
@@ -161,8 +169,10 @@ class ShimoRenderer:
         for value in reversed(gems):
             draw.gem(surface, (x, theme.px(5.5)), r, value)
             x -= r * 2.8
-        if variant:
-            draw.label(surface, theme, variant, (x - r, theme.px(5.5)), "small", TEXT_DIM, "midright")
+        if variant and view["phase"] != "over":  # at the end the header says how to go on
+            # All the room between the title and the gems (shrunk only when even that is short).
+            draw.label(surface, theme, variant, (x - r, theme.px(5.5)), "small", TEXT_DIM, "midright",
+                       max_width=int(x - r) - shown.right - 2 * pad, box=header)
 
     def _middle(self, surface: pygame.Surface, area: pygame.Rect, view: dict[str, Any], ctx: RenderContext,
                 which: str = "all") -> None:
@@ -183,8 +193,9 @@ class ShimoRenderer:
             if number:
                 draw.label(surface, theme, str(n), text_centre, "huge", ACCENT, "center", bold=True)
             if rest:
-                draw.label(surface, theme, "Get ready to turn your card",
-                           (text_centre[0], area.bottom - theme.px(4)), "large", TEXT, "center")
+                draw.label(surface, theme, _("Get ready to turn your card"),
+                           (text_centre[0], area.bottom - theme.px(4)), "large", TEXT, "center",
+                           max_width=glass.left - area.left - theme.px(4), box=area)
             return
         sand_total = float(view["sand_seconds"])
         if phase in ("solving", "racing") and secs is not None:
@@ -200,9 +211,9 @@ class ShimoRenderer:
         if not rest:
             return
         if phase == "solving":
-            msg = "Turn your cards! Press your button when solved"
+            msg = _("Turn your cards! Press your button when solved")
             if secs is not None and view.get("flips"):
-                msg += f" · sand turned {view['flips']}x"
+                msg += " · " + _("sand turned {flips}x").format(flips=view["flips"])
             y = area.bottom - theme.px(8) if secs is not None else area.centery
             draw.label(surface, theme, msg, (text_centre[0], y), "large", TEXT, "center",
                        max_width=glass.left - area.left - theme.px(4))
@@ -210,10 +221,13 @@ class ShimoRenderer:
             callers = view["callers"]
             names = {p["station"]: p["name"] for p in view["players"]}
             if len(callers) == 1:
-                msg = f"Ubongo! {names[callers[0]]} was first"
+                msg = _("Ubongo! {name} was first").format(name=names[callers[0]])
+                colour = theme.station_colour(callers[0])  # the first caller's own colour
             else:
-                msg = "Called together: " + " & ".join(names[c] for c in callers) + " · no gem this round"
-            draw.label(surface, theme, msg, (text_centre[0], area.bottom - theme.px(8)), "large", ACCENT, "center",
+                msg = _("Called together: {names} · no gem this round").format(
+                    names=" & ".join(names[c] for c in callers))
+                colour = ACCENT
+            draw.label(surface, theme, msg, (text_centre[0], area.bottom - theme.px(8)), "large", colour, "center",
                        bold=True, max_width=glass.left - area.left - theme.px(4))
         elif phase == "results":
             self._results(surface, area, view, theme)
@@ -226,44 +240,50 @@ class ShimoRenderer:
         cx = area.centerx
         if view.get("extra_round"):
             tied = [p["name"] for p in view["players"] if p["playing"]]
-            head = "Tied: " + " & ".join(tied) + " play an extra round"
+            head = _("Tied: {names} play an extra round").format(names=" & ".join(tied))
         elif len(callers) == 1:
-            head = f"{names[callers[0]]} wins the round"
+            head = _("{name} wins the round").format(name=names[callers[0]])
         elif callers:
-            head = "Called together: the gem and lost cards go back to the box"
+            head = _("Called together: the gem and lost cards go back to the box")
         else:
-            head = "Round skipped"
+            head = _("Round skipped")
         draw.label(surface, theme, head, (cx, area.top + theme.px(10)), "title", ACCENT, "center", bold=True,
                    max_width=area.width - theme.px(8))
         solved = [names[s] for s in view["solvers"]]
-        line = ("Solved: " + ", ".join(solved)) if solved else "Nobody solved in time"
+        line = _("Solved: {names}").format(names=", ".join(solved)) if solved else _("Nobody solved in time")
         draw.label(surface, theme, line, (cx, area.top + theme.px(24)), "large", TEXT, "center",
                    max_width=area.width - theme.px(8))
-        draw.label(surface, theme, "Take new cards, then any station presses its button to start the next round",
+        draw.label(surface, theme, _("Take new cards, then any station presses its button to start the next round"),
                    (cx, area.bottom - theme.px(6)), "body", TEXT_DIM, "center", max_width=area.width - theme.px(8))
 
     def _final(self, surface: pygame.Surface, area: pygame.Rect, view: dict[str, Any], theme: Theme) -> None:
         players = sorted(view["players"], key=lambda p: (-p["points"], -p["cards"]))
         winners = [p["name"] for p in players if p["station"] in view["winners"]]
-        head = " & ".join(winners) + (" win!" if len(winners) > 1 else " wins!")
-        draw.label(surface, theme, head, (area.centerx, area.top + theme.px(7)), "title", ACCENT, "center", bold=True)
+        head = (_("{names} win!") if len(winners) > 1 else _("{names} wins!")).format(names=" & ".join(winners))
+        # A single winner is named in their own colour.
+        head_colour = theme.station_colour(view["winners"][0]) if len(view["winners"]) == 1 else ACCENT
+        draw.label(surface, theme, head, (area.centerx, area.top + theme.px(7)), "title", head_colour, "center",
+                   bold=True, max_width=area.width - theme.px(8), box=area)
         reason = {
-            "most points": "Most points (gems plus cards)",
-            "tied on points, more cards": "Tied on points: more cards decides",
-            "won the extra round": "Tied on points and cards: won the extra round",
-            "ended from the table menu": "Game ended early from the table menu",
+            "most points": _("Most points (gems plus cards)"),
+            "tied on points, more cards": _("Tied on points: more cards decides"),
+            "won the extra round": _("Tied on points and cards: won the extra round"),
+            "ended from the table menu": _("Game ended early from the table menu"),
         }.get(view.get("reason", ""), view.get("reason", ""))
-        draw.label(surface, theme, reason, (area.centerx, area.top + theme.px(16)), "body", TEXT_DIM, "center")
+        draw.label(surface, theme, reason, (area.centerx, area.top + theme.px(16)), "body", TEXT_DIM, "center",
+                   max_width=area.width - theme.px(8), box=area)
         y = area.top + theme.px(23)
         for rank, p in enumerate(players, 1):
             colour = theme.station_colour(p["station"])
             row = pygame.Rect(area.centerx - theme.px(60), y, theme.px(120), theme.px(6.5))
             draw.panel(surface, row, PANEL, theme.px(1))
             pygame.draw.rect(surface, colour, pygame.Rect(row.left, row.top, theme.px(1.2), row.height))
-            draw.label(surface, theme, f"{rank}. {p['name']}", (row.left + theme.px(3), row.centery), "large", TEXT,
-                       "midleft")
-            draw.label(surface, theme, f"{p['points']} points · {p['cards']} cards · {len(p['gems'])} gems",
-                       (row.right - theme.px(2), row.centery), "body", TEXT, "midright")
+            draw.label(surface, theme, f"{rank}. {p['name']}", (row.left + theme.px(3), row.centery), "large", colour,
+                       "midleft", bold=True, max_width=row.width // 2 - theme.px(4), box=row)
+            draw.label(surface, theme, _("{points} points · {cards} cards · {gems} gems").format(
+                           points=p["points"], cards=p["cards"], gems=len(p["gems"])),
+                       (row.right - theme.px(2), row.centery), "body", TEXT, "midright",
+                       max_width=row.width // 2 - theme.px(2), box=row)
             y += theme.px(7.5)
 
     @staticmethod
@@ -277,12 +297,12 @@ class ShimoRenderer:
         if not p["playing"]:
             return ""
         if s in callers and len(callers) == 1:
-            return "First: gem and cards"
+            return _("First: gem and cards")
         if s in view["solvers"]:
-            return "Solved: keeps the card"
+            return _("Solved: keeps the card")
         if len(callers) == 1:
-            return f"Card goes to {names[callers[0]]}"
-        return "Card goes to the box"
+            return _("Card goes to {name}").format(name=names[callers[0]])
+        return _("Card goes to the box")
 
     def _players(self, surface: pygame.Surface, area: pygame.Rect, view: dict[str, Any], theme: Theme,
                  only: int | None = None) -> None:
@@ -298,16 +318,18 @@ class ShimoRenderer:
             fill = PANEL_LIGHT if p["station"] in view.get("may_act", []) else PANEL
             draw.panel(surface, rect, fill, theme.px(1.5), colour, theme.px(0.6))
             pad = theme.px(2)
+            level_text = _("Level {level}").format(level=p["round_level"])
+            level_w = theme.font("body").size(level_text)[0]
             draw.label(surface, theme, p["name"], (rect.left + pad, rect.top + pad), "large", colour, bold=True,
-                       max_width=rect.width - 2 * pad)
-            level = p["round_level"]
-            draw.label(surface, theme, f"Level {level}", (rect.right - pad, rect.top + pad + theme.px(1)), "body",
-                       TEXT_DIM, "topright")
+                       max_width=rect.width - 3 * pad - level_w, box=rect)
+            draw.label(surface, theme, level_text, (rect.right - pad, rect.top + pad + theme.px(1)), "body",
+                       TEXT_DIM, "topright", max_width=rect.width // 2, box=rect)
             draw.label(surface, theme, f"{p['points']}", (rect.left + pad, rect.top + theme.px(9)), "title", TEXT,
-                       bold=True)
-            cards = f"{p['cards']} card" + ("" if p["cards"] == 1 else "s")
-            draw.label(surface, theme, f"points · {cards}", (rect.left + pad + theme.px(11),
-                       rect.top + theme.px(12.5)), "body", TEXT_DIM, "midleft")
+                       bold=True, box=rect)
+            cards = ngettext("points · {n} card", "points · {n} cards", p["cards"]).format(n=p["cards"])
+            draw.label(surface, theme, cards, (rect.left + pad + theme.px(11),
+                       rect.top + theme.px(12.5)), "body", TEXT, "midleft",
+                       max_width=rect.width - 2 * pad - theme.px(11), box=rect)
             gx = rect.left + pad + theme.px(1.6)
             for value in p["gems"]:
                 draw.gem(surface, (gx, rect.top + theme.px(20)), theme.px(1.5), value)
@@ -315,9 +337,9 @@ class ShimoRenderer:
             status_colour = STATUS_COLOURS.get(p["status"], TEXT)
             # With the results, what the round did to the card says more than the prompt
             # (the middle of the screen already says how to go on).
-            prompt = self._round_note(view, p) or p["prompt"] or p["status"].capitalize()
+            prompt = self._round_note(view, p) or (_(p["prompt"]) if p["prompt"] else _(p["status"]).capitalize())
             draw.label(surface, theme, prompt, (rect.centerx, rect.bottom - pad), "body", status_colour, "midbottom",
-                       bold=True, max_width=rect.width - 2 * pad)
+                       bold=True, max_width=rect.width - 2 * pad, box=rect)
 
 
 RENDERER = ShimoRenderer()

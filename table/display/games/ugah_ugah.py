@@ -12,6 +12,7 @@ which already hides face-down values and pile contents.
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 import pygame
@@ -20,6 +21,7 @@ from table.display import draw
 from table.display.games import RenderContext
 from table.display.layers import Part, paint_all
 from table.display.theme import ACCENT, BACKGROUND, BAD, GOOD, PANEL, PANEL_LIGHT, TEXT, TEXT_DIM, Colour, Theme
+from table.i18n import N_, _, ngettext
 
 CHIP_FACE: Colour = (214, 186, 140)
 CHIP_EDGE: Colour = (120, 92, 56)
@@ -30,18 +32,51 @@ BREAKER_COLOUR: Colour = (168, 124, 255)
 
 SYMBOL_STYLE: dict[str, tuple[str, Colour, Colour]] = {
     # symbol: (short label, die colour, label colour)
-    "bone": ("Bone", (225, 225, 215), (70, 70, 70)),
-    "dinosaur": ("Dino", (70, 170, 90), (255, 255, 255)),
-    "mammoth": ("Mamm.", (150, 100, 60), (255, 255, 255)),
-    "bird": ("Bird", (70, 150, 230), (255, 255, 255)),
-    "masher": ("MM", MASHER_COLOUR, (255, 255, 255)),
-    "breaker": ("BB", BREAKER_COLOUR, (255, 255, 255)),
+    "bone": (N_("Bone"), (225, 225, 215), (70, 70, 70)),
+    "dinosaur": (N_("Dino"), (70, 170, 90), (255, 255, 255)),
+    "mammoth": (N_("Mamm."), (150, 100, 60), (255, 255, 255)),
+    "bird": (N_("Bird"), (70, 150, 230), (255, 255, 255)),
+    "masher": (N_("MM"), MASHER_COLOUR, (255, 255, 255)),
+    "breaker": (N_("BB"), BREAKER_COLOUR, (255, 255, 255)),
 }
-SYMBOL_NAMES = {"bone": "bone", "dinosaur": "dinosaur", "mammoth": "mammoth", "bird": "bird",
-                "masher": "Mammoth Masher", "breaker": "Bone Breaker"}
-TAB_NAMES = {"bone": "bone", "dinosaur": "dinosaur", "mammoth": "mammoth", "bird": "bird", "masher": "Masher",
-             "breaker": "Breaker"}
-CARD_NAMES = {"dinosaur": "Dinosaur", "mammoth": "Mammoth", "bird": "Bird"}
+SYMBOL_NAMES = {"bone": N_("bone"), "dinosaur": N_("dinosaur"), "mammoth": N_("mammoth"), "bird": N_("bird"),
+                "masher": N_("Mammoth Masher"), "breaker": N_("Bone Breaker")}
+TAB_NAMES = {"bone": N_("bone"), "dinosaur": N_("dinosaur"), "mammoth": N_("mammoth"), "bird": N_("bird"),
+             "masher": N_("Masher"), "breaker": N_("Breaker")}
+CARD_NAMES = {"dinosaur": N_("Dinosaur"), "mammoth": N_("Mammoth"), "bird": N_("Bird")}
+"""Message ids: every name here is shown through :func:`table.i18n._`."""
+
+
+def _prompt(view: dict[str, Any], p: dict[str, Any], names: dict[int, str]) -> str:
+    """What a player is expected to do next, told from the view (the engine's prompt is English)."""
+    phase = view["phase"]
+    if phase == "over":
+        return _("Winner!") if p["station"] in view["winners"] else _("Game over")
+    active = view["active"]
+    if p["station"] != active:
+        return _("Watch {name}").format(name=names.get(active, "?"))
+    if phase == "throw":
+        n = int(view["dice_in_play"])
+        manual = view.get("manual")
+        if manual:
+            return ngettext("Throw the die, set die {i} of {n}: turn, push",
+                            "Throw the {n} dice, set die {i} of {n}: turn, push", n).format(i=manual["index"] + 1, n=n)
+        if view.get("tray_problem"):
+            return _("Re-throw, or press to set the dice by knob")
+        return ngettext("Throw the die into the tray", "Throw the {n} dice into the tray", n).format(n=n)
+    if phase == "choose":
+        if (view.get("choice") or {}).get("marked"):
+            return _("Mark more: turn, push; press to take out")
+        return _("Choose a symbol: turn, push")
+    if phase == "spoils":
+        return _("Take the {card} card? turn, push").format(card=_(CARD_NAMES.get(view["spoils_card"], "?")))
+    if phase == "order":
+        return _("Which hunter moves first? turn, push")
+    if phase == "keep":
+        return _("Keep which chip? turn, push")
+    if phase == "give":
+        return _("Give the other chip to? turn, push")
+    return _(str(p.get("prompt") or ""))
 PLACES = 31
 SLOTS = 34
 """Angular slots around the circle: 31 chips and a gap three chips wide at the top."""
@@ -97,7 +132,8 @@ class UgahRenderer:
     def _paused(surface: pygame.Surface, theme: Theme) -> None:
         w, h = surface.get_size()
         draw.veil(surface, surface.get_rect(), 150)
-        draw.label(surface, theme, "Paused", (w / 2, h / 2), "title", ACCENT, "center", bold=True)
+        draw.label(surface, theme, _("Paused"), (w / 2, h / 2), "title", ACCENT, "center", bold=True,
+                   max_width=w - theme.px(4))
 
     # -- the circle ---------------------------------------------------------------------
     def _circle(self, surface: pygame.Surface, area: pygame.Rect, view: dict[str, Any], theme: Theme,
@@ -146,8 +182,8 @@ class UgahRenderer:
                  radius: float, chip_r: float) -> None:
         inner = radius - chip_r - theme.px(4.5)
         for hunter, colour, size, label, gap_place in (
-            ("masher", MASHER_COLOUR, 2.8, "MM", -1.35),
-            ("breaker", BREAKER_COLOUR, 3.4, "BB", -2.65),
+            ("masher", MASHER_COLOUR, 2.8, _("MM"), -1.35),
+            ("breaker", BREAKER_COLOUR, 3.4, _("BB"), -2.65),
         ):
             info = view["hunters"][hunter]
             if info["in_gap"]:
@@ -162,10 +198,10 @@ class UgahRenderer:
         # while a hunter waits in the gap, an arrow says which way it will walk
         if view["hunters"]["masher"]["in_gap"]:
             left = on_circle(centre, radius - chip_r - theme.px(4), 0.2)
-            draw.label(surface, theme, "MM >", left, "small", MASHER_COLOUR, "center", bold=True)
+            draw.label(surface, theme, _("MM") + " >", left, "small", MASHER_COLOUR, "center", bold=True)
         if view["hunters"]["breaker"]["in_gap"]:
             right = on_circle(centre, radius - chip_r - theme.px(4), -3.2)
-            draw.label(surface, theme, "< BB", right, "small", BREAKER_COLOUR, "center", bold=True)
+            draw.label(surface, theme, "< " + _("BB"), right, "small", BREAKER_COLOUR, "center", bold=True)
 
     @staticmethod
     def _figure(surface: pygame.Surface, theme: Theme, pos: tuple[float, float], colour: Colour, r: int,
@@ -177,12 +213,13 @@ class UgahRenderer:
 
     def _spoils(self, surface: pygame.Surface, view: dict[str, Any], theme: Theme, centre: tuple[float, float],
                 radius: float, names: dict[int, str]) -> None:
-        card_w, card_h = theme.px(13), theme.px(17)
+        card_w, card_h = theme.px(16), theme.px(17)  # wide enough for "Dinosaur" inside the border
         gap = theme.px(1.5)
         total = 3 * card_w + 2 * gap
         x = centre[0] - total / 2
-        draw.label(surface, theme, "Spoils cards (3 points each)", (centre[0], centre[1] - card_h / 2 - theme.px(2)),
-                   "small", TEXT_DIM, "midbottom")
+        draw.label(surface, theme, _("Spoils cards (3 points each)"),
+                   (centre[0], centre[1] - card_h / 2 - theme.px(2)), "small", TEXT, "midbottom",
+                   max_width=total)
         for card in ("dinosaur", "mammoth", "bird"):
             rect = pygame.Rect(round(x), round(centre[1] - card_h / 2), card_w, card_h)
             holder = view["spoils"][card]
@@ -191,11 +228,12 @@ class UgahRenderer:
             draw.panel(surface, rect, PANEL_LIGHT if wanted else PANEL, theme.px(1), ACCENT if wanted else border,
                        theme.px(0.6))
             self._die(surface, theme, (rect.centerx, rect.top + theme.px(5.5)), theme.px(7), card)
-            draw.label(surface, theme, CARD_NAMES[card], (rect.centerx, rect.top + theme.px(10.5)), "small", TEXT,
-                       "midtop", bold=True)
-            owner = names.get(holder, "?") if holder is not None else "middle"
+            draw.label(surface, theme, _(CARD_NAMES[card]), (rect.centerx, rect.top + theme.px(10.5)), "small", TEXT,
+                       "midtop", bold=True, max_width=card_w - theme.px(1.5), box=rect)
+            owner = names.get(holder, "?") if holder is not None else _("middle")
             draw.label(surface, theme, owner, (rect.centerx, rect.bottom - theme.px(1)), "small",
-                       border if holder is not None else TEXT_DIM, "midbottom", max_width=card_w - theme.px(1))
+                       border if holder is not None else TEXT_DIM, "midbottom", max_width=card_w - theme.px(1),
+                       box=rect)
             x += card_w + gap
 
     # -- dice and choices ----------------------------------------------------------------
@@ -218,10 +256,13 @@ class UgahRenderer:
             for dx in (0.24, 0.76):
                 for dy in (-0.07, 0.07):
                     pygame.draw.circle(surface, ink, (rect.left + size * dx, y + size * dy), max(2, size // 14))
-            draw.label(surface, theme, label, (rect.centerx, rect.bottom - size * 0.08), "small", ink, "midbottom",
-                       max_width=size - 4)
-        else:
-            draw.label(surface, theme, label, rect.center, "body", ink, "center", bold=True, max_width=size - 6)
+            # A die too small for its name readable from the table (a spoils card in a
+            # player's row) shows colour and picture only; shrunk letters help nobody.
+            if theme.font("small").size(_(label))[0] <= size - 4:
+                draw.label(surface, theme, _(label), (rect.centerx, rect.bottom - size * 0.08), "small", ink,
+                           "midbottom", box=rect)
+        elif theme.font("body", True).size(_(label))[0] <= size - 6:
+            draw.label(surface, theme, _(label), rect.center, "body", ink, "center", bold=True, box=rect)
         if marked:
             pygame.draw.rect(surface, ACCENT, rect.inflate(theme.px(1.2), theme.px(1.2)), max(3, theme.px(0.6)),
                              border_radius=size // 4)
@@ -238,16 +279,18 @@ class UgahRenderer:
         x0, width = area.left + pad, area.width - 2 * pad
         active = view["active"]
         colour = theme.station_colour(active)
-        draw.label(surface, theme, f"Ugah Ugah!  ·  round {view['round']}", (x0, pad), "body", TEXT_DIM)
+        draw.label(surface, theme, _("Ugah Ugah!  ·  round {round}").format(round=view["round"]), (x0, pad), "body",
+                   TEXT_DIM, max_width=width // 2)
         if view["variant"] == "uncertain-hunting":
-            draw.label(surface, theme, "uncertain hunting", (area.right - pad, pad), "body", ACCENT, "topright")
-        draw.label(surface, theme, f"{names[active]}'s turn", (x0, theme.px(7)), "title", colour, bold=True,
-                   max_width=width)
-        prompt = next(p["prompt"] for p in view["players"] if p["station"] == active)
+            draw.label(surface, theme, _("uncertain hunting"), (area.right - pad, pad), "body", ACCENT, "topright",
+                       max_width=width // 2)
+        draw.label(surface, theme, _("{name}'s turn").format(name=names[active]), (x0, theme.px(7)), "title", colour,
+                   bold=True, max_width=width)
+        prompt = next(_prompt(view, p, names) for p in view["players"] if p["station"] == active)
         box = pygame.Rect(x0, theme.px(17.5), width, theme.px(8))
         draw.panel(surface, box, PANEL_LIGHT, theme.px(1.2), colour, theme.px(0.5))
         draw.label(surface, theme, prompt, (box.left + pad, box.centery), "large", TEXT, "midleft", bold=True,
-                   max_width=box.width - 2 * pad)
+                   max_width=box.width - 2 * pad, box=box)
         y = theme.px(28)
         phase = view["phase"]
         if phase == "throw":
@@ -266,8 +309,8 @@ class UgahRenderer:
         step = size + theme.px(2.5)
         manual = view.get("manual")
         if manual:
-            draw.label(surface, theme, "Set each die with the knob, push to confirm"
-                       + ("; button: back" if manual["index"] > 0 or view.get("dice_reader") else ""),
+            draw.label(surface, theme, _("Set each die with the knob, push to confirm")
+                       + (_("; button: back") if manual["index"] > 0 or view.get("dice_reader") else ""),
                        (x0, y), "body", TEXT_DIM, max_width=width)
             for i, face in enumerate(manual["faces"]):
                 centre = (x0 + size / 2 + i * step, y + theme.px(10))
@@ -275,16 +318,18 @@ class UgahRenderer:
                 self._die(surface, theme, centre, size, face, marked=i == manual["index"], dim=i > manual["index"],
                           cursor=i == manual["index"])
                 if done:
-                    draw.label(surface, theme, "ok", (centre[0], centre[1] + size / 2 + theme.px(0.5)), "small",
+                    draw.label(surface, theme, _("ok"), (centre[0], centre[1] + size / 2 + theme.px(0.5)), "small",
                                GOOD, "midtop", bold=True)
             return y + theme.px(22)
         problem = view.get("tray_problem")
         if problem:
-            draw.label(surface, theme, problem[0].upper() + problem[1:], (x0, y), "body", BAD, bold=True,
+            words = _tray_problem(problem, n)
+            draw.label(surface, theme, words[0].upper() + words[1:], (x0, y), "body", BAD, bold=True,
                        max_width=width)
         else:
-            draw.label(surface, theme, f"The camera waits for {n} {'die' if n == 1 else 'dice'}"
-                       " · button: set them by knob", (x0, y), "body", TEXT_DIM, max_width=width)
+            draw.label(surface, theme, ngettext("The camera waits for {n} die · button: set them by knob",
+                                                "The camera waits for {n} dice · button: set them by knob", n
+                                                ).format(n=n), (x0, y), "body", TEXT_DIM, max_width=width)
         for i in range(n):
             self._die(surface, theme, (x0 + size / 2 + i * step, y + theme.px(10)), size, None)
         return y + theme.px(22)
@@ -295,7 +340,7 @@ class UgahRenderer:
         options = choice["options"]
         cursor_option = options[choice["cursor"]]
         marked = set(choice["marked"])
-        draw.label(surface, theme, "In the tray (bones already aside):", (x0, y), "body", TEXT_DIM)
+        draw.label(surface, theme, _("In the tray (bones already aside):"), (x0, y), "body", TEXT_DIM, max_width=width)
         size = theme.px(10)
         step = size + theme.px(2.5)
         for i, face in enumerate(view["tray"]):
@@ -311,11 +356,11 @@ class UgahRenderer:
             is_marked = option in marked
             fill = ACCENT if on else (PANEL_LIGHT if is_marked else PANEL)
             draw.panel(surface, rect, fill, theme.px(1), GOOD if is_marked else None, theme.px(0.5))
-            text = "Take out" if option == "take_out" else TAB_NAMES[option]
+            text = _("Take out") if option == "take_out" else _(TAB_NAMES[option])
             if is_marked:
                 text = "+ " + text
             draw.label(surface, theme, text, rect.center, "small", (20, 20, 20) if on else TEXT, "center", bold=True,
-                       max_width=rect.width - theme.px(1))
+                       max_width=rect.width - theme.px(1), box=rect)
         return y + theme.px(7)
 
     def _turn_choice(self, surface: pygame.Surface, view: dict[str, Any], theme: Theme, x0: int, y: int, width: int,
@@ -323,31 +368,37 @@ class UgahRenderer:
         phase = view["phase"]
         choice = view.get("choice") or {"options": [], "cursor": 0}
         steps = view["steps"]
-        walked = [f"{SYMBOL_NAMES[h]} {steps[h]}" for h in ("masher", "breaker") if steps[h]]
+        walked = [f"{_(SYMBOL_NAMES[h])} {steps[h]}" for h in ("masher", "breaker") if steps[h]]
         if walked:
-            draw.label(surface, theme, "Hunters walk: " + ", ".join(walked), (x0, y), "body", TEXT_DIM,
-                       max_width=width)
+            draw.label(surface, theme, _("Hunters walk: {steps}").format(steps=", ".join(walked)), (x0, y), "body",
+                       TEXT_DIM, max_width=width)
         y += theme.px(6)
         labels: list[str] = []
         if phase == "spoils":
             holder = view["spoils"][view["spoils_card"]]
-            labels = [f"Take the {view['spoils_card']} card from {names.get(holder, '?')}", "Leave it"]
+            labels = [_("Take the {card} card from {name}").format(card=_(CARD_NAMES.get(view["spoils_card"], "?")),
+                                                                   name=names.get(holder, "?")), _("Leave it")]
         elif phase == "order":
             previews = {p["first"]: p["places"] for p in view["order_preview"]}
             for hunter in choice["options"]:
                 places = previews.get(hunter, [])
                 values = [self._chip_text(view, p) for p in places]
-                labels.append(f"{SYMBOL_NAMES[hunter]} first: chips {' + '.join(values)}")
+                labels.append(_("{hunter} first: chips {values}").format(hunter=_(SYMBOL_NAMES[hunter]),
+                                                                         values=" + ".join(values)))
         elif phase == "keep":
             taken = {str(t["place"]): t for t in view["taken"]}
             for option in choice["options"]:
                 t = taken[option]
-                under = [SYMBOL_NAMES[h] for h in ("masher", "breaker") if view["hunters"][h]["place"] == t["place"]]
-                where = f" from {under[0]}" if under else ""
-                labels.append(f"Keep the chip {self._points_text(t)}{where}")
+                under = [h for h in ("masher", "breaker") if view["hunters"][h]["place"] == t["place"]]
+                if under:
+                    labels.append(_("Keep the chip {points} from {hunter}").format(
+                        points=self._points_text(t), hunter=_(SYMBOL_NAMES[under[0]])))
+                else:
+                    labels.append(_("Keep the chip {points}").format(points=self._points_text(t)))
         elif phase == "give":
             other = view["taken"][1 - view["kept"]] if view.get("kept") is not None else {}
-            labels = [f"Give the chip {self._points_text(other)} to {names.get(int(o), o)}"
+            labels = [_("Give the chip {points} to {name}").format(points=self._points_text(other),
+                                                                   name=names.get(int(o), o))
                       for o in choice["options"]]
         row_h = theme.px(5.6)
         for i, text in enumerate(labels):
@@ -355,16 +406,17 @@ class UgahRenderer:
             on = i == choice["cursor"]
             draw.panel(surface, rect, ACCENT if on else PANEL, theme.px(1))
             draw.label(surface, theme, ("> " if on else "  ") + text, (rect.left + theme.px(1.5), rect.centery),
-                       "body", (20, 20, 20) if on else TEXT, "midleft", bold=on, max_width=rect.width - theme.px(3))
+                       "body", (20, 20, 20) if on else TEXT, "midleft", bold=on, max_width=rect.width - theme.px(3),
+                       box=rect)
         return y + len(labels) * (row_h + theme.px(0.8))
 
     @staticmethod
     def _points_text(chip: dict[str, Any]) -> str:
         if chip.get("points") is None:
-            return "(face down)"
+            return _("(face down)")
         if chip.get("caterpillar"):
-            return "caterpillar 1"
-        return f"worth {chip['points']}"
+            return _("caterpillar 1")
+        return _("worth {points}").format(points=chip["points"])
 
     @staticmethod
     def _chip_text(view: dict[str, Any], place: int) -> str:
@@ -374,11 +426,12 @@ class UgahRenderer:
     def _aside(self, surface: pygame.Surface, view: dict[str, Any], theme: Theme, x0: int, y: int,
                width: int) -> None:
         aside = view["aside"]
-        head = draw.label(surface, theme, "Set aside this turn:", (x0, y), "body", TEXT_DIM)
+        head = draw.label(surface, theme, _("Set aside this turn:"), (x0, y), "body", TEXT_DIM, max_width=width)
         size = theme.px(6)
         step = size + theme.px(1.2)
         if not aside:
-            draw.label(surface, theme, "none yet", (head.right + theme.px(1.5), y), "body", TEXT_DIM)
+            draw.label(surface, theme, _("none yet"), (head.right + theme.px(1.5), y), "body", TEXT_DIM,
+                       max_width=max(10, x0 + width - head.right - theme.px(1.5)))
         order = ("masher", "breaker", "dinosaur", "mammoth", "bird", "bone")
         for i, face in enumerate(sorted(aside, key=order.index)):
             self._die(surface, theme, (x0 + size / 2 + i * step, y + theme.px(8.5)), size, face, dim=face == "bone")
@@ -386,17 +439,19 @@ class UgahRenderer:
     def _log(self, surface: pygame.Surface, view: dict[str, Any], theme: Theme, x0: int, y: int,
              width: int) -> None:
         if view.get("hunters_met"):
-            draw.label(surface, theme, "The hunters have met: this is the last turn!", (x0, y), "body", ACCENT,
+            draw.label(surface, theme, _("The hunters have met: this is the last turn!"), (x0, y), "body", ACCENT,
                        bold=True, max_width=width)
             return
         for i, line in enumerate(view.get("log", [])[:1]):
-            draw.label(surface, theme, line, (x0, y + i * theme.px(4.5)), "body", TEXT if i == 0 else TEXT_DIM,
+            draw.label(surface, theme, _log_line(line), (x0, y + i * theme.px(4.5)), "body",
+                       TEXT if i == 0 else TEXT_DIM,
                        max_width=width)
 
     # -- players and the end ------------------------------------------------------------
     def _players(self, surface: pygame.Surface, area: pygame.Rect, view: dict[str, Any], theme: Theme) -> None:
         """One row per player: name, the face-down pile (count only), spoils cards, what to do next."""
         players = view["players"]
+        names = {q["station"]: q["name"] for q in players}
         n = max(1, len(players))
         gap = theme.px(0.8)
         pad = theme.px(2)
@@ -411,7 +466,7 @@ class UgahRenderer:
                              border_top_left_radius=theme.px(1), border_bottom_left_radius=theme.px(1))
             x = rect.left + theme.px(2.5)
             draw.label(surface, theme, p["name"], (x, rect.centery), "large", colour, "midleft", bold=True,
-                       max_width=theme.px(17))
+                       max_width=theme.px(17), box=rect)
             # the pile: face-down chips, only the count is public
             cx = x + theme.px(20)
             r = min(theme.px(2.3), row_h // 3)
@@ -419,27 +474,32 @@ class UgahRenderer:
                 centre = (cx + k * theme.px(1.1), rect.centery)
                 pygame.draw.circle(surface, CHIP_DOWN, centre, r)
                 pygame.draw.circle(surface, CHIP_EDGE, centre, r, 1)
-            label = f"{p['chips']} chip{'' if p['chips'] == 1 else 's'}"
-            draw.label(surface, theme, label, (cx + theme.px(7.5), rect.centery), "body", TEXT, "midleft")
+            label = ngettext("{n} chip", "{n} chips", p["chips"]).format(n=p["chips"])
+            draw.label(surface, theme, label, (cx + theme.px(7.5), rect.centery), "body", TEXT, "midleft",
+                       max_width=theme.px(15), box=rect)
             sx = cx + theme.px(23)
             for card in p["spoils"]:
                 self._die(surface, theme, (sx, rect.centery), min(theme.px(5), row_h - theme.px(1.5)), card)
                 sx += theme.px(5.8)
             # the active player's full prompt is in the big box above
-            prompt = "Your turn (see above)" if p["active"] else p["prompt"]
+            prompt = _("Your turn") if p["active"] else _prompt(view, p, names)
             draw.label(surface, theme, prompt, (rect.right - theme.px(1.5), rect.centery), "body",
-                       ACCENT if p["active"] else TEXT_DIM, "midright", bold=p["active"],
-                       max_width=max(10, rect.right - sx - theme.px(3)))
+                       ACCENT if p["active"] else TEXT, "midright", bold=p["active"],
+                       max_width=max(10, rect.right - sx - theme.px(3)), box=rect)
 
     def _final(self, surface: pygame.Surface, area: pygame.Rect, view: dict[str, Any], theme: Theme) -> None:
         pad = theme.px(2)
         x0, width = area.left + pad, area.width - 2 * pad
         players = sorted(view["players"], key=lambda p: -p["points"])
         winners = [p["name"] for p in players if p["station"] in view["winners"]]
-        head = " & ".join(winners) + (" share the win!" if len(winners) > 1 else " wins!")
-        draw.label(surface, theme, "The hunters met: the hunt is over", (x0, pad), "body", TEXT_DIM,
+        head = (_("{names} share the win!") if len(winners) > 1 else _("{names} wins!")).format(
+            names=" & ".join(winners))
+        draw.label(surface, theme, _("The hunters met: the hunt is over"), (x0, pad), "body", TEXT_DIM,
                    max_width=width)
-        draw.label(surface, theme, head, (x0, theme.px(7)), "title", ACCENT, bold=True, max_width=width)
+        head_colour = theme.station_colour(view["winners"][0]) if len(view["winners"]) == 1 else ACCENT
+        draw.label(surface, theme, head, (x0, theme.px(7)), "title", head_colour, bold=True, max_width=width)
+        draw.label(surface, theme, _("Press any button for the menu"), (x0, area.bottom - pad), "body", ACCENT,
+                   "bottomleft", max_width=width)
         y = theme.px(19)
         row_h = theme.px(18) if len(players) <= 3 else theme.px(14.5)
         for p in players:
@@ -447,14 +507,16 @@ class UgahRenderer:
             rect = pygame.Rect(x0, y, width, row_h - theme.px(1.2))
             won = p["station"] in view["winners"]
             draw.panel(surface, rect, PANEL_LIGHT if won else PANEL, theme.px(1), colour, theme.px(0.5))
-            draw.label(surface, theme, p["name"], (rect.left + pad, rect.top + theme.px(1)), "large", colour,
-                       bold=True, max_width=rect.width // 2)
+            drawn = draw.label(surface, theme, p["name"], (rect.left + pad, rect.top + theme.px(1)), "large", colour,
+                               bold=True, max_width=rect.width // 2, box=rect)
             draw.label(surface, theme, f"{p['points']}", (rect.right - pad, rect.top + theme.px(0.5)), "title",
-                       ACCENT if won else TEXT, "topright", bold=True)
+                       ACCENT if won else TEXT, "topright", bold=True, box=rect)
             cards = len(p["spoils"])
-            detail = f"chips {p['pile_points']}" + (f" + {cards} card{'s' if cards > 1 else ''} x 3" if cards else "")
+            detail = _("chips {points}").format(points=p["pile_points"])
+            if cards:
+                detail += " + " + ngettext("{n} card x 3", "{n} cards x 3", cards).format(n=cards)
             draw.label(surface, theme, detail, (rect.right - pad - theme.px(12), rect.top + theme.px(3)), "body",
-                       TEXT_DIM, "topright")
+                       TEXT_DIM, "topright", max_width=rect.right - pad - theme.px(14) - drawn.right, box=rect)
             # the revealed pile
             r = theme.px(2.1)
             cx: float = rect.left + pad + r
@@ -468,6 +530,51 @@ class UgahRenderer:
                 if cx > rect.right - r - pad:
                     break
             y += row_h
+
+
+def _tray_problem(problem: str, n: int) -> str:
+    """The engine's tray problem (English) in the language in force."""
+    if problem == "unsure":
+        return _("the camera is unsure of the dice")
+    if problem == "a die in the tray could not be read":
+        return _("a die in the tray could not be read")
+    found = re.match(r"the tray shows (\d+) ", problem)
+    if found:
+        shown = int(found.group(1))
+        return (ngettext("the tray shows {shown} die", "the tray shows {shown} dice", shown).format(shown=shown)
+                + ", " + ngettext("{n} is in play", "{n} are in play", n).format(n=n))
+    return problem
+
+
+_LOG_PATTERNS: tuple[tuple[str, str], ...] = (
+    (r"(?P<who>.+) threw only bones$", N_("{who} threw only bones")),
+    (r"(?P<who>.+) took the (?P<card>\w+) card from (?P<other>.+)$", N_("{who} took the {card} card from {other}")),
+    (r"(?P<who>.+) took the (?P<card>\w+) card$", N_("{who} took the {card} card")),
+    (r"(?P<who>.+) left the (?P<card>\w+) card with (?P<other>.+)$", N_("{who} left the {card} card with {other}")),
+    (r"(?P<who>.+) moved (?P<steps>.+)$", N_("{who} moved {steps}")),
+    (r"(?P<who>.+) gave a chip to (?P<other>.+)$", N_("{who} gave a chip to {other}")),
+    (r"(?P<who>.+) took a chip$", N_("{who} took a chip")),
+    (r"(?P<who>.+)'s turn was skipped$", N_("{who}'s turn was skipped")),
+)
+"""The engine's log lines (English, from fixed patterns) and their message ids."""
+
+
+def _log_line(line: str) -> str:
+    """One of the engine's log lines in the language in force (the engine builds them from
+    the fixed patterns above; a line that matches none is shown as it is)."""
+    for pattern, message in _LOG_PATTERNS:
+        found = re.match(pattern, line)
+        if found:
+            parts = found.groupdict()
+            if "card" in parts:
+                parts["card"] = _(CARD_NAMES.get(parts["card"], parts["card"]))
+            if "steps" in parts:
+                steps = parts["steps"]
+                for hunter in ("Mammoth Masher", "Bone Breaker"):
+                    steps = steps.replace(hunter, _(hunter))
+                parts["steps"] = steps.replace(" and ", _(" and "))
+            return _(message).format(**parts)
+    return line
 
 
 RENDERER = UgahRenderer()

@@ -11,6 +11,8 @@ answering player's choice, and the players.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 import pygame
@@ -28,18 +30,37 @@ from table.display.theme import (
     TEXT,
     TEXT_DIM,
     Theme,
-    rendered,
     text,
 )
 from table.display.umtata_map import TILE_COLOURS, draw_map, map_rect_for
 from table.games.umtata.board import load_board
+from table.i18n import N_, _, language
 
 PHASE_HINT = {
-    "guess": "Turn your knob to a region + colour and push to lock it - or press your button: Tataaa!",
-    "answer": "Tataaa players answer in press order: knob to region + colour, push; then the country, push.",
-    "reveal": "Push any knob or button for the next round.",
+    "guess": N_("Turn your knob to a region + colour and push to lock it - or press your button: Tataaa!"),
+    "answer": N_("Tataaa players answer in press order: knob to region + colour, push; then the country, push."),
+    "reveal": N_("Push any knob or button for the next round."),
     "over": "",
 }
+
+
+TOPIC_NAMES: dict[str, str] = {
+    "capital": N_("capital"), "currency": N_("currency"), "flag": N_("flag"), "geography": N_("geography"),
+    "language": N_("language"), "history": N_("history"), "sport": N_("sport"), "food": N_("food"),
+    "people": N_("people"), "culture": N_("culture"), "records": N_("records"),
+}
+"""The deck's topics as the header names them (message ids; an unknown topic shows as it is)."""
+
+
+def _country(country_id: str) -> str:
+    return load_board().name(country_id, language())
+
+
+def _sector(region: str, colour: str) -> str:
+    """A region and colour in the players' words ("Süd, lila")."""
+    board = load_board()
+    return _("{region}, {colour}").format(region=board.region_name(region, language()),
+                                          colour=board.colour_name(colour, language()))
 
 
 def _block(
@@ -61,18 +82,38 @@ def _block(
         if len(lines) <= max_lines or s == "small":
             break
     y = rect.y
-    for line in lines[:max_lines]:
+    shown = lines[:max_lines]
+    if len(lines) > max_lines and shown:
+        shown[-1] = shown[-1] + " …"  # never cut a sentence silently
+    for line in shown:
         # The theme's text cache: a question's lines are drawn every frame of the round.
-        surface.blit(rendered(line, s, colour, bold, theme.height), (rect.x, y))
+        text(surface, theme, line, (rect.x, y), s, colour, bold=bold, max_width=rect.w,
+             box=pygame.Rect(rect.x, rect.y, rect.w, max(rect.h, font.get_linesize() * max_lines)))
         y += font.get_linesize()
     return y
+
+
+def _fill_around(surface: pygame.Surface, inner: pygame.Rect) -> None:
+    """The background everywhere but ``inner`` (the map paints every pixel there)."""
+    w, h = surface.get_size()
+    for rect in (pygame.Rect(0, 0, w, inner.top), pygame.Rect(0, inner.bottom, w, h - inner.bottom),
+                 pygame.Rect(0, inner.top, inner.left, inner.h), pygame.Rect(inner.right, inner.top, w - inner.right,
+                                                                               inner.h)):
+        if rect.w > 0 and rect.h > 0:
+            surface.fill(BACKGROUND, rect)
+
+
+@lru_cache(maxsize=1)
+def _scratch() -> pygame.Surface:
+    """A 1x1 surface to lay text out on: drawing there costs the layout, not the pixels."""
+    return pygame.Surface((1, 1))
 
 
 def _station_name(view: dict[str, Any], station: int) -> str:
     for p in view["players"]:
         if p["station"] == station:
             return str(p["name"])
-    return f"Player {station + 1}"
+    return _("Player {number}").format(number=station + 1)
 
 
 def _swatch(
@@ -97,6 +138,9 @@ class UmtataRenderer:
 
     game = "umtata"
 
+    def __init__(self) -> None:
+        self._bottoms: list[tuple[object, int]] = []
+
     def draw(self, surface: pygame.Surface, view: dict[str, Any], ctx: RenderContext) -> None:
         paint_all(surface, self.parts(view, ctx.theme, ctx.paused), ctx.now)
 
@@ -117,30 +161,65 @@ class UmtataRenderer:
         elif reveal:
             map_key = ("reveal", reveal["country"])
         out = [
-            Part("umtata:background", full, None, lambda s, t: s.fill(BACKGROUND), base=True),
-            Part("umtata:map", map_rect, (map_rect, map_key), lambda s, t: self._map(s, view, theme, map_rect),
-                 base=True),
-            Part("umtata:column", column.inflate(2 * u(1), 2 * u(1)), (view, theme.colours),
-                 lambda s, t: self._column(s, view, theme, column), base=True),
+            Part("umtata:background", full, map_rect, lambda s, t: _fill_around(s, map_rect), base=True),
+            Part("umtata:map", map_rect, (map_rect, map_key, language()),
+                 lambda s, t: self._map(s, view, theme, map_rect), base=True),
         ]
+        out += self._column_parts(view, theme, column)
         if paused:
-            out.append(Part("umtata:paused", full, None, lambda s, t: self._paused(s, theme), base=True))
+            out.append(Part("umtata:paused", full, language(), lambda s, t: self._paused(s, theme), base=True))
         return out
 
-    def _column(self, surface: pygame.Surface, view: dict[str, Any], theme: Theme, column: pygame.Rect) -> None:
+    def _measured(self, key: object, lay_out: Callable[[], int]) -> int:
+        """Where a block of the column ends, laid out once per key (compared with ``==``:
+        views hold dicts) and the last four kept (the question and the answer box take
+        turns)."""
+        for k, bottom in self._bottoms:
+            if k == key:
+                return bottom
+        bottom = lay_out()
+        self._bottoms = [(key, bottom), *self._bottoms[:3]]
+        return bottom
+
+    def _column_parts(self, view: dict[str, Any], theme: Theme, column: pygame.Rect) -> list[Part]:
+        """The column as three parts stacked in it (question, answer box, players), so
+        that a knob turn repaints the answer box alone. Where each ends is found by
+        laying it out on a 1x1 scratch surface (every line comes from the text cache and
+        every blit is clipped away): the heights follow the wrapped text."""
         u = theme.px
-        bottom = self._header(surface, view, theme, column)
-        if view.get("answering"):
+        scratch = _scratch()
+        outer = column.inflate(2 * u(1), 2 * u(1))
+        answering = view.get("answering")
+        names = tuple((p["station"], p["name"]) for p in view["players"])
+        board = load_board()
+        # The language too: German lines wrap to other heights than English ones.
+        key = (column, view["phase"], view["round"], view["reader"], view["question"], view.get("reveal"),
+               view.get("winners"), bool(answering), names, theme.colours, theme.height, language())
+        bottom = self._measured(key, lambda: self._header(scratch, view, theme, column))
+        header = pygame.Rect(outer.x, outer.y, outer.w, bottom + u(0.5) - outer.y)
+        out = [Part("umtata:question", header, key, lambda s, t: self._header(s, view, theme, column), base=True)]
+        if answering:
             box = pygame.Rect(column.x, bottom + u(1), column.w, u(17))
-            bottom = self._answer_box(surface, view, theme, box, load_board())
+            key = (box, answering, view["tataaa_order"], theme.colours, theme.height, language())
+            bottom = self._measured(key, lambda: self._answer_box(scratch, view, theme, box, board))
+            area = pygame.Rect(outer.x, header.bottom, outer.w, bottom + u(0.5) - header.bottom)
+            out.append(Part("umtata:answer", area, (area, key),
+                            lambda s, t: self._answer_box(s, view, theme, box, board), base=True))
         top = bottom + u(1.5)
-        self._players(surface, view, theme, pygame.Rect(column.x, top, column.w, column.bottom - top))
+        players = pygame.Rect(column.x, top, column.w, column.bottom - top)
+        area = pygame.Rect(outer.x, out[-1].rect.bottom, outer.w, outer.bottom - out[-1].rect.bottom)
+        out.append(Part("umtata:players", area,
+                        (area, view["players"], answering and answering["station"], view.get("reveal"),
+                         view["target"], theme.colours),
+                        lambda s, t: self._players(s, view, theme, players), base=True))
+        return out
 
     @staticmethod
     def _paused(surface: pygame.Surface, theme: Theme) -> None:
         W, H = surface.get_size()
         draw.veil(surface, surface.get_rect(), 160)
-        text(surface, theme, "Paused", (W / 2, H / 2), "huge", ACCENT, "center", bold=True)
+        text(surface, theme, _("Paused"), (W / 2, H / 2), "huge", ACCENT, "center", bold=True,
+             max_width=W - theme.px(4))
 
     # -- the column's top: question, or the reveal, or the winners ---------------------------
 
@@ -151,32 +230,40 @@ class UmtataRenderer:
         phase = view["phase"]
         reader = view["reader"]
         question = view["question"]
-        info = f"Round {view['round']}  -  read by {_station_name(view, reader)}  -  {question['topic']}"
+        topic = str(question["topic"])
+        info = _("Round {round}  -  read by {reader}  -  {topic}").format(
+            round=view["round"], reader=_station_name(view, reader), topic=_(TOPIC_NAMES.get(topic, topic)))
         pygame.draw.circle(surface, theme.station_colour(reader), (rect.x + u(1), rect.y + u(1.8)), u(1))
-        text(surface, theme, info, (rect.x + u(3), rect.y), "small", TEXT_DIM, max_width=rect.w - u(3))
+        info_colour = TEXT_DIM
+        if phase == "over":  # at the end the line says how to go on
+            info, info_colour = _("Press any button for the menu"), ACCENT
+        text(surface, theme, info, (rect.x + u(3), rect.y), "small", info_colour, max_width=rect.w - u(3), box=rect)
         y = rect.y + u(5)
         reveal = view.get("reveal")
         if phase == "over" and reveal:
             winners = [_station_name(view, s) for s in view["winners"]]
-            title = f"{winners[0]} wins!" if len(winners) == 1 else f"{' and '.join(winners)} share the win!"
-            y = _block(surface, theme, title, pygame.Rect(rect.x, y, rect.w, 0), "title", ACCENT, 2, bold=True)
-            answer = f"Umtata was {reveal['name']}: {reveal['explain']}"
+            title = (_("{name} wins!").format(name=winners[0]) if len(winners) == 1 else
+                     _("{names} share the win!").format(names=_(" and ").join(winners)))
+            colour = theme.station_colour(view["winners"][0]) if len(view["winners"]) == 1 else ACCENT
+            y = _block(surface, theme, title, pygame.Rect(rect.x, y, rect.w, 0), "title", colour, 2, bold=True)
+            answer = _("Umtata was {country}: {explanation}").format(country=_country(reveal["country"]),
+                                                                     explanation=reveal["explain"])
             return _block(surface, theme, answer, pygame.Rect(rect.x, y + u(1), rect.w, 0), "body", TEXT, 4)
         if phase == "reveal" and reveal:
-            r = text(surface, theme, "Umtata is", (rect.x, y), "large", TEXT_DIM)
-            y = _block(surface, theme, reveal["name"], pygame.Rect(rect.x, r.bottom, rect.w, 0), "title", ACCENT,
-                       1, bold=True)
+            r = text(surface, theme, _("Umtata is"), (rect.x, y), "large", TEXT_DIM, max_width=rect.w, box=rect)
+            y = _block(surface, theme, _country(reveal["country"]), pygame.Rect(rect.x, r.bottom, rect.w, 0), "title",
+                       ACCENT, 1, bold=True)
             sw = _swatch(surface, theme, reveal["colour"], (rect.x, y + u(0.5)), u(4.5))
-            text(surface, theme, f"{reveal['region']}, {reveal['colour']}", (sw.right + u(1.2), sw.centery), "body",
-                 TEXT, "midleft", bold=True)
+            text(surface, theme, _sector(reveal["region"], reveal["colour"]), (sw.right + u(1.2), sw.centery), "body",
+                 TEXT, "midleft", bold=True, max_width=rect.right - sw.right - u(1.2), box=rect)
             y = sw.bottom + u(1.5)
             y = _block(surface, theme, reveal["explain"], pygame.Rect(rect.x, y, rect.w, 0), "body", TEXT, 3)
             y = _block(surface, theme, question["text"], pygame.Rect(rect.x, y + u(1), rect.w, 0), "small",
                        TEXT_DIM, 2)
-            return _block(surface, theme, PHASE_HINT["reveal"], pygame.Rect(rect.x, y + u(0.5), rect.w, 0), "small",
-                          ACCENT, 2)
+            return _block(surface, theme, _(PHASE_HINT["reveal"]), pygame.Rect(rect.x, y + u(0.5), rect.w, 0),
+                          "small", ACCENT, 2)
         y = _block(surface, theme, question["text"], pygame.Rect(rect.x, y, rect.w, 0), "large", TEXT, 4, bold=True)
-        hint = PHASE_HINT.get(phase, "")
+        hint = _(PHASE_HINT[phase]) if PHASE_HINT.get(phase) else ""
         if hint and not view.get("answering"):
             y = _block(surface, theme, hint, pygame.Rect(rect.x, y + u(1.5), rect.w, 0), "small", ACCENT, 3)
         return y
@@ -212,14 +299,15 @@ class UmtataRenderer:
         chips: list[tuple[pygame.Rect, str, bool]] = []
         lines: list[str] = []
         if a["step"] == "sector":
-            names = ", ".join(board.get(c).name for c in a["options"] if c != "back")
-            message = f"Push to choose among: {names}" if names else "No country here: turn on."
+            names = ", ".join(_country(c) for c in a["options"] if c != "back")
+            message = (_("Push to choose among: {countries}").format(countries=names) if names
+                       else _("No country here: turn on."))
             lines = draw.wrap(theme.font("small"), message, inner.w)[:3]
             bottom = y + len(lines) * theme.font("small").get_linesize()
         else:
             x = inner.x
             for i, option in enumerate(a["options"]):
-                name = "back" if option == "back" else board.get(option).name
+                name = _("back") if option == "back" else _country(option)
                 chosen = i == a["choice"]
                 w, h = theme.font("body", chosen).size(name)
                 box = pygame.Rect(x, y, w + u(2), h + u(1))
@@ -232,20 +320,21 @@ class UmtataRenderer:
         panel = pygame.Rect(rect.x, rect.y, rect.w, bottom - rect.y + u(1.2))
         pygame.draw.rect(surface, PANEL, panel, border_radius=u(1))
         pygame.draw.rect(surface, colour, panel, max(2, u(0.5)), border_radius=u(1))
-        r = text(surface, theme, f"{a['name']} answers", (inner.x, rect.y + u(1)), "body", colour, bold=True,
-                 max_width=inner.w - u(14))
-        text(surface, theme, f"Tataaa #{rank}", (inner.right, r.centery), "small", TEXT_DIM, "midright")
+        r = text(surface, theme, _("{name} answers").format(name=a["name"]), (inner.x, rect.y + u(1)), "body",
+                 colour, bold=True, max_width=inner.w - u(14), box=panel)
+        text(surface, theme, _("Tataaa #{rank}").format(rank=rank), (inner.right, r.centery), "small", TEXT_DIM,
+             "midright", max_width=u(13), box=panel)
         sw = _swatch(surface, theme, a["colour"], (inner.x, r.bottom + u(0.8)), u(4))
-        text(surface, theme, f"{a['region']} {a['colour']}", (sw.right + u(1), sw.centery), "body", TEXT, "midleft",
-             bold=True)
+        text(surface, theme, _sector(a["region"], a["colour"]), (sw.right + u(1), sw.centery), "body", TEXT,
+             "midleft", bold=True, max_width=inner.right - sw.right - u(1), box=panel)
         ly = rect.y + u(1) + theme.font("body", True).get_linesize() + u(5)
         for line in lines:
-            surface.blit(rendered(line, "small", TEXT_DIM, False, theme.height), (inner.x, ly))
+            text(surface, theme, line, (inner.x, ly), "small", TEXT_DIM, max_width=inner.w, box=panel)
             ly += theme.font("small").get_linesize()
         for box, name, chosen in chips:
             pygame.draw.rect(surface, ACCENT if chosen else PANEL_LIGHT, box, border_radius=u(0.8))
             ink = BACKGROUND if chosen else TEXT
-            surface.blit(rendered(name, "body", ink, chosen, theme.height), (box.x + u(1), box.y + u(0.5)))
+            text(surface, theme, name, (box.x + u(1), box.y + u(0.5)), "body", ink, bold=chosen, box=panel)
         return panel.bottom
 
     # -- the players: score track, status, round points ------------------------------------------
@@ -272,21 +361,21 @@ class UmtataRenderer:
                 pygame.draw.rect(surface, ACCENT, box, max(2, u(0.5)), border_radius=u(1))
             score_rect = text(
                 surface, theme, str(p["score"]), (box.right - u(1.5), box.y + u(0.2)), "large", TEXT, "topright",
-                bold=True,
+                bold=True, box=box,
             )
             right = score_rect.x
             if p["round_points"] is not None:
                 pts = text(
                     surface, theme, f"+{p['round_points']}", (score_rect.x - u(1.2), score_rect.centery), "body",
-                    GOOD if p["round_points"] else TEXT_DIM, "midright", bold=True,
+                    GOOD if p["round_points"] else TEXT_DIM, "midright", bold=True, box=box,
                 )
                 right = pts.x
-            name = p["name"] + ("  (reader)" if p["reader"] else "")
+            name = _("{name}  (reader)").format(name=p["name"]) if p["reader"] else p["name"]
             text(surface, theme, name, (box.x + u(2.5), box.y + u(0.8)), "body", colour, bold=True,
-                 max_width=right - box.x - u(3.5))
+                 max_width=right - box.x - u(3.5), box=box)
             status, status_colour = self._status(p, guesses, tataaa_answers, board)
             text(surface, theme, status, (box.x + u(2.5), box.y + u(5.6)), "small", status_colour,
-                 max_width=box.w - u(4))
+                 max_width=box.w - u(4), box=box)
             if row_h >= u(12):
                 # The score track: one step per point up to the target.
                 track = pygame.Rect(box.x + u(2.5), box.bottom - u(2.8), box.w - u(4), u(1.6))
@@ -302,25 +391,26 @@ class UmtataRenderer:
         station = p["station"]
         if station in guesses:
             g = guesses[station]
-            return f"guessed {g['region']} {g['colour']}", TEXT
+            return _("guessed {sector}").format(sector=_sector(g["region"], g["colour"])), TEXT
         if station in answers:
             a = answers[station]
-            verdict = "right" if a["right"] else "wrong"
-            return f"Tataaa: {board.get(a['country']).name} - {verdict}", GOOD if a["right"] else BAD
+            verdict = _("right") if a["right"] else _("wrong")
+            return (_("Tataaa: {country} - {verdict}").format(country=_country(a["country"]), verdict=verdict),
+                    GOOD if a["right"] else BAD)
         if answers and p["status"] == "tataaa":
-            return f"Tataaa #{p['tataaa_rank']} - no turn, an earlier answer was right", TEXT_DIM
+            return _("Tataaa #{rank} - no turn, an earlier answer was right").format(rank=p["tataaa_rank"]), TEXT_DIM
         if p["status"] == "tataaa":
-            rank = f"TATAAA! #{p['tataaa_rank']}"
+            rank = p["tataaa_rank"]
             if p["result"] == "right":
-                return f"{rank} - right!", GOOD
+                return _("TATAAA! #{rank} - right!").format(rank=rank), GOOD
             if p["result"] == "wrong":
-                return f"{rank} - wrong", BAD
-            return f"{rank} - " + (
-                "answer now!" if p["next"].startswith("pick") else "waits to answer"
-            ), ACCENT
+                return _("TATAAA! #{rank} - wrong").format(rank=rank), BAD
+            if p["next"].startswith("pick"):
+                return _("TATAAA! #{rank} - answer now!").format(rank=rank), ACCENT
+            return _("TATAAA! #{rank} - waits to answer").format(rank=rank), ACCENT
         if p["status"] == "locked":
-            return "guess locked", GOOD
-        return p["next"], TEXT_DIM
+            return _("guess locked"), GOOD
+        return _(p["next"]), TEXT
 
 
 RENDERER = UmtataRenderer()

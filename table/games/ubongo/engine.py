@@ -473,6 +473,11 @@ class Ubongo:
         """The score shown and reported: the most gems of one colour."""
         return {s: state.ranking_key(s)[0] for s in state.setup.stations}
 
+    def standing(self, state: UbongoState, station: StationId) -> tuple[int, ...]:
+        """What ranks a player in a game ended early: the same colour-by-colour comparison
+        as the game's own end (most of one colour, ties broken by the next colour)."""
+        return state.ranking_key(station)
+
     def outcome(self, state: UbongoState) -> Outcome | None:
         if state.phase != OVER:
             return None

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -54,12 +54,31 @@ class Country:
 
 
 @dataclass(frozen=True)
+class Words:
+    """The board's words in one language: country names and map labels by id (English:
+    from each country's ``name`` and ``label``), region and colour names by key, and the
+    grey neighbours off the board by their English name in the map asset."""
+
+    countries: Mapping[str, str] = field(default_factory=dict)
+    labels: Mapping[str, str] = field(default_factory=dict)
+    regions: Mapping[str, str] = field(default_factory=dict)
+    colours: Mapping[str, str] = field(default_factory=dict)
+    neighbours: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class Board:
-    """All countries in file order, plus the border pairs (land and sea)."""
+    """All countries in file order, plus the border pairs (land and sea), and the words
+    players see per language (``[language.CODE]`` of the board file)."""
 
     countries: tuple[Country, ...]
     land: tuple[tuple[str, str], ...]
     sea: tuple[tuple[str, str], ...]
+    words: Mapping[str, Words] = field(default_factory=dict, compare=False, hash=False)
+    giveaways: Mapping[str, Mapping[str, tuple[str, ...]]] = field(default_factory=dict, compare=False)
+    """Per language, per country id: words that give the country away (its names, adjective,
+    language, products named after it); a deck card must not contain them (``table deck
+    check``). An entry ending in ``*`` matches any word it begins."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_by_id", {c.id: c for c in self.countries})
@@ -76,6 +95,37 @@ class Board:
     def in_sector(self, sector: int) -> tuple[Country, ...]:
         """The countries of one region+colour sector, in alphabetical order of name."""
         return tuple(sorted((c for c in self.countries if c.sector == sector), key=lambda c: c.name))
+
+    def name(self, country_id: str, language: str = "en") -> str:
+        """The country's name in ``language`` (its English ``name`` where the board has none)."""
+        words = self.words.get(language)
+        found = words.countries.get(country_id) if words else None
+        return found or self.get(country_id).name
+
+    def label(self, country_id: str, language: str = "en") -> str:
+        """The country's short map label in ``language`` (else its name in that language;
+        English: the ``label`` field)."""
+        words = self.words.get(language)
+        if words and country_id in words.labels:
+            return words.labels[country_id]
+        if language != "en" and words and country_id in words.countries:
+            return words.countries[country_id]
+        return self.get(country_id).label
+
+    def region_name(self, region: str, language: str = "en") -> str:
+        """A region key (``north``...) as players read it in ``language``."""
+        words = self.words.get(language) or self.words.get("en")
+        return words.regions.get(region, region) if words else region
+
+    def colour_name(self, colour: str, language: str = "en") -> str:
+        """A colour key (``orange``...) as players read it in ``language``."""
+        words = self.words.get(language) or self.words.get("en")
+        return words.colours.get(colour, colour) if words else colour
+
+    def neighbour_name(self, name: str, language: str = "en") -> str:
+        """A grey neighbour off the board (named in English by the map asset) in ``language``."""
+        words = self.words.get(language)
+        return words.neighbours.get(name, name) if words else name
 
     def neighbours(self, country_id: str) -> frozenset[str]:
         out = {b for a, b in self.land + self.sea if a == country_id}
@@ -103,6 +153,43 @@ def _pairs(raw: Any, where: str) -> tuple[tuple[str, str], ...]:
             raise BoardError(f"{where}: '{item}' is not a pair like \"fr-de\"")
         out.append((parts[0], parts[1]))
     return tuple(out)
+
+
+def _words(raw: Any, where: str) -> dict[str, Words]:
+    """``[language.CODE]`` tables of the board file as :class:`Words` by language."""
+    if not isinstance(raw, Mapping):
+        raise BoardError(f"{where}: [language] must be a table of languages")
+    out: dict[str, Words] = {}
+    for code, table in raw.items():
+        if not isinstance(table, Mapping):
+            raise BoardError(f"{where}: [language.{code}] must be a table")
+        parts: dict[str, dict[str, str]] = {}
+        for key in ("countries", "labels", "regions", "colours", "neighbours"):
+            value = table.get(key, {})
+            if not isinstance(value, Mapping) or not all(isinstance(v, str) and v for v in value.values()):
+                raise BoardError(f"{where}: language.{code}.{key} must map ids to non-empty names")
+            parts[key] = {str(k): str(v) for k, v in value.items()}
+        unknown = sorted(set(parts["regions"]) - set(REGIONS)) + sorted(set(parts["colours"]) - set(COLOURS))
+        if unknown:
+            raise BoardError(f"{where}: language.{code} names unknown regions or colours: {', '.join(unknown)}")
+        out[str(code)] = Words(**parts)
+    return out
+
+
+def _giveaways(raw: Any, where: str) -> dict[str, dict[str, tuple[str, ...]]]:
+    """``[giveaways.LANG]`` tables: country id -> list of words."""
+    if not isinstance(raw, Mapping):
+        raise BoardError(f"{where}: [giveaways] must hold one table per language")
+    out: dict[str, dict[str, tuple[str, ...]]] = {}
+    for language, table in raw.items():
+        if not isinstance(table, Mapping):
+            raise BoardError(f"{where}: [giveaways.{language}] must map country ids to lists of words")
+        out[language] = {}
+        for cid, words in table.items():
+            if not isinstance(words, list) or not all(isinstance(w, str) and w.strip() for w in words):
+                raise BoardError(f"{where}: giveaways.{language}.{cid} must be a list of words")
+            out[language][cid] = tuple(w.strip() for w in words)
+    return out
 
 
 def parse_board(
@@ -139,11 +226,20 @@ def parse_board(
         tuple(countries),
         land,
         _pairs(borders.get("sea", []), f"{where} [borders] sea"),
+        words=_words(data.get("language", {}), where),
+        giveaways=_giveaways(data.get("giveaways", {}), where),
     )
     for a, b in board.land + board.sea:
         for cid in (a, b):
             if not board.has(cid):
                 raise BoardError(f"{where}: border {a}-{b} names unknown country '{cid}'")
+    for code, words in board.words.items():
+        for cid in sorted((set(words.countries) | set(words.labels)) - {c.id for c in board.countries}):
+            raise BoardError(f"{where}: language.{code} names unknown country '{cid}'")
+    for language, table in board.giveaways.items():
+        for cid in table:
+            if not board.has(cid):
+                raise BoardError(f"{where}: giveaways.{language} names unknown country '{cid}'")
     return board
 
 

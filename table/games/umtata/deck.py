@@ -3,12 +3,15 @@
 A deck file holds ``[[question]]`` tables with ``country`` (a board id), ``text`` (the
 question as read out, "Umtata" standing for the country), ``topic`` (one of
 :data:`TOPICS`) and ``explain`` (one line shown at the reveal). A file may set a
-top-level ``topic`` that its questions inherit. Every ``questions*.toml`` in the deck
-folder is part of the deck, so owners add their own file beside the shipped ones.
+top-level ``topic`` that its questions inherit, and a top-level ``language`` (one of
+:data:`LANGUAGES`; a file without it is English). Every ``questions*.toml`` in the deck
+folder whose language is the table's is part of the deck, so owners add their own file
+beside the shipped ones (the shipped German deck is ``questions-*.de.toml``).
 """
 
 from __future__ import annotations
 
+import math
 import re
 import tomllib
 from collections import Counter
@@ -34,6 +37,9 @@ TOPICS: tuple[str, ...] = (
     "culture",
     "records",
 )
+LANGUAGES: tuple[str, ...] = ("en", "de")
+"""The languages a deck file may be written in (its top-level ``language``)."""
+DEFAULT_LANGUAGE = "en"
 MIN_PER_COUNTRY = 5
 MIN_DECK = 400
 
@@ -47,6 +53,7 @@ class Question:
     topic: str
     explain: str
     source: str = ""
+    language: str = DEFAULT_LANGUAGE
 
     def to_json(self) -> dict[str, str]:
         return {"country": self.country, "text": self.text, "topic": self.topic, "explain": self.explain}
@@ -74,7 +81,8 @@ def deck_files(folder: Path) -> list[Path]:
 
 
 def read_questions(path: Path, problems: list[str]) -> list[Question]:
-    """Questions of one file; anything wrong with the file is appended to ``problems``."""
+    """Questions of one file, each carrying the file's language; anything wrong with the
+    file is appended to ``problems`` (a file in an unknown language gives no questions)."""
     from table.checks import read_text_input
     from table.errors import TableError
 
@@ -86,10 +94,25 @@ def read_questions(path: Path, problems: list[str]) -> list[Question]:
     except tomllib.TOMLDecodeError as exc:
         problems.append(f"{path}: not valid TOML ({exc})")
         return []
-    return parse_questions(data, path.name, problems)
+    language = data.get("language", DEFAULT_LANGUAGE)
+    if language not in LANGUAGES:
+        problems.append(f"{path.name}: unknown language {language!r} (languages: {', '.join(LANGUAGES)})")
+        return []
+    suffix = path.name.removesuffix(".toml").rpartition(".")[2] if path.name.count(".") > 1 else ""
+    if suffix in LANGUAGES and suffix != language:
+        # questions-x.de.toml without language = "de" would silently join the English deck.
+        problems.append(f"{path.name}: the name says {suffix!r} but the file says language = {language!r}")
+        return []
+    if not data.get("question"):
+        # Most likely a misspelt key ("questions") or an unfinished file: say so, not "0 cards".
+        problems.append(f"{path.name}: holds no questions (the cards go in 'question = [...]')")
+        return []
+    return parse_questions(data, path.name, problems, language)
 
 
-def parse_questions(data: Mapping[str, Any], where: str, problems: list[str]) -> list[Question]:
+def parse_questions(
+    data: Mapping[str, Any], where: str, problems: list[str], language: str = DEFAULT_LANGUAGE
+) -> list[Question]:
     """Questions from parsed TOML (or the same shape as JSON); problems are appended."""
     default_topic = data.get("topic", "")
     raw_list = data.get("question", [])
@@ -126,14 +149,111 @@ def parse_questions(data: Mapping[str, Any], where: str, problems: list[str]) ->
                 topic=values["topic"].strip(),
                 explain=" ".join(values["explain"].split()),
                 source=at,
+                language=language,
             )
         )
     return out
 
 
+# English and German words too common to tell two facts apart ("Umtata" is in every card).
+_STOPWORD_TEXT = """
+about above after again against along also although among another because been before
+being below between both came cannot capital cities city comes could country countries
+during each every first from further have having here into itself known large largest later
+many more most much named near never number other others over same since some still such
+than that their them then there these they this those through today under until upon very
+were what when where which while whose will with within without would year years world
+umtata aber alle allem allen aller alles als auch beim bevor bis damit dann dass dem den
+denen der des dessen die dies diese diesem diesen dieser dieses doch dort durch eine einem
+einen einer eines einst erst erste ersten erster etwa für gibt haben hatte heute hier ihre
+ihrem ihren ihrer ihres immer jahr jahre jahren kein land landes länder ländern mehr meisten
+nach nicht noch nur oder ohne seit sein seine seinem seinen seiner sich sind stadt städte
+über unter viele vom von vor war waren weil welt wenn werden wird wurde wurden zum zur zwei
+zwischen größte größten hauptstadt heißt
+"""
+_STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+SIMILAR_SCORE = 0.3
+"""Two cards of one answer sharing key words worth this share of the smaller card's are
+reported as resting on the same fact (with at least two key words in common)."""
+
+
+def _key_words(text: str) -> frozenset[str]:
+    """The words a card's fact rests on: numbers (years, heights) and the first six letters
+    of every longer word that is not a stop word (so "independence" meets "independent")."""
+    out: set[str] = set()
+    for m in re.finditer(r"\d[\d,.]*\d|\d|[^\W\d_]+", text):
+        word = m.group(0)
+        if word[0].isdigit():
+            digits = re.sub(r"[,.]", "", word)
+            if len(digits) >= 2:
+                out.add("#" + digits)
+            continue
+        low = word.lower()
+        if len(low) >= 4 and low not in _STOPWORDS and not low.startswith("umtata"):  # "Umtatas"
+            out.add(low[:6])
+    return frozenset(out)
+
+
+def similar_pairs(questions: Sequence[Question]) -> list[tuple[Question, Question, tuple[str, ...]]]:
+    """Pairs of cards with the same answer that rest on the same fact: they share at least
+    two key words (:func:`_key_words`) that weigh at least :data:`SIMILAR_SCORE` of the
+    lighter card's. A word weighs more the rarer it is in the deck (inverse document
+    frequency), numbers half as much again, so "Mostar" and "2008" count and "river" hardly."""
+    keys = [_key_words(q.text) for q in questions]
+    df = Counter(k for ks in keys for k in ks)
+    n = max(len(questions), 2)
+
+    def weight(k: str) -> float:
+        return math.log((n + 1) / df[k]) * (1.5 if k.startswith("#") else 1.0) + 0.1
+
+    by_country: dict[tuple[str, str], list[int]] = {}
+    for i, q in enumerate(questions):
+        by_country.setdefault((q.language, q.country), []).append(i)
+    out = []
+    for members in by_country.values():
+        for a_pos, a in enumerate(members):
+            for b in members[a_pos + 1:]:
+                shared = keys[a] & keys[b]
+                if len(shared) < 2:
+                    continue
+                lighter = min(sum(map(weight, keys[a])), sum(map(weight, keys[b])))
+                if sum(map(weight, shared)) >= SIMILAR_SCORE * lighter:
+                    out.append((questions[a], questions[b], tuple(sorted(shared))))
+    return out
+
+
+def giveaway_pattern(words: Iterable[str]) -> re.Pattern[str] | None:
+    """A case-insensitive pattern matching any of ``words`` as whole words (``word*``: any
+    word beginning so); ``None`` for no words."""
+    parts = []
+    for w in sorted(words, key=len, reverse=True):  # the longest first: "Turkish delight", not "Turkish"
+        if w.endswith("*"):
+            parts.append(re.escape(w[:-1]) + r"\w*")
+        else:
+            parts.append(re.escape(w))
+    if not parts:
+        return None
+    return re.compile(r"(?<!\w)(?:" + "|".join(parts) + r")(?!\w)", re.IGNORECASE)
+
+
+def giveaway(q: Question, board: Board) -> str | None:
+    """The word in ``q``'s text that names its answer (name, adjective, language or a
+    product named after it, from the board's ``[giveaways]``), or ``None``."""
+    if not board.has(q.country):
+        return None
+    words = list(board.giveaways.get(q.language, {}).get(q.country, ()))
+    if q.language == DEFAULT_LANGUAGE:
+        words.append(board.get(q.country).name)
+    pattern = giveaway_pattern(words)
+    found = pattern.search(q.text) if pattern else None
+    return found.group(0) if found else None
+
+
 def check_questions(questions: Iterable[Question], board: Board, complete: bool = True) -> DeckReport:
-    """Check questions against ``board``: unknown countries and topics, duplicates, and
-    (when ``complete``) the deck's size and the minimum number of questions per country."""
+    """Check questions against ``board``: unknown countries and topics, duplicates, a card
+    naming its answer, two cards resting on the same fact, and (when ``complete``) the
+    deck's size and the minimum number of questions per country. The questions are one
+    language's deck."""
     problems: list[str] = []
     seen: dict[str, str] = {}
     good: list[Question] = []
@@ -154,8 +274,14 @@ def check_questions(questions: Iterable[Question], board: Board, complete: bool 
         if "umtata" not in key:
             problems.append(f"{q.source}: the question must name the hidden country 'Umtata'")
             ok = False
+        named = giveaway(q, board)
+        if named:
+            problems.append(f"{q.source}: the question gives its answer away ({named!r})")
+            ok = False
         if ok:
             good.append(q)
+    for a, b, shared in similar_pairs(good):
+        problems.append(f"{b.source}: rests on the same fact as {a.source} ({', '.join(shared)})")
     if complete:
         counts = Counter(q.country for q in good)
         for c in board.countries:
@@ -169,33 +295,51 @@ def check_questions(questions: Iterable[Question], board: Board, complete: bool 
     return DeckReport(tuple(good), tuple(problems))
 
 
-def check_deck(paths: Sequence[Path], board: Board | None = None, complete: bool = True) -> DeckReport:
-    """Read and check the given deck files as one deck."""
+def check_deck(
+    paths: Sequence[Path], board: Board | None = None, complete: bool = True, language: str | None = None
+) -> DeckReport:
+    """Read and check the given deck files: the questions of ``language`` as one deck, or
+    (``None``) each language found as a deck of its own."""
     board = board or load_board()
     problems: list[str] = []
     questions: list[Question] = []
     for path in paths:
         questions.extend(read_questions(path, problems))
-    report = check_questions(questions, board, complete)
-    return DeckReport(report.questions, tuple(problems) + report.problems)
+    languages = [language] if language is not None else sorted({q.language for q in questions})
+    good: list[Question] = []
+    for lang in languages:
+        report = check_questions([q for q in questions if q.language == lang], board, complete)
+        good.extend(report.questions)
+        prefix = f"[{lang}] " if len(languages) > 1 else ""
+        problems.extend(prefix + p for p in report.problems)
+    return DeckReport(tuple(good), tuple(problems))
 
 
-def default_deck() -> tuple[Question, ...]:
-    """The deck in force: the shipped deck files merged by name with the config
-    directory's ``umtata/questions*.toml`` (an owner's file of the same name replaces the
-    shipped one, other files add to it); the good questions."""
-    return _checked_deck(tuple(data_files("umtata", "questions*.toml")))
+def check_language(language: str) -> str:
+    """``language`` if a deck may be written in it; otherwise :class:`ValueError` in one sentence."""
+    if language not in LANGUAGES:
+        raise ValueError(f"there is no Umtata deck in language {language!r} (languages: {', '.join(LANGUAGES)})")
+    return language
+
+
+def default_deck(language: str = DEFAULT_LANGUAGE) -> tuple[Question, ...]:
+    """The deck in force in ``language`` ("en" or "de"): the shipped deck files merged by
+    name with the config directory's ``umtata/questions*.toml`` (an owner's file of the
+    same name replaces the shipped one, other files add to it), keeping the files written
+    in ``language``; the good questions. :class:`ValueError` for an unknown language."""
+    return _checked_deck(tuple(data_files("umtata", "questions*.toml")), check_language(language))
 
 
 @cache
-def _checked_deck(paths: tuple[Path, ...]) -> tuple[Question, ...]:
-    return check_deck(paths, complete=False).questions
+def _checked_deck(paths: tuple[Path, ...], language: str) -> tuple[Question, ...]:
+    return check_deck(paths, complete=False, language=language).questions
 
 
-def deck_from_option(raw: Any) -> tuple[Question, ...]:
-    """A deck given in the setup options (a list of question objects); bad ones dropped."""
+def deck_from_option(raw: Any, language: str = DEFAULT_LANGUAGE) -> tuple[Question, ...]:
+    """A deck given in the setup options (a list of question objects, in ``language``);
+    bad ones dropped."""
     if not isinstance(raw, Sequence) or isinstance(raw, str):
         return ()
     problems: list[str] = []
-    parsed = parse_questions({"question": list(raw)}, "setup deck", problems)
+    parsed = parse_questions({"question": list(raw)}, "setup deck", problems, language)
     return check_questions(parsed, load_board(), complete=False).questions

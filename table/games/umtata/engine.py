@@ -12,7 +12,7 @@ round in which somebody reached the target (16); everyone who reached it shares 
 Options (``GameSetup.options``): ``target`` (points to win, 16), ``first_reader``
 (station reading first; default the first station), ``deck`` (a list of question
 objects instead of the shipped deck), ``whole_deck`` (play all cards instead of a
-shuffled half, false).
+shuffled half, false), ``language`` ("en" or "de": which shipped deck is played, "en").
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from table.games.base import (
     rng_for,
 )
 from table.games.umtata.board import SECTORS, Board, Country, load_board, sector_parts
-from table.games.umtata.deck import Question, deck_from_option, default_deck
+from table.games.umtata.deck import DEFAULT_LANGUAGE, Question, check_language, deck_from_option, default_deck
 
 GUESS = "guess"
 ANSWER = "answer"
@@ -96,14 +96,20 @@ _DECK_CACHE: dict[int, tuple[Any, tuple[Question, ...]]] = {}
 
 
 def deck_of(setup: GameSetup) -> tuple[Question, ...]:
-    """The question deck a game plays with: the ``deck`` option or the shipped deck."""
+    """The question deck a game plays with: the ``deck`` option or the shipped deck in the
+    game's ``language``; :class:`SetupError` for a language without a deck."""
+    language = setup.options.get("language", DEFAULT_LANGUAGE)
+    try:
+        check_language(language)
+    except ValueError as exc:
+        raise SetupError(str(exc)) from None
     raw = setup.options.get("deck")
     if raw is None:
-        return default_deck()
+        return default_deck(language)
     hit = _DECK_CACHE.get(id(raw))
     if hit is not None and hit[0] is raw:
         return hit[1]
-    deck = deck_from_option(raw)
+    deck = deck_from_option(raw, language)
     if len(_DECK_CACHE) > 16:  # replays build many setups; keep the memo small
         _DECK_CACHE.clear()
     _DECK_CACHE[id(raw)] = (raw, deck)
@@ -122,7 +128,7 @@ class UmtataEngine:
     variants: tuple[str, ...] = ("standard",)
     min_stations = 2
     max_stations = 5
-    option_names = frozenset({"target", "first_reader", "deck", "whole_deck", "colours"})
+    option_names = frozenset({"target", "first_reader", "deck", "whole_deck", "colours", "language"})
 
     # -- queries -----------------------------------------------------------------
 

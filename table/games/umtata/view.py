@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from table.games.base import JSONValue, StationId
 from table.games.umtata.board import sector_parts
+from table.i18n import N_
 
 if TYPE_CHECKING:
     from table.games.umtata.engine import UmtataEngine, UmtataState
@@ -23,19 +24,19 @@ def _next_step(engine: UmtataEngine, state: UmtataState, player: int) -> str:
 
     if state.phase == GUESS:
         if state.guesses[player] is not None:
-            return "locked - wait"
+            return N_("locked - wait")
         if player in state.tataaa:
-            return "Tataaa! - wait"
-        return "turn + push, or Tataaa!"
+            return N_("Tataaa! - wait")
+        return N_("turn + push, or Tataaa!")
     if state.phase == ANSWER:
         who = engine.answerer(state)
         if who == player:
-            return "pick region+colour, push" if state.step == STEP_SECTOR else "pick the country, push"
-        return "wait"
+            return N_("pick region+colour, push") if state.step == STEP_SECTOR else N_("pick the country, push")
+        return N_("wait")
     if state.phase == REVEAL:
-        return "push for next round"
+        return N_("push for next round")
     if state.phase == OVER:
-        return "winner!" if player in state.winners else "game over"
+        return N_("winner!") if player in state.winners else N_("game over")
     return ""
 
 

@@ -1,0 +1,168 @@
+"""Every screen of every game, in every language, as pictures whose text is measured.
+
+Used by ``tests/test_text_fit.py`` and, as a script, to write the German screenshots of
+the games whose moments live with their tests::
+
+    SDL_VIDEODRIVER=dummy PYTHONPATH=tests .venv/bin/python -m textfit de docs/screens/de
+
+(the shell and Ubongo Shimo come from ``tools/screens/render_docs.py --lang de docs/screens/de``.)
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+
+import pygame
+
+from table.display.games import renderers
+from table.display.snapshots import shell_moments, shimo_moments
+from table.display.theme import TextDrawn, Theme, record_text
+from table.games import registry
+
+Paint = Callable[[pygame.Surface], None]
+
+SIZES = ((1920, 1080), (1280, 720))
+
+
+def _parts_painter(game: str, view: dict[str, Any], now: float, paused: bool = False) -> Paint:
+    """Paint a game's screen part by part, each clipped to its own rect as the table's
+    composer clips a repaint: text outside its part would be cut on the table."""
+
+    def paint(surface: pygame.Surface) -> None:
+        theme = Theme(*surface.get_size())
+        for part in renderers()[game].parts(view, theme, paused):
+            _, rect = part.at(now)
+            surface.set_clip(rect)
+            part.paint(surface, now)
+        surface.set_clip(None)
+
+    return paint
+
+
+def game_screens() -> Iterator[tuple[str, Paint]]:
+    """(name, painter) for every moment of the four games the tests keep."""
+    here = Path(__file__).resolve().parent
+    if str(here / "ubongo") not in sys.path:
+        sys.path.insert(0, str(here / "ubongo"))
+    from make_ubongo_screens import SHOTS
+    from ugah_ugah.screens import states as ugah_states
+    from umtata.screens import phases as umtata_phases
+
+    umtata = registry()["umtata"]
+    for name, state in umtata_phases().items():
+        yield f"umtata/{name}", _parts_painter("umtata", umtata.view(state, None), 0.0)
+    yield "umtata/paused", _parts_painter("umtata", umtata.view(umtata_phases()["guess_start"], None), 0.0, True)
+    ugah = registry()["ugah_ugah"]
+    for name, state in ugah_states().items():
+        yield f"ugah_ugah/{name}", _parts_painter("ugah_ugah", ugah.view(state, None), state.now)
+    for name, build in SHOTS.items():
+        table, now = build()
+        yield f"ubongo/{name}", _parts_painter("ubongo", table.view(), now)
+
+
+def _table_painter(snap: Paint) -> Paint:
+    """Run a snapshot of the whole table loop unrecorded (its frames repaint changed
+    regions only), then paint its last picture again part by part, each clipped to its
+    own rect, while recording."""
+
+    def paint(surface: pygame.Surface) -> None:
+        from table import app
+        from table.display import theme as theme_module
+
+        seen: list[tuple[app.Table, float]] = []
+        original = app.Table.draw
+
+        def spy(self: app.Table, now: float, force: bool = False) -> bool:
+            seen.append((self, now))
+            return original(self, now, force)
+
+        recorders = list(theme_module._recorders)
+        theme_module._recorders.clear()
+        app.Table.draw = spy  # type: ignore[method-assign]
+        try:
+            snap(surface)
+        finally:
+            app.Table.draw = original  # type: ignore[method-assign]
+            theme_module._recorders.extend(recorders)
+        table, now = seen[-1]
+        for screen in table._visible():
+            for part in screen.parts(surface.get_size(), now):
+                _, rect = part.at(now)
+                surface.set_clip(rect)
+                part.paint(surface, now)
+        surface.set_clip(None)
+
+    return paint
+
+
+def shell_screens() -> Iterator[tuple[str, Paint]]:
+    """The lobby, menus, attract mode and every Shimo phase (``table screens``)."""
+    for name, snap in shell_moments():
+        yield f"shell/{name}", _table_painter(snap)
+    for name, snap in shimo_moments():
+        yield f"shimo/{name}", snap
+
+
+@dataclass(frozen=True)
+class Misfit:
+    screen: str
+    size: tuple[int, int]
+    text: str
+    why: str
+
+    def __str__(self) -> str:
+        return f"{self.screen} {self.size[0]}x{self.size[1]}: {self.text!r} {self.why}"
+
+
+def misfits(name: str, paint: Paint, size: tuple[int, int], min_scale: float = 0.0) -> list[Misfit]:
+    """Every line that ``paint`` draws outside its box, outside the surface, cut by the
+    clip it was drawn under, or shrunk below ``min_scale`` of its size to fit."""
+    drawn: list[TextDrawn] = []
+    surface = pygame.Surface(size)
+    with record_text(drawn.append):
+        paint(surface)
+    out = []
+    for d in drawn:
+        if d.ink.width == 0 or not d.message.strip():
+            continue
+        if d.surface.size != size:
+            continue  # laid out on a scratch surface to measure it (Umtata's column), not shown
+        if not d.surface.contains(d.ink):
+            out.append(Misfit(name, size, d.message, f"runs off the screen ({d.ink})"))
+        elif d.box is not None and not d.box.contains(d.ink):
+            out.append(Misfit(name, size, d.message, f"runs out of its box ({d.ink} not in {d.box})"))
+        elif not d.clip.contains(d.ink):
+            out.append(Misfit(name, size, d.message, f"is cut ({d.ink} drawn under clip {d.clip})"))
+        elif d.scale < min_scale:
+            out.append(Misfit(name, size, d.message, f"is shrunk to {d.scale:.0%} to fit"))
+    return out
+
+
+def main(argv: list[str]) -> int:
+    from table.i18n import set_language
+
+    lang, out = argv[0], Path(argv[1])
+    set_language(lang)
+    pygame.display.init()
+    pygame.font.init()
+    for name, paint in game_screens():
+        for size in SIZES:
+            surface = pygame.Surface(size)
+            paint(surface)
+            path = out / f"{name}-{size[0]}x{size[1]}.png"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            pygame.image.save(surface, str(path))
+            print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,231 @@
+"""The decks' languages and the checks of ``table deck check`` / ``table deck review``:
+a card naming its answer, two cards on the same fact, one owner file alone, the review."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from table import datafiles
+from table.cli import main
+from table.config import load_config
+from table.gamedata import game_options
+from table.games.base import GameSetup, SetupError
+from table.games.umtata.board import BoardError, load_board, parse_board
+from table.games.umtata.deck import (
+    LANGUAGES,
+    MIN_DECK,
+    MIN_PER_COUNTRY,
+    Question,
+    check_deck,
+    check_questions,
+    deck_files,
+    default_deck,
+    similar_pairs,
+)
+from table.games.umtata.engine import ENGINE
+
+
+def write(path: Path, body: str, language: str | None = None) -> Path:
+    head = f'language = "{language}"\n' if language else ""
+    path.write_text(head + "question = [\n" + body + "]\n", encoding="utf-8")
+    return path
+
+
+def card(country: str, text: str, topic: str = "culture", explain: str = "Because.", language: str = "en") -> Question:
+    return Question(country, text, topic, explain, source=f"test {text[:20]}", language=language)
+
+
+# -- the decks and their languages ----------------------------------------------------
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_each_shipped_deck_is_complete_and_good(language: str) -> None:
+    report = check_deck(deck_files(datafiles.defaults_dir() / "umtata"), language=language)
+    assert report.ok, report.problems
+    assert len(report.questions) >= MIN_DECK
+    assert {q.language for q in report.questions} == {language}
+    per_country = {c.id: 0 for c in load_board().countries}
+    for q in report.questions:
+        per_country[q.country] += 1
+    assert min(per_country.values()) >= MIN_PER_COUNTRY
+
+
+def test_the_deck_in_use_follows_the_language() -> None:
+    english, german = default_deck(), default_deck("de")
+    assert default_deck("en") == english
+    assert all(q.language == "en" for q in english) and all(q.language == "de" for q in german)
+    assert any(q.text == "Umtatas Hauptstadt ist Prag." for q in german)
+    assert not {q.text for q in english} & {q.text for q in german}
+    with pytest.raises(ValueError, match="no Umtata deck in language 'fr'"):
+        default_deck("fr")
+
+
+def test_the_engine_plays_the_deck_of_its_language() -> None:
+    state = ENGINE.new_game(GameSetup("umtata", stations=(0, 1), options={"language": "de"}), seed=3)
+    assert ENGINE.question(state).language == "de"
+    state = ENGINE.new_game(GameSetup("umtata", stations=(0, 1)), seed=3)
+    assert ENGINE.question(state).language == "en"
+    with pytest.raises(SetupError, match="no Umtata deck in language 'fr'"):
+        ENGINE.new_game(GameSetup("umtata", stations=(0, 1), options={"language": "fr"}), seed=3)
+
+
+def test_the_table_language_reaches_the_umtata_options() -> None:
+    config = load_config()
+    assert game_options(config)["umtata"]["language"] == "en"
+    options = game_options(config, language="de")
+    assert options["umtata"]["language"] == "de"
+    assert "language" not in options["ubongo"]  # only engines that take it
+
+
+def test_an_owners_file_says_its_language(tmp_path: Path) -> None:
+    (tmp_path / "umtata").mkdir()
+    write(tmp_path / "umtata" / "questions-ours.toml",
+          '{ country = "mt", topic = "culture", text = "Umtata ist, wo wir uns trafen.", explain = "Malta." },\n',
+          language="de")
+    write(tmp_path / "umtata" / "questions-mine.toml",
+          '{ country = "mt", topic = "culture", text = "Umtata is where we met.", explain = "Malta." },\n')
+    datafiles.use_config_dir(tmp_path)
+    assert "Umtata ist, wo wir uns trafen." in {q.text for q in default_deck("de")}
+    assert "Umtata ist, wo wir uns trafen." not in {q.text for q in default_deck("en")}
+    assert "Umtata is where we met." in {q.text for q in default_deck("en")}  # no key: English
+
+
+def test_a_file_in_an_unknown_or_contradicting_language_is_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    body = '{ country = "mt", topic = "culture", text = "Umtata is small.", explain = "Malta." },\n'
+    write(tmp_path / "questions-fr.toml", body, language="fr")
+    write(tmp_path / "questions-x.de.toml", body)  # named German, says nothing: would join the English deck
+    assert main(["deck", "check", str(tmp_path / "questions-fr.toml"), str(tmp_path / "questions-x.de.toml")]) == 2
+    err = capsys.readouterr().err
+    assert "questions-fr.toml: unknown language 'fr' (languages: en, de)" in err
+    assert "questions-x.de.toml: the name says 'de' but the file says language = 'en'" in err
+    assert "Traceback" not in err
+
+
+# -- a card that names its answer -----------------------------------------------------
+
+
+def test_a_card_naming_its_answer_is_caught(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = write(tmp_path / "questions-bad.toml",
+                '{ country = "tr", topic = "food", text = "Lokum, better known as Turkish delight, comes from Umtata.",'
+                ' explain = "Turkey." },\n'
+                '{ country = "fi", text = "The Flying Finn ran for Umtata.", topic = "sport", explain = "Finland." },\n'
+                '{ country = "lu", text = "Dutch caravans cross Umtata every summer.", topic = "culture",'
+                ' explain = "ok" },\n')
+    german = write(tmp_path / "questions-bad.de.toml",
+                   '{ country = "de", topic = "food", text = "Die Weißwurst ist typisch deutsche Küche aus Umtata.",'
+                   ' explain = "Deutschland." },\n'
+                   '{ country = "hu", topic = "language", text = "In Umtata spricht man Magyarul.", explain = "x" },\n',
+                   language="de")
+    assert main(["deck", "check", str(bad), str(german)]) == 2
+    err = capsys.readouterr().err
+    assert "questions-bad.toml question 1: the question gives its answer away ('Turkish delight')" in err
+    assert "questions-bad.toml question 2: the question gives its answer away ('Finn')" in err
+    assert "question 3" not in err  # a neighbour's adjective is a fair clue
+    assert "questions-bad.de.toml question 1: the question gives its answer away ('deutsche')" in err
+    assert "questions-bad.de.toml question 2: the question gives its answer away ('Magyarul')" in err
+
+
+def test_the_board_name_counts_and_the_words_are_whole_words() -> None:
+    board = load_board()
+    named = check_questions([card("cz", "Umtata is the Czech Republic.")], board, complete=False)
+    assert any("gives its answer away ('Czech Republic')" in p for p in named.problems)
+    # "Turku" is a Finnish city, not the word "Turk": no false alarm for whole-word lists.
+    fine = check_questions([card("fi", "The city of Turku is in Umtata.")], board, complete=False)
+    assert fine.ok
+
+
+def test_bad_giveaway_lists_in_a_board_file_are_one_sentence() -> None:
+    with pytest.raises(BoardError, match=r"giveaways\.en\.dk must be a list of words"):
+        parse_board({"country": [], "giveaways": {"en": {"dk": "Danish"}}}, derived_land=[])
+    with pytest.raises(BoardError, match=r"giveaways\.en names unknown country 'xx'"):
+        parse_board({"country": [], "giveaways": {"en": {"xx": ["X"]}}}, derived_land=[])
+
+
+# -- two cards resting on the same fact ------------------------------------------------
+
+
+def test_two_cards_on_the_same_fact_are_caught() -> None:
+    """The issue's pairs, each put into the English deck (without that country's own cards):
+    how much a word counts depends on how rare it is in the deck, as in a real check."""
+    board = load_board()
+    pairs = [
+        (card("ba", "Divers jump from the rebuilt Old Bridge of Mostar in Umtata."),
+         card("ba", "The city of Mostar, with its arched Old Bridge, is in Umtata.", topic="geography")),
+        (card("xk", "Umtata declared independence from Serbia on 17 February 2008.", topic="history"),
+         card("xk", "Umtata uses the euro without being in the EU; it declared independence in 2008.",
+              topic="currency")),
+        (card("mt", "Umtata's flag is white and red, with the George Cross in the upper corner.", topic="flag"),
+         card("mt", "King George VI awarded the George Cross to the whole people of Umtata in 1942.",
+              topic="history")),
+    ]
+    for a, b in pairs:
+        rest = [q for q in default_deck() if q.country != a.country]
+        report = check_questions([*rest, a, b], board, complete=False)
+        assert len(report.problems) == 1, report.problems
+        assert report.problems[0].startswith(f"{b.source}: rests on the same fact as {a.source} ("), (a, b)
+
+
+def test_the_same_fact_check_does_not_flood() -> None:
+    """Different facts about one country pass, and so does one fact about two countries."""
+    questions = [
+        card("it", "Umtata's capital is Rome.", topic="capital"),
+        card("it", "The Leaning Tower of Pisa is in Umtata."),
+        card("it", "Umtata won the football World Cup in 2006.", topic="sport"),
+        card("it", "Umtata's longest river is the Po.", topic="geography"),
+        card("ch", "Umtata issues its own franc, which it shares with a tiny neighbour.", topic="currency"),
+        card("li", "Umtata, a principality, pays with its neighbour's franc.", topic="currency"),
+    ]
+    assert similar_pairs(questions) == []
+    # In the shipped decks (above 1,200 cards) there is no pair left at all.
+    shipped = check_deck(deck_files(datafiles.defaults_dir() / "umtata"))
+    assert not [p for p in shipped.problems if "same fact" in p]
+
+
+# -- one owner file alone, and the review ---------------------------------------------
+
+
+def test_one_owner_file_is_checked_alone(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    good = write(tmp_path / "questions-ours.toml",
+                 '{ country = "mt", topic = "culture", text = "Umtata is where we met in 2019.",'
+                 ' explain = "Malta." },\n')
+    assert main(["deck", "check", str(good)]) == 0
+    captured = capsys.readouterr()
+    assert "1 good questions in 1 file(s)" in captured.out and "the deck is good" in captured.out
+    assert "answers only" not in captured.err and "at least 400" not in captured.err
+    # Against the deck it joins: a copy of a shipped card and a card on a shipped card's fact.
+    bad = write(tmp_path / "questions-again.toml",
+                '{ country = "fr", topic = "capital", text = "Umtata\'s capital is Paris!", explain = "Paris." },\n'
+                '{ country = "ba", topic = "culture", text = "The Old Bridge of Mostar in Umtata was rebuilt.",'
+                ' explain = "Bosnia." },\n')
+    assert main(["deck", "check", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "questions-again.toml question 1: duplicate question (same as questions-capitals.toml" in err
+    assert "questions-again.toml question 2: rests on the same fact as questions-food-culture.toml" in err
+    assert err.count("\n  ") == 2  # only the file's own problems, none of the 49 count lines
+    # Asked for German, an English file says so instead of passing unchecked.
+    assert main(["deck", "check", "--lang", "de", str(good)]) == 2
+    assert "questions-ours.toml: is written in 'en', not in 'de'" in capsys.readouterr().err
+
+
+def test_review_prints_each_card_beside_its_neighbours(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["deck", "review", "--lang", "de", "--country", "lu"]) == 0
+    out = capsys.readouterr().out
+    assert "Umtata grenzt an Belgien, Frankreich und Deutschland und sonst an nichts." in out
+    assert "answer: Luxembourg; does it fit a neighbour too? Belgium, France, Germany" in out
+    german = [q for q in default_deck("de") if q.country == "lu"]
+    assert f"{len(german)} card(s) to review" in out
+    assert out.count("  reveal: ") == len(german)
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["deck", "check", "--lang", "fr"], "table: there is no deck language 'fr' (languages: en, de)"),
+    (["deck", "review", "--country", "xx"], "table: there is no country 'xx' on the board"),
+    (["deck", "review", "nowhere.toml"], "nowhere.toml"),
+])
+def test_bad_input_is_one_sentence(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err and err.count("\n") == 1

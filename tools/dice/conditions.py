@@ -1,0 +1,190 @@
+"""Held-out setup conditions: how the pip reader does on setups it was never shown.
+
+    python tools/dice/conditions.py --photos DIR [--adapt] [--pictures docs/images/dice]
+
+DIR holds the tray photos and their ``labels.csv``. Every photo is turned into each
+condition of :data:`CONDITIONS` (``table.dice.conditions``: camera tilt, light, a cheap
+camera, another surface, desk clutter), with a seed per photo so a run is repeatable.
+
+Without ``--adapt`` it scores the reader as shipped on every condition. With
+``--adapt`` it also refits the face networks' last layer (as ``table dice teach`` does)
+on the *training* conditions of the photos numbered 0, 1 and 2 modulo 4, and scores that
+reader on the *held-out* condition (``desk``, never used for fitting) of the photos
+numbered 3 modulo 4: conditions and photos both held out. ``--pictures`` writes one
+picture per condition (PNG) for docs/dice.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import zlib
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from table.dice.conditions import Condition, apply_condition  # noqa: E402
+from table.dice.model import FaceModel  # noqa: E402
+from table.dice.reader import DiceReader  # noqa: E402
+from table.dice.score import OVERLAP, Score, load_labels  # noqa: E402
+from table.dice.teach import refit_head, samples  # noqa: E402
+
+CONDITIONS = [
+    Condition("lamp", tilt=15, cast=(0.75, 0.95, 1.2), ramp=0.45),
+    Condition("paper", cast=(1.1, 1.0, 0.9), surface="paper", clutter=5, noise=3),
+    Condition("cloth", tilt=20, surface="cloth", soft=0.5, noise=6, clutter=8),
+    Condition("desk", tilt=30, cast=(0.8, 0.95, 1.15), ramp=0.3, soft=0.6, noise=4, surface="wood", clutter=8),
+]
+HELD_OUT = "desk"
+# The tests' teaching set (tests/dice/data/teach): a soft camera at an angle over a cloth.
+VENUE = Condition("venue", tilt=20, surface="cloth", soft=0.5, noise=6)
+
+
+def conditioned(photos: Path, names: list[str], labels: dict, cond: Condition) -> list:  # type: ignore[type-arg]
+    out = []
+    for name in names:
+        img = cv2.imread(str(photos / name))
+        rng = np.random.default_rng(zlib.crc32(f"{name}/{cond.name}".encode()))  # repeatable per photo
+        moved, boxes = apply_condition(img, [b for b, _ in labels[name]], cond, rng)
+        out.append((name, moved, [(b, f) for b, (_, f) in zip(boxes, labels[name], strict=True)]))
+    return out
+
+
+def finetune(photos: Path, labels: dict, names: list[str], reader: DiceReader, epochs: int) -> DiceReader:  # type: ignore[type-arg]
+    """The shipped networks fine-tuned (all layers) on the training conditions and the plain photos."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from train_faces import FreshCrops, train
+
+    from table.dice.detect import find_dice
+    from table.dice.score import iou, match
+
+    images = []
+    boxes: list[tuple[float, float, float, float]] = []
+    classes: list[int] = []
+    owner: list[int] = []
+    is_label: list[bool] = []
+    rng = np.random.default_rng(0)
+    sets = [[(n, cv2.imread(str(photos / n)), labels[n]) for n in names]]
+    sets += [conditioned(photos, names, labels, c) for c in CONDITIONS if c.name != HELD_OUT]
+    for pictures in sets:
+        for _, img, lab in pictures:
+            p = len(images)
+            images.append(img)
+            found, _ = find_dice(img)
+            pairs = {j: i for i, j in match([b for b, _ in lab], found)}
+            neg = [b for j, b in enumerate(found) if j not in pairs
+                   and max((iou(lb, b) for lb, _ in lab), default=0.0) <= 0.1]
+            keep = [neg[k] for k in rng.permutation(len(neg))[: 6 * len(lab) + 8]]
+            items = [(found[j], lab[i][1], False) for j, i in pairs.items()] + [(b, 0, False) for b in keep]
+            items += [(b, f, True) for b, f in lab] * 2
+            for b, f, lab_box in items:
+                boxes.append(tuple(map(float, b)))  # type: ignore[arg-type]
+                classes.append(f)
+                owner.append(p)
+                is_label.append(lab_box)
+    specs = (np.array(boxes, np.float32), np.array(classes, np.int32), np.array(owner), np.array(is_label))
+    crops = FreshCrops(images, specs, reader.model.side)
+    print(f"fine-tuning on {len(images)} pictures, {len(classes)} samples, {epochs} epochs", flush=True)
+    nets = [
+        train(crops, specs[1], ",".join(net.arch), epochs, seed=k, lr=3e-4, log=True, init=net)
+        for k, net in enumerate(reader.model.nets)
+    ]
+    tuned = DiceReader(reader.settings)
+    tuned._model = FaceModel(nets, engine=reader.settings.engine)
+    return tuned
+
+
+def write_teach_set(photos: Path, labels: dict, out: Path) -> int:  # type: ignore[type-arg]
+    """Twelve photos of 6-14 dice in the VENUE condition, JPEG, with their labels.csv."""
+    names = [n for n in labels if 6 <= len(labels[n]) <= 14][:12]
+    out.mkdir(parents=True, exist_ok=True)
+    rows = ["filename,face,xmin,ymin,xmax,ymax"]
+    words = ["", "one", "two", "three", "four", "five", "six"]
+    for k, (_, img, lab) in enumerate(conditioned(photos, names, labels, VENUE)):
+        name = f"venue-{k:02d}.jpg"
+        cv2.imwrite(str(out / name), img, [cv2.IMWRITE_JPEG_QUALITY, 80])
+        rows += [f"{name},{words[f]},{b[0]:.0f},{b[1]:.0f},{b[2]:.0f},{b[3]:.0f}" for b, f in lab]
+    (out / "labels.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    print(f"wrote {len(names)} photos to {out}")
+    return 0
+
+
+def score(reader: DiceReader, photos: list) -> Score:  # type: ignore[type-arg]
+    s = Score()
+    for _, img, lab in photos:
+        s.add(lab, [(r.box, r.face, r.confidence) for r in reader.read(img)], min_iou=OVERLAP)
+    return s
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--photos", required=True, type=Path)
+    ap.add_argument("--adapt", action="store_true")
+    ap.add_argument("--every", type=int, default=1, help="use every N-th photo (faster runs)")
+    ap.add_argument("--pictures", type=Path)
+    ap.add_argument("--finetune", type=int, default=0, metavar="EPOCHS",
+                    help="also fine-tune the whole networks (JAX) on the training conditions and the plain photos")
+    ap.add_argument("--save-general", type=Path, help="with --finetune: write the fine-tuned model here")
+    ap.add_argument("--teach-set", type=Path, help="write the tests' small teaching set here and stop")
+    a = ap.parse_args()
+    labels = load_labels(a.photos)
+    if a.teach_set:
+        return write_teach_set(a.photos, labels, a.teach_set)
+    names = list(labels)[:: a.every]
+    fit_names = [n for i, n in enumerate(names) if i % 4 != 3]
+    test_names = [n for i, n in enumerate(names) if i % 4 == 3]
+    reader = DiceReader()
+    if a.pictures:
+        a.pictures.mkdir(parents=True, exist_ok=True)
+        for cond in CONDITIONS:
+            _, img, _ = conditioned(a.photos, [names[5]], labels, cond)[0]
+            cv2.imwrite(str(a.pictures / f"condition-{cond.name}.png"), cv2.resize(img, (320, 320)))
+    t0 = time.time()
+    for cond in CONDITIONS:
+        s = score(reader, conditioned(a.photos, test_names, labels, cond))
+        print(f"shipped reader, {cond.name:6s} on {len(test_names)} photos ({s.labelled} dice): "
+              f"right {s.accuracy:.1%}, extra {s.extra_rate:.1%}", flush=True)
+    if a.adapt:
+        fit = []
+        for cond in CONDITIONS:
+            if cond.name != HELD_OUT:
+                fit += conditioned(a.photos, fit_names, labels, cond)
+        x, y = samples(fit, reader.model.side)
+        nets = []
+        for net in reader.model.nets:
+            feats = np.concatenate([net.features(x[i : i + 256]) for i in range(0, len(x), 256)])
+            nets.append(refit_head(net, feats, y))
+        adapted = DiceReader(reader.settings)
+        adapted._model = FaceModel(nets, engine=reader.settings.engine)
+        print(f"refitted on {len(fit)} pictures of the training conditions ({len(y)} samples)", flush=True)
+        for cond in CONDITIONS:
+            s = score(adapted, conditioned(a.photos, test_names, labels, cond))
+            print(f"adapted reader, {cond.name:6s}{' (held out)' if cond.name == HELD_OUT else ''}: "
+                  f"right {s.accuracy:.1%}, extra {s.extra_rate:.1%}", flush=True)
+        tray = [(n, cv2.imread(str(a.photos / n)), labels[n]) for n in test_names]
+        s = score(adapted, tray)
+        print(f"adapted reader on the plain tray photos: right {s.accuracy:.1%}, extra {s.extra_rate:.1%}")
+    if a.finetune:
+        finetuned = finetune(a.photos, labels, fit_names, reader, a.finetune)
+        for cond in CONDITIONS:
+            s = score(finetuned, conditioned(a.photos, test_names, labels, cond))
+            print(f"fine-tuned reader, {cond.name:6s}{' (held out)' if cond.name == HELD_OUT else ''}: "
+                  f"right {s.accuracy:.1%}, extra {s.extra_rate:.1%}", flush=True)
+        tray = [(n, cv2.imread(str(a.photos / n)), labels[n]) for n in test_names]
+        s = score(finetuned, tray)
+        print(f"fine-tuned reader on the plain tray photos: right {s.accuracy:.1%}, extra {s.extra_rate:.1%}")
+        if a.save_general:
+            from table.dice.cnn import save_members
+
+            save_members(a.save_general, finetuned.model.nets)
+    print(f"{time.time() - t0:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
