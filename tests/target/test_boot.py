@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -272,8 +273,9 @@ def run_boot_test(steps: Steps, image: Path, work: Path, serial_log: Path) -> No
                 display_problem(steps, "after the power cut the display does not show the game")
             note(line)
         with steps.step("a broken unit (DeviceAllow without the display) is named") as note:
-            vm.out("mkdir -p /etc/systemd/system/table.service.d && cat >/etc/systemd/system/table.service.d/"
-                   f"broken.conf <<'EOF'\n{BROKEN_DROPIN}EOF")
+            lines = " ".join(shlex.quote(line) for line in BROKEN_DROPIN.splitlines())
+            vm.out("mkdir -p /etc/systemd/system/table.service.d && printf '%s\\n' "
+                   f"{lines} >/etc/systemd/system/table.service.d/broken.conf")
             vm.sh("systemctl reboot")
             vm.login(BOOT_TIMEOUT)
             try:
