@@ -39,6 +39,8 @@ from target.kiosk_vm import (
     wait_ready,
 )
 
+from table.display.screens import LobbyScreen
+
 CHECKOUT = Path(__file__).resolve().parents[2]
 SCREENS = CHECKOUT / "docs" / "screens"
 # Under TCG emulation on 2 shared cores the guest is 10 to 20 times slower than a Pi.
@@ -214,9 +216,10 @@ def run_boot_test(steps: Steps, image: Path, work: Path, serial_log: Path) -> No
                  f"{share:.4%} of pixels off by more than 48"
                  f"{' (NOT the lobby: a display problem, asserted below)' if DISPLAY_PROBLEMS else ''}")
         with steps.step("a game played on the stations' keys is journaled in /var/lib/table") as note:
-            # Stations 1 and 2 join (buttons 1, 2), station 1's knob turns to "start"
-            # (four turns right: game, variant, level, colour, start) and pushes (z).
-            vm.keys(["1", "2", "a", "a", "a", "a", "z"])
+            # Stations 1 and 2 join (buttons 1, 2), station 1's knob turns right down the
+            # lobby's lines (Ubongo Shimo shows them all) to "start", and pushes (z).
+            turns = LobbyScreen.LINES.index("start")
+            vm.keys(["1", "2", *["a"] * turns, "z"])
             time.sleep(15)  # the 3 s countdown, slowly under emulation
             vm.keys(["1", "2"])
             time.sleep(5)
