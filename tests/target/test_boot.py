@@ -279,7 +279,10 @@ def run_boot_test(steps: Steps, image: Path, work: Path, serial_log: Path) -> No
             lines = " ".join(shlex.quote(line) for line in BROKEN_DROPIN.splitlines())
             vm.out("mkdir -p /etc/systemd/system/table.service.d && printf '%s\\n' "
                    f"{lines} >/etc/systemd/system/table.service.d/broken.conf")
-            vm.sh("systemctl reboot")
+            assert vm.serial is not None
+            vm.serial.sendall(b"systemctl reboot\n")
+            # The old shell may print its prompt once more: wait for the new boot's login.
+            vm.expect("automatic login", BOOT_TIMEOUT)
             vm.login(BOOT_TIMEOUT)
             try:
                 wait_ready(vm, 240)
