@@ -239,13 +239,14 @@ def cpu_share(mode: str, seconds: float = 60.0) -> float:
 
 
 def input_to_frame(wait_for_input: bool, samples: int = 300) -> list[float]:
-    """ms from a key arriving in the event queue (another thread posts it at a random
-    moment) to the display flip of the frame that shows its effect, in the real loop
-    (``Runner``) at 60 Hz. ``wait_for_input=False`` is the plain fixed-tick loop."""
+    """ms from an input arriving (another thread queues a station press at a random
+    moment and wakes the loop, as the stations' input threads do) to the display flip of
+    the frame that shows its effect, in the real loop (``Runner``) at 60 Hz.
+    ``wait_for_input=False`` is the plain fixed-tick loop."""
     import random
     import threading
 
-    from table.commands.run import Runner
+    from table.commands.run import Runner, wake
     from table.config import load_config
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -278,6 +279,7 @@ def input_to_frame(wait_for_input: bool, samples: int = 300) -> list[float]:
                 posted.append(t)
                 pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_a, unicode="a", mod=0,
                                                      scancode=0, posted=t))
+                wake()  # as a station's input thread does when it queues a press
             runner.stop = True
 
         thread = threading.Thread(target=poster)

@@ -124,6 +124,7 @@ class Table:
         self.composer = Composer()
         self.dirty: list[pygame.Rect] = []
         self.live = False
+        self._attract_next = float("-inf")  # when the demo shows its next picture (see ``step``)
         self.frames_drawn = 0
         self.input_filter: Callable[[Action], bool] | None = None
         options = game_options if game_options is not None else {k: dict(v) for k, v in config.games.items()}
@@ -278,9 +279,17 @@ class Table:
                 and now - self.last_input >= self.config.timing.attract_after_s):
             log.info("nobody has touched the table for %.0f s: attract mode", now - self.last_input)
             self.push_screen(AttractScreen(self, self.theme, now, seed=random.randrange(1 << 30)))
-        for screen in self.screens:
-            screen.update(now)
-        drawn = self.draw(now)
+        top = self.screens[-1]
+        if not arrived and isinstance(top, AttractScreen) and now < self._attract_next:
+            # The demo's picture steps at its own frame rate (``AttractScreen.FPS``): a wake
+            # in between (the LED hourglass's glow) has nothing new to show or to play.
+            drawn = False
+        else:
+            for screen in self.screens:
+                screen.update(now)
+            drawn = self.draw(now)
+            top = self.screens[-1]
+            self._attract_next = top.next_frame(now) if isinstance(top, AttractScreen) else float("-inf")
         for output in list(self.outputs):
             self._guard(output, output.update, self._session, self.game_time(now))
         return drawn

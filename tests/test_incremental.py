@@ -238,3 +238,24 @@ def test_text_caches_stay_within_their_bytes_however_many_lines_an_evening_shows
     for cache in (theme_module._lines, theme_module._shapes, theme_module._shrunk):
         assert cache.bytes <= theme_module.TEXT_CACHE_BYTES + max(
             SurfaceCache.weight(img) for img in cache._items.values())
+
+
+def test_the_demo_draws_at_its_own_frame_rate_and_wakes_in_between_draw_nothing() -> None:
+    clock = VirtualClock(100.0)
+    table = Table(TableConfig(stations=4), clock, pygame.Surface(SIZE), None, attract=True)
+    table.step(clock.now)
+    clock.now = table.last_input + table.config.timing.attract_after_s + 0.001
+    table.step(clock.now)
+    top = table.screens[-1]
+    assert isinstance(top, AttractScreen)
+    frames = []
+    for _ in range(6 * 60):  # six seconds of wakes at 60 Hz (as many as a loop could make)
+        clock.advance(1 / 60)
+        if table.step(clock.now):
+            frames.append(clock.now)
+        # The loop is asked back no sooner than the demo's next picture.
+        assert table.next_change(clock.now) == top.next_frame(clock.now)
+    assert 0 < len(frames) <= 6 * AttractScreen.FPS + 1
+    # Every picture it drew is a step of the demo's own frame clock.
+    steps = {int(t * AttractScreen.FPS) for t in frames}
+    assert len(steps) == len(frames)

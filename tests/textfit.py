@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,6 +23,7 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 import pygame
 
 from table.display.games import renderers
+from table.display.layers import Part
 from table.display.snapshots import shell_moments, shimo_moments
 from table.display.theme import TextDrawn, Theme, record_text
 from table.games import registry
@@ -38,13 +39,19 @@ def _parts_painter(game: str, view: dict[str, Any], now: float, paused: bool = F
 
     def paint(surface: pygame.Surface) -> None:
         theme = Theme(*surface.get_size())
-        for part in renderers()[game].parts(view, theme, paused):
-            _, rect = part.at(now)
-            surface.set_clip(rect)
-            part.paint(surface, now)
-        surface.set_clip(None)
+        paint_clipped(surface, renderers()[game].parts(view, theme, paused), now)
 
     return paint
+
+
+def paint_clipped(surface: pygame.Surface, parts: Iterable[Part], now: float) -> None:
+    """Paint each part clipped to the rect it declares, as the composer does: text that
+    leaves its part's rect is cut here, where the test can see it."""
+    for part in parts:
+        _, rect = part.at(now)
+        surface.set_clip(rect)
+        part.paint(surface, now)
+    surface.set_clip(None)
 
 
 def game_screens() -> Iterator[tuple[str, Paint]]:
@@ -94,11 +101,7 @@ def _table_painter(snap: Paint) -> Paint:
             theme_module._recorders.extend(recorders)
         table, now = seen[-1]
         for screen in table._visible():
-            for part in screen.parts(surface.get_size(), now):
-                _, rect = part.at(now)
-                surface.set_clip(rect)
-                part.paint(surface, now)
-        surface.set_clip(None)
+            paint_clipped(surface, screen.parts(surface.get_size(), now), now)
 
     return paint
 

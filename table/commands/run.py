@@ -12,6 +12,7 @@ import math
 import os
 import signal
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -31,6 +32,11 @@ log = logging.getLogger("table.run")
 SIM_BAR = 170  # height of the virtual stations bar under the display in the window
 SIM_SIDE = 90  # width of the LED hourglass column beside the display
 IDLE_WAKE_S = 1.0
+SDL_POLL_SIM_S = 0.004
+"""Seconds between looks at SDL's queue in the simulator's window (its stations are keys)."""
+SDL_POLL_S = 0.02
+"""The same elsewhere: on the table the stations wake the loop from their threads, and
+headless there is no keyboard (only posted events: tests, the benchmark)."""
 """The longest the loop sleeps with nothing to do (the watchdog wants a ping every 15 s)."""
 
 
@@ -122,11 +128,15 @@ def _hang_for_the_watchdog() -> None:
 
 WAKE = None  # set to a pygame user event type once pygame is imported
 
+_woken = threading.Event()
+"""Set by :func:`wake`: the loop sleeps on it between looks at SDL's event queue."""
+
 
 def wake() -> None:
     """Wake the loop now (thread-safe): input backends call this when an input arrives."""
     import pygame
 
+    _woken.set()
     if WAKE is not None and pygame.display.get_init():
         pygame.event.post(pygame.event.Event(WAKE))
 
@@ -134,9 +144,8 @@ def wake() -> None:
 class Runner:
     """The process around the :class:`~table.app.Table`: window, backends, frame pacing.
 
-    The loop sleeps in ``pygame.event.wait`` until the next frame is due *or* an input
-    arrives, so an input is handled and shown at once instead of waiting for the next
-    frame tick.
+    The loop sleeps until the next frame is due *or* an input arrives (see ``_wait``), so
+    an input is handled and shown at once instead of waiting for the next frame tick.
     """
 
     def __init__(self, config: TableConfig, *, sim: bool, headless: bool, journal_path: Path | None,
@@ -159,6 +168,10 @@ class Runner:
         self.config = config
         self.sim = sim
         self.headless = headless
+        # How often the loop looks at SDL's own queue while it sleeps: often in the
+        # simulator (its stations are keys and the mouse), seldom on the table itself
+        # (stations wake the loop from their threads; SDL brings only a window's close).
+        self.sdl_poll_s = SDL_POLL_SIM_S if sim and not headless else SDL_POLL_S
         self.stop = False
         width, height = config.display.width, config.display.height
         self.size = (width, height)
@@ -342,7 +355,7 @@ class Runner:
         # frames until the frame is due.
         timeout_ms = max(0, math.ceil((due - self.clock()) / self.speed * 1000))
         if timeout_ms > 0 and self.wait_for_input:
-            events = [pygame.event.wait(timeout_ms)]
+            events = self._wait(timeout_ms / 1000)
         else:
             # The plain way (kept for the benchmark's baseline): sleep until the frame is due.
             time.sleep(timeout_ms / 1000)
@@ -389,6 +402,28 @@ class Runner:
         self.wake_at = self._wake_at(now)
         if self.on_present is not None:
             self.on_present()
+
+    def _wait(self, seconds: float) -> list[Any]:
+        """Sleep until an input arrives or ``seconds`` pass; returns SDL's events.
+
+        Not ``pygame.event.wait``: under the dummy and KMS/DRM video drivers SDL waits by
+        pumping its queue every millisecond, which kept an idle table at several percent
+        of a core. Here the loop sleeps on an event the input threads set (:func:`wake`)
+        and looks at SDL's queue (keys and the mouse in the simulator, a window's close)
+        every ``SDL_POLL_S``."""
+        import pygame
+
+        end = time.monotonic() + seconds
+        while True:
+            events = pygame.event.get()
+            if events:
+                return events
+            left = end - time.monotonic()
+            if left <= 0:
+                return []
+            if _woken.wait(min(left, self.sdl_poll_s)):
+                _woken.clear()
+                return pygame.event.get()
 
     def _wake_at(self, now: float) -> float:
         """When the next frame is needed if no input comes (``now``: at the next frame time)."""

@@ -145,6 +145,16 @@ def main() -> int:
             _, img, _ = conditioned(a.photos, [names[5]], labels, cond)[0]
             cv2.imwrite(str(a.pictures / f"condition-{cond.name}.png"), cv2.resize(img, (320, 320)))
     t0 = time.time()
+
+    def report(kind: str, candidate: DiceReader) -> None:
+        """A reader's figures on every condition (the held-out one marked) and on the plain tray."""
+        for cond in CONDITIONS:
+            s = score(candidate, conditioned(a.photos, test_names, labels, cond))
+            print(f"{kind} reader, {cond.name:6s}{' (held out)' if cond.name == HELD_OUT else ''}: "
+                  f"right {s.accuracy:.1%}, extra {s.extra_rate:.1%}", flush=True)
+        s = score(candidate, [(n, cv2.imread(str(a.photos / n)), labels[n]) for n in test_names])
+        print(f"{kind} reader on the plain tray photos: right {s.accuracy:.1%}, extra {s.extra_rate:.1%}")
+
     for cond in CONDITIONS:
         s = score(reader, conditioned(a.photos, test_names, labels, cond))
         print(f"shipped reader, {cond.name:6s} on {len(test_names)} photos ({s.labelled} dice): "
@@ -162,22 +172,10 @@ def main() -> int:
         adapted = DiceReader(reader.settings)
         adapted._model = FaceModel(nets, engine=reader.settings.engine)
         print(f"refitted on {len(fit)} pictures of the training conditions ({len(y)} samples)", flush=True)
-        for cond in CONDITIONS:
-            s = score(adapted, conditioned(a.photos, test_names, labels, cond))
-            print(f"adapted reader, {cond.name:6s}{' (held out)' if cond.name == HELD_OUT else ''}: "
-                  f"right {s.accuracy:.1%}, extra {s.extra_rate:.1%}", flush=True)
-        tray = [(n, cv2.imread(str(a.photos / n)), labels[n]) for n in test_names]
-        s = score(adapted, tray)
-        print(f"adapted reader on the plain tray photos: right {s.accuracy:.1%}, extra {s.extra_rate:.1%}")
+        report("adapted", adapted)
     if a.finetune:
         finetuned = finetune(a.photos, labels, fit_names, reader, a.finetune)
-        for cond in CONDITIONS:
-            s = score(finetuned, conditioned(a.photos, test_names, labels, cond))
-            print(f"fine-tuned reader, {cond.name:6s}{' (held out)' if cond.name == HELD_OUT else ''}: "
-                  f"right {s.accuracy:.1%}, extra {s.extra_rate:.1%}", flush=True)
-        tray = [(n, cv2.imread(str(a.photos / n)), labels[n]) for n in test_names]
-        s = score(finetuned, tray)
-        print(f"fine-tuned reader on the plain tray photos: right {s.accuracy:.1%}, extra {s.extra_rate:.1%}")
+        report("fine-tuned", finetuned)
         if a.save_general:
             from table.dice.cnn import save_members
 
