@@ -477,7 +477,8 @@ class UgahRenderer:
             label = ngettext("{n} chip", "{n} chips", p["chips"]).format(n=p["chips"])
             draw.label(surface, theme, label, (cx + theme.px(7.5), rect.centery), "body", TEXT, "midleft",
                        max_width=theme.px(15), box=rect)
-            sx = cx + theme.px(23)
+            # The cards' centres start half a card past the count's widest end (7.5 + 15 units).
+            sx = cx + theme.px(25.5)
             for card in p["spoils"]:
                 self._die(surface, theme, (sx, rect.centery), min(theme.px(5), row_h - theme.px(1.5)), card)
                 sx += theme.px(5.8)
