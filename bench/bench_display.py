@@ -196,11 +196,16 @@ def shell_frames(size: tuple[int, int]) -> dict[str, tuple[list[float], list[flo
 
     table.step(clock.now)
     t0 = clock.now
+    # The cursor walks over the game, variant, level and colour lines and back, never to
+    # "language" or "start": the lobby's own frames, not a game it starts.
+    deltas = iter([1, 1, 1, -1, -1, -1] * 4)
     for k in range(40):
         kind = ("turn", "push", "press", "turn")[k % 4]
-        value = {"delta": 1} if kind == "turn" else None
+        value = {"delta": next(deltas)} if kind == "turn" else None
         inputs.add(Action(kind, t0 + 0.25 * (k + 1), k % 4, value))
     frames("lobby", 11.0)
+    if table.session is not None:
+        raise RuntimeError("the lobby's scripted inputs started a game: the lobby's figures would be the game's")
     table.lobby.settings.joined = [0, 1, 2, 3]
     table.start_game(GameSetup("ubongo_shimo", "running-sand", (0, 1, 2, 3)), seed=5)
     frames("-", 0.5)

@@ -154,6 +154,17 @@ def test_merge_rects_joins_overlaps_and_clips() -> None:
     assert merge_rects([], bounds) == []
 
 
+def test_merge_rects_keeps_strips_along_the_edges_apart() -> None:
+    """A glow along the four edges touches at the corners; painted as their union it
+    would be the whole screen."""
+    bounds = pygame.Rect(0, 0, 1920, 1080)
+    strips = [pygame.Rect(0, 0, 1920, 40), pygame.Rect(0, 1040, 1920, 40), pygame.Rect(0, 0, 40, 1080),
+              pygame.Rect(1880, 0, 40, 1080)]
+    merged = merge_rects(strips, bounds)
+    assert len(merged) == 4
+    assert sum(r.w * r.h for r in merged) < 0.2 * bounds.w * bounds.h
+
+
 def test_a_part_that_moves_is_repainted_where_it_was_and_where_it_is() -> None:
     surface = pygame.Surface((100, 100))
     composer = Composer((0, 0, 0))

@@ -72,9 +72,19 @@ def paint_all(surface: pygame.Surface, parts: Iterable[Part], now: float) -> Non
         part.paint(surface, now)
 
 
+MERGE_SLACK = 1.3
+"""Two regions are painted as one when their union is at most this many times the sum of
+their areas: one overlapping or adjacent pair costs less as one blit, but four strips
+along the screen's edges (a glow) must not become the whole screen."""
+
+
 def merge_rects(rects: Iterable[pygame.Rect], bounds: pygame.Rect, full_share: float = 0.9) -> list[pygame.Rect]:
     """Clip ``rects`` to ``bounds`` and merge those that overlap (or touch) into their
-    union; when they cover more than ``full_share`` of ``bounds``, one rect: all of it."""
+    union where the union is not much larger than the two (see :data:`MERGE_SLACK`);
+    when they cover more than ``full_share`` of ``bounds``, one rect: all of it.
+
+    The regions returned may overlap: painting a region repaints everything in it from
+    the bottom up, so a pixel painted twice comes out the same."""
     pending = [r.clip(bounds) for r in rects]
     pending = [r for r in pending if r.width > 0 and r.height > 0]
     merged: list[pygame.Rect] = []
@@ -84,8 +94,12 @@ def merge_rects(rects: Iterable[pygame.Rect], bounds: pygame.Rect, full_share: f
         while grown:
             grown = False
             for i, other in enumerate(merged):
-                if r.colliderect(other.inflate(2, 2)):
-                    r = r.union(merged.pop(i))
+                if not r.colliderect(other.inflate(2, 2)):
+                    continue
+                union = r.union(other)
+                if union.w * union.h <= MERGE_SLACK * (r.w * r.h + other.w * other.h):
+                    r = union
+                    merged.pop(i)
                     grown = True
                     break
         merged.append(r)
