@@ -22,6 +22,7 @@ from typing import Any
 from table.checks import option_number
 from table.config import TableConfig, load_config
 from table.datafiles import data_file, use_config_dir
+from table.display.layers import offscreen
 from table.errors import TableError
 from table.hardware.config import HardwareConfig, load_hardware_or_sim
 from table.outputs import draw_led_hourglass
@@ -193,7 +194,8 @@ class Runner:
             self.window = pygame.display.set_mode((width, height), flags)
             pygame.mouse.set_visible(False)
             self.disp_size = (width, height)
-        self.surface = pygame.Surface((width, height)).convert()
+        # In the window's pixel format, rows padded for SDL's fast blits (see offscreen).
+        self.surface = offscreen((width, height), self.window)
         self.script = script
         self.speed = speed
         from table.headless import open_journal_resilient

@@ -141,7 +141,7 @@ class Composer:
         base = self.base
         if top_parts and (base is None or base.get_size() != surface.get_size()):
             # Something moves above the base: keep the base layer off-screen from now on.
-            base = self.base = pygame.Surface(surface.get_size(), 0, surface)
+            base = self.base = offscreen(surface.get_size(), surface)
             base.fill(self.background)
             paint_all(base, base_parts, now)
             surface.blit(base, (0, 0))
@@ -203,6 +203,24 @@ class Composer:
         self.shown = state
         self.frames += 1
         return dirty
+
+
+ROW_ALIGN_PX = 16
+"""Off-screen surfaces get rows of a multiple of this many pixels (64 bytes at 32 bits)."""
+
+
+def offscreen(size: tuple[int, int], like: pygame.Surface | None = None) -> pygame.Surface:
+    """A new surface of ``size`` (in ``like``'s pixel format, if given) to blit into.
+
+    Its rows are padded to :data:`ROW_ALIGN_PX` pixels and the surface returned is the
+    ``size`` part of that: SDL's blits into a surface whose row length is not a multiple
+    of 32 bytes take the slow path (measured: a 1180 px wide map picture took 2.4x as
+    long to blit into as a 1184 px one). A 1366 x 768 TV or a map cut to its
+    proportions has such widths."""
+    w, h = size
+    padded = -(-w // ROW_ALIGN_PX) * ROW_ALIGN_PX
+    parent = pygame.Surface((padded, h), 0, like) if like is not None else pygame.Surface((padded, h))
+    return parent if padded == w else parent.subsurface((0, 0, w, h))
 
 
 def whole(surface_size: tuple[int, int]) -> pygame.Rect:

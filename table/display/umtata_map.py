@@ -32,7 +32,7 @@ import numpy as np
 import pygame
 
 from table.datafiles import data_file
-from table.display.layers import merge_rects
+from table.display.layers import merge_rects, offscreen
 from table.display.theme import Theme, note_text
 from table.errors import TableError
 from table.games.umtata.board import BOARD_FILE, Board, load_board
@@ -227,8 +227,20 @@ def _text(message: str, px: int, colour: Colour) -> pygame.Surface:
     return _font(px).render(message, True, colour)
 
 
-@cache
 def _font(px: int) -> pygame.font.Font:
+    """The labels' bold font at ``px``, kept (making a Font reads the font file) and
+    opened again after a ``pygame.quit()``."""
+    font = _open_font(px)
+    try:
+        font.get_height()
+    except pygame.error:  # pygame.quit() in between closed the kept fonts: open them again
+        _open_font.cache_clear()
+        font = _open_font(px)
+    return font
+
+
+@lru_cache(maxsize=32)
+def _open_font(px: int) -> pygame.font.Font:
     if not pygame.font.get_init():
         pygame.font.init()
     font = pygame.font.Font(None, px)
@@ -666,7 +678,7 @@ class _StatePictures:
             reuse = self.items.pop(oldest)
             if reuse.get_size() != size:
                 reuse = None
-        picture = reuse if reuse is not None else pygame.Surface(size)
+        picture = reuse if reuse is not None else offscreen(size)
         self.items[key] = picture
         return picture, False
 
@@ -727,33 +739,85 @@ def _paint_state(
     _paint_outlines(surface, src, width, height, marked, focus)
 
 
-def _paint_outlines(
-    surface: pygame.Surface, src: Sources, width: int, height: int, marked: set[str], focus: str | None
-) -> None:
-    """The marked countries' outlines (the focus thicker, in red), rings round their
-    markers and boxes, and their names again on top."""
-    board = load_board(src[1])
+def _outline_style(cid: str, focus: str | None, height: int) -> tuple[Colour, int]:
+    """The colour and line width of a marked country's outline (the focus thicker, red)."""
+    line = max(3, height // 180)
+    return (FOCUS, line * 2) if cid == focus else (REGION_LINE, line)
+
+
+def _trace_outline(
+    surface: pygame.Surface, src: Sources, width: int, height: int, cid: str, colour: Colour, w: int
+) -> pygame.Rect | None:
+    """Draw one country's outline, the ring round its marker and the frame of its leader
+    label; returns the rect of the pixels drawn (``None``: the map has no such shape)."""
     europe = _read_map(src[0])
     layout = _layout(src, width, height)
-    scale = layout.scale
-    line = max(3, height // 180)
+    shape = europe.countries.get(cid)
+    if shape is None:
+        return None
+    drawn: list[pygame.Rect] = []
+    for ring in shape.rings:
+        pts = _pts(ring, layout.scale)
+        if len(pts) >= 3:
+            drawn.append(pygame.draw.polygon(surface, colour, pts, w))
+    marker = layout.markers.get(cid)
+    if marker is not None:
+        drawn.append(pygame.draw.circle(surface, colour, marker.centre, marker.radius + w + 2, w))
+    for label in layout.labels:
+        if label.key == cid and label.leader_to is not None:
+            radius = max(2, label.rect.h // 4)
+            drawn.append(pygame.draw.rect(surface, colour, label.rect.inflate(4, 4), 2, border_radius=radius))
+    drawn = [r for r in drawn if r.w > 0 and r.h > 0]
+    return drawn[0].unionall(drawn[1:]) if drawn else None
+
+
+@lru_cache(maxsize=2)
+def _outline_stamps(
+    src: Sources, width: int, height: int
+) -> dict[tuple[str, bool], tuple[pygame.Surface, tuple[int, int]]]:
+    """Every board country's outline, plain and as the focus, drawn once into a small
+    8-bit surface keyed to transparency, and where it goes: a highlight blits these
+    instead of scaling and drawing the polygons of a dozen countries on every state
+    (1 byte a pixel: all of them together take about as much memory as one map picture)."""
+    board = load_board(src[1])
+    scratch = pygame.Surface((width, height), 0, 8)
+    out: dict[tuple[str, bool], tuple[pygame.Surface, tuple[int, int]]] = {}
+    for c in board.countries:
+        for focus in (False, True):
+            colour, w = _outline_style(c.id, c.id if focus else None, height)
+            scratch.set_palette([CUTOUT_KEY, colour] + [CUTOUT_KEY] * 254)
+            scratch.fill(0)
+            box = _trace_outline(scratch, src, width, height, c.id, colour, w)
+            if box is None:
+                continue
+            box = box.clip(scratch.get_rect())
+            stamp = pygame.Surface(box.size, 0, 8)
+            stamp.set_palette([CUTOUT_KEY, colour] + [CUTOUT_KEY] * 254)
+            stamp.blit(scratch, (0, 0), box)
+            stamp.set_colorkey(0, pygame.RLEACCEL)
+            out[(c.id, focus)] = (stamp, box.topleft)
+    return out
+
+
+def _paint_outlines(
+    surface: pygame.Surface, src: Sources, width: int, height: int, marked: set[str], focus: str | None,
+    stamps: bool = True,
+) -> None:
+    """The marked countries' outlines (the focus thicker, in red), rings round their
+    markers and boxes, and their names again on top. With ``stamps`` (the table's way)
+    each outline is a blit of :func:`_outline_stamps`; without, it is drawn (the
+    reference the stamps are tested against)."""
+    board = load_board(src[1])
+    layout = _layout(src, width, height)
+    cached = _outline_stamps(src, width, height) if stamps else {}
     for cid in sorted(marked, key=lambda k: k == focus):
-        colour = FOCUS if cid == focus else REGION_LINE
-        w = line * 2 if cid == focus else line
-        shape = europe.countries.get(cid)
-        if shape is None:
-            continue
-        for ring in shape.rings:
-            pts = _pts(ring, scale)
-            if len(pts) >= 3:
-                pygame.draw.polygon(surface, colour, pts, w)
-        marker = layout.markers.get(cid)
-        if marker is not None:
-            pygame.draw.circle(surface, colour, marker.centre, marker.radius + w + 2, w)
-        for label in layout.labels:
-            if label.key == cid and label.leader_to is not None:
-                radius = max(2, label.rect.h // 4)
-                pygame.draw.rect(surface, colour, label.rect.inflate(4, 4), 2, border_radius=radius)
+        if stamps:
+            stamp = cached.get((cid, cid == focus))
+            if stamp is not None:
+                surface.blit(*stamp)
+        else:
+            colour, w = _outline_style(cid, focus, height)
+            _trace_outline(surface, src, width, height, cid, colour, w)
     for label in layout.labels:  # the marked names stay readable above their outlines
         if label.key in marked and label.leader_to is None:
             _draw_label(surface, label, board.get(label.key).colour, False)

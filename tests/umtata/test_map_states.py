@@ -20,7 +20,8 @@ from table.games.umtata.board import load_board
 
 
 def reference(width: int, height: int, marked: set[str], focus: str | None, dim: bool) -> np.ndarray:
-    """The state's map drawn the slow, obvious way (no cut-outs, no labelled backdrop)."""
+    """The state's map drawn the slow, obvious way (no cut-outs, no labelled backdrop, no
+    outline stamps)."""
     src = um._sources()
     board = load_board(src[1])
     layout = um._layout(src, width, height)
@@ -37,7 +38,7 @@ def reference(width: int, height: int, marked: set[str], focus: str | None, dim:
                 pixels[mine] = plain[mine]
         pygame.surfarray.blit_array(surface, pixels)
     um._draw_labels(surface, layout, board, everything, dim)
-    um._paint_outlines(surface, src, width, height, everything, focus)
+    um._paint_outlines(surface, src, width, height, everything, focus, stamps=False)
     return pygame.surfarray.array3d(surface)
 
 
