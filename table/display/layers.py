@@ -118,6 +118,7 @@ class Composer:
     def __init__(self, background: Colour = BACKGROUND) -> None:
         self.background = background
         self.base: pygame.Surface | None = None
+        self._spare: pygame.Surface | None = None  # the base layer's surface, kept for reuse
         self.shown: dict[str, tuple[pygame.Rect, object, bool]] = {}
         self.size: tuple[int, int] | None = None
         self.frames = 0
@@ -140,9 +141,13 @@ class Composer:
         top_parts = [p for p in parts if not state[p.name][2]]
         base = self.base
         if top_parts and (base is None or base.get_size() != surface.get_size()):
-            # Something moves above the base: keep the base layer off-screen from now on.
-            base = self.base = offscreen(surface.get_size(), surface)
-            base.fill(self.background)
+            # Something moves above the base: keep the base layer off-screen from now on,
+            # in the surface kept from an earlier screen if there is one (a new 8 MB
+            # surface costs more than painting it). The first part paints every pixel.
+            spare = self._spare
+            if spare is None or spare.get_size() != surface.get_size():
+                spare = self._spare = offscreen(surface.get_size(), surface)
+            base = self.base = spare
             paint_all(base, base_parts, now)
             surface.blit(base, (0, 0))
             paint_all(surface, top_parts, now)
