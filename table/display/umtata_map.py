@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache, lru_cache
 from pathlib import Path
 
@@ -640,6 +640,15 @@ def _labelled(src: Sources, width: int, height: int) -> pygame.Surface:
     return surface
 
 
+@lru_cache(maxsize=2)
+def _dimmed_labelled(src: Sources, width: int, height: int) -> pygame.Surface:
+    """The dimmed map with every marker and label drawn dimmed: a highlight paints only
+    around its marked countries where it differs from this."""
+    surface = _dimmed(src, width, height).copy()
+    _draw_labels(surface, _layout(src, width, height), load_board(src[1]), set(), True)
+    return surface
+
+
 def _marker_rect(marker: Marker) -> pygame.Rect:
     """Every pixel :func:`_draw_marker` can touch."""
     r = marker.radius + 2
@@ -709,14 +718,34 @@ def _paint_state(
     marked = set(highlight) | ({focus} if focus else set())
     dim = dim and bool(marked)
     if dim:
-        # The dimmed map, with each marked country's own pixels put back from the plain
-        # one (a colour-keyed blit of its cut-out), then every marker and label.
-        surface.blit(_dimmed(src, width, height), (0, 0))
+        # The dimmed map with every marker and label dimmed; around each marked country
+        # (its cut-out's box, its marker, its label) it is painted again exactly as a
+        # full draw paints it: the dimmed map, the marked countries' own pixels put back
+        # from the plain map (a colour-keyed blit of each cut-out), then the markers and
+        # labels there in their order, the marked ones bright.
+        surface.blit(_dimmed_labelled(src, width, height), (0, 0))
         cutouts = _cutouts(src, width, height)
-        for cid in sorted(marked):
-            if cid in cutouts:
-                surface.blit(*cutouts[cid])
-        _draw_labels(surface, layout, board, marked, dim)
+        dimmed = _dimmed(src, width, height)
+        lit = [(cid, pygame.Rect(cutouts[cid][1], cutouts[cid][0].get_size())) for cid in sorted(marked)
+               if cid in cutouts]
+        regions = [box for _, box in lit]
+        regions += [_marker_rect(m) for m in layout.markers.values() if m.key in marked]
+        regions += [_label_rect(lb) for lb in layout.labels if lb.key in marked]
+        labels = sorted(layout.labels, key=lambda lb: lb.key in marked)
+        for region in merge_rects(regions, surface.get_rect(), full_share=2.0):
+            surface.set_clip(region)
+            surface.blit(dimmed, region, region)
+            for cid, box in lit:
+                if box.colliderect(region):
+                    surface.blit(*cutouts[cid])
+            for marker in layout.markers.values():
+                if region.colliderect(_marker_rect(marker)):
+                    _draw_marker(surface, marker, board.get(marker.key).colour, marker.key not in marked)
+            for label in labels:
+                if region.colliderect(_label_rect(label)):
+                    _draw_label(surface, label, None if label.grey else board.get(label.key).colour,
+                                label.key not in marked)
+        surface.set_clip(None)
     else:
         # The plain map with every marker and label already drawn; only around the marked
         # ones is it painted again exactly as a full draw paints it (restored from the
@@ -847,6 +876,51 @@ def draw_map(
     for label in layout.labels:
         note_text(label.rect.move(rect.topleft), label.text, _font(label.size).get_height())
     return rect
+
+
+def _focus_labels(src: Sources, width: int, height: int, focus: str, marked: frozenset[str]) -> list[Label]:
+    """The names :func:`draw_focus` draws again above the focus outline: those of the
+    marked countries (without a leader line) whose box the outline's stamp touches."""
+    stamp = _outline_stamps(src, width, height).get((focus, True))
+    if stamp is None:
+        return []
+    box = pygame.Rect(stamp[1], stamp[0].get_size())
+    return [label for label in _layout(src, width, height).labels
+            if label.key in marked and label.leader_to is None and _label_rect(label).colliderect(box)]
+
+
+def focus_rect(area: pygame.Rect, focus: str, marked: Iterable[str]) -> pygame.Rect:
+    """Every pixel :func:`draw_focus` can touch on the screen (empty: nothing to draw)."""
+    rect = map_rect_for(area)
+    src = _sources()
+    stamp = _outline_stamps(src, rect.w, rect.h).get((focus, True))
+    if stamp is None:
+        return pygame.Rect(rect.topleft, (0, 0))
+    box = pygame.Rect(stamp[1], stamp[0].get_size())
+    for label in _focus_labels(src, rect.w, rect.h, focus, frozenset(marked)):
+        box.union_ip(_label_rect(label))
+    return box.move(rect.topleft).clip(rect)
+
+
+def draw_focus(surface: pygame.Surface, area: pygame.Rect, focus: str, marked: Iterable[str]) -> None:
+    """The focus's thick red outline over a map :func:`draw_map` drew with the focus among
+    ``marked`` (as a plain highlight), and the marked names it crosses again on top.
+
+    This lets a knob turn among a sector's countries repaint only the outline that moves
+    (a blit of its stamp) instead of the whole map. Drawn over the plain outline, the
+    focus comes out as :func:`draw_map` with ``focus`` draws it, up to the names it
+    crosses, which are drawn a second time (their anti-aliased edges a shade firmer)."""
+    rect = map_rect_for(area)
+    src = _sources()
+    stamp = _outline_stamps(src, rect.w, rect.h).get((focus, True))
+    if stamp is None:
+        return
+    img, (x, y) = stamp
+    surface.blit(img, (rect.x + x, rect.y + y))
+    board = load_board(src[1])
+    for label in _focus_labels(src, rect.w, rect.h, focus, frozenset(marked)):
+        moved = replace(label, rect=label.rect.move(rect.topleft))
+        _draw_label(surface, moved, board.get(label.key).colour, False)
 
 
 def _tag_spots(end: tuple[int, int], w: int, h: int, step: int) -> Iterator[tuple[float, pygame.Rect]]:

@@ -32,7 +32,7 @@ from table.display.theme import (
     Theme,
     text,
 )
-from table.display.umtata_map import TILE_COLOURS, draw_map, map_rect_for
+from table.display.umtata_map import TILE_COLOURS, draw_focus, draw_map, focus_rect, map_rect_for
 from table.games.umtata.board import load_board
 from table.i18n import N_, _, language
 
@@ -125,6 +125,22 @@ def _swatch(
     return rect
 
 
+def _marked(view: dict[str, Any]) -> tuple[str, ...]:
+    """The countries a Tataaa player chooses among (the sector's), lit on the map."""
+    answering = view.get("answering")
+    return tuple(o for o in answering["options"] if o != "back") if answering else ()
+
+
+def _focus(view: dict[str, Any]) -> str | None:
+    """The country the answering player's knob is on (not in the sector step, nor on
+    "back")."""
+    answering = view.get("answering")
+    if not answering or answering["step"] != "country" or answering["choice"] is None:
+        return None
+    choice = answering["options"][answering["choice"]]
+    return None if choice == "back" else str(choice)
+
+
 def map_area(theme: Theme) -> pygame.Rect:
     """Where the map goes on the screen: the whole height on the left, at its proportions."""
     u = theme.px
@@ -157,7 +173,8 @@ class UmtataRenderer:
         reveal = view.get("reveal")
         map_key: object = None
         if answering:
-            map_key = ("answering", tuple(answering["options"]), answering["step"], answering["choice"])
+            # Not the choice: the focus among a sector's countries is a part of its own.
+            map_key = ("answering", tuple(answering["options"]), answering["step"])
         elif reveal:
             map_key = ("reveal", reveal["country"])
         out = [
@@ -165,6 +182,11 @@ class UmtataRenderer:
             Part("umtata:map", map_rect, (map_rect, map_key, language()),
                  lambda s, t: self._map(s, view, theme, map_rect), base=True),
         ]
+        focus = _focus(view)
+        if focus is not None:
+            marked = _marked(view)
+            out.append(Part("umtata:focus", focus_rect(map_rect, focus, marked), (map_rect, focus, marked, language()),
+                            lambda s, t: draw_focus(s, map_rect, focus, marked), base=True))
         out += self._column_parts(view, theme, column)
         if paused:
             out.append(Part("umtata:paused", full, language(), lambda s, t: self._paused(s, theme), base=True))
@@ -274,12 +296,8 @@ class UmtataRenderer:
         answering = view.get("answering")
         reveal = view.get("reveal")
         if answering:
-            options = [o for o in answering["options"] if o != "back"]
-            focus = None
-            if answering["step"] == "country" and answering["choice"] is not None:
-                choice = answering["options"][answering["choice"]]
-                focus = None if choice == "back" else choice
-            draw_map(surface, area, theme, highlight=options, focus=focus, dim_others=True)
+            # The focus (the country the knob is on) is drawn by its own part on top.
+            draw_map(surface, area, theme, highlight=_marked(view), dim_others=True)
         elif reveal:
             draw_map(surface, area, theme, highlight=[reveal["country"]], focus=reveal["country"], dim_others=True)
         else:
