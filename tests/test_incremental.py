@@ -18,7 +18,7 @@ from table.app import ScriptedInputs, Table, VirtualClock
 from table.autoplay import next_random_action
 from table.config import TableConfig
 from table.display.games import renderers
-from table.display.layers import Composer, Part, merge_rects, paint_all
+from table.display.layers import Composer, Part, merge_rects, offscreen, paint_all
 from table.display.screens import AttractScreen
 from table.display.theme import Theme
 from table.games import registry
@@ -152,6 +152,17 @@ def test_merge_rects_joins_overlaps_and_clips() -> None:
     assert sorted(map(tuple, merged)) == [(0, 0, 15, 15), (50, 50, 5, 5), (95, 95, 5, 5)]
     assert merge_rects([pygame.Rect(0, 0, 96, 96)], bounds) == [bounds]
     assert merge_rects([], bounds) == []
+
+
+def test_offscreen_surfaces_have_rows_of_whole_64_byte_blocks() -> None:
+    """SDL blits into rows of other lengths take a slower path; the surface still has
+    the size asked for and keeps what is painted into it."""
+    for width in (1180, 1366, 1920, 7):
+        surface = offscreen((width, 20), pygame.Surface((1, 1)))
+        assert surface.get_size() == (width, 20)
+        assert surface.get_pitch() % 64 == 0
+        surface.fill((10, 20, 30))
+        assert surface.get_at((width - 1, 19))[:3] == (10, 20, 30)
 
 
 def test_merge_rects_keeps_strips_along_the_edges_apart() -> None:
