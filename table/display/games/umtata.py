@@ -11,7 +11,7 @@ answering player's choice, and the players.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -33,7 +33,7 @@ from table.display.theme import (
     text,
 )
 from table.display.umtata_map import TILE_COLOURS, draw_focus, draw_map, focus_rect, map_rect_for
-from table.games.umtata.board import load_board
+from table.games.umtata.board import SECTORS, load_board
 from table.i18n import N_, _, language
 
 PHASE_HINT = {
@@ -123,6 +123,21 @@ def _swatch(
     pygame.draw.rect(surface, TILE_COLOURS.get(colour, TEXT_DIM), rect, border_radius=max(2, size // 5))
     pygame.draw.rect(surface, TEXT, rect, 1, border_radius=max(2, size // 5))
     return rect
+
+
+def _sector_message(options: Sequence[str]) -> str:
+    """The line under the sector while a Tataaa player turns through the sectors."""
+    names = ", ".join(_country(c) for c in options if c != "back")
+    return _("Push to choose among: {countries}").format(countries=names) if names else _("No country here: turn on.")
+
+
+@lru_cache(maxsize=8)
+def _sector_lines(theme: Theme, width: int, lang: str) -> int:
+    """How many lines (at most 3) the longest sector's list takes at ``width`` in ``lang``."""
+    del lang  # part of the key: the names and the sentence follow the language
+    board = load_board()
+    return max(len(draw.wrap(theme.font("small"), _sector_message([c.id for c in board.in_sector(k)]), width)[:3])
+               for k in range(SECTORS))
 
 
 def _marked(view: dict[str, Any]) -> tuple[str, ...]:
@@ -317,11 +332,11 @@ class UmtataRenderer:
         chips: list[tuple[pygame.Rect, str, bool]] = []
         lines: list[str] = []
         if a["step"] == "sector":
-            names = ", ".join(_country(c) for c in a["options"] if c != "back")
-            message = (_("Push to choose among: {countries}").format(countries=names) if names
-                       else _("No country here: turn on."))
-            lines = draw.wrap(theme.font("small"), message, inner.w)[:3]
-            bottom = y + len(lines) * theme.font("small").get_linesize()
+            lines = draw.wrap(theme.font("small"), _sector_message(a["options"]), inner.w)[:3]
+            # As tall as the longest sector's list needs, so that the players below stay
+            # put while the knob turns through the sectors.
+            tallest = max(len(lines), _sector_lines(theme, inner.w, language()))
+            bottom = y + tallest * theme.font("small").get_linesize()
         else:
             x = inner.x
             for i, option in enumerate(a["options"]):
