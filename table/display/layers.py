@@ -49,6 +49,10 @@ class Part:
     ``base``: drawn directly over the background and under every non-base part, so it
     can live in the composer's base layer. ``live(now)`` returns ``(key, rect)`` for a
     part whose picture changes with time (a timer, the sand, a flying gem).
+    ``damage(old_key)``, for a large part that knows where its pictures differ: given
+    the key shown before (same name and rect), the regions that changed (``[]``: none),
+    or ``None`` for all of ``rect``. The part must then paint correctly when clipped
+    to those regions.
     """
 
     name: str
@@ -57,6 +61,7 @@ class Part:
     paint: Paint
     base: bool = False
     live: Live | None = None
+    damage: Callable[[object], list[pygame.Rect] | None] | None = None
 
     def at(self, now: float) -> tuple[object, pygame.Rect]:
         """The full key and the rect at time ``now``."""
@@ -132,6 +137,7 @@ class Composer:
     def compose(self, surface: pygame.Surface, parts: Sequence[Part], now: float) -> list[pygame.Rect]:
         bounds = surface.get_rect()
         state: dict[str, tuple[pygame.Rect, object, bool]] = {}
+        damages = {part.name: part.damage for part in parts if part.damage is not None}
         in_base = True
         for part in parts:
             in_base = in_base and part.base
@@ -175,6 +181,12 @@ class Composer:
             if before == (rect, key, is_base):
                 continue
             into = changed_base if is_base or (before is not None and before[2]) else changed
+            damage = damages.get(name)
+            if damage is not None and before is not None and before[0] == rect and before[2] == is_base:
+                regions = damage(before[1])
+                if regions is not None:
+                    into.extend(regions)
+                    continue
             into.append(rect)
             if before is not None:
                 into.append(before[0])

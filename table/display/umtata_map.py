@@ -717,6 +717,8 @@ def _paint_state(
     layout = _layout(src, width, height)
     marked = set(highlight) | ({focus} if focus else set())
     dim = dim and bool(marked)
+    # Everything below stays inside the clip the surface came with.
+    bounds = surface.get_clip()
     if dim:
         # The dimmed map with every marker and label dimmed; around each marked country
         # (its cut-out's box, its marker, its label) it is painted again exactly as a
@@ -732,7 +734,7 @@ def _paint_state(
         regions += [_marker_rect(m) for m in layout.markers.values() if m.key in marked]
         regions += [_label_rect(lb) for lb in layout.labels if lb.key in marked]
         labels = sorted(layout.labels, key=lambda lb: lb.key in marked)
-        for region in merge_rects(regions, surface.get_rect(), full_share=2.0):
+        for region in merge_rects(regions, bounds, full_share=2.0):
             surface.set_clip(region)
             surface.blit(dimmed, region, region)
             for cid, box in lit:
@@ -745,7 +747,7 @@ def _paint_state(
                 if region.colliderect(_label_rect(label)):
                     _draw_label(surface, label, None if label.grey else board.get(label.key).colour,
                                 label.key not in marked)
-        surface.set_clip(None)
+        surface.set_clip(bounds)
     else:
         # The plain map with every marker and label already drawn; only around the marked
         # ones is it painted again exactly as a full draw paints it (restored from the
@@ -755,7 +757,7 @@ def _paint_state(
         regions += [_label_rect(lb) for lb in layout.labels if lb.key in marked]
         plain = _base(src, width, height)
         labels = sorted(layout.labels, key=lambda lb: lb.key in marked)
-        for region in merge_rects(regions, surface.get_rect(), full_share=2.0):
+        for region in merge_rects(regions, bounds, full_share=2.0):
             surface.set_clip(region)
             surface.blit(plain, region, region)
             for marker in layout.markers.values():
@@ -764,7 +766,7 @@ def _paint_state(
             for label in labels:
                 if region.colliderect(_label_rect(label)):
                     _draw_label(surface, label, None if label.grey else board.get(label.key).colour, False)
-        surface.set_clip(None)
+        surface.set_clip(bounds)
     _paint_outlines(surface, src, width, height, marked, focus)
 
 
@@ -864,18 +866,67 @@ def draw_map(
 
     ``highlight`` countries get a white outline; ``focus`` a thicker red one; with
     ``dim_others`` every country not marked is darkened (to show a knob sector).
-    One blit of a cached picture: the cost does not depend on the map's detail.
+    Without a highlight, one blit of a cached picture; a highlight is painted from
+    cached layers (the darkened map with its names, the countries' cut-outs and outline
+    stamps) inside the surface's clip, so its cost follows the area repainted.
     """
     del theme  # sizes follow the map's own height
     rect = map_rect_for(area)
-    picture = _state(_sources(), rect.w, rect.h, frozenset(highlight), focus, dim_others)
-    surface.blit(picture, rect.topleft)
+    marked = frozenset(highlight)
+    if dim_others and (marked or focus):
+        # A highlight is painted straight onto the surface, only inside its clip: the
+        # composer clips it to what changed (see :func:`map_damage`), which is a small
+        # part of the map when the knob moves from one sector to the next.
+        clip = surface.get_clip().clip(rect)
+        if clip.w > 0 and clip.h > 0:
+            view = surface.subsurface(rect)
+            view.set_clip(clip.move(-rect.x, -rect.y))
+            _paint_state(view, _sources(), rect.w, rect.h, marked, focus, True)
+    else:
+        surface.blit(_state(_sources(), rect.w, rect.h, marked, focus, dim_others), rect.topleft)
     layout = _layout(_sources(), rect.w, rect.h)
     for region, tag in layout.tags:
         note_text(tag.move(rect.topleft), region.upper(), _font(_tag_px(rect.h)).get_height())
     for label in layout.labels:
         note_text(label.rect.move(rect.topleft), label.text, _font(label.size).get_height())
     return rect
+
+
+@lru_cache(maxsize=2)
+def _country_damage(src: Sources, width: int, height: int) -> dict[str, pygame.Rect]:
+    """Per country, every pixel a highlight of it can change on the map: its cut-out,
+    its outline (plain or as the focus), its marker and its names, and the names its
+    outline crosses (drawn again above it)."""
+    layout = _layout(src, width, height)
+    cutouts = _cutouts(src, width, height)
+    stamps = _outline_stamps(src, width, height)
+    out: dict[str, pygame.Rect] = {}
+    for c in load_board(src[1]).countries:
+        rects = [pygame.Rect(cutouts[c.id][1], cutouts[c.id][0].get_size())] if c.id in cutouts else []
+        rects += [pygame.Rect(pos, img.get_size()) for key, (img, pos) in stamps.items() if key[0] == c.id]
+        if c.id in layout.markers:
+            rects.append(_marker_rect(layout.markers[c.id]))
+        outline = rects[0].unionall(rects[1:]) if rects else None
+        rects += [_label_rect(lb) for lb in layout.labels
+                  if lb.key == c.id or (outline is not None and _label_rect(lb).colliderect(outline))]
+        if rects:
+            out[c.id] = rects[0].unionall(rects[1:])
+    return out
+
+
+def map_damage(area: pygame.Rect, before: Iterable[str], after: Iterable[str]) -> list[pygame.Rect] | None:
+    """Where a highlighted map (``dim_others``, no focus) changes on the screen when its
+    marked countries go from ``before`` to ``after``: around every country of either
+    (its rect in :func:`_country_damage`); nothing when they are the same; ``None``
+    (all of the map) when either is empty, since an empty highlight is not dimmed."""
+    old, new = set(before), set(after)
+    if not old or not new:
+        return None
+    if old == new:
+        return []
+    rect = map_rect_for(area)
+    damage = _country_damage(_sources(), rect.w, rect.h)
+    return [damage[c].move(rect.topleft) for c in sorted(old | new) if c in damage]
 
 
 def _focus_labels(src: Sources, width: int, height: int, focus: str, marked: frozenset[str]) -> list[Label]:

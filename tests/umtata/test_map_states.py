@@ -58,3 +58,49 @@ def test_highlights_equal_a_plain_full_drawing(size: tuple[int, int]) -> None:
         got = pygame.surfarray.array3d(um._state(um._sources(), *size, frozenset(marked), focus, dim))
         differ = int((want != got).any(axis=2).sum())
         assert differ == 0, f"{differ} pixels differ for {sorted(marked)} focus {focus} dim {dim}"
+
+
+def test_a_highlight_painted_inside_a_clip_equals_the_full_drawing_there() -> None:
+    """A highlight is painted straight onto the screen, inside the clip the composer set
+    (the regions :func:`um.map_damage` names): inside the clip it is the full drawing,
+    outside nothing is touched; and the damage between two sectors covers every pixel
+    in which their pictures differ."""
+    pygame.display.init()
+    pygame.display.set_mode((10, 10))
+    from table.display.theme import Theme
+
+    theme = Theme(1280, 720)
+    area = pygame.Rect(30, 20, 800, 680)
+    rect = um.map_rect_for(area)
+    board = load_board(um._sources()[1])
+    ids = [c.id for c in board.countries]
+    rng = random.Random(9)
+    sentinel = (1, 2, 3)
+    pictures = []
+    for marked in (set(rng.sample(ids, 4)), set(rng.sample(ids, 7)), {ids[0]}):
+        want = reference(rect.w, rect.h, marked, None, True)
+        pictures.append((marked, want))
+        for _ in range(3):
+            clip = pygame.Rect(rect.x + rng.randrange(rect.w // 2), rect.y + rng.randrange(rect.h // 2),
+                               rng.randrange(20, rect.w // 2), rng.randrange(20, rect.h // 2))
+            screen = pygame.Surface((1280, 720))
+            screen.fill(sentinel)
+            screen.set_clip(clip)
+            um.draw_map(screen, area, theme, highlight=marked, dim_others=True)
+            screen.set_clip(None)
+            got = pygame.surfarray.array3d(screen)
+            inside = got[clip.left:clip.right, clip.top:clip.bottom]
+            expect = want[clip.left - rect.x:clip.right - rect.x, clip.top - rect.y:clip.bottom - rect.y]
+            assert int((inside != expect).any(axis=2).sum()) == 0, f"{sorted(marked)} differs inside {clip}"
+            outside = got.copy()
+            outside[clip.left:clip.right, clip.top:clip.bottom] = sentinel
+            assert (outside == sentinel).all(), "painted outside the clip"
+    for (before, old), (after, new) in zip(pictures, pictures[1:]):
+        covered = np.zeros(old.shape[:2], dtype=bool)
+        for damage in um.map_damage(area, before, after) or []:
+            d = damage.move(-rect.x, -rect.y).clip(pygame.Rect(0, 0, rect.w, rect.h))
+            covered[d.left:d.right, d.top:d.bottom] = True
+        differ = (old != new).any(axis=2)
+        assert not (differ & ~covered).any(), f"{int((differ & ~covered).sum())} changed pixels outside the damage"
+    assert um.map_damage(area, {"de", "fr"}, {"fr", "de"}) == []
+    assert um.map_damage(area, {"de"}, set()) is None  # an empty sector shows the map undimmed

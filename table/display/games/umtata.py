@@ -32,7 +32,7 @@ from table.display.theme import (
     Theme,
     text,
 )
-from table.display.umtata_map import TILE_COLOURS, draw_focus, draw_map, focus_rect, map_rect_for
+from table.display.umtata_map import TILE_COLOURS, draw_focus, draw_map, focus_rect, map_damage, map_rect_for
 from table.games.umtata.board import SECTORS, load_board
 from table.i18n import N_, _, language
 
@@ -140,6 +140,18 @@ def _sector_lines(theme: Theme, width: int, lang: str) -> int:
                for k in range(SECTORS))
 
 
+def _map_damage(before: object, area: pygame.Rect, map_key: object) -> list[pygame.Rect] | None:
+    """Where the map changes from the state keyed ``before`` to ``map_key``: only around
+    the countries lit in either while a Tataaa player turns through the sectors (see
+    :func:`map_damage`); ``None`` (all of it) otherwise."""
+    if not (isinstance(before, tuple) and len(before) == 3 and before[0] == area and before[2] == language()):
+        return None
+    old, new = before[1], map_key
+    if not (isinstance(old, tuple) and isinstance(new, tuple) and old[:1] == new[:1] == ("answering",)):
+        return None
+    return map_damage(area, (c for c in old[1] if c != "back"), (c for c in new[1] if c != "back"))
+
+
 def _marked(view: dict[str, Any]) -> tuple[str, ...]:
     """The countries a Tataaa player chooses among (the sector's), lit on the map."""
     answering = view.get("answering")
@@ -195,7 +207,8 @@ class UmtataRenderer:
         out = [
             Part("umtata:background", full, map_rect, lambda s, t: _fill_around(s, map_rect), base=True),
             Part("umtata:map", map_rect, (map_rect, map_key, language()),
-                 lambda s, t: self._map(s, view, theme, map_rect), base=True),
+                 lambda s, t: self._map(s, view, theme, map_rect), base=True,
+                 damage=lambda before: _map_damage(before, map_rect, map_key)),
         ]
         focus = _focus(view)
         if focus is not None:
