@@ -25,7 +25,7 @@ from table.display.snapshots import CELEBRATED, run_frames, walk_until
 from table.display.theme import TextDrawn, Theme, record_text, recording
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "ubongo"))
-from make_ubongo_screens import _sand  # noqa: E402
+from make_ubongo_screens import _sand
 
 GAMES = ("ubongo_shimo", "ubongo", "umtata", "ugah_ugah")
 STEPS = 40

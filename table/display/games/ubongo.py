@@ -964,7 +964,7 @@ class UbongoRenderer:
         cell = (rect.width - 2 * u) / 6
         gy = rect.bottom - 3.2 * u
         if not any(counts.values()):
-            label(surface, theme, _("no gems yet"), (x, gy), "small", TEXT_DIM, "midleft",
+            label(surface, theme, _("no gems yet"), (x, gy), "body", TEXT_DIM, "midleft",
                   max_width=rect.width - round(3 * u), box=rect)
         for k, c in enumerate(c for c in order if counts[c]):
             cx = rect.x + 1 * u + cell * (k + 0.5)
