@@ -178,6 +178,7 @@ def test_the_umtata_map_labels_contrast_with_their_tiles() -> None:
     pairs = {"grey": (umtata_map.GREY_TEXT, umtata_map.GREY_LAND)}
     for name, fill in umtata_map.TILE_COLOURS.items():
         pairs[name] = (umtata_map.LABEL_ON[name], fill)
+        pairs[f"{name}, darkened"] = (umtata_map.DIM_LABEL, tuple(c * 2 // 5 for c in fill))
     for name, (ink, fill) in pairs.items():
         ratio = float(contrast(np.array(ink), np.array(fill)))
         assert ratio >= MIN_CONTRAST, f"{name}: {ink} on {fill} is {ratio:.1f}:1"

@@ -131,6 +131,16 @@ def _hidden_letters(own: list[Part], over: list[Part], size: tuple[int, int], no
         hit = int((changed[area.left:area.right, area.top:area.bottom] & letters).sum())
         if hit:
             out.append((d.message, hit))
+    # Lines drawn into a cached picture rather than one by one (the Umtata map's country
+    # names and region tags, each on its own tag or in open sea): any paint inside them.
+    lines = {(tuple(d.image.get_rect(topleft=d.topleft)), d.message) for d in drawn if d.image is not None}
+    for v in visible:
+        if (tuple(v.rect), v.message) in lines:
+            continue
+        area = v.rect.inflate(-2, -2).clip(screen)
+        hit = int(changed[area.left:area.right, area.top:area.bottom].sum()) if area.width and area.height else 0
+        if hit:
+            out.append((v.message, hit))
     return out
 
 

@@ -121,7 +121,7 @@ BANNER_AT: dict[str, tuple[float, float]] = {
     # over the board rather than over the words players are reading at that moment.
     "ubongo_shimo": (0.5, 43.0),  # between the seconds (or the round's headline) and the message below
     "ubongo": (0.31, 14.0),  # over the gem board's upper rows
-    "umtata": (0.31, 12.0),  # over the map's north, not the question beside it
+    "umtata": (0.31, 1.0),  # over the sea and the coasts at the map's top edge: no name there
     "ugah_ugah": (0.28, 24.0),  # inside the circle of chips, above the spoils cards
 }
 

@@ -59,6 +59,8 @@ TILE_COLOURS: dict[str, Colour] = {
     "green": (92, 184, 84),
     "purple": (132, 82, 186),  # dark enough for white names at 4.5:1
 }
+DIM_LABEL: Colour = (205, 205, 205)
+"""A name on a darkened tile (outside the knob's sector): 4.5:1 even on dark yellow."""
 LABEL_ON: dict[str, Colour] = {
     "orange": (20, 20, 20),
     "yellow": (20, 20, 20),
@@ -545,7 +547,7 @@ def _draw_label(surface: pygame.Surface, label: Label, colour_name: str | None, 
     ink = LABEL_ON[colour_name]
     if dim:
         fill = (fill[0] * 2 // 5, fill[1] * 2 // 5, fill[2] * 2 // 5)
-        ink = (150, 150, 150) if colour_name != "purple" else (200, 200, 200)
+        ink = DIM_LABEL
     if label.leader_to is not None:
         rect = label.rect
         ex, ey = label.leader_to
@@ -724,19 +726,22 @@ def _paint_state(
                 if region.colliderect(_label_rect(label)):
                     _draw_label(surface, label, None if label.grey else board.get(label.key).colour, False)
         surface.set_clip(None)
-    _paint_outlines(surface, src, width, height, marked, focus)
+    _paint_outlines(surface, src, width, height, marked, focus, dim)
 
 
 def _paint_outlines(
-    surface: pygame.Surface, src: Sources, width: int, height: int, marked: set[str], focus: str | None
+    surface: pygame.Surface, src: Sources, width: int, height: int, marked: set[str], focus: str | None,
+    dim: bool = False,
 ) -> None:
     """The marked countries' outlines (the focus thicker, in red), rings round their
-    markers and boxes, and their names again on top."""
+    markers and boxes, and the names they cross again on top (``dim``: the unmarked
+    ones darkened, as the map under them)."""
     board = load_board(src[1])
     europe = _read_map(src[0])
     layout = _layout(src, width, height)
     scale = layout.scale
     line = max(3, height // 180)
+    crossed: list[pygame.Rect] = []
     for cid in sorted(marked, key=lambda k: k == focus):
         colour = FOCUS if cid == focus else REGION_LINE
         w = line * 2 if cid == focus else line
@@ -746,7 +751,7 @@ def _paint_outlines(
         for ring in shape.rings:
             pts = _pts(ring, scale)
             if len(pts) >= 3:
-                pygame.draw.polygon(surface, colour, pts, w)
+                crossed.append(pygame.draw.polygon(surface, colour, pts, w))
         marker = layout.markers.get(cid)
         if marker is not None:
             pygame.draw.circle(surface, colour, marker.centre, marker.radius + w + 2, w)
@@ -754,9 +759,15 @@ def _paint_outlines(
             if label.key == cid and label.leader_to is not None:
                 radius = max(2, label.rect.h // 4)
                 pygame.draw.rect(surface, colour, label.rect.inflate(4, 4), 2, border_radius=radius)
-    for label in layout.labels:  # the marked names stay readable above their outlines
-        if label.key in marked and label.leader_to is None:
-            _draw_label(surface, label, board.get(label.key).colour, False)
+    # Names stay readable above the outlines: the marked ones, and any other an outline
+    # runs across (Italy's red line cut through the Balkans' names beside the Adriatic).
+    for label in sorted(layout.labels, key=lambda lb: lb.key in marked):
+        colour_name = None if label.grey else board.get(label.key).colour
+        if label.key in marked:
+            if label.leader_to is None:
+                _draw_label(surface, label, colour_name, False)
+        elif any(_label_rect(label).colliderect(r) for r in crossed):
+            _draw_label(surface, label, colour_name, dim)
 
 
 def draw_map(

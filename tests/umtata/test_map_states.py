@@ -37,7 +37,7 @@ def reference(width: int, height: int, marked: set[str], focus: str | None, dim:
                 pixels[mine] = plain[mine]
         pygame.surfarray.blit_array(surface, pixels)
     um._draw_labels(surface, layout, board, everything, dim)
-    um._paint_outlines(surface, src, width, height, everything, focus)
+    um._paint_outlines(surface, src, width, height, everything, focus, dim)
     return pygame.surfarray.array3d(surface)
 
 

@@ -321,9 +321,9 @@ class UmtataRenderer:
         pygame.draw.rect(surface, PANEL, panel, border_radius=u(1))
         pygame.draw.rect(surface, colour, panel, max(2, u(0.5)), border_radius=u(1))
         r = text(surface, theme, _("{name} answers").format(name=a["name"]), (inner.x, rect.y + u(1)), "body",
-                 colour, bold=True, max_width=inner.w - u(14), box=panel)
+                 colour, bold=True, max_width=inner.w - u(19), box=panel)
         text(surface, theme, _("Tataaa #{rank}").format(rank=rank), (inner.right, r.centery), "body", TEXT,
-             "midright", max_width=u(13), box=panel)
+             "midright", max_width=u(18), box=panel)
         sw = _swatch(surface, theme, a["colour"], (inner.x, r.bottom + u(0.8)), u(4))
         text(surface, theme, _sector(a["region"], a["colour"]), (sw.right + u(1), sw.centery), "body", TEXT,
              "midleft", bold=True, max_width=inner.right - sw.right - u(1), box=panel)
