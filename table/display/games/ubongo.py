@@ -969,7 +969,7 @@ class UbongoRenderer:
         for k, c in enumerate(c for c in order if counts[c]):
             cx = rect.x + 1 * u + cell * (k + 0.5)
             draw_gem(surface, c, (cx - 1.1 * u, gy), 1.4 * u)
-            label(surface, theme, f"{counts[c]}", (cx + 0.6 * u, gy), "small", TEXT, "midleft", bold=True)
+            label(surface, theme, f"{counts[c]}", (cx + 0.6 * u, gy), "body", TEXT, "midleft", bold=True)
 
     def _flying_gems(self, surface: pygame.Surface, view: dict[str, Any], layout: Layout, ctx: RenderContext) -> None:
         stations = [p["station"] for p in view["players"]]
