@@ -12,7 +12,7 @@ import pytest
 from table.display.moments import DURATIONS
 from table.display.screens import GameScreen, player_theme
 from table.display.snapshots import menu_choice, run_frames, walk_until
-from table.display.theme import recording
+from table.display.theme import BAD, recording
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 
@@ -91,7 +91,7 @@ def test_the_last_ten_seconds_of_sand_pulse_red_at_the_edges() -> None:
 
     def red_edge_rows() -> int:
         table.draw(clock.now, force=True)
-        return sum(1 for x in range(0, 1280, 40) if table.surface.get_at((x, 2))[:3] == (232, 88, 80))
+        return sum(1 for x in range(0, 1280, 40) if table.surface.get_at((x, 2))[:3] == BAD)
 
     deadline_clock = session.view(None)["deadline"] - screen._render_now(clock.now) + clock.now
     clock.now = deadline_clock - 15.0

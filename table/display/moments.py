@@ -1,8 +1,11 @@
 """Celebrations: the first press, a round's winner and the game's end, in the player's colour.
 
-A *moment* is a short animation over the game screen: a banner that drops in from the
-top edge (eased, with a little overshoot, like a quiz show's lower third turned upside
-down) and a glow along the screen's edges that pulses in the player's colour and fades.
+A *moment* is a short animation over the game screen: a banner that grows out of its
+place (eased) and shrinks away again, and a glow along the screen's edges that pulses in
+the player's colour and fades. The banner sits where no words are (:data:`BANNER_AT`)
+and never travels: a banner that dropped in from the top edge and left the same way
+swept over the header and the seconds on its way. The game's end adds fireworks whose
+sparks burn only on the dark background, going out near every lit line of the ranking.
 The game screen makes moments from the game's events (:func:`moment_for`) and from the
 game ending; while one runs its parts are live, and once it is over the screen stops
 listing them, so an idle screen stays idle.
@@ -18,6 +21,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+import numpy as np
 import pygame
 
 from table.display import draw
@@ -56,10 +60,9 @@ class Moment:
         return self.start <= now < self.start + self.duration
 
 
-def ease_out_back(x: float) -> float:
-    """0 to 1 with a small overshoot near the end: something that lands, not jumps."""
-    c = 1.70158
-    return 1 + (c + 1) * (x - 1) ** 3 + c * (x - 1) ** 2
+def ease_out_cubic(x: float) -> float:
+    """Fast at first, settling without overshoot: 0 -> 0, 1 -> 1."""
+    return 1 - (1 - x) ** 3
 
 
 def ease_in_cubic(x: float) -> float:
@@ -118,7 +121,7 @@ BANNER_AT: dict[str, tuple[float, float]] = {
     # over the board rather than over the words players are reading at that moment.
     "ubongo_shimo": (0.5, 43.0),  # between the seconds (or the round's headline) and the message below
     "ubongo": (0.31, 14.0),  # over the gem board's upper rows
-    "umtata": (0.31, 12.0),  # over the map's north, not the question beside it
+    "umtata": (0.31, 1.0),  # over the sea and the coasts at the map's top edge: no name there
     "ugah_ugah": (0.28, 24.0),  # inside the circle of chips, above the spoils cards
 }
 
@@ -128,7 +131,9 @@ def parts(moment: Moment, size: tuple[int, int], theme: Theme, index: int = 0, g
     banner (:data:`BANNER_AT`)."""
     w, h = size
     name = f"moment{index}:{moment.kind}:{moment.start}"
-    thick = theme.px(2.4 if moment.kind == "final" else 1.8)
+    # Thinner than the margin above the headers and beside the panels (2 units): the
+    # glow frames the screen without touching its words.
+    thick = theme.px(1.6)
     strips = {
         "top": pygame.Rect(0, 0, w, thick),
         "bottom": pygame.Rect(0, h - thick, w, thick),
@@ -181,36 +186,39 @@ def parts(moment: Moment, size: tuple[int, int], theme: Theme, index: int = 0, g
     centre_x = round(w * share)
     box = pygame.Rect(0, 0, min(2 * centre_x, 2 * (w - centre_x), w) - theme.px(2), text_h + pad)
     box.width = min(box.width, text_w + 2 * pad)
-    rest_y = theme.px(top)
-    track = pygame.Rect(box.x, -box.height, box.width, rest_y + 2 * box.height)
-    track.centerx = centre_x
-
-    screen = pygame.Rect(0, 0, w, h)
+    rest = box.copy()
+    rest.centerx = centre_x
+    rest.top = theme.px(top)
+    rest = rest.clip(pygame.Rect(0, 0, w, h))
 
     def banner_box(now: float) -> pygame.Rect | None:
-        """Where the whole banner is at ``now`` (it may reach above the screen)."""
+        """Where the banner is at ``now``: growing out of its resting place (eased out),
+        then shrinking back into it (eased in); never outside ``rest``."""
         if not moment.running(now):
             return None
         t = now - moment.start
-        drop = min(1.0, t / 0.45)
-        leave = max(0.0, (t - (moment.duration - 0.4)) / 0.4)
-        travel = rest_y + box.height
-        r = box.copy()
-        r.centerx = centre_x
-        r.top = round(-box.height + travel * ease_out_back(drop) - travel * ease_in_cubic(leave))
-        return r
+        grow = ease_out_cubic(min(1.0, t / 0.35))
+        leave = ease_in_cubic(max(0.0, (t - (moment.duration - 0.35)) / 0.35))
+        scale = grow * (1.0 - leave)
+        r = pygame.Rect(0, 0, round(rest.width * scale), round(rest.height * scale))
+        r.center = rest.center
+        return r if r.width > 2 and r.height > 2 else None
 
     def banner_live(now: float) -> tuple[object, pygame.Rect]:
         r = banner_box(now)
-        if r is None or not r.clip(screen).height:
-            return None, pygame.Rect(track.centerx, 0, 0, 0)
-        return (r.top, _colour_at(moment, now)), r.clip(screen)
+        if r is None:
+            return None, pygame.Rect(rest.centerx, rest.centery, 0, 0)
+        return (r.size, _colour_at(moment, now)), r
 
     def banner_paint(surface: pygame.Surface, now: float) -> None:
         r = banner_box(now)
         if r is None:
             return
         colour = _colour_at(moment, now)
+        if r.height < rest.height * 0.9:
+            # Still growing (or shrinking): the box alone; the words arrive with its full size.
+            draw.panel(surface, r, PANEL_LIGHT if moment.kind == "notice" else colour, theme.px(1.6))
+            return
         if moment.kind == "notice":
             draw.panel(surface, r, PANEL_LIGHT, theme.px(1.6), colour, theme.px(0.5))
             draw.label(surface, theme, moment.text, r.center, size_name, TEXT, "center", bold=True,
@@ -220,7 +228,7 @@ def parts(moment: Moment, size: tuple[int, int], theme: Theme, index: int = 0, g
         draw.label(surface, theme, moment.text, r.center, size_name, BACKGROUND, "center", bold=True,
                    max_width=r.width - 2 * pad)
 
-    out.append(Part(f"{name}:banner", track.clip(pygame.Rect(0, 0, w, h)), moment, banner_paint, live=banner_live))
+    out.append(Part(f"{name}:banner", rest, moment, banner_paint, live=banner_live))
     return out
 
 
@@ -261,14 +269,43 @@ def _burst(name: str, moment: Moment, centre: tuple[int, int], delay: float, the
             return
         out = 1 - (1 - p) ** 3  # ease out: fast at first, settling
         size = max(1, round(theme.px(0.9) * (1 - p)))
+        margin = theme.px(0.9)
         for i in range(SPARKS):
             angle = math.tau * i / SPARKS + k
             r = reach * out
             x = centre[0] + math.cos(angle) * r
             y = centre[1] + math.sin(angle) * r + fall * p * p  # a little gravity
-            pygame.draw.circle(surface, colour if i % 3 else (255, 255, 255), (x, y), size)
+            spark_behind(surface, colour if i % 3 else (255, 255, 255), (x, y), size, margin)
 
     return Part(name, bounds, moment, paint, live=live)
+
+
+DARK = 0.08
+"""Relative luminance below which a pixel counts as background for a spark: the panels
+and the screen's own dark blues (at most 0.045), the gem board's wood (0.07). Every line
+of text keeps 4.5:1 against such a background, so its letters, antialiased edges half
+included, are lighter than this."""
+
+_LINEAR = np.array([(v / 255 / 12.92 if v / 255 <= 0.04045 else ((v / 255 + 0.055) / 1.055) ** 2.4)
+                    for v in range(256)])
+_WEIGHTS = np.array([0.2126, 0.7152, 0.0722])
+
+
+def spark_behind(surface: pygame.Surface, colour: Colour, centre: tuple[float, float], radius: int,
+                 margin: int) -> None:
+    """A round spark of ``radius`` at ``centre``, painted only where it and ``margin``
+    pixels around it are all dark background: near anything lit (a line of text, a gem, a
+    card) it goes out, so a firework never hides a word of the ranking; a dark letter on a
+    light card is never wide enough to hold a spark and its margin."""
+    area = pygame.Rect(math.floor(centre[0] - radius - margin), math.floor(centre[1] - radius - margin),
+                       2 * (radius + margin) + 2, 2 * (radius + margin) + 2).clip(surface.get_clip())
+    if area.width <= 0 or area.height <= 0:
+        return
+    pixels = pygame.surfarray.pixels3d(surface)
+    dark = bool((_LINEAR[pixels[area.left:area.right, area.top:area.bottom]] @ _WEIGHTS < DARK).all())
+    del pixels
+    if dark:
+        pygame.draw.circle(surface, colour, centre, radius)
 
 
 def notice(text: str, start: float) -> Moment:

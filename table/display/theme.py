@@ -23,22 +23,49 @@ BACKGROUND: Colour = (16, 20, 32)
 PANEL: Colour = (32, 38, 56)
 PANEL_LIGHT: Colour = (52, 60, 84)
 TEXT: Colour = (240, 240, 235)
-TEXT_DIM: Colour = (160, 166, 184)
+TEXT_DIM: Colour = (200, 205, 220)  # secondary lines: still 4.5:1 on every panel
 ACCENT: Colour = (255, 196, 64)
 GOOD: Colour = (96, 208, 120)
-BAD: Colour = (232, 88, 80)
+BAD: Colour = (255, 132, 120)
 
 # Station colours, chosen to stay apart for the common colour-vision deficiencies
-# (after the Okabe-Ito palette); a station is also always labelled by name.
+# (after the Okabe-Ito palette, its green and purple lightened so that a name in them
+# keeps 4.5:1 against the lighter panels); a station is also always labelled by name.
 STATION_COLOURS: tuple[Colour, ...] = (
     (230, 159, 0),  # orange
     (86, 180, 233),  # sky blue
-    (0, 158, 115),  # bluish green
-    (204, 121, 167),  # reddish purple
+    (56, 200, 150),  # bluish green
+    (228, 150, 194),  # reddish purple
     (240, 228, 66),  # yellow
 )
 STATION_COLOUR_NAMES: tuple[str, ...] = (N_("orange"), N_("blue"), N_("green"), N_("pink"), N_("yellow"))
 """English message ids: shown through :func:`table.i18n._`."""
+
+
+INK_DARK: Colour = (18, 20, 26)
+"""Dark letters, for text on a light fill (a die face, a banner in a player's colour)."""
+
+
+def luminance(colour: Colour) -> float:
+    """The relative luminance of an sRGB colour, 0 (black) to 1 (white), as WCAG 2 defines it."""
+
+    def linear(v: int) -> float:
+        c = v / 255
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (linear(v) for v in colour)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(a: Colour, b: Colour) -> float:
+    """The WCAG 2 contrast ratio between two colours: 1 (none) to 21 (black on white)."""
+    la, lb = luminance(a), luminance(b)
+    return (max(la, lb) + 0.05) / (min(la, lb) + 0.05)
+
+
+def ink_on(fill: Colour) -> Colour:
+    """Light or dark letters, whichever stands out more from ``fill``."""
+    return TEXT if contrast(TEXT, fill) >= contrast(INK_DARK, fill) else INK_DARK
 
 
 def station_colour(station: int) -> Colour:
@@ -204,7 +231,7 @@ def text(
         for recorder in _recorders:
             recorder(TextDrawn(message, ink, box, surface.get_clip(), surface.get_rect(), size,
                                img.get_height() / max(1, rendered(message, size, colour, bold, theme.height)
-                                                      .get_height())))
+                                                      .get_height()), colour, img, rect.topleft))
     return rect
 
 
@@ -212,7 +239,9 @@ def text(
 class TextDrawn:
     """One line as :func:`text` drew it: ``ink`` is the rectangle of its painted pixels,
     ``box`` the rectangle it was given (``None``: none given), ``clip`` and ``surface``
-    the surface's clip and extent then, ``scale`` how far it was shrunk to fit (1: not)."""
+    the surface's clip and extent then, ``scale`` how far it was shrunk to fit (1: not),
+    ``colour`` the colour asked for, ``image`` the picture blitted (do not draw on it) at
+    ``topleft``: the contrast test reads the glyphs' coverage from it."""
 
     message: str
     ink: pygame.Rect
@@ -221,6 +250,9 @@ class TextDrawn:
     surface: pygame.Rect
     size: str
     scale: float
+    colour: Colour = TEXT
+    image: pygame.Surface | None = None
+    topleft: tuple[int, int] = (0, 0)
 
 
 _recorders: list[Callable[[TextDrawn], None]] = []

@@ -57,8 +57,10 @@ TILE_COLOURS: dict[str, Colour] = {
     "orange": (240, 140, 44),
     "yellow": (242, 212, 62),
     "green": (92, 184, 84),
-    "purple": (150, 96, 200),
+    "purple": (132, 82, 186),  # dark enough for white names at 4.5:1
 }
+DIM_LABEL: Colour = (205, 205, 205)
+"""A name on a darkened tile (outside the knob's sector): 4.5:1 even on dark yellow."""
 LABEL_ON: dict[str, Colour] = {
     "orange": (20, 20, 20),
     "yellow": (20, 20, 20),
@@ -557,7 +559,7 @@ def _draw_label(surface: pygame.Surface, label: Label, colour_name: str | None, 
     ink = LABEL_ON[colour_name]
     if dim:
         fill = (fill[0] * 2 // 5, fill[1] * 2 // 5, fill[2] * 2 // 5)
-        ink = (150, 150, 150) if colour_name != "purple" else (200, 200, 200)
+        ink = DIM_LABEL
     if label.leader_to is not None:
         rect = label.rect
         ex, ey = label.leader_to
@@ -767,7 +769,7 @@ def _paint_state(
                 if region.colliderect(_label_rect(label)):
                     _draw_label(surface, label, None if label.grey else board.get(label.key).colour, False)
         surface.set_clip(bounds)
-    _paint_outlines(surface, src, width, height, marked, focus)
+    _paint_outlines(surface, src, width, height, marked, focus, dim)
 
 
 def _outline_style(cid: str, focus: str | None, height: int) -> tuple[Colour, int]:
@@ -832,26 +834,46 @@ def _outline_stamps(
 
 def _paint_outlines(
     surface: pygame.Surface, src: Sources, width: int, height: int, marked: set[str], focus: str | None,
-    stamps: bool = True,
+    dim: bool = False, stamps: bool = True,
 ) -> None:
     """The marked countries' outlines (the focus thicker, in red), rings round their
-    markers and boxes, and their names again on top. With ``stamps`` (the table's way)
-    each outline is a blit of :func:`_outline_stamps`; without, it is drawn (the
-    reference the stamps are tested against)."""
-    board = load_board(src[1])
-    layout = _layout(src, width, height)
+    markers and boxes, and the names they cross again on top (``dim``: the unmarked
+    ones darkened, as the map under them). With ``stamps`` (the table's way) each
+    outline is a blit of :func:`_outline_stamps`; without, it is drawn (the reference
+    the stamps are tested against). Both find the names to draw again the same way:
+    those whose box meets an outline's box."""
     cached = _outline_stamps(src, width, height) if stamps else {}
+    crossed: list[pygame.Rect] = []
     for cid in sorted(marked, key=lambda k: k == focus):
         if stamps:
             stamp = cached.get((cid, cid == focus))
             if stamp is not None:
                 surface.blit(*stamp)
+                crossed.append(pygame.Rect(stamp[1], stamp[0].get_size()))
         else:
             colour, w = _outline_style(cid, focus, height)
-            _trace_outline(surface, src, width, height, cid, colour, w)
-    for label in layout.labels:  # the marked names stay readable above their outlines
-        if label.key in marked and label.leader_to is None:
-            _draw_label(surface, label, board.get(label.key).colour, False)
+            box = _trace_outline(surface, src, width, height, cid, colour, w)
+            if box is not None:
+                crossed.append(box.clip(pygame.Rect(0, 0, width, height)))
+    _draw_crossed_names(surface, src, width, height, marked, crossed, dim)
+
+
+def _draw_crossed_names(
+    surface: pygame.Surface, src: Sources, width: int, height: int, marked: Iterable[str],
+    crossed: Sequence[pygame.Rect], dim: bool,
+) -> None:
+    """Names stay readable above the outlines: the marked ones, and any other whose box
+    meets one of the outlines' boxes ``crossed`` (Italy's red line cut through the
+    Balkans' names beside the Adriatic), the unmarked ones darkened with ``dim``."""
+    board = load_board(src[1])
+    lit = set(marked)
+    for label in sorted(_layout(src, width, height).labels, key=lambda lb: lb.key in lit):
+        colour_name = None if label.grey else board.get(label.key).colour
+        if label.key in lit:
+            if label.leader_to is None:
+                _draw_label(surface, label, colour_name, False)
+        elif any(_label_rect(label).colliderect(r) for r in crossed):
+            _draw_label(surface, label, colour_name, dim)
 
 
 def draw_map(
@@ -930,14 +952,16 @@ def map_damage(area: pygame.Rect, before: Iterable[str], after: Iterable[str]) -
 
 
 def _focus_labels(src: Sources, width: int, height: int, focus: str, marked: frozenset[str]) -> list[Label]:
-    """The names :func:`draw_focus` draws again above the focus outline: those of the
-    marked countries (without a leader line) whose box the outline's stamp touches."""
+    """The names :func:`draw_focus` draws again above the focus outline, in their order:
+    those whose box the outline's stamp meets (as :func:`_draw_crossed_names` picks
+    them), but not a marked country's name beside it on a leader line."""
     stamp = _outline_stamps(src, width, height).get((focus, True))
     if stamp is None:
         return []
     box = pygame.Rect(stamp[1], stamp[0].get_size())
-    return [label for label in _layout(src, width, height).labels
-            if label.key in marked and label.leader_to is None and _label_rect(label).colliderect(box)]
+    labels = sorted(_layout(src, width, height).labels, key=lambda lb: lb.key in marked)
+    return [label for label in labels
+            if _label_rect(label).colliderect(box) and not (label.key in marked and label.leader_to is not None)]
 
 
 def focus_rect(area: pygame.Rect, focus: str, marked: Iterable[str]) -> pygame.Rect:
@@ -955,7 +979,7 @@ def focus_rect(area: pygame.Rect, focus: str, marked: Iterable[str]) -> pygame.R
 
 def draw_focus(surface: pygame.Surface, area: pygame.Rect, focus: str, marked: Iterable[str]) -> None:
     """The focus's thick red outline over a map :func:`draw_map` drew with the focus among
-    ``marked`` (as a plain highlight), and the marked names it crosses again on top.
+    ``marked`` (as a plain highlight), and the names it crosses again on top.
 
     This lets a knob turn among a sector's countries repaint only the outline that moves
     (a blit of its stamp) instead of the whole map. Drawn over the plain outline, the
@@ -969,9 +993,13 @@ def draw_focus(surface: pygame.Surface, area: pygame.Rect, focus: str, marked: I
     img, (x, y) = stamp
     surface.blit(img, (rect.x + x, rect.y + y))
     board = load_board(src[1])
-    for label in _focus_labels(src, rect.w, rect.h, focus, frozenset(marked)):
-        moved = replace(label, rect=label.rect.move(rect.topleft))
-        _draw_label(surface, moved, board.get(label.key).colour, False)
+    lit = frozenset(marked)
+    for label in _focus_labels(src, rect.w, rect.h, focus, lit):
+        end = label.leader_to
+        moved = replace(label, rect=label.rect.move(rect.topleft),
+                        leader_to=None if end is None else (end[0] + rect.x, end[1] + rect.y))
+        # Only a highlight has a focus: the names outside it are darkened.
+        _draw_label(surface, moved, None if label.grey else board.get(label.key).colour, label.key not in lit)
 
 
 def _tag_spots(end: tuple[int, int], w: int, h: int, step: int) -> Iterator[tuple[float, pygame.Rect]]:

@@ -9,6 +9,7 @@ import os
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
+import itertools
 import random
 
 import numpy as np
@@ -38,7 +39,7 @@ def reference(width: int, height: int, marked: set[str], focus: str | None, dim:
                 pixels[mine] = plain[mine]
         pygame.surfarray.blit_array(surface, pixels)
     um._draw_labels(surface, layout, board, everything, dim)
-    um._paint_outlines(surface, src, width, height, everything, focus, stamps=False)
+    um._paint_outlines(surface, src, width, height, everything, focus, dim, stamps=False)
     return pygame.surfarray.array3d(surface)
 
 
@@ -95,7 +96,7 @@ def test_a_highlight_painted_inside_a_clip_equals_the_full_drawing_there() -> No
             outside = got.copy()
             outside[clip.left:clip.right, clip.top:clip.bottom] = sentinel
             assert (outside == sentinel).all(), "painted outside the clip"
-    for (before, old), (after, new) in zip(pictures, pictures[1:]):
+    for (before, old), (after, new) in itertools.pairwise(pictures):
         covered = np.zeros(old.shape[:2], dtype=bool)
         for damage in um.map_damage(area, before, after) or []:
             d = damage.move(-rect.x, -rect.y).clip(pygame.Rect(0, 0, rect.w, rect.h))
@@ -104,3 +105,24 @@ def test_a_highlight_painted_inside_a_clip_equals_the_full_drawing_there() -> No
         assert not (differ & ~covered).any(), f"{int((differ & ~covered).sum())} changed pixels outside the damage"
     assert um.map_damage(area, {"de", "fr"}, {"fr", "de"}) == []
     assert um.map_damage(area, {"de"}, set()) is None  # an empty sector shows the map undimmed
+
+
+def test_the_focus_draws_only_inside_the_rect_it_declares() -> None:
+    """The knob's focus is a part of its own: everything it draws (its outline and the
+    names it crosses, leader lines included) lies inside :func:`um.focus_rect`."""
+    pygame.display.init()
+    pygame.display.set_mode((10, 10))
+    board = load_board(um._sources()[1])
+    area = pygame.Rect(40, 30, 900, 660)
+    sentinel = (255, 0, 255)
+    for sector in range(16):
+        countries = [c.id for c in board.in_sector(sector)]
+        for focus in countries:
+            screen = pygame.Surface((1280, 720))
+            screen.fill(sentinel)
+            um.draw_focus(screen, area, focus, countries)
+            drawn = (pygame.surfarray.array3d(screen) != sentinel).any(axis=2)
+            declared = um.focus_rect(area, focus, countries)
+            inside = np.zeros_like(drawn)
+            inside[declared.left:declared.right, declared.top:declared.bottom] = True
+            assert not (drawn & ~inside).any(), f"{focus} draws outside {declared}"

@@ -185,6 +185,27 @@ def draw_die_picture(surface: pygame.Surface, picture: str, rect: pygame.Rect, c
         pygame.draw.circle(surface, colour, (cx, cy), round(r * 0.85), max(4, round(r * 0.3)))
 
 
+def gem_in_flight(layout: Layout, panel: pygame.Rect, detail: dict[str, Any], place: int,
+                  k: float) -> tuple[float, float, float]:
+    """Where the ``place``-th gem a player took (``detail`` of its event) is, and its radius,
+    a share ``k`` (0..1) into its flight to the taker's ``panel``.
+
+    Across first (eased out), down last (eased in), lifted in an arc: the gem stays above
+    the panels all the way and sinks into the top edge of its taker's panel, shrinking to
+    nothing as it arrives, so it never passes over a name, a "best" or a prompt (dropping
+    into the panel crossed them all)."""
+    first = 12 - detail["left"] - len(detail["gems"])
+    sx, sy = layout.gem_centre(detail["row"], first + place)
+    ex, ey = panel.centerx + (place - 0.5) * layout.slot, panel.top
+    ease = 1 - (1 - k) ** 3
+    lift = math.sin(k * math.pi) * layout.slot * 2
+    y = sy + (ey - sy) * k ** 3 - lift
+    r = layout.slot * (0.36 + 0.2 * math.sin(k * math.pi))
+    # Never reaching below the panel's top edge.
+    r = max(0.0, min(r, ey - y))
+    return sx + (ex - sx) * ease, y, r
+
+
 def draw_figure(
     surface: pygame.Surface,
     theme: Theme,
@@ -207,7 +228,7 @@ def draw_figure(
     if ghost:
         pygame.draw.polygon(surface, colour, body, max(3, round(h / 9)))
         pygame.draw.circle(surface, colour, head_c, round(head), max(3, round(h / 9)))
-        label(surface, theme, str(station + 1), (cx, cy + h * 0.25), "small", colour, "center", bold=True)
+        label(surface, theme, str(station + 1), (cx, cy + h * 0.25), "small", TEXT, "center", bold=True)
         return
     pygame.draw.polygon(surface, colour, body)
     pygame.draw.polygon(surface, OUTLINE, body, max(2, round(h / 20)))
@@ -489,18 +510,10 @@ class UbongoRenderer:
             if not 0 <= age < FLIGHT:
                 continue
             k = age / FLIGHT
-            ease = 1 - (1 - k) ** 3
             detail = event["detail"]
             panel = layout.panels[stations.index(event["station"])]
-            first = 12 - detail["left"] - len(detail["gems"])
             for place in range(len(detail["gems"])):
-                sx, sy = layout.gem_centre(detail["row"], first + place)
-                ex, ey = panel.centerx + (place - 0.5) * layout.slot, panel.bottom - layout.slot * 0.5
-                lift = math.sin(k * math.pi) * layout.slot * 2
-                r = layout.slot * (0.36 + 0.2 * math.sin(k * math.pi))
-                # Across first (eased out), down last (eased in): the gems travel above the
-                # other players' panels and drop into their taker's, never over a label.
-                spots.append((sx + (ex - sx) * ease, sy + (ey - sy) * k ** 3 - lift, r))
+                spots.append(gem_in_flight(layout, panel, detail, place, k))
         if not spots:
             return None, pygame.Rect(0, 0, 0, 0)
         rects = [pygame.Rect(math.floor(x - 1.4 * r) - 3, math.floor(y - 1.4 * r) - 3, math.ceil(2.8 * r) + 7,
@@ -951,12 +964,12 @@ class UbongoRenderer:
         cell = (rect.width - 2 * u) / 6
         gy = rect.bottom - 3.2 * u
         if not any(counts.values()):
-            label(surface, theme, _("no gems yet"), (x, gy), "small", TEXT_DIM, "midleft",
+            label(surface, theme, _("no gems yet"), (x, gy), "body", TEXT_DIM, "midleft",
                   max_width=rect.width - round(3 * u), box=rect)
         for k, c in enumerate(c for c in order if counts[c]):
             cx = rect.x + 1 * u + cell * (k + 0.5)
             draw_gem(surface, c, (cx - 1.1 * u, gy), 1.4 * u)
-            label(surface, theme, f"{counts[c]}", (cx + 0.6 * u, gy), "small", TEXT, "midleft", bold=True)
+            label(surface, theme, f"{counts[c]}", (cx + 0.6 * u, gy), "body", TEXT, "midleft", bold=True)
 
     def _flying_gems(self, surface: pygame.Surface, view: dict[str, Any], layout: Layout, ctx: RenderContext) -> None:
         stations = [p["station"] for p in view["players"]]
@@ -967,22 +980,19 @@ class UbongoRenderer:
             if not 0 <= age < FLIGHT:
                 continue
             k = age / FLIGHT
-            ease = 1 - (1 - k) ** 3
             detail = event["detail"]
             panel = layout.panels[stations.index(event["station"])]
-            first = 12 - detail["left"] - len(detail["gems"])
             for place, colour in enumerate(detail["gems"]):
-                sx, sy = layout.gem_centre(detail["row"], first + place)
-                ex, ey = panel.centerx + (place - 0.5) * layout.slot, panel.bottom - layout.slot * 0.5
-                lift = math.sin(k * math.pi) * layout.slot * 2
-                pos = (sx + (ex - sx) * ease, sy + (ey - sy) * k ** 3 - lift)  # as in _flight_bounds
-                draw_gem(surface, colour, pos, layout.slot * (0.36 + 0.2 * math.sin(k * math.pi)))
+                x, y, r = gem_in_flight(layout, panel, detail, place, k)
+                if r >= 1:
+                    draw_gem(surface, colour, (x, y), r)
 
     @staticmethod
     def _ranking_rect(theme: Theme, layout: Layout) -> pygame.Rect:
         """The final ranking's panel: the whole board, its colour legend included (a panel
-        that ended inside the legend cut its words in half at 720p)."""
-        return layout.board.inflate(-round(2 * theme.unit), -round(1 * theme.unit))
+        that ended inside the legend cut its words in half at 720p), wide enough to hide the
+        rows' gem counts at its right (a count half under its edge peeked out)."""
+        return layout.board.inflate(-round(0.8 * theme.unit), -round(1 * theme.unit))
 
     def _ranking(self, surface: pygame.Surface, theme: Theme, view: dict[str, Any], layout: Layout) -> None:
         u = theme.unit

@@ -20,24 +20,40 @@ import pygame
 from table.display import draw
 from table.display.games import RenderContext
 from table.display.layers import Part, paint_all
-from table.display.theme import ACCENT, BACKGROUND, BAD, GOOD, PANEL, PANEL_LIGHT, TEXT, TEXT_DIM, Colour, Theme
+from table.display.theme import (
+    ACCENT,
+    BACKGROUND,
+    BAD,
+    GOOD,
+    INK_DARK,
+    PANEL,
+    PANEL_LIGHT,
+    TEXT,
+    TEXT_DIM,
+    Colour,
+    Theme,
+    ink_on,
+)
 from table.i18n import N_, _, ngettext
 
 CHIP_FACE: Colour = (214, 186, 140)
 CHIP_EDGE: Colour = (120, 92, 56)
 CHIP_DOWN: Colour = (92, 70, 48)
+CHIP_MARK: Colour = (236, 214, 170)
+"""The "?" on a face-down chip: light enough for 4.5:1 on its brown."""
 CATERPILLAR: Colour = (120, 190, 60)
 MASHER_COLOUR: Colour = (236, 84, 72)
 BREAKER_COLOUR: Colour = (168, 124, 255)
 
 SYMBOL_STYLE: dict[str, tuple[str, Colour, Colour]] = {
     # symbol: (short label, die colour, label colour)
+    # (the label colour: dark or light, whichever keeps 4.5:1 on the die)
     "bone": (N_("Bone"), (225, 225, 215), (70, 70, 70)),
-    "dinosaur": (N_("Dino"), (70, 170, 90), (255, 255, 255)),
+    "dinosaur": (N_("Dino"), (70, 170, 90), INK_DARK),
     "mammoth": (N_("Mamm."), (150, 100, 60), (255, 255, 255)),
-    "bird": (N_("Bird"), (70, 150, 230), (255, 255, 255)),
-    "masher": (N_("MM"), MASHER_COLOUR, (255, 255, 255)),
-    "breaker": (N_("BB"), BREAKER_COLOUR, (255, 255, 255)),
+    "bird": (N_("Bird"), (70, 150, 230), INK_DARK),
+    "masher": (N_("MM"), MASHER_COLOUR, INK_DARK),
+    "breaker": (N_("BB"), BREAKER_COLOUR, INK_DARK),
 }
 SYMBOL_NAMES = {"bone": N_("bone"), "dinosaur": N_("dinosaur"), "mammoth": N_("mammoth"), "bird": N_("bird"),
                 "masher": N_("Mammoth Masher"), "breaker": N_("Bone Breaker")}
@@ -152,7 +168,7 @@ class UgahRenderer:
             if chip["points"] is None:
                 pygame.draw.circle(surface, CHIP_DOWN, pos, chip_r)
                 pygame.draw.circle(surface, CHIP_EDGE, pos, chip_r, max(1, theme.px(0.4)))
-                draw.label(surface, theme, "?", pos, "body", (190, 160, 120), "center", bold=True)
+                draw.label(surface, theme, "?", pos, "body", CHIP_MARK, "center", bold=True)
             else:
                 fill = CATERPILLAR if chip["caterpillar"] else CHIP_FACE
                 pygame.draw.circle(surface, fill, pos, chip_r)
@@ -209,7 +225,7 @@ class UgahRenderer:
         """A hunter: a round badge in its colour with its initials (Bone Breaker is the bigger one)."""
         pygame.draw.circle(surface, (255, 255, 255), pos, r + max(2, theme.px(0.35)))
         pygame.draw.circle(surface, colour, pos, r)
-        draw.label(surface, theme, label, pos, "body", (255, 255, 255), "center", bold=True, max_width=2 * r - 4)
+        draw.label(surface, theme, label, pos, "body", ink_on(colour), "center", bold=True, max_width=2 * r - 4)
 
     def _spoils(self, surface: pygame.Surface, view: dict[str, Any], theme: Theme, centre: tuple[float, float],
                 radius: float, names: dict[int, str]) -> None:
@@ -246,7 +262,10 @@ class UgahRenderer:
             return
         label, fill, ink = SYMBOL_STYLE[symbol]
         if dim:
-            fill = tuple(c // 2 for c in fill)  # type: ignore[assignment]
+            # Darker, and the letters light or dark for the darker face: a halved bone die
+            # left its grey letters at 1.8:1.
+            fill = tuple(c * 2 // 5 for c in fill)  # type: ignore[assignment]
+            ink = ink_on(fill)
         pygame.draw.rect(surface, fill, rect, border_radius=size // 5)
         if symbol == "bone":
             # a small bone across the die

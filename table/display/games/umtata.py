@@ -367,9 +367,9 @@ class UmtataRenderer:
         pygame.draw.rect(surface, PANEL, panel, border_radius=u(1))
         pygame.draw.rect(surface, colour, panel, max(2, u(0.5)), border_radius=u(1))
         r = text(surface, theme, _("{name} answers").format(name=a["name"]), (inner.x, rect.y + u(1)), "body",
-                 colour, bold=True, max_width=inner.w - u(14), box=panel)
-        text(surface, theme, _("Tataaa #{rank}").format(rank=rank), (inner.right, r.centery), "small", TEXT_DIM,
-             "midright", max_width=u(13), box=panel)
+                 colour, bold=True, max_width=inner.w - u(19), box=panel)
+        text(surface, theme, _("Tataaa #{rank}").format(rank=rank), (inner.right, r.centery), "body", TEXT,
+             "midright", max_width=u(18), box=panel)
         sw = _swatch(surface, theme, a["colour"], (inner.x, r.bottom + u(0.8)), u(4))
         text(surface, theme, _sector(a["region"], a["colour"]), (sw.right + u(1), sw.centery), "body", TEXT,
              "midleft", bold=True, max_width=inner.right - sw.right - u(1), box=panel)
@@ -420,7 +420,7 @@ class UmtataRenderer:
             text(surface, theme, name, (box.x + u(2.5), box.y + u(0.8)), "body", colour, bold=True,
                  max_width=right - box.x - u(3.5), box=box)
             status, status_colour = self._status(p, guesses, tataaa_answers, board)
-            text(surface, theme, status, (box.x + u(2.5), box.y + u(5.6)), "small", status_colour,
+            text(surface, theme, status, (box.x + u(2.5), box.y + u(5.6)), "body", status_colour,
                  max_width=box.w - u(4), box=box)
             if row_h >= u(12):
                 # The score track: one step per point up to the target.
