@@ -18,7 +18,7 @@ from table.app import ScriptedInputs, Table, VirtualClock
 from table.autoplay import next_random_action
 from table.config import TableConfig
 from table.display.games import renderers
-from table.display.layers import Composer, Part, merge_rects, offscreen, paint_all
+from table.display.layers import Composer, Part, fill, merge_rects, offscreen, paint_all
 from table.display.screens import AttractScreen
 from table.display.theme import Theme
 from table.games import registry
@@ -163,6 +163,27 @@ def test_offscreen_surfaces_have_rows_of_whole_64_byte_blocks() -> None:
         assert surface.get_pitch() % 64 == 0
         surface.fill((10, 20, 30))
         assert surface.get_at((width - 1, 19))[:3] == (10, 20, 30)
+
+
+def test_the_split_fill_paints_what_a_plain_fill_paints() -> None:
+    """The background fill comes in up to three pieces (the middle one on 64-byte
+    boundaries), inside the clip, and paints exactly the pixels one fill would."""
+    rng = random.Random(4)
+    for _ in range(60):
+        want = pygame.Surface((300, 80))
+        got = pygame.Surface((300, 80))
+        want.fill((9, 9, 9))
+        got.fill((9, 9, 9))
+        rect = pygame.Rect(rng.randrange(-20, 280), rng.randrange(-10, 70), rng.randrange(0, 200), rng.randrange(0, 60))
+        clip = pygame.Rect(rng.randrange(0, 150), rng.randrange(0, 40), rng.randrange(1, 200), rng.randrange(1, 60))
+        for surface in (want, got):
+            surface.set_clip(clip)
+        want.fill((200, 100, 50), rect)
+        fill(got, (200, 100, 50), rect)
+        assert pygame.image.tobytes(want, "RGB") == pygame.image.tobytes(got, "RGB"), (rect, clip)
+        want.fill((1, 2, 3))
+        fill(got, (1, 2, 3))
+        assert pygame.image.tobytes(want, "RGB") == pygame.image.tobytes(got, "RGB"), clip
 
 
 def test_merge_rects_keeps_strips_along_the_edges_apart() -> None:

@@ -240,6 +240,27 @@ def offscreen(size: tuple[int, int], like: pygame.Surface | None = None) -> pyga
     return parent if padded == w else parent.subsurface((0, 0, w, h))
 
 
+def fill(surface: pygame.Surface, colour: Colour, rect: pygame.Rect | None = None) -> None:
+    """``surface.fill(colour, rect)`` (all of it without ``rect``), inside the surface's
+    clip, as up to three fills whose middle one starts and ends on a multiple of
+    :data:`ROW_ALIGN_PX` pixels: SDL's fill of a rect starting elsewhere was up to four
+    times slower here (a 650 x 1080 region at x = 1270: 0.44 ms, split 0.10 ms), and the
+    background under a repainted region is such a fill. The same pixels either way."""
+    area = (surface.get_rect() if rect is None else pygame.Rect(rect)).clip(surface.get_clip())
+    if area.w <= 0 or area.h <= 0:
+        return
+    left = -(-area.left // ROW_ALIGN_PX) * ROW_ALIGN_PX
+    right = area.right // ROW_ALIGN_PX * ROW_ALIGN_PX
+    if right - left < ROW_ALIGN_PX:
+        surface.fill(colour, area)
+        return
+    surface.fill(colour, (left, area.top, right - left, area.h))
+    if left > area.left:
+        surface.fill(colour, (area.left, area.top, left - area.left, area.h))
+    if area.right > right:
+        surface.fill(colour, (right, area.top, area.right - right, area.h))
+
+
 def whole(surface_size: tuple[int, int]) -> pygame.Rect:
     """The rect of a whole surface of this size."""
     return pygame.Rect(0, 0, *surface_size)

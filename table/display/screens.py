@@ -29,7 +29,7 @@ import pygame
 from table.autoplay import next_random_action
 from table.display import draw, moments
 from table.display.games import renderer_parts, renderers
-from table.display.layers import Part, paint_all, whole
+from table.display.layers import Part, fill, paint_all, whole
 from table.display.theme import ACCENT, BACKGROUND, GOOD, PANEL, PANEL_LIGHT, TEXT, TEXT_DIM, Colour, Theme
 from table.games import registry
 from table.games.base import Action, GameSetup, knob_choice
@@ -246,7 +246,7 @@ class LobbyScreen(Screen):
         title_at = (w / 2, theme.px(7))
         title = _("The game table")
         out = [
-            Part("lobby:background", whole(size), None, lambda surface, t: surface.fill(BACKGROUND), base=True),
+            Part("lobby:background", whole(size), None, lambda surface, t: fill(surface, BACKGROUND), base=True),
             Part("lobby:title", draw.label_rect(theme, title, title_at, "title", ACCENT, "center",
                                                 bold=True), title,
                  lambda surface, t: draw.label(surface, theme, title, title_at, "title", ACCENT,
@@ -423,7 +423,7 @@ class GameScreen(Screen):
     def parts(self, size: tuple[int, int], now: float) -> list[Part]:
         session = self.control.session
         if session is None:
-            return [Part("game:empty", whole(size), None, lambda s, t: s.fill(BACKGROUND), base=True)]
+            return [Part("game:empty", whole(size), None, lambda s, t: fill(s, BACKGROUND), base=True)]
         memo = self._memo
         shape = (session.paused, session.ended, size, language(), tuple(self.moments))
         if memo is not None and memo[0] is session.state and memo[1] == shape:

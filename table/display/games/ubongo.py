@@ -28,7 +28,7 @@ import pygame
 from table.display import draw
 from table.display.draw import label, label_rect
 from table.display.games import RenderContext
-from table.display.layers import Part, paint_all
+from table.display.layers import Part, fill, paint_all
 from table.display.theme import (
     ACCENT,
     BACKGROUND,
@@ -400,7 +400,7 @@ class UbongoRenderer:
             return RenderContext(theme, t, paused)
 
         out = [
-            Part("ubongo:background", full, None, lambda s, t: s.fill(BACKGROUND), base=True),
+            Part("ubongo:background", full, None, lambda s, t: fill(s, BACKGROUND), base=True),
             Part("ubongo:header", layout.header,
                  (phase, view["round"], view["rounds"], view["hourglass"], view["pieces"], view["boards_left"],
                   view["boards_total"]),

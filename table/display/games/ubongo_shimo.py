@@ -14,7 +14,7 @@ import pygame
 
 from table.display import draw
 from table.display.games import RenderContext
-from table.display.layers import Part, paint_all
+from table.display.layers import Part, fill, paint_all
 from table.display.theme import ACCENT, BACKGROUND, BAD, GOOD, PANEL, PANEL_LIGHT, TEXT, TEXT_DIM, Theme
 from table.i18n import _, ngettext
 
@@ -44,7 +44,7 @@ class ShimoRenderer:
         w, h = theme.width, theme.height
         full = pygame.Rect(0, 0, w, h)
         out = [
-            Part("shimo:background", full, None, lambda s, t: s.fill(BACKGROUND), base=True),
+            Part("shimo:background", full, None, lambda s, t: fill(s, BACKGROUND), base=True),
             Part("shimo:header", pygame.Rect(0, 0, w, theme.px(11)),
                  (view["phase"], view.get("extra_round"), view["round"], view["rounds"], view["variant"],
                   tuple(view.get("gems_left", []))),

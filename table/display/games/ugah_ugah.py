@@ -19,7 +19,7 @@ import pygame
 
 from table.display import draw
 from table.display.games import RenderContext
-from table.display.layers import Part, paint_all
+from table.display.layers import Part, fill, paint_all
 from table.display.theme import (
     ACCENT,
     BACKGROUND,
@@ -126,7 +126,7 @@ class UgahRenderer:
         circle_key = (view["circle"], view.get("taken"), view.get("order_preview"), view["hunters"], view["spoils"],
                       view.get("spoils_card"), names, theme.colours)
         out = [
-            Part("ugah:background", full, None, lambda s, t: s.fill(BACKGROUND), base=True),
+            Part("ugah:background", full, None, lambda s, t: fill(s, BACKGROUND), base=True),
             Part("ugah:circle", board, circle_key, lambda s, t: self._circle(s, board, view, theme, names), base=True),
             Part("ugah:side", side, (view, theme.colours), lambda s, t: self._column(s, side, view, theme, names),
                  base=True),

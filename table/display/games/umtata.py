@@ -19,7 +19,7 @@ import pygame
 
 from table.display import draw
 from table.display.games import RenderContext
-from table.display.layers import Part, paint_all
+from table.display.layers import Part, fill, paint_all
 from table.display.theme import (
     ACCENT,
     BACKGROUND,
@@ -100,7 +100,7 @@ def _fill_around(surface: pygame.Surface, inner: pygame.Rect) -> None:
                  pygame.Rect(0, inner.top, inner.left, inner.h), pygame.Rect(inner.right, inner.top, w - inner.right,
                                                                                inner.h)):
         if rect.w > 0 and rect.h > 0:
-            surface.fill(BACKGROUND, rect)
+            fill(surface, BACKGROUND, rect)
 
 
 @lru_cache(maxsize=1)
