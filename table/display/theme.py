@@ -329,6 +329,12 @@ def recording() -> Iterator[list[Drawn]]:
         _record = outer
 
 
+def noting() -> bool:
+    """Whether drawn text is being recorded (see :func:`recording`): a caller that notes
+    many lines computes their boxes only then."""
+    return _record is not None
+
+
 def note_text(rect: pygame.Rect, message: str, height: int | None = None) -> None:
     """Record a line of text drawn into ``rect`` (screen coordinates) in a font whose
     line is ``height`` px high (default: the rect's height)."""

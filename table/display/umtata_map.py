@@ -33,7 +33,7 @@ import pygame
 
 from table.datafiles import data_file
 from table.display.layers import merge_rects, offscreen
-from table.display.theme import Theme, note_text
+from table.display.theme import Theme, note_text, noting
 from table.errors import TableError
 from table.games.umtata.board import BOARD_FILE, Board, load_board
 from table.i18n import language
@@ -804,17 +804,30 @@ def _trace_outline(
     return drawn[0].unionall(drawn[1:]) if drawn else None
 
 
+@dataclass(frozen=True)
+class Stamp:
+    """One country's outline drawn once: the 8-bit picture (keyed to transparency), where
+    it goes on the map, and the countries whose names its pixels run across."""
+
+    picture: pygame.Surface
+    pos: tuple[int, int]
+    crosses: frozenset[str]
+
+    @property
+    def rect(self) -> pygame.Rect:
+        return pygame.Rect(self.pos, self.picture.get_size())
+
+
 @lru_cache(maxsize=2)
-def _outline_stamps(
-    src: Sources, width: int, height: int
-) -> dict[tuple[str, bool], tuple[pygame.Surface, tuple[int, int]]]:
+def _outline_stamps(src: Sources, width: int, height: int) -> dict[tuple[str, bool], Stamp]:
     """Every board country's outline, plain and as the focus, drawn once into a small
-    8-bit surface keyed to transparency, and where it goes: a highlight blits these
-    instead of scaling and drawing the polygons of a dozen countries on every state
-    (1 byte a pixel: all of them together take about as much memory as one map picture)."""
+    8-bit surface, keyed by (country, focus): a highlight blits these instead of scaling
+    and drawing the polygons of a dozen countries on every state (1 byte a pixel: all of
+    them together take about as much memory as one map picture)."""
     board = load_board(src[1])
+    layout = _layout(src, width, height)
     scratch = pygame.Surface((width, height), 0, 8)
-    out: dict[tuple[str, bool], tuple[pygame.Surface, tuple[int, int]]] = {}
+    out: dict[tuple[str, bool], Stamp] = {}
     for c in board.countries:
         for focus in (False, True):
             colour, w = _outline_style(c.id, c.id if focus else None, height)
@@ -824,11 +837,18 @@ def _outline_stamps(
             if box is None:
                 continue
             box = box.clip(scratch.get_rect())
-            stamp = pygame.Surface(box.size, 0, 8)
-            stamp.set_palette([CUTOUT_KEY, colour] + [CUTOUT_KEY] * 254)
-            stamp.blit(scratch, (0, 0), box)
-            stamp.set_colorkey(0, pygame.RLEACCEL)
-            out[(c.id, focus)] = (stamp, box.topleft)
+            drawn = pygame.surfarray.array2d(scratch.subsurface(box)) != 0  # [x, y]
+            crosses = set()
+            for label in layout.labels:
+                over = _label_rect(label).clip(box)
+                if over.w > 0 and over.h > 0 and drawn[over.x - box.x:over.right - box.x,
+                                                       over.y - box.y:over.bottom - box.y].any():
+                    crosses.add(label.key)
+            picture = pygame.Surface(box.size, 0, 8)
+            picture.set_palette([CUTOUT_KEY, colour] + [CUTOUT_KEY] * 254)
+            picture.blit(scratch, (0, 0), box)
+            picture.set_colorkey(0, pygame.RLEACCEL)
+            out[(c.id, focus)] = Stamp(picture, box.topleft, frozenset(crosses))
     return out
 
 
@@ -840,40 +860,45 @@ def _paint_outlines(
     markers and boxes, and the names they cross again on top (``dim``: the unmarked
     ones darkened, as the map under them). With ``stamps`` (the table's way) each
     outline is a blit of :func:`_outline_stamps`; without, it is drawn (the reference
-    the stamps are tested against). Both find the names to draw again the same way:
-    those whose box meets an outline's box."""
-    cached = _outline_stamps(src, width, height) if stamps else {}
-    crossed: list[pygame.Rect] = []
+    the stamps are tested against). The names an outline crosses come from its stamp
+    either way."""
+    cached = _outline_stamps(src, width, height)
+    crossed: set[str] = set()
     for cid in sorted(marked, key=lambda k: k == focus):
+        stamp = cached.get((cid, cid == focus))
+        if stamp is None:
+            continue
+        crossed |= stamp.crosses
         if stamps:
-            stamp = cached.get((cid, cid == focus))
-            if stamp is not None:
-                surface.blit(*stamp)
-                crossed.append(pygame.Rect(stamp[1], stamp[0].get_size()))
+            surface.blit(stamp.picture, stamp.pos)
         else:
             colour, w = _outline_style(cid, focus, height)
-            box = _trace_outline(surface, src, width, height, cid, colour, w)
-            if box is not None:
-                crossed.append(box.clip(pygame.Rect(0, 0, width, height)))
+            _trace_outline(surface, src, width, height, cid, colour, w)
     _draw_crossed_names(surface, src, width, height, marked, crossed, dim)
 
 
 def _draw_crossed_names(
     surface: pygame.Surface, src: Sources, width: int, height: int, marked: Iterable[str],
-    crossed: Sequence[pygame.Rect], dim: bool,
+    crossed: Iterable[str], dim: bool,
 ) -> None:
-    """Names stay readable above the outlines: the marked ones, and any other whose box
-    meets one of the outlines' boxes ``crossed`` (Italy's red line cut through the
-    Balkans' names beside the Adriatic), the unmarked ones darkened with ``dim``."""
+    """Names stay readable above the outlines: the marked ones, and those of the
+    countries in ``crossed``, whose names an outline runs across (Italy's red line cut
+    through the Balkans' names beside the Adriatic), the unmarked ones darkened with
+    ``dim``. Names outside the surface's clip are skipped (they would draw nothing)."""
     board = load_board(src[1])
     lit = set(marked)
+    redraw = set(crossed)
+    bounds = surface.get_clip()
     for label in sorted(_layout(src, width, height).labels, key=lambda lb: lb.key in lit):
-        colour_name = None if label.grey else board.get(label.key).colour
         if label.key in lit:
-            if label.leader_to is None:
-                _draw_label(surface, label, colour_name, False)
-        elif any(_label_rect(label).colliderect(r) for r in crossed):
-            _draw_label(surface, label, colour_name, dim)
+            if label.leader_to is not None:
+                continue
+        elif label.key not in redraw:
+            continue
+        if not _label_rect(label).colliderect(bounds):
+            continue
+        colour_name = None if label.grey else board.get(label.key).colour
+        _draw_label(surface, label, colour_name, dim and label.key not in lit)
 
 
 def draw_map(
@@ -906,6 +931,8 @@ def draw_map(
             _paint_state(view, _sources(), rect.w, rect.h, marked, focus, True)
     else:
         surface.blit(_state(_sources(), rect.w, rect.h, marked, focus, dim_others), rect.topleft)
+    if not noting():
+        return rect
     layout = _layout(_sources(), rect.w, rect.h)
     for region, tag in layout.tags:
         note_text(tag.move(rect.topleft), region.upper(), _font(_tag_px(rect.h)).get_height())
@@ -925,12 +952,12 @@ def _country_damage(src: Sources, width: int, height: int) -> dict[str, pygame.R
     out: dict[str, pygame.Rect] = {}
     for c in load_board(src[1]).countries:
         rects = [pygame.Rect(cutouts[c.id][1], cutouts[c.id][0].get_size())] if c.id in cutouts else []
-        rects += [pygame.Rect(pos, img.get_size()) for key, (img, pos) in stamps.items() if key[0] == c.id]
+        mine = [stamp for key, stamp in stamps.items() if key[0] == c.id]
+        rects += [stamp.rect for stamp in mine]
         if c.id in layout.markers:
             rects.append(_marker_rect(layout.markers[c.id]))
-        outline = rects[0].unionall(rects[1:]) if rects else None
-        rects += [_label_rect(lb) for lb in layout.labels
-                  if lb.key == c.id or (outline is not None and _label_rect(lb).colliderect(outline))]
+        named = {c.id}.union(*(stamp.crosses for stamp in mine))
+        rects += [_label_rect(lb) for lb in layout.labels if lb.key in named]
         if rects:
             out[c.id] = rects[0].unionall(rects[1:])
     return out
@@ -953,15 +980,14 @@ def map_damage(area: pygame.Rect, before: Iterable[str], after: Iterable[str]) -
 
 def _focus_labels(src: Sources, width: int, height: int, focus: str, marked: frozenset[str]) -> list[Label]:
     """The names :func:`draw_focus` draws again above the focus outline, in their order:
-    those whose box the outline's stamp meets (as :func:`_draw_crossed_names` picks
-    them), but not a marked country's name beside it on a leader line."""
+    those it crosses (as :func:`_paint_outlines` finds them), but not a marked country's
+    name beside it on a leader line."""
     stamp = _outline_stamps(src, width, height).get((focus, True))
     if stamp is None:
         return []
-    box = pygame.Rect(stamp[1], stamp[0].get_size())
     labels = sorted(_layout(src, width, height).labels, key=lambda lb: lb.key in marked)
     return [label for label in labels
-            if _label_rect(label).colliderect(box) and not (label.key in marked and label.leader_to is not None)]
+            if label.key in stamp.crosses and not (label.key in marked and label.leader_to is not None)]
 
 
 def focus_rect(area: pygame.Rect, focus: str, marked: Iterable[str]) -> pygame.Rect:
@@ -971,7 +997,7 @@ def focus_rect(area: pygame.Rect, focus: str, marked: Iterable[str]) -> pygame.R
     stamp = _outline_stamps(src, rect.w, rect.h).get((focus, True))
     if stamp is None:
         return pygame.Rect(rect.topleft, (0, 0))
-    box = pygame.Rect(stamp[1], stamp[0].get_size())
+    box = stamp.rect
     for label in _focus_labels(src, rect.w, rect.h, focus, frozenset(marked)):
         box.union_ip(_label_rect(label))
     return box.move(rect.topleft).clip(rect)
@@ -990,8 +1016,7 @@ def draw_focus(surface: pygame.Surface, area: pygame.Rect, focus: str, marked: I
     stamp = _outline_stamps(src, rect.w, rect.h).get((focus, True))
     if stamp is None:
         return
-    img, (x, y) = stamp
-    surface.blit(img, (rect.x + x, rect.y + y))
+    surface.blit(stamp.picture, (rect.x + stamp.pos[0], rect.y + stamp.pos[1]))
     board = load_board(src[1])
     lit = frozenset(marked)
     for label in _focus_labels(src, rect.w, rect.h, focus, lit):
