@@ -47,20 +47,25 @@ class DetectSettings:
     pip_area: float = 0.02  # ... unless round and at least this big (a pale die showing only its pips)
 
 
-def _background(image: Image, mask: NDArray[np.uint8] | None) -> NDArray[np.float32]:
-    """Smooth estimate of the empty tray; pixels under ``mask`` are ignored."""
-    h, w = image.shape[:2]
-    small = cv2.resize(image, (80, 80), interpolation=cv2.INTER_AREA)
+def _background(
+    small: Image, median: NDArray[np.float32], size: tuple[int, int], mask: NDArray[np.uint8] | None
+) -> list[NDArray[np.float32]]:
+    """Smooth estimate of the empty tray, one float32 plane per colour of ``size`` (w, h),
+    plus one so it can divide. ``small`` is the picture shrunk to 80x80 and ``median``
+    its 15x15 median (the estimate when ``mask`` is None); pixels under ``mask`` are
+    ignored."""
+    w, h = size
     if mask is None:
-        bg = cv2.medianBlur(small, 15)
+        bg = median
     else:
         keep = cv2.resize((1 - mask).astype(np.float32), (80, 80), interpolation=cv2.INTER_AREA)
         keep = (keep > 0.99).astype(np.float32)
         num = cv2.blur(small.astype(np.float32) * keep[..., None], (BG_WINDOW, BG_WINDOW))
         den = cv2.blur(keep, (BG_WINDOW, BG_WINDOW))[..., None]
-        first = cv2.medianBlur(small, 15).astype(np.float32)
-        bg = np.where(den > 0.05, num / np.maximum(den, 1e-3), first)
-    return cv2.resize(bg.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR) + 1.0
+        bg = np.where(den > 0.05, num / np.maximum(den, 1e-3), median).astype(np.float32)
+    # Scaled up plane by plane: the planes are what the die mask divides by, and
+    # splitting a full-size three-channel float picture costs more than the whole scaling.
+    return [cv2.resize(p, (w, h), interpolation=cv2.INTER_LINEAR) for p in cv2.split(bg + np.float32(1.0))]
 
 
 BG_WINDOW = 11
@@ -73,16 +78,33 @@ def _texture(grey: Image) -> Image:
 
 
 def _die_mask(
-    image: Image, texture: Image, bg: NDArray[np.float32], s: DetectSettings, strong: bool = False
+    planes: list[Image],
+    texture: Image,
+    bg: list[NDArray[np.float32]],
+    s: DetectSettings,
+    strong: bool = False,
 ) -> NDArray[np.uint8]:
-    # cv2 on separate planes: numpy reductions over a 3-long last axis are slow.
-    planes = cv2.split(cv2.divide(image.astype(np.float32) + 1.0, bg))
-    lum = (planes[0] + planes[1] + planes[2]) * np.float32(1 / 3)
-    hue = cv2.max(cv2.max(cv2.absdiff(planes[0], lum), cv2.absdiff(planes[1], lum)), cv2.absdiff(planes[2], lum))
-    if strong:  # only sure die pixels: used to keep dice out of the background estimate
-        return ((lum < 0.45) | (hue > 0.1) | (texture > 8)).astype(np.uint8)
-    mask = (lum < s.dark_ratio) | (lum > s.bright_ratio) | (hue > s.hue_shift) | (texture > s.texture)
-    return mask.astype(np.uint8)
+    """1 where a pixel belongs to a die (see module doc); ``strong``: only sure die pixels."""
+    h = texture.shape[0]
+    mask = np.empty(texture.shape, np.uint8)
+    # A band of rows at a time, so that the dozen intermediate planes stay in the CPU's
+    # cache: over whole 640x640 float planes each step waited on memory (measured in
+    # docs/performance.md).
+    for y0 in range(0, h, STRIP):
+        rows = slice(y0, min(y0 + STRIP, h))
+        r = [cv2.divide(cv2.add(p[rows], 1.0, dtype=cv2.CV_32F), b[rows]) for p, b in zip(planes, bg, strict=True)]
+        lum = (r[0] + r[1] + r[2]) * np.float32(1 / 3)
+        hue = cv2.max(cv2.max(cv2.absdiff(r[0], lum), cv2.absdiff(r[1], lum)), cv2.absdiff(r[2], lum))
+        tex = texture[rows]
+        if strong:  # only sure die pixels: used to keep dice out of the background estimate
+            band = (lum < 0.45) | (hue > 0.1) | (tex > 8)
+        else:
+            band = (lum < s.dark_ratio) | (lum > s.bright_ratio) | (hue > s.hue_shift) | (tex > s.texture)
+        mask[rows] = band
+    return mask
+
+
+STRIP = 32
 
 
 def tray_area(grey: Image, frame_dark: int = 70) -> NDArray[np.uint8] | None:
@@ -142,9 +164,13 @@ def find_dice(
     if area is None:
         area = tray_area(grey, s.frame_dark)
     texture = _texture(grey)
-    first = _die_mask(image, texture, _background(image, None), s, strong=True)
+    planes = cv2.split(image)
+    small = cv2.resize(image, (80, 80), interpolation=cv2.INTER_AREA)
+    size = (image.shape[1], image.shape[0])
+    median = cv2.medianBlur(small, 15).astype(np.float32)
+    first = _die_mask(planes, texture, _background(small, median, size, None), s, strong=True)
     grown = cv2.dilate(first, np.ones((GROW, GROW), np.uint8))
-    mask = _die_mask(image, texture, _background(image, grown), s)
+    mask = _die_mask(planes, texture, _background(small, median, size, grown), s)
     if area is not None:
         mask[area == 0] = 0
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
