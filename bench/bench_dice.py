@@ -13,7 +13,8 @@ blob) and the reader once per engine running its face networks (numpy, ONNX Runt
 OpenCV's DNN: the same weights, the same answers). For each it prints the median, 95th
 percentile and slowest frame, and the median and 95th percentile of the crowded frames
 (20 or more dice), in ms; then each one's dice read right and extra dice (boxes paired
-at IoU >= 0.5, and at any overlap); then the ratios: each library engine to numpy (the
+at IoU >= 0.5, and at any overlap); the die finder's own time on the crowded frames;
+then the ratios: each library engine to numpy (the
 library-versus-numpy comparison) and to the baseline. Memory: the reader's Python heap
 peak on the busiest frame (``tracemalloc``) and the process's peak resident size.
 """
@@ -36,6 +37,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from table.dice.detect import find_dice  # noqa: E402
 from table.dice.reader import DiceReader  # noqa: E402
 from table.dice.score import OVERLAP, Score, load_labels  # noqa: E402
 from table.dice.settings import load_settings  # noqa: E402
@@ -95,6 +97,12 @@ def scored(name: str, readings: list[Reported], labels: list[list[tuple]]) -> Sc
     return loose
 
 
+def _timed(fn: object, frame: np.ndarray) -> float:
+    t = time.perf_counter()
+    fn(frame)  # type: ignore[operator]
+    return (time.perf_counter() - t) * 1000
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--photos", required=True, type=Path, help="folder of photos with a labels.csv")
@@ -151,6 +159,17 @@ def main() -> int:
         f"max RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB"
     )
     first = names[1]
+    # The die finder alone on the crowded frames (fastest of the rounds): what share of a
+    # crowded frame is finding the dice, and what is reading them.
+    crowded = [i for i, lab in enumerate(labels) if len(lab) >= 20]
+    if len(crowded) >= 2:
+        finder = [min(_timed(find_dice, frames[i]) for _ in range(a.rounds)) for i in crowded]
+        print(
+            f"die finder alone on the {len(crowded)} frames of 20+ dice: median {statistics.median(finder):.1f} ms, "
+            f"p95 {statistics.quantiles(finder, n=20)[18]:.1f} ms (the whole reader's median there: "
+            + ", ".join(f"{n} {statistics.median([best[n][i] for i in crowded]):.1f} ms" for n in names[1:])
+            + ")"
+        )
 
     def crowd(name: str) -> float:
         return statistics.median([u for u, lab in zip(best[name], labels, strict=True) if len(lab) >= 20] or [0.0])
