@@ -93,6 +93,7 @@ class DiceReader:
 
         With ``shrink_boxes`` every box is also read shrunk about its centre; the two
         readings of a die share a centre, so the duplicate rule keeps the surer one.
+        Readings below ``drop_below`` are dropped as "not a die" too.
         """
         side = self.model.side
         if self.settings.shrink_boxes:
@@ -100,8 +101,11 @@ class DiceReader:
             boxes = boxes + [shrunk(b, w, h) for b in boxes]
         feats = face_inputs(np.stack([canonical_crop(frame, b, side=side) for b in boxes]))
         classes, conf = self.model.predict(feats)
+        floor = self.settings.drop_below
         return [
-            DieReading(int(c), box, float(p)) for box, c, p in zip(boxes, classes, conf, strict=True) if int(c) != 0
+            DieReading(int(c), box, float(p))
+            for box, c, p in zip(boxes, classes, conf, strict=True)
+            if int(c) != 0 and p >= floor
         ]
 
     def read_file(self, path: Path) -> list[DieReading]:

@@ -42,6 +42,9 @@ class ReaderSettings:
     # Also read every box shrunk about its centre (table.dice.reader.shrunk): for setups
     # where the finder's boxes take in a pale ring around each die (docs/dice.md).
     shrink_boxes: bool = False
+    # A pip reading less sure than this is taken for "not a die" and not reported at all
+    # (0: every reading is reported, the unsure ones marked by their confidence).
+    drop_below: float = 0.0
 
 
 def load_settings(path: Path | None = None) -> ReaderSettings:
@@ -74,6 +77,7 @@ def load_settings(path: Path | None = None) -> ReaderSettings:
             symbols_dir=symbols_home(),
             engine=_engine(reader.get("engine", "auto")),
             shrink_boxes=_flag(reader.get("shrink_boxes", False), "reader.shrink_boxes"),
+            drop_below=float(reader.get("drop_below", 0.0)),
         )
     except (TypeError, ValueError) as exc:
         raise TableError(f"{path}: a setting has the wrong type ({exc})") from exc

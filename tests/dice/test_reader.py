@@ -76,6 +76,8 @@ def test_shrink_boxes_is_a_setting(tmp_path: Path) -> None:
     assert load_settings(path).shrink_boxes is False
     path.write_text("[reader]\nshrink_boxes = true\n")
     assert load_settings(path).shrink_boxes is True
+    path.write_text("[reader]\ndrop_below = 0.75\n")
+    assert load_settings(path).drop_below == 0.75
     path.write_text('[reader]\nshrink_boxes = "yes"\n')
     with pytest.raises(TableError, match="shrink_boxes"):
         load_settings(path)
@@ -92,6 +94,8 @@ def test_a_reader_that_also_reads_shrunk_boxes_reports_each_die_once() -> None:
     both = DiceReader(replace(plain.settings, shrink_boxes=True))
     once, twice = plain.read(frame), both.read(frame)
     assert twice and len(twice) <= 2 * len(once) + 2
+    strict = DiceReader(replace(both.settings, drop_below=0.9)).read(frame)
+    assert [r for r in twice if r.confidence >= 0.9] == strict  # the rest are dropped
     for r in twice:  # no die's centre lies inside another reported die's box
         cx, cy = (r.box[0] + r.box[2]) / 2, (r.box[1] + r.box[3]) / 2
         assert not any(o is not r and o.box[0] < cx < o.box[2] and o.box[1] < cy < o.box[3] for o in twice)
