@@ -137,6 +137,41 @@ def score(reader: DiceReader, photos: list) -> Score:  # type: ignore[type-arg]
     return s
 
 
+def general(photos: Path, labels: dict, names: list[str], model: Path, shrink: bool) -> None:  # type: ignore[type-arg]
+    """A saved model read as the reader reads it, on every condition; ``drop_below`` is
+    chosen as the floor that gets most dice right less extra dice on the *training*
+    conditions (never the held-out one), then every condition is scored with it."""
+    from table.dice.detect import find_dice
+    from table.dice.reader import DieReading, _one_per_die
+    from table.dice.settings import load_settings
+
+    reader = DiceReader(replace(load_settings(), model_path=model, shrink_boxes=shrink))
+    raw: dict[str, list[tuple[list[DieReading], list]]] = {}  # type: ignore[type-arg]
+    for cond in [*CONDITIONS, None]:
+        pictures = (conditioned(photos, names, labels, cond) if cond else
+                    [(n, cv2.imread(str(photos / n)), labels[n]) for n in names])
+        raw[cond.name if cond else "plain"] = [(reader._read_pips(img, find_dice(img)[0]), lab)
+                                               for _, img, lab in pictures]
+
+    def scored(key: str, floor: float) -> Score:
+        s = Score()
+        for readings, lab in raw[key]:
+            kept = _one_per_die([r for r in readings if r.confidence >= floor])
+            s.add(lab, [(r.box, r.face, r.confidence) for r in kept], min_iou=OVERLAP)
+        return s
+
+    training = [c.name for c in CONDITIONS if c.name != HELD_OUT]
+    floors = [k / 20 for k in range(19)]
+    gains = [sum(s.right - s.extra for s in (scored(k, f) for k in training)) for f in floors]
+    for floor in (0.0, floors[int(np.argmax(gains))]):
+        print(f"{model.name}{' with shrink_boxes' if shrink else ''}, drop_below {floor:.2f}"
+              f"{' (chosen on the training conditions)' if floor else ''}:")
+        for key in [*(c.name for c in CONDITIONS), "plain"]:
+            s = scored(key, floor)
+            print(f"  {key:6s}{' (held out)' if key == HELD_OUT else '           '}: right {s.accuracy:.1%} "
+                  f"({s.right}/{s.labelled}), extra {s.extra_rate:.1%} ({s.extra}/{s.reported})", flush=True)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--photos", required=True, type=Path)
@@ -147,6 +182,9 @@ def main() -> int:
                     help="also fine-tune the whole networks (JAX) on the training conditions and the plain photos")
     ap.add_argument("--shrink", action="store_true",
                     help="with --finetune: train for, and score with, the reader's shrink_boxes setting")
+    ap.add_argument("--general", type=Path, metavar="MODEL",
+                    help="score this model file as a reader (with --shrink: shrink_boxes) on every condition, "
+                         "choosing drop_below on the training conditions only")
     ap.add_argument("--skip-shipped", action="store_true", help="do not score the shipped reader first")
     ap.add_argument("--save-general", type=Path, help="with --finetune: write the fine-tuned model here")
     ap.add_argument("--teach-set", type=Path, help="write the tests' small teaching set here and stop")
@@ -178,6 +216,8 @@ def main() -> int:
         s = score(reader, conditioned(a.photos, test_names, labels, cond))
         print(f"shipped reader, {cond.name:6s} on {len(test_names)} photos ({s.labelled} dice): "
               f"right {s.accuracy:.1%}, extra {s.extra_rate:.1%}", flush=True)
+    if a.general:
+        general(a.photos, labels, test_names, a.general, a.shrink)
     if a.adapt:
         fit = []
         for cond in CONDITIONS:
