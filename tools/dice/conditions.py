@@ -163,9 +163,11 @@ def general(photos: Path, labels: dict, names: list[str], model: Path, shrink: b
     training = [c.name for c in CONDITIONS if c.name != HELD_OUT]
     floors = [k / 20 for k in range(19)]
     gains = [sum(s.right - s.extra for s in (scored(k, f) for k in training)) for f in floors]
-    for floor in (0.0, floors[int(np.argmax(gains))]):
+    chosen = floors[int(np.argmax(gains))]
+    for floor in (0.0, chosen) if chosen else (0.0,):
         print(f"{model.name}{' with shrink_boxes' if shrink else ''}, drop_below {floor:.2f}"
-              f"{' (chosen on the training conditions)' if floor else ''}:")
+              f"{' (chosen on the training conditions)' if floor else ''}"
+              f"{'' if chosen else ' (no floor does better on the training conditions)'}:")
         for key in [*(c.name for c in CONDITIONS), "plain"]:
             s = scored(key, floor)
             print(f"  {key:6s}{' (held out)' if key == HELD_OUT else '           '}: right {s.accuracy:.1%} "
