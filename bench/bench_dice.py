@@ -1,6 +1,6 @@
 """Time and accuracy of the dice reader on labelled photos, against a plain baseline.
 
-    python bench/bench_dice.py --photos DIR [--first N] [--engines numpy,onnxruntime,opencv] [--rounds 3]
+    python bench/bench_dice.py --photos DIR [--first N] [--engines numpy,onnxruntime,opencv] [--rounds 3] [--general]
 
 DIR is a folder of photos with a ``labels.csv`` (``filename,face,xmin,ymin,xmax,ymax``),
 such as the 200 tray-d6 photos (640x640, up to 25 dice). Every photo is read by every
@@ -17,6 +17,9 @@ at IoU >= 0.5, and at any overlap); the die finder's own time on the crowded fra
 then the ratios: each library engine to numpy (the
 library-versus-numpy comparison) and to the baseline. Memory: the reader's Python heap
 peak on the busiest frame (``tracemalloc``) and the process's peak resident size.
+``--general`` adds the general setting for other setups (``faces-general.npz`` with
+``shrink_boxes``) as one more reader, timed the same way; its networks saw these
+photos in training, so its accuracy here is not a held-out figure.
 """
 
 from __future__ import annotations
@@ -108,6 +111,8 @@ def main() -> int:
     ap.add_argument("--photos", required=True, type=Path, help="folder of photos with a labels.csv")
     ap.add_argument("--first", type=int, default=0, help="only the first N photos (0: all)")
     ap.add_argument("--engines", default="numpy,onnxruntime,opencv", help="engines to compare, numpy first")
+    ap.add_argument("--general", action="store_true",
+                    help="also time the general setting (faces-general.npz with shrink_boxes, engine auto)")
     ap.add_argument("--rounds", type=int, default=3, help="times every photo is read by each (fastest kept)")
     a = ap.parse_args()
     if not (a.photos / "labels.csv").is_file():
@@ -129,6 +134,13 @@ def main() -> int:
         reader = DiceReader(replace(load_settings(), engine=engine))
         reader.read(frames[0])  # load the model outside the timing
         readers[engine] = lambda frame, reader=reader: [(r.box, r.face, r.confidence) for r in reader.read(frame)]
+    if a.general:  # the general setting: other networks, every box read twice (docs/dice.md)
+        base = load_settings()
+        general = DiceReader(
+            replace(base, model_path=base.model_path.with_name("faces-general.npz"), shrink_boxes=True)
+        )
+        general.read(frames[0])
+        readers["general"] = lambda frame: [(r.box, r.face, r.confidence) for r in general.read(frame)]
     busiest = max(range(len(frames)), key=lambda i: len(labels[i]))
     tracemalloc.start()
     readers[a.engines.split(",")[0]](frames[busiest])  # type: ignore[operator]
@@ -175,7 +187,7 @@ def main() -> int:
         return statistics.median([u for u, lab in zip(best[name], labels, strict=True) if len(lab) >= 20] or [0.0])
 
     for name in names[1:]:
-        if name == first:
+        if name in (first, "general"):
             continue
         same = loose[name].right == loose[first].right and loose[name].extra == loose[first].extra
         print(

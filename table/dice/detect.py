@@ -49,7 +49,7 @@ class DetectSettings:
 
 def _background(
     small: Image, median: NDArray[np.float32], size: tuple[int, int], mask: NDArray[np.uint8] | None
-) -> list[NDArray[np.float32]]:
+) -> _BandedBackground:
     """Smooth estimate of the empty tray, one float32 plane per colour of ``size`` (w, h),
     plus one so it can divide. ``small`` is the picture shrunk to 80x80 and ``median``
     its 15x15 median (the estimate when ``mask`` is None); pixels under ``mask`` are
@@ -63,13 +63,41 @@ def _background(
         num = cv2.blur(small.astype(np.float32) * keep[..., None], (BG_WINDOW, BG_WINDOW))
         den = cv2.blur(keep, (BG_WINDOW, BG_WINDOW))[..., None]
         bg = np.where(den > 0.05, num / np.maximum(den, 1e-3), median).astype(np.float32)
-    # Scaled up plane by plane: the planes are what the die mask divides by, and
-    # splitting a full-size three-channel float picture costs more than the whole scaling.
-    return [cv2.resize(p, (w, h), interpolation=cv2.INTER_LINEAR) for p in cv2.split(bg + np.float32(1.0))]
+    return _BandedBackground(cv2.split(bg + np.float32(1.0)), w, h)
 
 
 BG_WINDOW = 11
 GROW = 15
+
+
+class _BandedBackground:
+    """The 80x80 background planes, scaled up (bilinear) to the picture's size a band of
+    rows at a time (:meth:`rows`), so the full-size planes never exist at once.
+
+    When the picture's height is a whole multiple of 80 dividing the band height, a band
+    is scaled from just the source rows it needs plus one on either side, and the rows
+    the margin would clamp differently are cut off: the same values as scaling the
+    whole plane. Otherwise the whole planes are scaled once and sliced.
+    """
+
+    def __init__(self, planes: list[NDArray[np.float32]], width: int, height: int) -> None:
+        self.planes, self.width, self.height = planes, width, height
+        factor = height // 80
+        self.factor = factor if factor and factor * 80 == height and STRIP % factor == 0 else 0
+        self.full: list[NDArray[np.float32]] | None = None
+
+    def rows(self, y0: int, y1: int) -> list[NDArray[np.float32]]:
+        w, f = self.width, self.factor
+        if not f:
+            if self.full is None:
+                self.full = [cv2.resize(p, (w, self.height), interpolation=cv2.INTER_LINEAR) for p in self.planes]
+            return [p[y0:y1] for p in self.full]
+        s0, s1 = max(y0 // f - 1, 0), min(-(-y1 // f) + 1, 80)
+        cut = y0 - s0 * f
+        return [
+            cv2.resize(p[s0:s1], (w, (s1 - s0) * f), interpolation=cv2.INTER_LINEAR)[cut : cut + y1 - y0]
+            for p in self.planes
+        ]
 
 
 def _texture(grey: Image) -> Image:
@@ -80,7 +108,7 @@ def _texture(grey: Image) -> Image:
 def _die_mask(
     planes: list[Image],
     texture: Image,
-    bg: list[NDArray[np.float32]],
+    bg: _BandedBackground,
     s: DetectSettings,
     strong: bool = False,
 ) -> NDArray[np.uint8]:
@@ -92,7 +120,8 @@ def _die_mask(
     # docs/performance.md).
     for y0 in range(0, h, STRIP):
         rows = slice(y0, min(y0 + STRIP, h))
-        r = [cv2.divide(cv2.add(p[rows], 1.0, dtype=cv2.CV_32F), b[rows]) for p, b in zip(planes, bg, strict=True)]
+        below = bg.rows(y0, min(y0 + STRIP, h))
+        r = [cv2.divide(cv2.add(p[rows], 1.0, dtype=cv2.CV_32F), b) for p, b in zip(planes, below, strict=True)]
         lum = (r[0] + r[1] + r[2]) * np.float32(1 / 3)
         hue = cv2.max(cv2.max(cv2.absdiff(r[0], lum), cv2.absdiff(r[1], lum)), cv2.absdiff(r[2], lum))
         tex = texture[rows]
