@@ -1,6 +1,6 @@
 """Time and accuracy of the dice reader on labelled photos, against a plain baseline.
 
-    python bench/bench_dice.py --photos DIR [--first N] [--engines numpy,onnxruntime,opencv] [--rounds 3]
+    python bench/bench_dice.py --photos DIR [--first N] [--engines numpy,onnxruntime,opencv] [--rounds 3] [--general]
 
 DIR is a folder of photos with a ``labels.csv`` (``filename,face,xmin,ymin,xmax,ymax``),
 such as the 200 tray-d6 photos (640x640, up to 25 dice). Every photo is read by every
@@ -13,9 +13,13 @@ blob) and the reader once per engine running its face networks (numpy, ONNX Runt
 OpenCV's DNN: the same weights, the same answers). For each it prints the median, 95th
 percentile and slowest frame, and the median and 95th percentile of the crowded frames
 (20 or more dice), in ms; then each one's dice read right and extra dice (boxes paired
-at IoU >= 0.5, and at any overlap); then the ratios: each library engine to numpy (the
+at IoU >= 0.5, and at any overlap); the die finder's own time on the crowded frames;
+then the ratios: each library engine to numpy (the
 library-versus-numpy comparison) and to the baseline. Memory: the reader's Python heap
 peak on the busiest frame (``tracemalloc``) and the process's peak resident size.
+``--general`` adds the general setting for other setups (``faces-general.npz`` with
+``shrink_boxes``) as one more reader, timed the same way; its networks saw these
+photos in training, so its accuracy here is not a held-out figure.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from table.dice.detect import find_dice  # noqa: E402
 from table.dice.reader import DiceReader  # noqa: E402
 from table.dice.score import OVERLAP, Score, load_labels  # noqa: E402
 from table.dice.settings import load_settings  # noqa: E402
@@ -95,11 +100,19 @@ def scored(name: str, readings: list[Reported], labels: list[list[tuple]]) -> Sc
     return loose
 
 
+def _timed(fn: object, frame: np.ndarray) -> float:
+    t = time.perf_counter()
+    fn(frame)  # type: ignore[operator]
+    return (time.perf_counter() - t) * 1000
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--photos", required=True, type=Path, help="folder of photos with a labels.csv")
     ap.add_argument("--first", type=int, default=0, help="only the first N photos (0: all)")
     ap.add_argument("--engines", default="numpy,onnxruntime,opencv", help="engines to compare, numpy first")
+    ap.add_argument("--general", action="store_true",
+                    help="also time the general setting (faces-general.npz with shrink_boxes, engine auto)")
     ap.add_argument("--rounds", type=int, default=3, help="times every photo is read by each (fastest kept)")
     a = ap.parse_args()
     if not (a.photos / "labels.csv").is_file():
@@ -121,6 +134,13 @@ def main() -> int:
         reader = DiceReader(replace(load_settings(), engine=engine))
         reader.read(frames[0])  # load the model outside the timing
         readers[engine] = lambda frame, reader=reader: [(r.box, r.face, r.confidence) for r in reader.read(frame)]
+    if a.general:  # the general setting: other networks, every box read twice (docs/dice.md)
+        base = load_settings()
+        general = DiceReader(
+            replace(base, model_path=base.model_path.with_name("faces-general.npz"), shrink_boxes=True)
+        )
+        general.read(frames[0])
+        readers["general"] = lambda frame: [(r.box, r.face, r.confidence) for r in general.read(frame)]
     busiest = max(range(len(frames)), key=lambda i: len(labels[i]))
     tracemalloc.start()
     readers[a.engines.split(",")[0]](frames[busiest])  # type: ignore[operator]
@@ -151,12 +171,23 @@ def main() -> int:
         f"max RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB"
     )
     first = names[1]
+    # The die finder alone on the crowded frames (fastest of the rounds): what share of a
+    # crowded frame is finding the dice, and what is reading them.
+    crowded = [i for i, lab in enumerate(labels) if len(lab) >= 20]
+    if len(crowded) >= 2:
+        finder = [min(_timed(find_dice, frames[i]) for _ in range(a.rounds)) for i in crowded]
+        print(
+            f"die finder alone on the {len(crowded)} frames of 20+ dice: median {statistics.median(finder):.1f} ms, "
+            f"p95 {statistics.quantiles(finder, n=20)[18]:.1f} ms (the whole reader's median there: "
+            + ", ".join(f"{n} {statistics.median([best[n][i] for i in crowded]):.1f} ms" for n in names[1:])
+            + ")"
+        )
 
     def crowd(name: str) -> float:
         return statistics.median([u for u, lab in zip(best[name], labels, strict=True) if len(lab) >= 20] or [0.0])
 
     for name in names[1:]:
-        if name == first:
+        if name in (first, "general"):
             continue
         same = loose[name].right == loose[first].right and loose[name].extra == loose[first].extra
         print(

@@ -15,7 +15,7 @@ photo so that the dice themselves stay real dice:
 - ``soft``: a cheaper camera: the picture taken at a lower resolution and scaled up,
   with sensor noise and JPEG loss;
 - ``surface``: the tray's floor replaced by another texture (wood grain, a printed
-  page, cloth) outside the dice;
+  page, cloth, speckled stone, green felt) outside the dice;
 - ``clutter``: keyboard keys, cables with plugs and printed labels on that surface
   (hard negatives: a key is a light square with a dark mark, like a die showing one).
 
@@ -45,7 +45,7 @@ class Condition:
     ramp: float = 0.0  # brightness falls by this fraction across the view
     soft: float = 1.0  # the picture is taken at this fraction of its size, then scaled up
     noise: float = 0.0  # sensor noise, grey levels
-    surface: str = ""  # "wood", "paper", "cloth" or "" (keep the tray)
+    surface: str = ""  # "wood", "paper", "cloth", "stone", "felt" or "" (keep the tray)
     clutter: int = 0  # this many keys, cables and labels on the surface
 
 
@@ -79,6 +79,17 @@ def _surface(kind: str, h: int, w: int, rng: np.random.Generator) -> NDArray[np.
         weave = (np.sin(xx / 2.1) * np.sin(yy / 2.1)) * 10
         base = np.array([110, 60, 40], np.float32) * rng.uniform(0.8, 1.2)
         return base + weave[..., None]
+    if kind == "stone":  # grey speckled stone: grain at the scale of pips, but no round dots
+        speck = cv2.GaussianBlur(rng.normal(0, 1, (h, w)).astype(np.float32), (0, 0), rng.uniform(0.8, 2.0))
+        speck /= max(float(speck.std()), 1e-3)
+        veins = cv2.GaussianBlur(rng.normal(0, 1, (h // 16 + 1, w // 16 + 1)).astype(np.float32), (0, 0), 1.5)
+        veins = cv2.resize(veins / max(float(veins.std()), 1e-3), (w, h), interpolation=cv2.INTER_CUBIC)
+        base = np.array([150, 150, 145], np.float32) * rng.uniform(0.7, 1.1)
+        return base * (1 + 0.07 * speck[..., None] + 0.08 * veins[..., None])
+    if kind == "felt":  # a green card-table felt: fine fibres, a little mottled
+        fibre = cv2.GaussianBlur(rng.normal(0, 1, (h, w)).astype(np.float32), (0, 0), 0.7)
+        base = np.array([60, 120, 40], np.float32) * rng.uniform(0.8, 1.2)
+        return base * (1 + 0.08 * fibre[..., None] / max(float(fibre.std()), 1e-3))
     raise ValueError(f"unknown surface {kind!r}")
 
 

@@ -47,24 +47,57 @@ class DetectSettings:
     pip_area: float = 0.02  # ... unless round and at least this big (a pale die showing only its pips)
 
 
-def _background(image: Image, mask: NDArray[np.uint8] | None) -> NDArray[np.float32]:
-    """Smooth estimate of the empty tray; pixels under ``mask`` are ignored."""
-    h, w = image.shape[:2]
-    small = cv2.resize(image, (80, 80), interpolation=cv2.INTER_AREA)
+def _background(
+    small: Image, median: NDArray[np.float32], size: tuple[int, int], mask: NDArray[np.uint8] | None
+) -> _BandedBackground:
+    """Smooth estimate of the empty tray, one float32 plane per colour of ``size`` (w, h),
+    plus one so it can divide. ``small`` is the picture shrunk to 80x80 and ``median``
+    its 15x15 median (the estimate when ``mask`` is None); pixels under ``mask`` are
+    ignored."""
+    w, h = size
     if mask is None:
-        bg = cv2.medianBlur(small, 15)
+        bg = median
     else:
         keep = cv2.resize((1 - mask).astype(np.float32), (80, 80), interpolation=cv2.INTER_AREA)
         keep = (keep > 0.99).astype(np.float32)
         num = cv2.blur(small.astype(np.float32) * keep[..., None], (BG_WINDOW, BG_WINDOW))
         den = cv2.blur(keep, (BG_WINDOW, BG_WINDOW))[..., None]
-        first = cv2.medianBlur(small, 15).astype(np.float32)
-        bg = np.where(den > 0.05, num / np.maximum(den, 1e-3), first)
-    return cv2.resize(bg.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR) + 1.0
+        bg = np.where(den > 0.05, num / np.maximum(den, 1e-3), median).astype(np.float32)
+    return _BandedBackground(cv2.split(bg + np.float32(1.0)), w, h)
 
 
 BG_WINDOW = 11
 GROW = 15
+
+
+class _BandedBackground:
+    """The 80x80 background planes, scaled up (bilinear) to the picture's size a band of
+    rows at a time (:meth:`rows`), so the full-size planes never exist at once.
+
+    When the picture's height is a whole multiple of 80 dividing the band height, a band
+    is scaled from just the source rows it needs plus one on either side, and the rows
+    the margin would clamp differently are cut off: the same values as scaling the
+    whole plane. Otherwise the whole planes are scaled once and sliced.
+    """
+
+    def __init__(self, planes: list[NDArray[np.float32]], width: int, height: int) -> None:
+        self.planes, self.width, self.height = planes, width, height
+        factor = height // 80
+        self.factor = factor if factor and factor * 80 == height and STRIP % factor == 0 else 0
+        self.full: list[NDArray[np.float32]] | None = None
+
+    def rows(self, y0: int, y1: int) -> list[NDArray[np.float32]]:
+        w, f = self.width, self.factor
+        if not f:
+            if self.full is None:
+                self.full = [cv2.resize(p, (w, self.height), interpolation=cv2.INTER_LINEAR) for p in self.planes]
+            return [p[y0:y1] for p in self.full]
+        s0, s1 = max(y0 // f - 1, 0), min(-(-y1 // f) + 1, 80)
+        cut = y0 - s0 * f
+        return [
+            cv2.resize(p[s0:s1], (w, (s1 - s0) * f), interpolation=cv2.INTER_LINEAR)[cut : cut + y1 - y0]
+            for p in self.planes
+        ]
 
 
 def _texture(grey: Image) -> Image:
@@ -73,16 +106,34 @@ def _texture(grey: Image) -> Image:
 
 
 def _die_mask(
-    image: Image, texture: Image, bg: NDArray[np.float32], s: DetectSettings, strong: bool = False
+    planes: list[Image],
+    texture: Image,
+    bg: _BandedBackground,
+    s: DetectSettings,
+    strong: bool = False,
 ) -> NDArray[np.uint8]:
-    # cv2 on separate planes: numpy reductions over a 3-long last axis are slow.
-    planes = cv2.split(cv2.divide(image.astype(np.float32) + 1.0, bg))
-    lum = (planes[0] + planes[1] + planes[2]) * np.float32(1 / 3)
-    hue = cv2.max(cv2.max(cv2.absdiff(planes[0], lum), cv2.absdiff(planes[1], lum)), cv2.absdiff(planes[2], lum))
-    if strong:  # only sure die pixels: used to keep dice out of the background estimate
-        return ((lum < 0.45) | (hue > 0.1) | (texture > 8)).astype(np.uint8)
-    mask = (lum < s.dark_ratio) | (lum > s.bright_ratio) | (hue > s.hue_shift) | (texture > s.texture)
-    return mask.astype(np.uint8)
+    """1 where a pixel belongs to a die (see module doc); ``strong``: only sure die pixels."""
+    h = texture.shape[0]
+    mask = np.empty(texture.shape, np.uint8)
+    # A band of rows at a time, so that the dozen intermediate planes stay in the CPU's
+    # cache: over whole 640x640 float planes each step waited on memory (measured in
+    # docs/performance.md).
+    for y0 in range(0, h, STRIP):
+        rows = slice(y0, min(y0 + STRIP, h))
+        below = bg.rows(y0, min(y0 + STRIP, h))
+        r = [cv2.divide(cv2.add(p[rows], 1.0, dtype=cv2.CV_32F), b) for p, b in zip(planes, below, strict=True)]
+        lum = (r[0] + r[1] + r[2]) * np.float32(1 / 3)
+        hue = cv2.max(cv2.max(cv2.absdiff(r[0], lum), cv2.absdiff(r[1], lum)), cv2.absdiff(r[2], lum))
+        tex = texture[rows]
+        if strong:  # only sure die pixels: used to keep dice out of the background estimate
+            band = (lum < 0.45) | (hue > 0.1) | (tex > 8)
+        else:
+            band = (lum < s.dark_ratio) | (lum > s.bright_ratio) | (hue > s.hue_shift) | (tex > s.texture)
+        mask[rows] = band
+    return mask
+
+
+STRIP = 32
 
 
 def tray_area(grey: Image, frame_dark: int = 70) -> NDArray[np.uint8] | None:
@@ -142,9 +193,13 @@ def find_dice(
     if area is None:
         area = tray_area(grey, s.frame_dark)
     texture = _texture(grey)
-    first = _die_mask(image, texture, _background(image, None), s, strong=True)
+    planes = cv2.split(image)
+    small = cv2.resize(image, (80, 80), interpolation=cv2.INTER_AREA)
+    size = (image.shape[1], image.shape[0])
+    median = cv2.medianBlur(small, 15).astype(np.float32)
+    first = _die_mask(planes, texture, _background(small, median, size, None), s, strong=True)
     grown = cv2.dilate(first, np.ones((GROW, GROW), np.uint8))
-    mask = _die_mask(image, texture, _background(image, grown), s)
+    mask = _die_mask(planes, texture, _background(small, median, size, grown), s)
     if area is not None:
         mask[area == 0] = 0
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))

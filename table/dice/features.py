@@ -16,6 +16,8 @@ contrast channel misses (ink pips on a marbled or translucent die).
 
 from __future__ import annotations
 
+import functools
+
 import cv2
 import numpy as np
 from numpy.typing import NDArray
@@ -48,6 +50,7 @@ def canonical_crop(
     return cv2.warpAffine(image, m, (side, side), flags=flags, borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
 
 
+@functools.cache
 def centre_mask(side: int) -> NDArray[np.bool_]:
     """The disc of the crop that lies on the die's face whatever its turn."""
     yy, xx = np.mgrid[0:side, 0:side].astype(np.float32) - (side - 1) / 2.0
@@ -68,11 +71,14 @@ def face_inputs(crops: NDArray[np.float32] | NDArray[np.uint8]) -> NDArray[np.fl
     axis = vecs[:, :, -1]  # each crop's main colour axis
     along = np.einsum("npc,nc->np", dev, axis)
     sd = along.std(axis=1) + 1e-3
-    proj = np.einsum("nhwc,nc->nhw", x - mean[:, None, None], axis) / sd[:, None, None]
+    centred = x - mean[:, None, None]  # once for both the contrast and the colour channels
+    proj = np.einsum("nhwc,nc->nhw", centred, axis) / sd[:, None, None]
     # Pips cover less of the face than the face itself, so their side of the
     # distribution is the long tail: make that tail positive.
     skew = ((along / sd[:, None]) ** 3).mean(axis=1)
     proj *= np.where(skew < 0, -1.0, 1.0).astype(np.float32)[:, None, None]
     spread = px.reshape(n, -1).std(axis=1) + 8.0
-    colour = (x - mean[:, None, None]) / spread[:, None, None, None]
-    return np.concatenate([np.clip(proj, -4, 4)[..., None], np.clip(colour, -4, 4)], axis=3).astype(np.float32)
+    out = np.empty((n, side, side, CHANNELS), np.float32)
+    np.clip(proj, -4, 4, out=out[..., 0])
+    np.clip(centred / spread[:, None, None, None], -4, 4, out=out[..., 1:])
+    return out

@@ -89,16 +89,42 @@ class DiceReader:
         return out
 
     def _read_pips(self, frame: NDArray[np.uint8], boxes: list[Box]) -> list[DieReading]:
-        """Name each proposed box's face; boxes the network calls "not a die" (class 0) are dropped."""
+        """Name each proposed box's face; boxes the network calls "not a die" (class 0) are dropped.
+
+        With ``shrink_boxes`` every box is also read shrunk about its centre; the two
+        readings of a die share a centre, so the duplicate rule keeps the surer one.
+        Readings below ``drop_below`` are dropped as "not a die" too.
+        """
         side = self.model.side
+        if self.settings.shrink_boxes:
+            h, w = frame.shape[:2]
+            boxes = boxes + [shrunk(b, w, h) for b in boxes]
         feats = face_inputs(np.stack([canonical_crop(frame, b, side=side) for b in boxes]))
         classes, conf = self.model.predict(feats)
+        floor = self.settings.drop_below
         return [
-            DieReading(int(c), box, float(p)) for box, c, p in zip(boxes, classes, conf, strict=True) if int(c) != 0
+            DieReading(int(c), box, float(p))
+            for box, c, p in zip(boxes, classes, conf, strict=True)
+            if int(c) != 0 and p >= floor
         ]
 
     def read_file(self, path: Path) -> list[DieReading]:
         return self.read(load_image(path))
+
+
+# A box read again with ``shrink_boxes`` is a square of this fraction of its longer side.
+SHRINK = 0.8
+
+
+def shrunk(box: Box, width: int, height: int, factor: float = SHRINK) -> Box:
+    """The square of ``factor`` x the box's longer side about its centre, inside the frame.
+
+    Where the finder's box takes in a ring around the die (its shadow, or a surface the
+    die's colour does not stand out from), the shrunk box is the die's face.
+    """
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    half = max(box[2] - box[0], box[3] - box[1]) * factor / 2
+    return (max(0, int(cx - half)), max(0, int(cy - half)), min(width, int(cx + half)), min(height, int(cy + half)))
 
 
 # A box this much under surer dice's boxes is a piece of them (measured in docs/dice.md:

@@ -39,6 +39,12 @@ class ReaderSettings:
     symbols_dir: Path = field(default_factory=symbols_home)
     # Which library runs the face networks (table.dice.engines): auto, numpy, onnxruntime, opencv.
     engine: str = "auto"
+    # Also read every box shrunk about its centre (table.dice.reader.shrunk): for setups
+    # where the finder's boxes take in a pale ring around each die (docs/dice.md).
+    shrink_boxes: bool = False
+    # A pip reading less sure than this is taken for "not a die" and not reported at all
+    # (0: every reading is reported, the unsure ones marked by their confidence).
+    drop_below: float = 0.0
 
 
 def load_settings(path: Path | None = None) -> ReaderSettings:
@@ -70,9 +76,17 @@ def load_settings(path: Path | None = None) -> ReaderSettings:
             timeout_seconds=float(capture.get("timeout_seconds", 8.0)),
             symbols_dir=symbols_home(),
             engine=_engine(reader.get("engine", "auto")),
+            shrink_boxes=_flag(reader.get("shrink_boxes", False), "reader.shrink_boxes"),
+            drop_below=float(reader.get("drop_below", 0.0)),
         )
     except (TypeError, ValueError) as exc:
         raise TableError(f"{path}: a setting has the wrong type ({exc})") from exc
+
+
+def _flag(value: object, name: str) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"{name} is {value!r}; use true or false")
+    return value
 
 
 def _engine(value: object) -> str:

@@ -51,3 +51,12 @@ def test_the_teaching_set_is_labelled_consistently() -> None:
     assert sum(len(lab) for _, _, lab in data.photos) >= 100
     faces = {f for _, _, lab in data.photos for _, f in lab}
     assert faces == {1, 2, 3, 4, 5, 6}
+
+
+def test_every_surface_replaces_the_floor_and_keeps_the_die() -> None:
+    img, boxes = _photo()
+    for surface in ("wood", "paper", "cloth", "stone", "felt"):
+        out, _ = apply_condition(img, boxes, Condition(surface, surface=surface), np.random.default_rng(2))
+        assert out.shape == img.shape
+        assert not np.array_equal(out[:60, :60], img[:60, :60]), surface  # the floor far from the die changed
+        assert out[150:170, 105:115].mean() > 200, surface  # the white die is still there

@@ -62,3 +62,40 @@ def test_settings(tmp_path: Path) -> None:
     wrong.write_text("[tray]\narea = [1, 2]\n")
     with pytest.raises(TableError):
         load_settings(wrong)
+
+
+def test_shrunk_boxes() -> None:
+    from table.dice.reader import shrunk
+
+    assert shrunk((10, 10, 60, 50), 640, 640) == (15, 10, 55, 50)  # 0.8 x the longer side, same centre
+    assert shrunk((0, 0, 50, 50), 30, 30) == (5, 5, 30, 30)  # kept inside the frame
+
+
+def test_shrink_boxes_is_a_setting(tmp_path: Path) -> None:
+    path = tmp_path / "reader.toml"
+    assert load_settings(path).shrink_boxes is False
+    path.write_text("[reader]\nshrink_boxes = true\n")
+    assert load_settings(path).shrink_boxes is True
+    path.write_text("[reader]\ndrop_below = 0.75\n")
+    assert load_settings(path).drop_below == 0.75
+    path.write_text('[reader]\nshrink_boxes = "yes"\n')
+    with pytest.raises(TableError, match="shrink_boxes"):
+        load_settings(path)
+
+
+def test_a_reader_that_also_reads_shrunk_boxes_reports_each_die_once() -> None:
+    from dataclasses import replace
+
+    from table.dice.reader import DiceReader
+
+    photo = Path(__file__).parent / "data" / "teach" / "venue-00.jpg"
+    frame = cv2.imread(str(photo))
+    plain = DiceReader(replace(load_settings(), engine="numpy"))
+    both = DiceReader(replace(plain.settings, shrink_boxes=True))
+    once, twice = plain.read(frame), both.read(frame)
+    assert twice and len(twice) <= 2 * len(once) + 2
+    strict = DiceReader(replace(both.settings, drop_below=0.9)).read(frame)
+    assert [r for r in twice if r.confidence >= 0.9] == strict  # the rest are dropped
+    for r in twice:  # no die's centre lies inside another reported die's box
+        cx, cy = (r.box[0] + r.box[2]) / 2, (r.box[1] + r.box[3]) / 2
+        assert not any(o is not r and o.box[0] < cx < o.box[2] and o.box[1] < cy < o.box[3] for o in twice)

@@ -2,13 +2,16 @@
 
     python tools/dice/doc_pictures.py [--held-out] PHOTO_NUMBER...
     python tools/dice/doc_pictures.py --label-errors
+    python tools/dice/doc_pictures.py --condition desk [--model FILE] [--shrink] [--drop-below X] PHOTO_NUMBER...
 
 Writes ``docs/images/dice/photo-NNN.jpg``: green = read right, red = wrong face or
 matching no labelled die, orange = unsure (below min_confidence), white outline = a
 labelled die the reader missed. With ``--held-out`` each photo is read with the
 networks of its cross-validation fold (left in ``--fold-nets`` by ``train_faces.py
 --folds 4``; seeds 0 to ``--members`` - 1, averaged), which never saw that photo;
-without it, with the shipped model. The photos are from tray-d6 (BSD
+without it, with the shipped model. With ``--condition`` the photo is first turned
+into that setup (``tools/dice/conditions.py``) and written as ``NAME-NNN.jpg``, paired
+at any overlap. The photos are from tray-d6 (BSD
 3-Clause, see docs/dice.md).
 """
 
@@ -27,7 +30,7 @@ DATA = ROOT.parent / "shared" / "data" / "dice" / "tray-d6"
 from table.dice.cnn import ConvNet  # noqa: E402
 from table.dice.model import FaceModel  # noqa: E402
 from table.dice.reader import DiceReader  # noqa: E402
-from table.dice.score import load_labels, match  # noqa: E402
+from table.dice.score import MIN_IOU, OVERLAP, load_labels, match  # noqa: E402
 
 # Checked by eye: (photo number, top-left corner of the labelled box, labelled face,
 # face on top in the photo).
@@ -72,11 +75,25 @@ def main() -> None:
     ap.add_argument("--folds", type=int, default=4)
     ap.add_argument("--fold-nets", default="/tmp")
     ap.add_argument("--members", type=int, default=1)
+    ap.add_argument("--condition", help="read the photos as this condition of tools/dice/conditions.py shows them")
+    ap.add_argument("--model", type=Path, help="with --condition: this model file instead of the shipped one")
+    ap.add_argument("--shrink", action="store_true", help="with --condition: the shrink_boxes setting")
+    ap.add_argument("--drop-below", type=float, default=0.0, help="with --condition: the drop_below setting")
     a = ap.parse_args()
     if a.label_errors:
         label_remarks(out)
     labels = list(load_labels(DATA).items())
     reader = DiceReader()
+    cond = None
+    if a.condition:
+        from dataclasses import replace
+
+        sys.path.insert(0, str(ROOT / "tools" / "dice"))
+        from conditions import CONDITIONS, conditioned
+
+        cond = next(c for c in CONDITIONS if c.name == a.condition)
+        settings = replace(reader.settings, shrink_boxes=a.shrink, drop_below=a.drop_below)
+        reader = DiceReader(replace(settings, model_path=a.model) if a.model else settings)
     for k in a.photos:
         if a.held_out:
             folder = Path(a.fold_nets)
@@ -84,8 +101,11 @@ def main() -> None:
             reader._model = FaceModel(nets)
         name, lab = labels[k]
         frame = cv2.imread(str(DATA / name))
+        if cond is not None:  # the condition's picture, its boxes moved with the dice
+            _, frame, lab = conditioned(DATA, [name], dict(labels), cond)[0]
         rd = reader.read(frame)
-        pairs = {j: i for i, j in match([b for b, _ in lab], [r.box for r in rd])}
+        # Paired as the figures are: IoU >= 0.5 for the tray photos, any overlap for a condition.
+        pairs = {j: i for i, j in match([b for b, _ in lab], [r.box for r in rd], OVERLAP if cond else MIN_IOU)}
         found = set(pairs.values())
         pic = frame.copy()
         for i, (b, _) in enumerate(lab):
@@ -100,7 +120,7 @@ def main() -> None:
             text = f"{r.face}" + ("" if ok or j not in pairs else f" (is {lab[pairs[j]][1]})")
             cv2.putText(pic, text, (r.box[0], max(12, r.box[1] - 4)), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 0), 3)
             cv2.putText(pic, text, (r.box[0], max(12, r.box[1] - 4)), cv2.FONT_HERSHEY_SIMPLEX, 0.5, colour, 1)
-        path = out / f"photo-{k:03d}.jpg"
+        path = out / (f"{cond.name}-{k:03d}.jpg" if cond else f"photo-{k:03d}.jpg")
         cv2.imwrite(str(path), pic, [cv2.IMWRITE_JPEG_QUALITY, 80])
         print(path)
 
