@@ -331,7 +331,9 @@ def run_boot_test(steps: Steps, image: Path, work: Path, serial_log: Path) -> No
                 raise BootCheckFailed("the table reported READY=1 without access to the display")
             if not message.startswith("table.service did not start"):
                 raise BootCheckFailed(f"the broken unit's failure does not name it: {message}")
+            if "the display cannot be opened" not in message:
+                raise BootCheckFailed(f"the broken unit's failure does not say the display is missing: {message}")
             steps.say(f"  the READY check says: {message}")
-            note("the READY check failed naming table.service")
+            note("the READY check failed naming table.service and the display it could not open")
     finally:
         vm.kill()
