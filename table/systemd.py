@@ -128,7 +128,8 @@ __all__ = ["Notifier", "RunningAsRootError", "refuse_root"]
 EXIT_LEAVE_KIOSK = 3
 """Exit status of a confirmed "leave the kiosk": the unit neither restarts the daemon
 (``RestartPreventExitStatus=3``) nor calls it a failure (``SuccessExitStatus=3``),
-and ``OnSuccess=getty@tty1.service`` puts a login prompt on the first console."""
+and its ``ExecStopPost=`` line starts ``getty@tty1.service`` on this status only, which
+puts a login prompt on the first console."""
 
 
 class LeaveGesture:

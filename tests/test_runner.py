@@ -79,3 +79,22 @@ def test_an_unusable_journal_is_set_aside_and_the_table_starts(tmp_path: Path) -
     frames(runner, 0.2)
     runner.close()
     assert list(tmp_path.glob("j.db.damaged-*"))
+
+
+def test_a_display_that_cannot_be_opened_is_one_sentence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without the display device (no screen, or the unit's DeviceAllow=char-drm gone) SDL
+    refuses to start; the table says so in one sentence instead of a traceback."""
+    import pygame
+
+    from table.errors import TableError
+
+    def refuse() -> None:
+        raise pygame.error("kmsdrm not available")
+
+    monkeypatch.setattr(pygame.display, "init", refuse)
+    monkeypatch.setenv("SDL_VIDEODRIVER", "kmsdrm")
+    with pytest.raises(TableError) as caught:
+        Runner(load_config(), sim=True, headless=False, journal_path=tmp_path / "j.db")
+    message = str(caught.value)
+    assert "the display cannot be opened with SDL's 'kmsdrm' driver (kmsdrm not available)" in message
+    assert "/dev/dri" in message and "\n" not in message

@@ -163,7 +163,13 @@ class Runner:
         from table.outputs import ButtonLeds, HourglassOutput, ScreenHourglass, SpeechOutput, StationInputs
         from table.sound import SoundOutput
 
-        pygame.display.init()
+        try:
+            pygame.display.init()
+        except pygame.error as exc:
+            # No display device, or no right to it (the unit's DeviceAllow=char-drm).
+            raise TableError(f"the display cannot be opened with SDL's "
+                             f"'{os.environ.get('SDL_VIDEODRIVER', 'default')}' driver ({exc}); it needs a "
+                             "screen and the right to open /dev/dri (the unit's DeviceAllow=char-drm rw)") from None
         pygame.font.init()
         WAKE = pygame.event.custom_type() if WAKE is None else WAKE
         self.config = config

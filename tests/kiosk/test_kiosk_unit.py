@@ -1,8 +1,8 @@
 """The systemd unit passes ``systemd-analyze verify`` cleanly and scores <= 2.0 on security.
 
-``verify`` checks that ExecStart's program exists, so it runs with ``--root`` on a
-scratch root that holds the distribution's own units, the table's unit and a
-stand-in for the venv's ``table`` script. Both commands' stderr is read: any
+``verify`` checks that every Exec line's program exists, so it runs with ``--root`` on
+a scratch root that holds the distribution's own units, the table's unit and
+stand-ins for the programs (the venv's ``table`` script, ``/bin/sh``). Both commands' stderr is read: any
 warning fails the test, not only a non-zero exit.
 """
 
@@ -28,11 +28,12 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def unit_exec_path() -> str:
-    for line in UNIT.read_text().splitlines():
-        if line.startswith("ExecStart="):
-            return line.split("=", 1)[1].split()[0].lstrip("-@:+!")
-    raise AssertionError("table.service has no ExecStart=")
+def unit_exec_paths() -> list[str]:
+    """The programs of the unit's Exec lines (ExecStart=, ExecStopPost=), prefixes stripped."""
+    lines = [line for line in UNIT.read_text().splitlines() if line.startswith("Exec")]
+    if not any(line.startswith("ExecStart=") for line in lines):
+        raise AssertionError("table.service has no ExecStart=")
+    return [line.split("=", 1)[1].split()[0].lstrip("-@:+!") for line in lines]
 
 
 def scratch_root(tmp_path: Path) -> Path:
@@ -42,10 +43,11 @@ def scratch_root(tmp_path: Path) -> Path:
     shutil.copytree(SYSTEM_UNITS, root / "usr/lib/systemd/system", symlinks=True)
     (root / "etc/systemd/system").mkdir(parents=True)
     shutil.copy(UNIT, root / "etc/systemd/system/table.service")
-    exe = root / unit_exec_path().lstrip("/")
-    exe.parent.mkdir(parents=True)
-    exe.write_text("#!/bin/sh\n")
-    exe.chmod(0o755)
+    for program in unit_exec_paths():
+        exe = root / program.lstrip("/")
+        exe.parent.mkdir(parents=True, exist_ok=True)
+        exe.write_text("#!/bin/sh\n")
+        exe.chmod(0o755)
     return root
 
 
@@ -103,3 +105,46 @@ def test_unit_keeps_the_promises_of_the_issue() -> None:
     ):
         assert line in text, line
     assert "User=root" not in text
+
+
+def test_only_leaving_the_kiosk_brings_the_login_prompt_back() -> None:
+    """The first console's login prompt comes back on exit status 3 only.
+
+    ``OnSuccess=`` would be simpler, but systemd 252 (Debian 12, Raspberry Pi OS Bookworm)
+    triggers it on every automatic restart, after a crash too (the boot test saw the
+    prompt start beside the restarted table), so the unit starts the prompt itself.
+    """
+    lines = UNIT.read_text().splitlines()
+    assert not any(line.startswith("OnSuccess=") for line in lines)
+    stop_post = [line for line in lines if line.startswith("ExecStopPost=")]
+    assert len(stop_post) == 1 and stop_post[0].startswith("ExecStopPost=+/bin/sh -c ")
+    script = stop_post[0].split(" -c ", 1)[1].strip("'").replace("$$", "$")
+    assert '"$EXIT_CODE" = exited' in script and '"$EXIT_STATUS" = 3' in script
+    assert "systemctl --no-block start getty@tty1.service" in script
+    # The rest of the unit runs unprivileged: "+" is on this line only.
+    assert [line for line in lines if line.startswith("Exec") and "=+" in line] == stop_post
+
+
+@pytest.mark.parametrize(("code", "status", "starts"), [
+    ("exited", "3", True), ("exited", "0", False), ("killed", "KILL", False), ("dumped", "ABRT", False),
+    ("exited", "1", False),
+])
+def test_the_stop_post_line_starts_the_prompt_on_status_3_only(code: str, status: str, starts: bool,
+                                                                tmp_path: Path) -> None:
+    """The ExecStopPost= shell line itself, run by /bin/sh with a stand-in systemctl."""
+    line = next(line for line in UNIT.read_text().splitlines() if line.startswith("ExecStopPost="))
+    script = line.split(" -c ", 1)[1].strip("'").replace("$$", "$")
+    (tmp_path / "systemctl").write_text(f"#!/bin/sh\necho \"$@\" > {tmp_path}/called\n")
+    (tmp_path / "systemctl").chmod(0o755)
+    env = {"PATH": f"{tmp_path}:/usr/bin:/bin", "EXIT_CODE": code, "EXIT_STATUS": status}
+    done = subprocess.run(["/bin/sh", "-c", script], env=env, capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+    called = tmp_path / "called"
+    assert called.exists() == starts
+    if starts:
+        assert called.read_text().split() == ["--no-block", "start", "getty@tty1.service"]
+
+
+def test_sdl_draws_through_opengl_es() -> None:
+    """SDL's desktop OpenGL renderer draws nothing on KMS/DRM (a GLES context): black screen."""
+    assert "Environment=SDL_RENDER_DRIVER=opengles2" in UNIT.read_text().splitlines()

@@ -10,7 +10,7 @@ console shell and the fault switch's drop-in.
 :func:`wait_ready` is the boot test's first check: the table service reached
 ``READY=1`` (systemd calls a ``Type=notify`` unit active only then). When it does not,
 it raises :class:`BootCheckFailed` with one sentence naming the unit that did not start
-and its last log line.
+and the last line its program logged.
 """
 
 from __future__ import annotations
@@ -256,7 +256,7 @@ def wait_ready(vm: KioskVM, timeout: float, unit: str = "table.service",
     """Wait until ``unit`` is active (for ``Type=notify``: it sent ``READY=1``).
 
     ``after_invocation``: an invocation that does not count (the one before a restart).
-    Raises :class:`BootCheckFailed` naming the unit, its state and its last log line.
+    Raises :class:`BootCheckFailed` naming the unit, its state and its program's last log line.
     """
     deadline = time.monotonic() + timeout
     state: dict[str, str] = {}
@@ -265,13 +265,17 @@ def wait_ready(vm: KioskVM, timeout: float, unit: str = "table.service",
         if state.get("ActiveState") == "active" and state.get("InvocationID") != after_invocation:
             return state
         time.sleep(3)
-    _, last = vm.sh(f"journalctl -u {unit} -b --no-pager -o cat -n 40 | grep -v '^ *$' | tail -n 1")
+    # The program's own last line says why (systemd's lines around it only that it stopped).
+    ident = vm.sh(f"systemctl show {unit} -p SyslogIdentifier --value")[1].strip() or unit.split(".")[0]
+    _, last = vm.sh(f"journalctl -b --no-pager -o cat -t {ident} -n 40 | grep -v '^ *$' | tail -n 1")
+    if not last.strip():
+        _, last = vm.sh(f"journalctl -u {unit} -b --no-pager -o cat -n 40 | grep -v '^ *$' | tail -n 1")
     failed = vm.sh("systemctl list-units --failed --plain --no-legend | cut -d' ' -f1 | tr '\\n' ' '")[1].strip()
     raise BootCheckFailed(
         f"{unit} did not start (it never reported READY=1 within {timeout:.0f} s: "
         f"{state.get('ActiveState')}/{state.get('SubState')}, result {state.get('Result')}, "
         f"{state.get('NRestarts')} restarts; failed units: {failed or 'none'}); "
-        f"its last log line: {last.strip()[-200:]!r}")
+        f"its last log line: {last.strip()[-240:]!r}")
 
 
 def compare(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:

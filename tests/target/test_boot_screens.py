@@ -3,8 +3,7 @@
 ``docs/screens/lobby-qemu.png`` is QEMU's screendump of the kiosk image's first frame
 (saved by the boot test, tests/target/test_boot.py) and ``lobby-headless.png`` the lobby
 ``table run --headless`` draws at the same size; the boot test compares the two on every
-run, this test keeps the pictures in the docs honest with the same tolerance. While the
-booted display stays black (docs/kiosk.md) it is an expected failure.
+run, this test keeps the pictures in the docs honest with the same tolerance.
 """
 
 from __future__ import annotations
@@ -13,7 +12,6 @@ from pathlib import Path
 
 import numpy as np
 import pygame
-import pytest
 from target.kiosk_vm import MEAN_TOLERANCE, PIXEL_SHARE_TOLERANCE, SCREEN, compare
 
 SCREENS = Path(__file__).resolve().parents[2] / "docs" / "screens"
@@ -23,7 +21,6 @@ def _pixels(path: Path) -> np.ndarray:
     return np.transpose(pygame.surfarray.array3d(pygame.image.load(str(path))), (1, 0, 2))
 
 
-@pytest.mark.xfail(strict=True, reason="the boot test's screendump is still black (docs/kiosk.md, step 2)")
 def test_the_booted_lobby_matches_the_headless_one() -> None:
     booted, headless = _pixels(SCREENS / "lobby-qemu.png"), _pixels(SCREENS / "lobby-headless.png")
     assert booted.shape == headless.shape == (SCREEN[1], SCREEN[0], 3)
