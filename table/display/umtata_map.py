@@ -667,8 +667,9 @@ def _label_rect(label: Label) -> pygame.Rect:
 
 
 class _StatePictures:
-    """The map pictures of the last two states (no highlight, a knob sector, the
-    answer, a Tataaa player's choice), kept while shown. Each is a screen-sized surface
+    """The map pictures of the last two states drawn from a picture (those without a
+    darkened highlight: a highlight is painted straight onto the screen, see
+    :func:`draw_map`), kept while shown. Each is a screen-sized surface
     (5 MB at 1080p); a new state is painted into the surface of the one it replaces, so
     changing state writes the pixels once and allocates nothing."""
 
@@ -978,16 +979,20 @@ def map_damage(area: pygame.Rect, before: Iterable[str], after: Iterable[str]) -
     return [damage[c].move(rect.topleft) for c in sorted(old | new) if c in damage]
 
 
-def _focus_labels(src: Sources, width: int, height: int, focus: str, marked: frozenset[str]) -> list[Label]:
+@lru_cache(maxsize=64)
+def _focus_labels(
+    src: Sources, width: int, height: int, focus: str, marked: frozenset[str]
+) -> tuple[Label, ...]:
     """The names :func:`draw_focus` draws again above the focus outline, in their order:
     those it crosses (as :func:`_paint_outlines` finds them), but not a marked country's
-    name beside it on a leader line."""
+    name beside it on a leader line. Kept: the renderer asks for the focus's rect on
+    every frame."""
     stamp = _outline_stamps(src, width, height).get((focus, True))
     if stamp is None:
-        return []
+        return ()
     labels = sorted(_layout(src, width, height).labels, key=lambda lb: lb.key in marked)
-    return [label for label in labels
-            if label.key in stamp.crosses and not (label.key in marked and label.leader_to is not None)]
+    return tuple(label for label in labels
+                 if label.key in stamp.crosses and not (label.key in marked and label.leader_to is not None))
 
 
 def focus_rect(area: pygame.Rect, focus: str, marked: Iterable[str]) -> pygame.Rect:
