@@ -310,8 +310,10 @@ class Table:
             parts.append(self._journal_warning(fault))
         if force:
             self.composer.reset()
+        self.composer.sweep = self.screens[-1].sweeps
         self.dirty = self.composer.compose(self.surface, parts, now)
-        self.live = any(part.live is not None for part in parts)
+        # A sweep still owes regions of the new picture: frames must keep coming.
+        self.live = any(part.live is not None for part in parts) or bool(self.composer.pending)
         if not self.dirty:
             return False
         self.frames_drawn += 1

@@ -34,7 +34,13 @@ def _pygame() -> None:
     pygame.font.init()
 
 
-def _same(a: pygame.Surface, b: pygame.Surface) -> bool:
+def _same(a: pygame.Surface, b: pygame.Surface, owed: list[pygame.Rect] | None = None) -> bool:
+    """The two pictures are the same, except in ``owed`` (a sweep's regions not painted yet)."""
+    if owed:
+        a, b = a.copy(), b.copy()
+        for region in owed:
+            a.fill((255, 0, 255), region)
+            b.fill((255, 0, 255), region)
     return pygame.image.tobytes(a, "RGB") == pygame.image.tobytes(b, "RGB")
 
 
@@ -52,7 +58,7 @@ def test_incremental_frames_match_full_frames_through_a_scripted_game(game: str)
     renderer = renderers()[game]
     kept = pygame.Surface(SIZE)
     fresh = pygame.Surface(SIZE)
-    checked = 0
+    checked = sweeps = 0
     for seed, variant in ((1, engine.variants[0]), (2, engine.variants[-1])):
         composer = Composer()
         stations = max(engine.min_stations, min(engine.max_stations, 2 + 2 * seed))
@@ -74,13 +80,17 @@ def test_incremental_frames_match_full_frames_through_a_scripted_game(game: str)
                     repainted_less += 1
                 fresh.fill((255, 0, 255))  # anything the parts fail to paint shows
                 paint_all(fresh, renderer.parts(session.view(None), theme, session.paused), now)
-                assert _same(kept, fresh), (f"{game} seed {seed} input {step} ({action.kind}) + {dt:.2f} s: "
-                                            f"{_difference(kept, fresh)}")
+                # Mid-sweep, everything but the regions still owed is the new picture; a
+                # sweep never outlasts its frames (four here: it is over by 0.55 s).
+                assert _same(kept, fresh, composer.pending), (
+                    f"{game} seed {seed} input {step} ({action.kind}) + {dt:.2f} s: {_difference(kept, fresh)}")
+                assert not composer.pending or dt < 0.55
+                sweeps += bool(composer.pending)
                 checked += 1
         assert session.is_over() or step == 69
         # Not a full repaint every frame in disguise: most frames repaint part of the screen.
         assert repainted_less > 0
-    assert checked > 100
+    assert checked > 100 and sweeps > 0
 
 
 def test_the_table_loop_repaints_exactly_what_changed() -> None:
@@ -111,8 +121,10 @@ def test_the_table_loop_repaints_exactly_what_changed() -> None:
             fresh.fill((255, 0, 255))
             parts = [p for screen in table._visible() for p in screen.parts(SIZE, clock.now)]
             paint_all(fresh, parts, clock.now)
-            assert _same(table.surface, fresh), (
+            assert _same(table.surface, fresh, table.composer.pending), (
                 f"{type(table.screens[-1]).__name__} at {clock.now:.2f}: {_difference(table.surface, fresh)}")
+            # Frames keep coming while a sweep owes regions, whatever else moves.
+            assert not table.composer.pending or table.next_change(clock.now) == clock.now
 
     for k in range(len(games)):
         t = clock.now
@@ -302,3 +314,69 @@ def test_the_demo_draws_at_its_own_frame_rate_and_wakes_in_between_draw_nothing(
     # Every picture it drew is a step of the demo's own frame clock.
     steps = {int(t * AttractScreen.FPS) for t in frames}
     assert len(steps) == len(frames)
+
+
+def _sheet(colour: tuple[int, int, int]) -> Part:
+    return Part("all", pygame.Rect(0, 0, 100, 400), colour, lambda s, t: s.fill(colour), base=True)
+
+
+def test_a_new_picture_sweeps_in_from_the_top_over_its_frames() -> None:
+    from table.display.layers import SWEEP_FRAMES
+
+    surface = pygame.Surface((100, 400))
+    composer = Composer((0, 0, 0))
+    composer.compose(surface, [_sheet((10, 10, 10))], 0.0)
+    dot = Part("dot", pygame.Rect(0, 390, 10, 10), 1, lambda s, t: s.fill((200, 0, 0), (0, 390, 10, 10)))
+    new = [_sheet((50, 60, 70)), dot]
+    painted: list[list[pygame.Rect]] = []
+    for frame in range(SWEEP_FRAMES):
+        painted.append(composer.compose(surface, new, 0.1 * frame))
+        edge = 400 * (frame + 1) // SWEEP_FRAMES
+        # Above the edge: the new picture; below it: still the old one.
+        assert surface.get_at((50, edge - 1))[:3] == (50, 60, 70)
+        if edge < 400:
+            assert surface.get_at((50, edge))[:3] == (10, 10, 10)
+            assert composer.pending
+    assert not composer.pending and surface.get_at((5, 395))[:3] == (200, 0, 0)
+    # Each frame painted its band and no more.
+    assert [sum(r.h for r in rects) for rects in painted] == [100] * SWEEP_FRAMES
+    assert composer.compose(surface, new, 1.0) == []
+
+
+def test_a_small_change_during_a_sweep_is_painted_at_once_and_the_sweep_ends_on_time() -> None:
+    from table.display.layers import SWEEP_FRAMES
+
+    surface = pygame.Surface((100, 400))
+    composer = Composer((0, 0, 0))
+    composer.compose(surface, [_sheet((10, 10, 10))], 0.0)
+    composer.compose(surface, [_sheet((50, 60, 70))], 0.0)
+
+    def dot(n: int) -> Part:
+        return Part("dot", pygame.Rect(40, 380, 10, 10), n, lambda s, t: s.fill((200, 0, n), (40, 380, 10, 10)))
+
+    composer.compose(surface, [_sheet((50, 60, 70)), dot(1)], 0.1)  # small, at the bottom: now
+    assert surface.get_at((45, 385))[:3] == (200, 0, 1) and surface.get_at((45, 300))[:3] == (10, 10, 10)
+    # Another large change mid-sweep: its part above the edge is painted now, and the
+    # sweep still ends on its last frame.
+    composer.compose(surface, [_sheet((90, 90, 90)), dot(1)], 0.2)
+    assert surface.get_at((0, 0))[:3] == (90, 90, 90) and surface.get_at((99, 399))[:3] == (10, 10, 10)
+    for frame in range(3, SWEEP_FRAMES):
+        composer.compose(surface, [_sheet((90, 90, 90)), dot(1)], 0.1 * frame)
+    assert not composer.pending
+    reference = pygame.Surface((100, 400))
+    paint_all(reference, [_sheet((90, 90, 90)), dot(1)], 1.0)
+    assert _same(surface, reference)
+
+
+def test_an_animation_is_never_swept_and_without_sweeps_a_large_change_takes_one_frame() -> None:
+    surface = pygame.Surface((100, 400))
+    composer = Composer((0, 0, 0))
+    # A part that changes all of the screen with time (a renderer with only ``draw``).
+    glow = Part("glow", surface.get_rect(), None, lambda s, t: s.fill((int(t * 10), 0, 0)), base=True,
+                live=lambda t: (int(t * 10), surface.get_rect()))
+    for t in (0.0, 0.1, 0.2):
+        assert composer.compose(surface, [glow], t) == [surface.get_rect()] and not composer.pending
+    composer = Composer((0, 0, 0), sweep=False)
+    composer.compose(surface, [_sheet((10, 10, 10))], 0.0)
+    assert composer.compose(surface, [_sheet((50, 60, 70))], 0.1) == [surface.get_rect()]
+    assert not composer.pending and surface.get_at((99, 399))[:3] == (50, 60, 70)
