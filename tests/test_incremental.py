@@ -380,3 +380,38 @@ def test_an_animation_is_never_swept_and_without_sweeps_a_large_change_takes_one
     composer.compose(surface, [_sheet((10, 10, 10))], 0.0)
     assert composer.compose(surface, [_sheet((50, 60, 70))], 0.1) == [surface.get_rect()]
     assert not composer.pending and surface.get_at((99, 399))[:3] == (50, 60, 70)
+
+
+def test_a_part_laid_over_an_unchanged_picture_is_painted_alone() -> None:
+    surface = pygame.Surface((100, 400))
+    composer = Composer((0, 0, 0))
+    calls: list[str] = []
+
+    def sheet(s: pygame.Surface, t: float) -> None:
+        calls.append("sheet")
+        s.fill((100, 100, 100))
+
+    def veil(s: pygame.Surface, t: float) -> None:
+        calls.append("veil")
+        s.fill((50, 50, 50), special_flags=pygame.BLEND_MULT)
+
+    below = Part("sheet", surface.get_rect(), 1, sheet, base=True)
+    over = Part("veil", surface.get_rect(), 1, veil, base=True)
+    composer.compose(surface, [below], 0.0)
+    calls.clear()
+    # The veil over the unchanged sheet: painted alone, at once (not swept).
+    assert composer.compose(surface, [below, over], 0.1) == [surface.get_rect()]
+    assert calls == ["veil"] and not composer.pending
+    reference = pygame.Surface((100, 400))
+    paint_all(reference, [below, over], 0.1)
+    assert _same(surface, reference)
+    # The veil goes: everything under it is repainted (a large change, so swept).
+    calls.clear()
+    composer.compose(surface, [below], 0.2)
+    assert calls[0] == "sheet" and composer.pending
+    # Laid over a picture that changed as well: no shortcut.
+    composer = Composer((0, 0, 0), sweep=False)
+    composer.compose(surface, [below], 0.0)
+    calls.clear()
+    composer.compose(surface, [Part("sheet", surface.get_rect(), 2, sheet, base=True), over], 0.1)
+    assert calls == ["sheet", "veil"]

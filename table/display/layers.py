@@ -196,6 +196,43 @@ class Composer:
         return (pygame.Rect(bounds.left, bounds.top, bounds.w, edge),
                 pygame.Rect(bounds.left, bounds.top + edge, bounds.w, bounds.h - edge))
 
+    def _laid_over(self, surface: pygame.Surface, parts: Sequence[Part],
+                   state: dict[str, tuple[pygame.Rect, object, bool]], now: float) -> list[pygame.Rect] | None:
+        """When the only change is new parts laid on top of an unchanged picture (the
+        pause's veil, a menu, a banner), paint just them over what the screen shows and
+        return their regions; else None.
+
+        The same pixels as a repaint from the bottom: below the new parts every part is
+        as it was painted (none changed or went, and nothing is owed under them). In the
+        base layer's mode the new parts must be above it (top parts), so that the base
+        stays what its parts paint."""
+        old = self.shown
+        count = len(old)
+        if count == 0 or count >= len(parts) or list(old) != [part.name for part in parts[:count]]:
+            return None  # parts went, or came below others, or changed their order
+        for part in parts[:count]:
+            if old[part.name] != state[part.name]:
+                return None
+        added = parts[count:]
+        if any(part.name in old for part in added):
+            return None
+        if self.base is not None and any(state[part.name][2] for part in added):
+            return None
+        rects = [state[part.name][0] for part in added]
+        bounds = surface.get_rect()
+        if self.pending and any(r.colliderect(o) for r in rects for o in self.pending):
+            return None
+        regions = merge_rects(rects, bounds)
+        for region in regions:
+            surface.set_clip(region)
+            for part in added:
+                if state[part.name][0].colliderect(region):
+                    part.paint(surface, now)
+        surface.set_clip(None)
+        self.shown = state
+        self.frames += 1
+        return regions
+
     def compose(self, surface: pygame.Surface, parts: Sequence[Part], now: float) -> list[pygame.Rect]:
         bounds = surface.get_rect()
         state: dict[str, tuple[pygame.Rect, object, bool]] = {}
@@ -246,6 +283,9 @@ class Composer:
         if not top_parts:
             # Nothing above the base: the base *is* the picture, painted in place.
             self.base = base = None
+        over = self._laid_over(surface, parts, state, now)
+        if over is not None:
+            return over
         changed_base: list[pygame.Rect] = []
         changed: list[pygame.Rect] = []
         # What a new game state changed (a key, a part come or gone), as against what
