@@ -98,3 +98,28 @@ def test_a_display_that_cannot_be_opened_is_one_sentence(tmp_path: Path, monkeyp
     message = str(caught.value)
     assert "the display cannot be opened with SDL's 'kmsdrm' driver (kmsdrm not available)" in message
     assert "/dev/dri" in message and "\n" not in message
+
+
+def test_a_screenshot_taken_mid_sweep_is_the_finished_picture(tmp_path: Path) -> None:
+    import pygame
+
+    from table.display.layers import paint_all
+
+    runner = Runner(load_config(), sim=True, headless=True, journal_path=tmp_path / "j.db")
+    frames(runner, 0.1)
+    # A new screen over most of the lobby: the frame that shows it starts a sweep.
+    runner.table.start_game(GameSetup("ubongo_shimo", stations=(0, 1, 2, 3)))
+    runner.frame()
+    assert runner.table.composer.pending
+    shot = tmp_path / "shot.png"
+    now = runner.clock()
+    expected = pygame.Surface(runner.surface.get_size())
+    paint_all(expected, [p for s in runner.table._visible() for p in s.parts(expected.get_size(), now)], now)
+    runner.close(shot)
+    saved = pygame.image.load(str(shot))
+    top = saved.subsurface((0, 0, *expected.get_size()))
+    # Below the first band too, the saved picture is the new screen (the sand may
+    # have moved a pixel in between: compare the game's header and its lower half).
+    for y in (5, expected.get_height() * 3 // 4, expected.get_height() - 5):
+        for x in range(0, expected.get_width(), 37):
+            assert top.get_at((x, y))[:3] == expected.get_at((x, y))[:3], (x, y)

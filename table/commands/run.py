@@ -484,6 +484,13 @@ class Runner:
         import pygame
 
         if screenshot is not None:
+            if self.table.composer.pending:
+                # Stopped mid-sweep: the picture saved is the finished one.
+                self.table.draw(self.clock(), force=True)
+                if self.disp_size == self.size:
+                    self.window.blit(self.surface, (0, 0))
+                else:
+                    self.window.blit(pygame.transform.smoothscale(self.surface, self.disp_size), (0, 0))
             if self.sim and self.headless:
                 self._draw_sim(self.clock())
             pygame.image.save(self.window, str(screenshot))
