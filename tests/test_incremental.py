@@ -73,7 +73,7 @@ def test_incremental_frames_match_full_frames_through_a_scripted_game(game: str)
                 break
             session.apply(action)
             parts = renderer.parts(session.view(None), theme, session.paused)
-            for dt in (0.0, 1 / 60, 0.2, 0.55, 1.3):
+            for dt in (0.0, 1 / 60, 2 / 60, 0.1, 0.2, 0.55, 1.3):
                 now = session.last_t + dt
                 dirty = composer.compose(kept, parts, now)
                 if dirty and sum(r.width * r.height for r in dirty) < SIZE[0] * SIZE[1]:
@@ -81,7 +81,7 @@ def test_incremental_frames_match_full_frames_through_a_scripted_game(game: str)
                 fresh.fill((255, 0, 255))  # anything the parts fail to paint shows
                 paint_all(fresh, renderer.parts(session.view(None), theme, session.paused), now)
                 # Mid-sweep, everything but the regions still owed is the new picture; a
-                # sweep never outlasts its frames (four here: it is over by 0.55 s).
+                # sweep never outlasts its frames (six: it is over by the sixth, 0.55 s).
                 assert _same(kept, fresh, composer.pending), (
                     f"{game} seed {seed} input {step} ({action.kind}) + {dt:.2f} s: {_difference(kept, fresh)}")
                 assert not composer.pending or dt < 0.55
@@ -339,7 +339,8 @@ def test_a_new_picture_sweeps_in_from_the_top_over_its_frames() -> None:
             assert composer.pending
     assert not composer.pending and surface.get_at((5, 395))[:3] == (200, 0, 0)
     # Each frame painted its band and no more.
-    assert [sum(r.h for r in rects) for rects in painted] == [100] * SWEEP_FRAMES
+    assert [sum(r.h for r in rects) for rects in painted] == [
+        400 * (k + 1) // SWEEP_FRAMES - 400 * k // SWEEP_FRAMES for k in range(SWEEP_FRAMES)]
     assert composer.compose(surface, new, 1.0) == []
 
 

@@ -117,9 +117,12 @@ SWEEP_SHARE = 0.3
 """A frame whose changed regions cover more than this share of the screen (a new screen,
 a new round, the pause) is shown as a sweep: see :class:`Composer`."""
 
-SWEEP_FRAMES = 4
+SWEEP_FRAMES = 6
 """A sweep's length in frames: at 60 frames a second the new picture has crossed the
-screen 67 ms after the change, and each of its frames paints about a quarter of it."""
+screen 100 ms after the change, and each of its frames paints about a sixth of it
+(measured at 1920x1080, the dearest frame of entering a screen: 3.15x a fill + blit in
+four bands, 2.60x in five, 2.41x in six; a part that spans a band's edge is painted
+once per band, so more bands gain less and less)."""
 
 
 class Composer:
@@ -199,8 +202,8 @@ class Composer:
     def _laid_over(self, surface: pygame.Surface, parts: Sequence[Part],
                    state: dict[str, tuple[pygame.Rect, object, bool]], now: float) -> list[pygame.Rect] | None:
         """When the only change is new parts laid on top of an unchanged picture (the
-        pause's veil, a menu, a banner), paint just them over what the screen shows and
-        return their regions; else None.
+        pause's veil), paint just them over what the screen shows and return their
+        regions; else None.
 
         The same pixels as a repaint from the bottom: below the new parts every part is
         as it was painted (none changed or went, and nothing is owed under them). In the
