@@ -18,24 +18,30 @@ from __future__ import annotations
 import logging
 import os
 import random
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import pygame
 
 from table.config import TableConfig
+from table.display.games import preparations
 from table.display.layers import Composer, Part
 from table.display.screens import AttractScreen, GameScreen, LobbyScreen, PausedScreen, Screen
 from table.display.theme import Theme
 from table.games.base import TICK, Action, GameSetup
-from table.i18n import set_language
+from table.i18n import language, set_language
 from table.journal import Journal
 from table.session import Session
 
 log = logging.getLogger(__name__)
 
 Clock = Callable[[], float]
+
+PREPARE_AFTER_S = 2.0
+"""Seconds without an input before the table builds ahead what the games' first frames
+would otherwise stop to build (Umtata's map: about 0.4 s here, several on a Pi); a step
+at a time, so a press waits at most for one step."""
 
 
 class InputSource(Protocol):
@@ -104,6 +110,7 @@ class Table:
         seed_source: Callable[[], int] | None = None,
         attract: bool = True,
         game_options: dict[str, dict[str, Any]] | None = None,
+        prepare: bool = True,
     ) -> None:
         self.config = config
         set_language(config.language)  # the table's language until the lobby switches it
@@ -127,6 +134,9 @@ class Table:
         self._attract_next = float("-inf")  # when the demo shows its next picture (see ``step``)
         self.frames_drawn = 0
         self.input_filter: Callable[[Action], bool] | None = None
+        self.prepare_enabled = prepare
+        self._prepared: object = None  # the (size, language) whose renderers are prepared
+        self._preparing: tuple[object, Iterator[None]] | None = None
         options = game_options if game_options is not None else {k: dict(v) for k, v in config.games.items()}
         pinned = frozenset(name for name, opts in config.games.items() if "language" in opts)
         self.lobby = LobbyScreen(self, self.theme, config.stations, options, pinned_language=pinned)
@@ -292,7 +302,26 @@ class Table:
             self._attract_next = top.next_frame(now) if isinstance(top, AttractScreen) else float("-inf")
         for output in list(self.outputs):
             self._guard(output, output.update, self._session, self.game_time(now))
+        if (not arrived and not self.live and not self.composer.pending and self._unprepared()
+                and now - self.last_input >= PREPARE_AFTER_S and not isinstance(top, AttractScreen)):
+            self._prepare_step()
         return drawn
+
+    def _unprepared(self) -> bool:
+        return self.prepare_enabled and self._prepared != (self.surface.get_size(), language())
+
+    def _prepare_step(self) -> None:
+        """One step of the renderers' preparation for this size and language (see
+        :func:`~table.display.games.preparations`): a step builds one cached layer, so
+        an input waits at most for that one."""
+        key = (self.surface.get_size(), language())
+        if self._preparing is None or self._preparing[0] != key:
+            self._preparing = (key, preparations(self.theme))
+        try:
+            next(self._preparing[1])
+        except StopIteration:
+            self._prepared = key
+            self._preparing = None
 
     def _visible(self) -> list[Screen]:
         first = len(self.screens) - 1
@@ -353,6 +382,8 @@ class Table:
                 times.append(deadline + self.epoch)
         if self.attract_enabled and len(self.screens) == 1:
             times.append(self.last_input + self.config.timing.attract_after_s)
+        if self._unprepared() and not isinstance(top, AttractScreen):
+            times.append(max(now, self.last_input + PREPARE_AFTER_S))
         return min(times) if times else None
 
     def close(self) -> None:

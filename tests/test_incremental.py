@@ -14,7 +14,7 @@ import random
 import pygame
 import pytest
 
-from table.app import ScriptedInputs, Table, VirtualClock
+from table.app import PREPARE_AFTER_S, ScriptedInputs, Table, VirtualClock
 from table.autoplay import next_random_action
 from table.config import TableConfig
 from table.display.games import renderers
@@ -229,7 +229,15 @@ def test_a_still_table_asks_for_no_frames_and_a_running_sand_for_every_one() -> 
     clock = VirtualClock(100.0)
     table = Table(TableConfig(stations=4), clock, pygame.Surface(SIZE), None, attract=False)
     table.step(clock.now)
-    assert table.next_change(clock.now) is None  # the lobby: sleep until an input
+    # Still, the table first builds the games' layers ahead, a step per wake...
+    assert table.next_change(clock.now) == table.last_input + PREPARE_AFTER_S
+    for _ in range(100):
+        wake = table.next_change(clock.now)
+        if wake is None:
+            break
+        clock.now = max(clock.now, wake)
+        table.step(clock.now)
+    assert table.next_change(clock.now) is None  # ...then sleeps until an input
     table.attract_enabled = True
     assert table.next_change(clock.now) == table.last_input + table.config.timing.attract_after_s
     table.start_game(GameSetup("ubongo_shimo", "running-sand", (0, 1)), seed=3)
@@ -416,3 +424,39 @@ def test_a_part_laid_over_an_unchanged_picture_is_painted_alone() -> None:
     calls.clear()
     composer.compose(surface, [Part("sheet", surface.get_rect(), 2, sheet, base=True), over], 0.1)
     assert calls == ["sheet", "veil"]
+
+
+def test_an_idle_table_prepares_the_maps_layers_a_step_at_a_time_and_not_while_used() -> None:
+    from table.display import umtata_map
+    from table.display.games.umtata import map_area
+
+    for cached in (umtata_map._base, umtata_map._dimmed, umtata_map._cutouts):
+        cached.cache_clear()
+    clock = VirtualClock(100.0)
+    inputs = ScriptedInputs()
+    table = Table(TableConfig(stations=4), clock, pygame.Surface(SIZE), None, inputs=[inputs], attract=False)
+    table.step(clock.now)
+    clock.advance(PREPARE_AFTER_S - 0.5)
+    table.step(clock.now)
+    assert umtata_map._base.cache_info().currsize == 0  # not while someone may still be at it
+    clock.advance(0.5)
+    table.step(clock.now)
+    assert umtata_map._base.cache_info().currsize == 0 and umtata_map._raster.cache_info().currsize > 0
+    # An input stops it for as long again; the next press of the lobby is not delayed.
+    inputs.add(Action("turn", clock.now + 0.01, 0, {"delta": 1}))
+    clock.advance(0.02)
+    table.step(clock.now)
+    clock.advance(1.0)
+    table.step(clock.now)
+    assert umtata_map._base.cache_info().currsize == 0
+    steps = 0
+    while (wake := table.next_change(clock.now)) is not None:
+        clock.now = max(clock.now, wake)
+        table.step(clock.now)
+        steps += 1
+    assert steps >= 7
+    # Umtata's first highlight now finds its layers made.
+    rect = umtata_map.map_rect_for(map_area(table.theme))
+    hits = umtata_map._cutouts.cache_info().hits
+    umtata_map._cutouts(umtata_map._sources(), rect.w, rect.h)
+    assert umtata_map._cutouts.cache_info().hits == hits + 1

@@ -942,6 +942,19 @@ def draw_map(
     return rect
 
 
+def prepare(area: pygame.Rect) -> Iterator[None]:
+    """Build every cached layer the map needs at ``area``'s size in the language in force,
+    one layer per step (the generator yields between them): the plain map and its names
+    (about 0.3 s here), the outlines, the darkened map and the countries' cut-outs (about
+    0.1 s together, what the first highlight of a game would otherwise pay). The table
+    runs the steps while nobody is using it, so a game's first frames find them made."""
+    rect = map_rect_for(area)
+    src = _sources()
+    for build in (_raster, _base, _labelled, _outline_stamps, _dimmed, _cutouts, _dimmed_labelled, _country_damage):
+        build(src, rect.w, rect.h)
+        yield
+
+
 @lru_cache(maxsize=2)
 def _country_damage(src: Sources, width: int, height: int) -> dict[str, pygame.Rect]:
     """Per country, every pixel a highlight of it can change on the map: its cut-out,

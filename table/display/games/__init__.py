@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any, Protocol
@@ -33,11 +34,24 @@ class RenderContext:
 
 
 class Renderer(Protocol):
+    """A game's renderer. It may also have ``prepare(theme)``, a generator that builds
+    ahead, a step per ``next``, what its first frames at this theme (size and language
+    in force) would otherwise stop to build; the table runs it while nobody uses it
+    (:func:`preparations`)."""
+
     game: str
 
     def draw(self, surface: pygame.Surface, view: dict[str, Any], ctx: RenderContext) -> None: ...
 
     def parts(self, view: dict[str, Any], theme: Theme, paused: bool = False) -> list[Part]: ...
+
+
+def preparations(theme: Theme) -> Iterator[None]:
+    """Every renderer's ``prepare(theme)`` steps, one after the other."""
+    for renderer in renderers().values():
+        prepare = getattr(renderer, "prepare", None)
+        if prepare is not None:
+            yield from prepare(theme)
 
 
 @cache

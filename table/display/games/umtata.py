@@ -11,7 +11,7 @@ answering player's choice, and the players.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -32,7 +32,15 @@ from table.display.theme import (
     Theme,
     text,
 )
-from table.display.umtata_map import TILE_COLOURS, draw_focus, draw_map, focus_rect, map_damage, map_rect_for
+from table.display.umtata_map import (
+    TILE_COLOURS,
+    draw_focus,
+    draw_map,
+    focus_rect,
+    map_damage,
+    map_rect_for,
+)
+from table.display.umtata_map import prepare as prepare_map
 from table.games.umtata.board import SECTORS, load_board
 from table.i18n import N_, _, language
 
@@ -186,6 +194,11 @@ class UmtataRenderer:
 
     def draw(self, surface: pygame.Surface, view: dict[str, Any], ctx: RenderContext) -> None:
         paint_all(surface, self.parts(view, ctx.theme, ctx.paused), ctx.now)
+
+    def prepare(self, theme: Theme) -> Iterator[None]:
+        """The map's layers at this theme's size, a step at a time (see
+        :func:`table.display.umtata_map.prepare`)."""
+        yield from prepare_map(map_area(theme))
 
     def parts(self, view: dict[str, Any], theme: Theme, paused: bool = False) -> list[Part]:
         """The screen as parts (see :mod:`table.display.layers`): the map, and the column
