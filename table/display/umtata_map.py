@@ -527,9 +527,10 @@ def _layout(src: Sources, width: int, height: int) -> Layout:
             land = patch[(patch >= 1) & (patch < GREY_ID0)]
             cost = dist + len(land) / patch.size * 10 * step
             if len(land):
-                # Hiding much of a small country is worse than a longer leader line.
-                values, counts = np.unique(land, return_counts=True)
-                cost += float((counts / area_px[values]).max()) * 60 * step
+                # Hiding much of a small country is worse than a longer leader line. (A
+                # count per id, not np.unique: no sort, half the layout's time at 1080p.)
+                counts = np.bincount(land, minlength=len(area_px))
+                cost += float((counts / area_px).max()) * 60 * step
             if best is not None and cost >= best[0]:
                 continue
             start = (min(max(end[0], rect.left), rect.right - 1), min(max(end[1], rect.top), rect.bottom - 1))
@@ -944,13 +945,15 @@ def draw_map(
 
 def prepare(area: pygame.Rect) -> Iterator[None]:
     """Build every cached layer the map needs at ``area``'s size in the language in force,
-    one layer per step (the generator yields between them): the plain map and its names
-    (about 0.3 s here), the outlines, the darkened map and the countries' cut-outs (about
-    0.1 s together, what the first highlight of a game would otherwise pay). The table
-    runs the steps while nobody is using it, so a game's first frames find them made."""
+    one layer per step (the generator yields between them): where the names go (the
+    longest step, about 0.13 s at 1920x1080 here), the plain map and its names, the
+    outlines, the darkened map and the countries' cut-outs (about 0.1 s together, what
+    the first highlight of a game would otherwise pay). The table runs the steps while
+    nobody is using it, so a game's first frames find them made."""
     rect = map_rect_for(area)
     src = _sources()
-    for build in (_raster, _base, _labelled, _outline_stamps, _dimmed, _cutouts, _dimmed_labelled, _country_damage):
+    for build in (_raster, _layout, _base, _labelled, _outline_stamps, _dimmed, _cutouts, _dimmed_labelled,
+                  _country_damage):
         build(src, rect.w, rect.h)
         yield
 
