@@ -234,6 +234,32 @@ def find_dice(
     return boxes, size
 
 
+def background_texture(image: Image, boxes: list[Box], area: NDArray[np.uint8] | None = None) -> float:
+    """Mean local texture (:func:`_texture`, grey levels) of the tray away from the dice.
+
+    Every box is grown by a third of its size on each side, so that a die's edge and
+    shadow stay out; what is left of the tray (``area``, 1 = inside; by default the
+    inside of a dark rim when one spans the view, as :func:`find_dice` finds it) is the
+    surface the dice lie on, as the camera sees it. When less than a twentieth of the
+    frame is left inside the rim, the whole frame away from the boxes is used. A plain
+    tray under a clean camera is smooth; wood grain, cloth, printing, clutter and a noisy
+    camera all raise it. Infinite when nothing is left at all.
+    """
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    if area is None:
+        area = tray_area(grey)
+    away = np.ones(grey.shape, np.uint8)
+    for x0, y0, x1, y1 in boxes:
+        dx, dy = (x1 - x0) // 3, (y1 - y0) // 3
+        away[max(0, y0 - dy) : y1 + dy, max(0, x0 - dx) : x1 + dx] = 0
+    free = away if area is None else away & (area > 0)
+    if np.count_nonzero(free) < free.size / 20:
+        free = away
+    if not free.any():
+        return float("inf")
+    return float(cv2.mean(_texture(grey), mask=free)[0])
+
+
 def _grow(box: Box, side: float, width: int, height: int) -> Box:
     """Widen a small box about its centre to ``side`` (a pale die shows only its pips)."""
     cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
