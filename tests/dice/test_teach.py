@@ -100,6 +100,13 @@ def test_save_keeps_the_owners_settings(tmp_path: Path) -> None:
     save_taught(result, tmp_path, tmp_path / "unused.toml")
     text = (tmp_path / "dice" / "reader.toml").read_text()
     assert text == '[reader]\nmin_confidence = 0.8\nmodel = "taught.npz"\n\n[tray]\n'
+    # A reader that chose general networks for rough frames reads every frame with the
+    # taught ones afterwards: they were taught on the venue's own surface.
+    owner = '[reader]\nmodel = "faces.npz"\ngeneral_model = "faces-general.npz"\n'
+    (tmp_path / "dice" / "reader.toml").write_text(owner)
+    save_taught(result, tmp_path, tmp_path / "unused.toml")
+    text = (tmp_path / "dice" / "reader.toml").read_text()
+    assert text == '[reader]\nmodel = "taught.npz"\ngeneral_model = ""\n'
 
 
 @pytest.mark.parametrize(
