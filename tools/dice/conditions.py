@@ -183,6 +183,120 @@ def general(  # type: ignore[type-arg]
               f"{s.accuracy:.1%} ({s.right}/{s.labelled}), extra {s.extra_rate:.1%} ({s.extra}/{s.reported})")
 
 
+SIZES = (0.6, 0.65, 0.7, 0.75, 0.8)
+DIE_BELOW = (0.5, 0.8, 0.95, 1.0)
+REJECT_BELOW = (0.999, 0.9999, 0.99999, 1.0)
+FLOORS = (0.0, 0.4, 0.5, 0.55, 0.6)
+
+
+def choose_second_look(photos: Path, labels: dict, names: list[str], model: Path) -> dict[str, float]:  # type: ignore[type-arg]
+    """The second look's size and thresholds and ``drop_below`` for the general networks,
+    chosen on the *training* conditions' scored photos only: the most dice right less
+    extra dice, and of equals the fewest crops read. Every box's first reading and its
+    readings shrunk to each size are computed once, then every combination is scored."""
+    from table.dice.detect import find_dice
+    from table.dice.features import canonical_crop, face_inputs
+    from table.dice.reader import DieReading, _look_again, _one_per_die, shrunk
+    from table.dice.settings import ReaderSettings
+
+    nets = FaceModel.load(model, "auto")
+    cached = []
+    for cond in CONDITIONS:
+        if cond.name == HELD_OUT:
+            continue
+        for _, img, lab in conditioned(photos, names, labels, cond):
+            boxes, _ = find_dice(img)
+            if not boxes:
+                cached.append((lab, [], [], {}))
+                continue
+            h, w = img.shape[:2]
+
+            def probs(bs: list, img: np.ndarray = img) -> np.ndarray:  # type: ignore[type-arg]
+                return nets.probabilities(face_inputs(np.stack([canonical_crop(img, b, side=nets.side) for b in bs])))
+
+            small = {f: [shrunk(b, w, h, f) for b in boxes] for f in SIZES}
+            cached.append((lab, boxes, probs(boxes), {f: (small[f], probs(small[f])) for f in SIZES}))
+    best: tuple = ()  # type: ignore[type-arg]
+    for size in SIZES:
+        for die in DIE_BELOW:
+            for reject in REJECT_BELOW:
+                rule = ReaderSettings(second_look_below=die, second_look_reject_below=reject)
+                for floor in FLOORS:
+                    s, crops = Score(), 0
+                    for lab, boxes, first, again in cached:
+                        out = []
+                        for i, b in enumerate(boxes):
+                            c = int(first[i].argmax())
+                            crops += 1
+                            if c and first[i][c] >= floor:
+                                out.append(DieReading(c, b, float(first[i][c])))
+                            if _look_again(c, float(first[i][c]), rule):
+                                crops += 1
+                                sb, p = again[size]
+                                c2 = int(p[i].argmax())
+                                if c2 and p[i][c2] >= floor:
+                                    out.append(DieReading(c2, sb[i], float(p[i][c2])))
+                        kept = _one_per_die(out)
+                        s.add(lab, [(r.box, r.face, r.confidence) for r in kept], min_iou=OVERLAP)
+                    key = (s.right - s.extra, -crops)
+                    if not best or key > best[0]:
+                        best = (key, dict(second_look_size=size, second_look_below=die,
+                                          second_look_reject_below=reject, general_drop_below=floor))
+    (gain, crops), chosen = best
+    print(f"chosen on the training conditions (right - extra {gain}, {-crops} crops read): "
+          + ", ".join(f"{k} = {v}" for k, v in chosen.items()), flush=True)
+    return chosen
+
+
+def choose_tray_texture(photos: Path, labels: dict, names: list[str]) -> float:  # type: ignore[type-arg]
+    """``tray_texture``: midway between the roughest tray photo (all of them, as they are:
+    what the shipped networks were trained on) and the smoothest frame of the training
+    conditions that lay another surface under the dice (``names``' photos; the held-out
+    condition plays no part)."""
+    from table.dice.detect import background_texture, find_dice
+
+    def texture(img: np.ndarray) -> float:  # type: ignore[type-arg]
+        return background_texture(img, find_dice(img)[0])
+
+    tray = max(texture(cv2.imread(str(photos / n))) for n in labels)
+    other = min(texture(img) for c in CONDITIONS if c.surface and c.name != HELD_OUT
+                for _, img, _ in conditioned(photos, names, labels, c))
+    chosen = round((tray + other) / 2, 2)
+    print(f"tray_texture: roughest tray photo {tray:.3f}, smoothest frame of another surface {other:.3f}; "
+          f"midway {chosen}", flush=True)
+    return chosen
+
+
+def auto(photos: Path, labels: dict, names: list[str], unused: list[str], model: Path, chosen: dict) -> None:  # type: ignore[type-arg]
+    """The reader with ``general_model`` (it chooses its networks from each frame) on every
+    condition's scored photos, the held-out condition's unused photos, and all tray photos
+    (how many of those it gave to the general networks: none means the tray figure is the
+    shipped networks' held-out one)."""
+    from table.dice.settings import load_settings
+
+    reader = DiceReader(replace(load_settings(), general_model=model, **chosen))  # type: ignore[arg-type]
+
+    def scored(pictures: list) -> tuple[Score, int]:  # type: ignore[type-arg]
+        s, general = Score(), 0
+        for _, img, lab in pictures:
+            s.add(lab, [(r.box, r.face, r.confidence) for r in reader.read(img)], min_iou=OVERLAP)
+            general += reader.last_general
+        return s, general
+
+    held_out = next(c for c in CONDITIONS if c.name == HELD_OUT)
+    runs = [(c.name + (" (held out)" if c.name == HELD_OUT else ""), conditioned(photos, names, labels, c))
+            for c in CONDITIONS]
+    runs.append((f"{HELD_OUT} (held out), the {len(unused)} photos never fitted on",
+                 conditioned(photos, unused, labels, held_out)))
+    runs.append((f"tray photos (all {len(labels)})", [(n, cv2.imread(str(photos / n)), labels[n]) for n in labels]))
+    print(f"reader choosing by itself (tray_texture {reader.settings.tray_texture}):")
+    for name, pictures in runs:
+        s, general = scored(pictures)
+        print(f"  {name}: right {s.accuracy:.1%} ({s.right}/{s.labelled}), extra {s.extra_rate:.1%} "
+              f"({s.extra}/{s.reported}); {general} of {len(pictures)} frames read by the general networks",
+              flush=True)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--photos", required=True, type=Path)
@@ -196,6 +310,9 @@ def main() -> int:
     ap.add_argument("--general", type=Path, metavar="MODEL",
                     help="score this model file as a reader (with --shrink: shrink_boxes) on every condition, "
                          "choosing drop_below on the training conditions only")
+    ap.add_argument("--auto", type=Path, metavar="MODEL",
+                    help="choose the second look and drop_below for these general networks on the training "
+                         "conditions, then score the reader that picks its networks from each frame")
     ap.add_argument("--skip-shipped", action="store_true", help="do not score the shipped reader first")
     ap.add_argument("--save-general", type=Path, help="with --finetune: write the fine-tuned model here")
     ap.add_argument("--teach-set", type=Path, help="write the tests' small teaching set here and stop")
@@ -229,6 +346,10 @@ def main() -> int:
               f"right {s.accuracy:.1%}, extra {s.extra_rate:.1%}", flush=True)
     if a.general:
         general(a.photos, labels, test_names, a.general, a.shrink, [n for n in labels if n not in set(names)])
+    if a.auto:
+        chosen: dict[str, float] = {"tray_texture": choose_tray_texture(a.photos, labels, names)}
+        chosen |= choose_second_look(a.photos, labels, test_names, a.auto)
+        auto(a.photos, labels, test_names, [n for n in labels if n not in set(names)], a.auto, chosen)
     if a.adapt:
         fit = []
         for cond in CONDITIONS:
