@@ -148,7 +148,7 @@ class DiceReader:
             h, w = frame.shape[:2]
             again = [shrunk(b, w, h, s.second_look_size) for b, c, p in read if _look_again(int(c), float(p), s)]
             if again:
-                c2, p2 = model.predict(crops(again))
+                c2, p2 = model.predict(crops(again), s.second_look_views)
                 read += list(zip(again, c2, p2, strict=True))
         return [DieReading(int(c), box, float(p)) for box, c, p in read if int(c) != 0 and p >= floor]
 

@@ -52,6 +52,8 @@ class ReaderSettings:
     # The second look's box: this fraction of the finder's box's longer side, same centre.
     second_look_size: float = 0.65
     second_look_reject_below: float = 0.99999
+    # How many views (table.dice.model.VIEWS) an unsure box is read in on the second look.
+    second_look_views: int = 8
     # The networks for setups unlike the tray (None: off). A frame whose surface away from
     # the dice is rougher than ``tray_texture`` (table.dice.detect.background_texture) is
     # read by them, with the second look; a frame like the tray by ``model_path``.
@@ -76,6 +78,8 @@ def load_settings(path: Path | None = None) -> ReaderSettings:
     capture = data.get("capture", {})
     try:
         conf = float(reader.get("min_confidence", 0.6))
+        if not 1 <= int(reader.get("second_look_views", 8)) <= 8:
+            raise ValueError("reader.second_look_views must be 1-8")
         area = tray.get("area")
         if area is not None:
             if len(area) != 4:
@@ -95,6 +99,7 @@ def load_settings(path: Path | None = None) -> ReaderSettings:
             second_look_below=float(reader.get("second_look_below", 1.0)),
             second_look_size=float(reader.get("second_look_size", 0.65)),
             second_look_reject_below=float(reader.get("second_look_reject_below", 0.99999)),
+            second_look_views=int(reader.get("second_look_views", 8)),
             general_model=_general(path, reader.get("general_model", "")),
             tray_texture=float(reader.get("tray_texture", 1.44)),
             general_drop_below=float(reader.get("general_drop_below", 0.55)),

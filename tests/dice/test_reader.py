@@ -142,6 +142,11 @@ def test_general_model_and_second_look_are_settings(tmp_path: Path) -> None:
     path.write_text("[reader]\ngeneral_model = 3\n")
     with pytest.raises(TableError, match="general_model"):
         load_settings(path)
+    path.write_text("[reader]\nsecond_look_views = 1\n")
+    assert load_settings(path).second_look_views == 1
+    path.write_text("[reader]\nsecond_look_views = 9\n")
+    with pytest.raises(TableError, match="second_look_views"):
+        load_settings(path)
 
 
 def test_the_second_look_is_for_unsure_dice_and_unsure_rejections() -> None:
@@ -198,3 +203,13 @@ def test_every_box_gets_the_second_look_only_when_asked(monkeypatch: pytest.Monk
         if below >= 1.0:
             assert seen[1] == seen[0]  # every box again
     assert sizes[0] == 0 < sizes[1] <= sizes[2]
+
+
+def test_probabilities_in_one_view_read_each_crop_once() -> None:
+    from table.dice.model import FaceModel
+
+    model = FaceModel.load(load_settings().model_path, "numpy")
+    x = np.random.default_rng(0).normal(0, 1, (5, model.side, model.side, 4)).astype(np.float32)
+    once = model.probabilities(x, 1)
+    assert np.array_equal(once, model._average(x))  # no unsure crop is read again
+    assert model.probabilities(x).shape == once.shape
