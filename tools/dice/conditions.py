@@ -310,6 +310,39 @@ def choose_tray_texture(photos: Path, labels: dict, names: list[str]) -> float: 
     return chosen
 
 
+def textures(photos: Path, labels: dict, names: list[str]) -> None:  # type: ignore[type-arg]
+    """The measure the reader chooses by (``background_texture``) in every condition, as
+    rendered and without its camera noise: what sets a condition apart from the tray."""
+    from table.dice.detect import background_texture, find_dice
+
+    def spread(pictures: list) -> str:  # type: ignore[type-arg]
+        v = [background_texture(img, find_dice(img)[0]) for _, img, _ in pictures]
+        return f"{min(v):.2f}-{max(v):.2f} (median {float(np.median(v)):.2f})"
+
+    print(f"tray photos (all {len(labels)}): {spread([(n, cv2.imread(str(photos / n)), None) for n in labels])}")
+    for cond in CONDITIONS:
+        print(f"{cond.name:6s} ({len(names)} photos): {spread(conditioned(photos, names, labels, cond))}; "
+              f"without its camera noise: {spread(conditioned(photos, names, labels, replace(cond, noise=0)))}",
+              flush=True)
+    from table.dice.settings import load_settings
+
+    quiet = conditioned(photos, names, labels, replace(next(c for c in CONDITIONS if c.name == HELD_OUT), noise=0))
+    base = load_settings()
+    general = base.model_path.with_name("faces-general.npz")
+    for what, settings in (
+        ("the reader choosing by itself", replace(base, general_model=general)),
+        ("the general networks on every frame", replace(base, model_path=general, shrink_boxes=True,
+                                                        drop_below=base.general_drop_below)),
+    ):
+        reader, s, chose = DiceReader(settings), Score(), 0
+        for _, img, lab in quiet:
+            s.add(lab, [(r.box, r.face, r.confidence) for r in reader.read(img)], min_iou=OVERLAP)
+            chose += reader.last_general
+        print(f"{HELD_OUT} without camera noise, {what}: right {s.accuracy:.1%} ({s.right}/{s.labelled}), "
+              f"extra {s.extra_rate:.1%} ({s.extra}/{s.reported}); {chose} of {len(quiet)} frames to the general "
+              "networks")
+
+
 def auto(photos: Path, labels: dict, names: list[str], unused: list[str], model: Path, chosen: dict) -> None:  # type: ignore[type-arg]
     """The reader with ``general_model`` (it chooses its networks from each frame) on every
     condition's scored photos, the held-out condition's unused photos, and all tray photos
@@ -356,6 +389,8 @@ def main() -> int:
     ap.add_argument("--auto", type=Path, metavar="MODEL",
                     help="choose the second look and drop_below for these general networks on the training "
                          "conditions, then score the reader that picks its networks from each frame")
+    ap.add_argument("--textures", action="store_true",
+                    help="print the texture measure the reader chooses by in every condition, with and without noise")
     ap.add_argument("--skip-shipped", action="store_true", help="do not score the shipped reader first")
     ap.add_argument("--save-general", type=Path, help="with --finetune: write the fine-tuned model here")
     ap.add_argument("--teach-set", type=Path, help="write the tests' small teaching set here and stop")
@@ -393,6 +428,8 @@ def main() -> int:
               f"right {s.accuracy:.1%}, extra {s.extra_rate:.1%}", flush=True)
     if a.general:
         general(a.photos, labels, test_names, a.general, a.shrink, [n for n in labels if n not in set(names)])
+    if a.textures:
+        textures(a.photos, labels, test_names)
     if a.auto:
         texture = choose_tray_texture(a.photos, labels, names)
         for k, second in enumerate(choose_second_look(a.photos, labels, test_names, a.auto)):
