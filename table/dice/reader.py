@@ -78,12 +78,17 @@ class DiceReader:
         confidence below which a reading is dropped as "not a die".
 
         With a ``general_model`` set, the reader chooses by itself from the frame: a frame
-        whose surface away from the dice is rougher than ``tray_texture`` (wood grain,
-        cloth, printing, clutter, a noisy camera: not the tray the shipped networks were
-        trained on) is read by the general networks, with the second look.
+        whose surface away from the dice is rougher than the tray's, in fine detail
+        (``tray_texture``: printing, woven cloth, a noisy camera) or in coarse grain
+        (``tray_grain``: wood, stone, felt), is read by the general networks, with the
+        second look.
         """
         s = self.settings
-        self.last_general = s.general_model is not None and background_texture(frame, boxes, area) > s.tray_texture
+        if s.general_model is None:
+            self.last_general = False
+        else:
+            texture, grain = background_texture(frame, boxes, area)
+            self.last_general = texture > s.tray_texture or grain > s.tray_grain
         if self.last_general:
             general = self.general
             assert general is not None

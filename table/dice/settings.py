@@ -55,10 +55,12 @@ class ReaderSettings:
     # How many views (table.dice.model.VIEWS) an unsure box is read in on the second look.
     second_look_views: int = 8
     # The networks for setups unlike the tray (None: off). A frame whose surface away from
-    # the dice is rougher than ``tray_texture`` (table.dice.detect.background_texture) is
-    # read by them, with the second look; a frame like the tray by ``model_path``.
+    # the dice is rougher than ``tray_texture`` in fine detail or than ``tray_grain`` in
+    # coarse grain (table.dice.detect.background_texture) is read by them, with the second
+    # look; a frame like the tray by ``model_path``.
     general_model: Path | None = None
     tray_texture: float = 1.44
+    tray_grain: float = 2.04
     # ``drop_below`` for the frames the general networks read (``drop_below`` is the tray's).
     general_drop_below: float = 0.55
 
@@ -102,6 +104,7 @@ def load_settings(path: Path | None = None) -> ReaderSettings:
             second_look_views=int(reader.get("second_look_views", 8)),
             general_model=_general(path, reader.get("general_model", "")),
             tray_texture=float(reader.get("tray_texture", 1.44)),
+            tray_grain=float(reader.get("tray_grain", 2.04)),
             general_drop_below=float(reader.get("general_drop_below", 0.55)),
         )
     except (TypeError, ValueError) as exc:

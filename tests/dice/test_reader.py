@@ -118,10 +118,18 @@ def test_background_texture_looks_away_from_the_dice() -> None:
 
     plain = _smooth_tray_with_a_die()
     die = [(140, 140, 181, 181)]
-    assert background_texture(plain, die) == 0.0  # the die's pips and edges are left out
-    assert background_texture(plain, []) > 0.0  # ... unless no box covers them
-    assert background_texture(_smooth_tray_with_a_die(noise=8), die) > 3.0  # a noisy camera is rough
-    assert background_texture(plain, [(0, 0, 320, 320)]) == float("inf")  # nothing left to look at
+    assert background_texture(plain, die) == (0.0, 0.0)  # the die's pips and edges are left out
+    assert background_texture(plain, [])[0] > 0.0  # ... unless no box covers them
+    texture, grain = background_texture(_smooth_tray_with_a_die(noise=8), die)
+    assert texture > 3.0  # a noisy camera is rough in fine detail
+    wood = plain.copy()
+    for y in range(0, 320, 24):  # broad stripes, as wood grain: smooth in fine detail
+        cv2.rectangle(wood, (0, y), (319, y + 11), (120, 120, 120), -1)
+    wood = cv2.GaussianBlur(wood, (0, 0), 3)
+    wood[140:181, 140:181] = plain[140:181, 140:181]
+    texture, grain = background_texture(wood, die)
+    assert texture < 1.44 < 2.04 < grain  # under the fine-detail limit, over the grain limit
+    assert background_texture(plain, [(0, 0, 320, 320)]) == (float("inf"), float("inf"))  # nothing left
 
 
 def test_general_model_and_second_look_are_settings(tmp_path: Path) -> None:
@@ -129,14 +137,14 @@ def test_general_model_and_second_look_are_settings(tmp_path: Path) -> None:
     s = load_settings(path)
     assert s.general_model is None and s.second_look_size == 0.65
     path.write_text(
-        '[reader]\ngeneral_model = "faces-general.npz"\ntray_texture = 2.5\n'
+        '[reader]\ngeneral_model = "faces-general.npz"\ntray_texture = 2.5\ntray_grain = 3.5\n'
         "second_look_below = 0.5\nsecond_look_reject_below = 1.0\nsecond_look_size = 0.7\n"
         "general_drop_below = 0.25\n"
     )
     s = load_settings(path)
     assert s.general_model is not None and s.general_model.name == "faces-general.npz"
     got = (s.tray_texture, s.second_look_below, s.second_look_reject_below, s.second_look_size, s.general_drop_below)
-    assert got == (2.5, 0.5, 1.0, 0.7, 0.25)
+    assert got == (2.5, 0.5, 1.0, 0.7, 0.25) and s.tray_grain == 3.5
     path.write_text('[reader]\ngeneral_model = ""\n')
     assert load_settings(path).general_model is None
     path.write_text("[reader]\ngeneral_model = 3\n")

@@ -288,26 +288,35 @@ def choose_second_look(  # type: ignore[type-arg]
                                             ("chosen: best within the first way's passes", chosen)):
         print(f"second look {what} (right - extra {gain}, {-cost} network passes): "
               + ", ".join(f"{k} = {v}" for k, v in settings.items()), flush=True)
-    return [chosen[1]] + ([best[1]] if best[1] != chosen[1] else [])  # the chosen first
+    one_view = max((x for x in scored if x[1]["second_look_views"] == 1 and -x[0][1] <= -old_cost),
+                   key=lambda x: x[0])
+    print(f"best in one view (right - extra {one_view[0][0]}, {-one_view[0][1]} network passes): "
+          + ", ".join(f"{k} = {v}" for k, v in one_view[1].items()), flush=True)
+    others = [x[1] for x in (best, one_view) if x[1] != chosen[1]]
+    return [chosen[1], *[o for k, o in enumerate(others) if o not in others[:k]]]  # the chosen first
 
 
-def choose_tray_texture(photos: Path, labels: dict, names: list[str]) -> float:  # type: ignore[type-arg]
+def choose_tray_texture(photos: Path, labels: dict, names: list[str]) -> dict[str, float]:  # type: ignore[type-arg]
     """``tray_texture``: midway between the roughest tray photo (all of them, as they are:
     what the shipped networks were trained on) and the smoothest frame of the training
-    conditions that lay another surface under the dice (``names``' photos; the held-out
-    condition plays no part)."""
+    conditions that lay another surface under the dice (``names``' photos); ``tray_grain``:
+    5% above the roughest tray photo's grain, so that every tray photo stays with the
+    tray's networks. The held-out condition plays no part."""
     from table.dice.detect import background_texture, find_dice
 
-    def texture(img: np.ndarray) -> float:  # type: ignore[type-arg]
+    def measure(img: np.ndarray) -> tuple[float, float]:  # type: ignore[type-arg]
         return background_texture(img, find_dice(img)[0])
 
-    tray = max(texture(cv2.imread(str(photos / n))) for n in labels)
-    other = min(texture(img) for c in CONDITIONS if c.surface and c.name != HELD_OUT
-                for _, img, _ in conditioned(photos, names, labels, c))
-    chosen = round((tray + other) / 2, 2)
-    print(f"tray_texture: roughest tray photo {tray:.3f}, smoothest frame of another surface {other:.3f}; "
-          f"midway {chosen}", flush=True)
-    return chosen
+    tray = np.array([measure(cv2.imread(str(photos / n))) for n in labels])
+    other = np.array([measure(img) for c in CONDITIONS if c.surface and c.name != HELD_OUT
+                      for _, img, _ in conditioned(photos, names, labels, c)])
+    texture = round(float(tray[:, 0].max() + other[:, 0].min()) / 2, 2)
+    grain = round(float(tray[:, 1].max()) * 1.05, 2)
+    print(f"tray_texture: roughest tray photo {tray[:, 0].max():.3f}, smoothest frame of another surface "
+          f"{other[:, 0].min():.3f}; midway {texture}. tray_grain: roughest tray photo {tray[:, 1].max():.3f}; "
+          f"5% above, {grain} (frames of the other surfaces {other[:, 1].min():.2f}-{other[:, 1].max():.2f})",
+          flush=True)
+    return {"tray_texture": texture, "tray_grain": grain}
 
 
 def textures(photos: Path, labels: dict, names: list[str]) -> None:  # type: ignore[type-arg]
@@ -316,8 +325,9 @@ def textures(photos: Path, labels: dict, names: list[str]) -> None:  # type: ign
     from table.dice.detect import background_texture, find_dice
 
     def spread(pictures: list) -> str:  # type: ignore[type-arg]
-        v = [background_texture(img, find_dice(img)[0]) for _, img, _ in pictures]
-        return f"{min(v):.2f}-{max(v):.2f} (median {float(np.median(v)):.2f})"
+        v = np.array([background_texture(img, find_dice(img)[0]) for _, img, _ in pictures])
+        return "; ".join(f"{what} {v[:, k].min():.2f}-{v[:, k].max():.2f} (median {float(np.median(v[:, k])):.2f})"
+                         for k, what in enumerate(("texture", "grain")))
 
     print(f"tray photos (all {len(labels)}): {spread([(n, cv2.imread(str(photos / n)), None) for n in labels])}")
     for cond in CONDITIONS:
@@ -365,7 +375,8 @@ def auto(photos: Path, labels: dict, names: list[str], unused: list[str], model:
     runs.append((f"{HELD_OUT} (held out), the {len(unused)} photos never fitted on",
                  conditioned(photos, unused, labels, held_out)))
     runs.append((f"tray photos (all {len(labels)})", [(n, cv2.imread(str(photos / n)), labels[n]) for n in labels]))
-    print(f"reader choosing by itself (tray_texture {reader.settings.tray_texture}):")
+    print(f"reader choosing by itself (tray_texture {reader.settings.tray_texture}, "
+          f"tray_grain {reader.settings.tray_grain}):")
     for name, pictures in runs:
         s, general = scored(pictures)
         print(f"  {name}: right {s.accuracy:.1%} ({s.right}/{s.labelled}), extra {s.extra_rate:.1%} "
@@ -433,8 +444,9 @@ def main() -> int:
     if a.auto:
         texture = choose_tray_texture(a.photos, labels, names)
         for k, second in enumerate(choose_second_look(a.photos, labels, test_names, a.auto)):
-            print("the chosen settings:" if k == 0 else "the best settings whatever they cost:")
-            chosen = {"tray_texture": texture, **second}
+            print("the chosen settings:" if k == 0 else
+                  f"for comparison, {', '.join(f'{k} = {v}' for k, v in second.items())}:")
+            chosen = {**texture, **second}
             auto(a.photos, labels, test_names, [n for n in labels if n not in set(names)], a.auto, chosen)
     if a.adapt:
         fit = []
