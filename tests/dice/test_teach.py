@@ -204,3 +204,22 @@ def test_the_tray_lines_reader_follows_the_config_directory(tmp_path: Path) -> N
     datafiles.use_config_dir(tmp_path)
     read_tray_image(TEACH / "venue-00.jpg")
     assert reader_module._default is not shipped
+
+
+def test_a_teach_scores_its_networks_on_every_frame_even_where_general_ones_would_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from dataclasses import replace
+
+    monkeypatch.setattr(teach_module, "refit_head", lambda net, feats, classes, steps=0: net)  # taught = as it was
+    base = replace(load_settings(), engine="numpy")
+    choosing = replace(base, general_model=base.model_path.with_name("faces-general.npz"))
+    data = load_teach_set(TEACH)
+    result = teach_module.teach(data, DiceReader(choosing))
+    _, held = split(data.photos)
+    photos = [data.photos[i] for i in held]
+    # before: the reader in force, which gave these rough frames to the general networks;
+    # after: the taught networks (here the tray's, unchanged) on every frame.
+    assert result.before.right == teach_module.score(DiceReader(choosing), photos).right
+    assert result.after.right == teach_module.score(DiceReader(base), photos).right
+    assert result.before.right != result.after.right
