@@ -17,9 +17,14 @@ at IoU >= 0.5, and at any overlap); the die finder's own time on the crowded fra
 then the ratios: each library engine to numpy (the
 library-versus-numpy comparison) and to the baseline. Memory: the reader's Python heap
 peak on the busiest frame (``tracemalloc``) and the process's peak resident size.
-``--general`` adds the general setting for other setups (``faces-general.npz`` with
-``shrink_boxes``) as one more reader, timed the same way; its networks saw these
-photos in training, so its accuracy here is not a held-out figure.
+``--general`` adds three readers, timed the same way: ``general``, the general
+networks (``faces-general.npz``) with the second look as configured (only the boxes
+whose first reading is unsure); ``general-1v``, the same with the second look in one
+view; ``general-all``, the second look as it first was (every box read twice, at 0.8 of
+its size, no ``drop_below``); and ``auto``, the reader with
+``general_model`` set, which picks the networks from each frame (it says how many frames
+it gave to the general networks). The general networks saw these photos in training,
+so their accuracy here is not a held-out figure.
 """
 
 from __future__ import annotations
@@ -134,13 +139,19 @@ def main() -> int:
         reader = DiceReader(replace(load_settings(), engine=engine))
         reader.read(frames[0])  # load the model outside the timing
         readers[engine] = lambda frame, reader=reader: [(r.box, r.face, r.confidence) for r in reader.read(frame)]
-    if a.general:  # the general setting: other networks, every box read twice (docs/dice.md)
+    auto: DiceReader | None = None
+    if a.general:  # the general networks, and the reader choosing them by itself (docs/dice.md)
         base = load_settings()
-        general = DiceReader(
-            replace(base, model_path=base.model_path.with_name("faces-general.npz"), shrink_boxes=True)
-        )
-        general.read(frames[0])
-        readers["general"] = lambda frame: [(r.box, r.face, r.confidence) for r in general.read(frame)]
+        nets = base.model_path.with_name("faces-general.npz")
+        forced = replace(base, model_path=nets, shrink_boxes=True, drop_below=base.general_drop_below)
+        every = replace(forced, second_look_below=1.0, second_look_reject_below=1.0, second_look_size=0.8,
+                        second_look_views=8, drop_below=0.0)
+        one_view = replace(forced, second_look_views=1)
+        auto = DiceReader(replace(base, general_model=nets))
+        for name, reader in (("general", DiceReader(forced)), ("general-1v", DiceReader(one_view)),
+                             ("general-all", DiceReader(every)), ("auto", auto)):
+            reader.read(frames[0])
+            readers[name] = lambda frame, reader=reader: [(r.box, r.face, r.confidence) for r in reader.read(frame)]
     busiest = max(range(len(frames)), key=lambda i: len(labels[i]))
     tracemalloc.start()
     readers[a.engines.split(",")[0]](frames[busiest])  # type: ignore[operator]
@@ -163,6 +174,12 @@ def main() -> int:
                     readings[name].append(out)
     print(f"fastest of {a.rounds} rounds per frame; load average after "
           f"{' '.join(f'{v:.1f}' for v in os.getloadavg())}")
+    if auto is not None:
+        general_frames = 0
+        for frame in frames:
+            auto.read(frame)
+            general_frames += auto.last_general
+        print(f"auto gave {general_frames} of {len(frames)} frames to the general networks")
     for name in names:
         print(summary(name, best[name], labels))
     loose = {name: scored(name, readings[name], labels) for name in names}
@@ -186,8 +203,21 @@ def main() -> int:
     def crowd(name: str) -> float:
         return statistics.median([u for u, lab in zip(best[name], labels, strict=True) if len(lab) >= 20] or [0.0])
 
+    if a.general:
+        def p95(name: str) -> float:
+            crowded = [u for u, lab in zip(best[name], labels, strict=True) if len(lab) >= 20]
+            return statistics.quantiles(crowded, n=20)[18] if len(crowded) >= 2 else float("nan")
+
+        print(
+            f"second look on unsure boxes only / on every box (general / general-all): 20+ dice p95 "
+            f"{p95('general'):.1f} / {p95('general-all'):.1f} ms = {p95('general') / p95('general-all'):.2f}x, "
+            f"median {statistics.median(best['general']) / statistics.median(best['general-all']):.2f}x; "
+            f"in one view (general-1v): 20+ dice p95 {p95('general-1v'):.1f} ms = "
+            f"{p95('general-1v') / p95('general-all'):.2f}x; "
+            f"auto / {first}: 20+ dice p95 {p95('auto'):.1f} / {p95(first):.1f} ms"
+        )
     for name in names[1:]:
-        if name in (first, "general"):
+        if name in (first, "general", "general-1v", "general-all", "auto"):
             continue
         same = loose[name].right == loose[first].right and loose[name].extra == loose[first].extra
         print(

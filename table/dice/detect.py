@@ -234,6 +234,46 @@ def find_dice(
     return boxes, size
 
 
+def background_texture(image: Image, boxes: list[Box], area: NDArray[np.uint8] | None = None) -> tuple[float, float]:
+    """How rough the tray is away from the dice, at two scales: (texture, grain).
+
+    Every box is grown by a third of its size on each side, so that a die's edge and
+    shadow stay out; what is left of the tray (``area``, 1 = inside; by default the
+    inside of a dark rim when one spans the view, as :func:`find_dice` finds it) is the
+    surface the dice lie on, as the camera sees it. When less than a twentieth of the
+    frame is left inside the rim, the whole frame away from the boxes is used.
+
+    - texture: the mean of :func:`_texture` (|pixel - its 5x5 mean|, grey levels) there:
+      fine detail, which camera noise, printing and woven cloth raise;
+    - grain: the median of |pixel - its 31x31 mean| there, on the picture halved (a
+      15x15 mean): coarse structure such as wood grain, stone or felt blotches, which a
+      clean camera shows too. The median ignores a tray wall or a corner of table
+      showing in part of the view.
+
+    Both are infinite when nothing is left at all.
+    """
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    if area is None:
+        area = tray_area(grey)
+    away = np.ones(grey.shape, np.uint8)
+    for x0, y0, x1, y1 in boxes:
+        dx, dy = (x1 - x0) // 3, (y1 - y0) // 3
+        away[max(0, y0 - dy) : y1 + dy, max(0, x0 - dx) : x1 + dx] = 0
+    free = away if area is None else away & (area > 0)
+    if np.count_nonzero(free) < free.size / 20:
+        free = away
+    if not free.any():
+        return float("inf"), float("inf")
+    texture = float(cv2.mean(_texture(grey), mask=free)[0])
+    half = (grey.shape[1] // 2, grey.shape[0] // 2)
+    small = cv2.resize(grey, half, interpolation=cv2.INTER_AREA).astype(np.float32)
+    where = cv2.resize(free, half, interpolation=cv2.INTER_NEAREST) > 0
+    if not where.any():
+        return texture, float("inf")
+    grain = float(np.median(cv2.absdiff(small, cv2.blur(small, (15, 15)))[where]))
+    return texture, grain
+
+
 def _grow(box: Box, side: float, width: int, height: int) -> Box:
     """Widen a small box about its centre to ``side`` (a pale die shows only its pips)."""
     cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2

@@ -85,21 +85,23 @@ class FaceModel:
     def _average(self, x: F32) -> F32:
         return self._run(x)
 
-    def probabilities(self, x: F32) -> F32:
-        """Class probabilities (N, 7); dice below ``sure`` averaged over ``views`` views."""
+    def probabilities(self, x: F32, views: int | None = None) -> F32:
+        """Class probabilities (N, 7); dice below ``sure`` averaged over ``views`` views
+        (the model's own number unless given: 1 reads every crop once)."""
+        views = self.views if views is None else views
         x = np.asarray(x, np.float32)
         probs = self._average(x)
-        again = np.flatnonzero(probs.max(axis=1) < self.sure) if self.views > 1 else np.zeros(0, np.int64)
+        again = np.flatnonzero(probs.max(axis=1) < self.sure) if views > 1 else np.zeros(0, np.int64)
         if len(again):
             sub = x[again]
-            more = self._average(np.concatenate([_view(sub, k) for k in range(1, self.views)]))
-            probs[again] = (probs[again] + more.reshape(self.views - 1, len(again), -1).sum(axis=0)) / self.views
+            more = self._average(np.concatenate([_view(sub, k) for k in range(1, views)]))
+            probs[again] = (probs[again] + more.reshape(views - 1, len(again), -1).sum(axis=0)) / views
         return probs
 
-    def predict(self, x: F32) -> tuple[NDArray[np.int32], F32]:
+    def predict(self, x: F32, views: int | None = None) -> tuple[NDArray[np.int32], F32]:
         """Per die: the class (0 = not a die, 1-6 = face) and its probability."""
         if len(x) == 0:
             return np.zeros(0, np.int32), np.zeros(0, np.float32)
-        p = self.probabilities(x)
+        p = self.probabilities(x, views)
         best = p.argmax(axis=1).astype(np.int32)
         return best, p[np.arange(len(best)), best]

@@ -24,7 +24,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from table.dice.capture import FrameSource, wait_until_settled
-from table.dice.detect import Box, find_dice
+from table.dice.detect import Box, background_texture, find_dice, tray_area
 from table.dice.features import canonical_crop, face_inputs
 from table.dice.model import FaceModel
 from table.dice.settings import ReaderSettings, load_settings
@@ -51,15 +51,49 @@ class DiceReader:
         self.settings = settings or load_settings()
         self.symbols = symbols
         self._model: FaceModel | None = None
+        self._general: FaceModel | None = None
+        # Whether the last frame read was read by the general networks (for reports).
+        self.last_general = False
 
     @property
     def model(self) -> FaceModel:
+        """The face networks for frames like the tray (``model`` in the settings)."""
         if self._model is None:
-            try:
-                self._model = FaceModel.load(self.settings.model_path, self.settings.engine)
-            except (OSError, ValueError) as exc:
-                raise TableError(str(exc)) from exc
+            self._model = _load(self.settings.model_path, self.settings.engine)
         return self._model
+
+    @property
+    def general(self) -> FaceModel | None:
+        """The networks for frames unlike the tray (``general_model``), or None when off."""
+        if self.settings.general_model is None:
+            return None
+        if self._general is None:
+            self._general = _load(self.settings.general_model, self.settings.engine)
+        return self._general
+
+    def _networks(
+        self, frame: NDArray[np.uint8], boxes: list[Box], area: NDArray[np.uint8] | None
+    ) -> tuple[FaceModel, bool, float]:
+        """The networks that read this frame, whether to take the second look, and the
+        confidence below which a reading is dropped as "not a die".
+
+        With a ``general_model`` set, the reader chooses by itself from the frame: a frame
+        whose surface away from the dice is rougher than the tray's, in fine detail
+        (``tray_texture``: printing, woven cloth, a noisy camera) or in coarse grain
+        (``tray_grain``: wood, stone, felt), is read by the general networks, with the
+        second look.
+        """
+        s = self.settings
+        if s.general_model is None:
+            self.last_general = False
+        else:
+            texture, grain = background_texture(frame, boxes, area)
+            self.last_general = texture > s.tray_texture or grain > s.tray_grain
+        if self.last_general:
+            general = self.general
+            assert general is not None
+            return general, True, s.general_drop_below
+        return self.model, s.shrink_boxes, s.drop_below
 
     def _area(self, frame: NDArray[np.uint8]) -> NDArray[np.uint8] | None:
         if self.settings.tray_area is None:
@@ -71,7 +105,12 @@ class DiceReader:
 
     def read(self, frame: NDArray[np.uint8]) -> list[DieReading]:
         """All dice in ``frame``, in reading order (top to bottom, left to right)."""
-        boxes, _ = find_dice(frame, area=self._area(frame))
+        area = self._area(frame)
+        if area is None and self.symbols is None and self.settings.general_model is not None:
+            # Found once for the die finder and the choice of networks (both look inside it).
+            rim = tray_area(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
+            area = rim if rim is not None else np.ones(frame.shape[:2], np.uint8)
+        boxes, _ = find_dice(frame, area=area)
         out: list[DieReading] = []
         if not boxes:
             return out
@@ -83,33 +122,56 @@ class DiceReader:
                 face, confidence = decide(scores)
                 out.append(DieReading(face, box, confidence))
         else:
-            out = self._read_pips(frame, boxes)
+            out = self._read_pips(frame, boxes, area)
         out = _one_per_die(out)
         out.sort(key=lambda r: (r.box[1] // 20, r.box[0]))
         return out
 
-    def _read_pips(self, frame: NDArray[np.uint8], boxes: list[Box]) -> list[DieReading]:
+    def _read_pips(
+        self, frame: NDArray[np.uint8], boxes: list[Box], area: NDArray[np.uint8] | None = None
+    ) -> list[DieReading]:
         """Name each proposed box's face; boxes the network calls "not a die" (class 0) are dropped.
 
-        With ``shrink_boxes`` every box is also read shrunk about its centre; the two
-        readings of a die share a centre, so the duplicate rule keeps the surer one.
-        Readings below ``drop_below`` are dropped as "not a die" too.
+        With the second look (``shrink_boxes``, or a frame the general networks read) a
+        box is read again shrunk about its centre when its first reading is a die less
+        sure than ``second_look_below`` or "not a die" less sure than
+        ``second_look_reject_below``: a die sure at first sight is not read twice. The
+        two readings of a die share a centre, so the duplicate rule keeps the surer one.
+        Readings below ``drop_below`` (``general_drop_below`` on a frame the general
+        networks read) are dropped as "not a die" too.
         """
-        side = self.model.side
-        if self.settings.shrink_boxes:
+        s = self.settings
+        if not boxes:
+            return []
+        model, second_look, floor = self._networks(frame, boxes, area)
+        def crops(bs: list[Box]) -> NDArray[np.float32]:
+            return face_inputs(np.stack([canonical_crop(frame, b, side=model.side) for b in bs]))
+
+        classes, conf = model.predict(crops(boxes))
+        read = list(zip(boxes, classes, conf, strict=True))
+        if second_look:
             h, w = frame.shape[:2]
-            boxes = boxes + [shrunk(b, w, h) for b in boxes]
-        feats = face_inputs(np.stack([canonical_crop(frame, b, side=side) for b in boxes]))
-        classes, conf = self.model.predict(feats)
-        floor = self.settings.drop_below
-        return [
-            DieReading(int(c), box, float(p))
-            for box, c, p in zip(boxes, classes, conf, strict=True)
-            if int(c) != 0 and p >= floor
-        ]
+            again = [shrunk(b, w, h, s.second_look_size) for b, c, p in read if _look_again(int(c), float(p), s)]
+            if again:
+                c2, p2 = model.predict(crops(again), s.second_look_views)
+                read += list(zip(again, c2, p2, strict=True))
+        return [DieReading(int(c), box, float(p)) for box, c, p in read if int(c) != 0 and p >= floor]
 
     def read_file(self, path: Path) -> list[DieReading]:
         return self.read(load_image(path))
+
+
+def _look_again(face: int, confidence: float, s: ReaderSettings) -> bool:
+    """Whether a box first read as ``face`` (0: not a die) at ``confidence`` gets the second look."""
+    limit = s.second_look_below if face else s.second_look_reject_below
+    return limit >= 1.0 or confidence < limit  # 1.0: every box (a probability may round to 1.0)
+
+
+def _load(path: Path, engine: str) -> FaceModel:
+    try:
+        return FaceModel.load(path, engine)
+    except (OSError, ValueError) as exc:
+        raise TableError(str(exc)) from exc
 
 
 # A box read again with ``shrink_boxes`` is a square of this fraction of its longer side.

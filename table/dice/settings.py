@@ -45,6 +45,24 @@ class ReaderSettings:
     # A pip reading less sure than this is taken for "not a die" and not reported at all
     # (0: every reading is reported, the unsure ones marked by their confidence).
     drop_below: float = 0.0
+    # The second look (``shrink_boxes``) is taken only for boxes whose first reading is a
+    # die less sure than ``second_look_below``, or "not a die" less sure than
+    # ``second_look_reject_below`` (1.0 or more: every box; docs/dice.md).
+    second_look_below: float = 1.0
+    # The second look's box: this fraction of the finder's box's longer side, same centre.
+    second_look_size: float = 0.65
+    second_look_reject_below: float = 0.99999
+    # How many views (table.dice.model.VIEWS) an unsure box is read in on the second look.
+    second_look_views: int = 8
+    # The networks for setups unlike the tray (None: off). A frame whose surface away from
+    # the dice is rougher than ``tray_texture`` in fine detail or than ``tray_grain`` in
+    # coarse grain (table.dice.detect.background_texture) is read by them, with the second
+    # look; a frame like the tray by ``model_path``.
+    general_model: Path | None = None
+    tray_texture: float = 1.44
+    tray_grain: float = 2.04
+    # ``drop_below`` for the frames the general networks read (``drop_below`` is the tray's).
+    general_drop_below: float = 0.55
 
 
 def load_settings(path: Path | None = None) -> ReaderSettings:
@@ -62,6 +80,8 @@ def load_settings(path: Path | None = None) -> ReaderSettings:
     capture = data.get("capture", {})
     try:
         conf = float(reader.get("min_confidence", 0.6))
+        if not 1 <= int(reader.get("second_look_views", 8)) <= 8:
+            raise ValueError("reader.second_look_views must be 1-8")
         area = tray.get("area")
         if area is not None:
             if len(area) != 4:
@@ -78,6 +98,14 @@ def load_settings(path: Path | None = None) -> ReaderSettings:
             engine=_engine(reader.get("engine", "auto")),
             shrink_boxes=_flag(reader.get("shrink_boxes", False), "reader.shrink_boxes"),
             drop_below=float(reader.get("drop_below", 0.0)),
+            second_look_below=float(reader.get("second_look_below", 1.0)),
+            second_look_size=float(reader.get("second_look_size", 0.65)),
+            second_look_reject_below=float(reader.get("second_look_reject_below", 0.99999)),
+            second_look_views=int(reader.get("second_look_views", 8)),
+            general_model=_general(path, reader.get("general_model", "")),
+            tray_texture=float(reader.get("tray_texture", 1.44)),
+            tray_grain=float(reader.get("tray_grain", 2.04)),
+            general_drop_below=float(reader.get("general_drop_below", 0.55)),
         )
     except (TypeError, ValueError) as exc:
         raise TableError(f"{path}: a setting has the wrong type ({exc})") from exc
@@ -87,6 +115,12 @@ def _flag(value: object, name: str) -> bool:
     if not isinstance(value, bool):
         raise ValueError(f"{name} is {value!r}; use true or false")
     return value
+
+
+def _general(settings_file: Path, value: object) -> Path | None:
+    if not isinstance(value, str):
+        raise ValueError(f"reader.general_model is {value!r}; give a file name, or \"\" for none")
+    return _model_file(settings_file, value) if value else None
 
 
 def _engine(value: object) -> str:

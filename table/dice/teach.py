@@ -25,7 +25,7 @@ import csv
 import io
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -243,7 +243,9 @@ def teach(data: TeachSet, reader: DiceReader, progress: Callable[[str], None] = 
         progress(f"refitting network {k + 1} of {len(reader.model.nets)} on {len(y)} samples")
         feats = np.concatenate([net.features(x[i : i + 256]) for i in range(0, len(x), 256)])
         nets.append(refit_head(net, feats, y))
-    new = DiceReader(reader.settings, reader.symbols)
+    # The taught networks read every frame: the venue's own tray is what they were taught
+    # on, whatever its surface (a general_model in force is no longer asked).
+    new = DiceReader(replace(reader.settings, general_model=None), reader.symbols)
     new._model = FaceModel(nets, views=reader.model.views, sure=reader.model.sure, engine=reader.settings.engine)
     progress("reading the held-back photos with the taught reader")
     after = score(new, held)
@@ -254,7 +256,8 @@ def save_taught(result: TeachResult, config: Path, shipped_settings: Path) -> Pa
     """Write the taught model to ``config/dice/`` and point ``config/dice/reader.toml`` at it.
 
     The settings file keeps everything the owner set; only its ``model`` line changes (or
-    is added), and when the config directory has none, the shipped one is copied first.
+    is added), a ``general_model`` line is emptied (the taught networks read every frame),
+    and when the config directory has none, the shipped one is copied first.
     """
     folder = config / "dice"
     folder.mkdir(parents=True, exist_ok=True)
@@ -278,6 +281,8 @@ def save_taught(result: TeachResult, config: Path, shipped_settings: Path) -> Pa
         text = re.sub(r"(?m)^\[reader\]\s*$", "[reader]\n" + line, text, count=1)
     else:
         text = f"[reader]\n{line}\n\n" + text
+    if re.search(r"(?m)^\s*general_model\s*=.*$", text):
+        text = re.sub(r"(?m)^\s*general_model\s*=.*$", 'general_model = ""', text, count=1)
     tmp_settings = folder / "reader.toml.new"
     tmp_settings.write_text(text, encoding="utf-8")
     tmp_settings.replace(settings)

@@ -99,3 +99,129 @@ def test_a_reader_that_also_reads_shrunk_boxes_reports_each_die_once() -> None:
     for r in twice:  # no die's centre lies inside another reported die's box
         cx, cy = (r.box[0] + r.box[2]) / 2, (r.box[1] + r.box[3]) / 2
         assert not any(o is not r and o.box[0] < cx < o.box[2] and o.box[1] < cy < o.box[3] for o in twice)
+
+
+def _smooth_tray_with_a_die(noise: float = 0.0) -> np.ndarray:
+    """A plain grey tray with one white die showing five pips, optionally under sensor noise."""
+    frame = np.full((320, 320, 3), 150, np.uint8)
+    cv2.rectangle(frame, (140, 140), (180, 180), (235, 235, 235), -1)
+    for x, y in ((148, 148), (172, 148), (160, 160), (148, 172), (172, 172)):
+        cv2.circle(frame, (x, y), 3, (20, 20, 20), -1)
+    if noise:
+        rng = np.random.default_rng(0)
+        frame = np.clip(frame + rng.normal(0, noise, frame.shape), 0, 255).astype(np.uint8)
+    return frame
+
+
+def test_background_texture_looks_away_from_the_dice() -> None:
+    from table.dice.detect import background_texture
+
+    plain = _smooth_tray_with_a_die()
+    die = [(140, 140, 181, 181)]
+    assert background_texture(plain, die) == (0.0, 0.0)  # the die's pips and edges are left out
+    assert background_texture(plain, [])[0] > 0.0  # ... unless no box covers them
+    texture, grain = background_texture(_smooth_tray_with_a_die(noise=8), die)
+    assert texture > 3.0  # a noisy camera is rough in fine detail
+    wood = plain.copy()
+    for y in range(0, 320, 24):  # broad stripes, as wood grain: smooth in fine detail
+        cv2.rectangle(wood, (0, y), (319, y + 11), (120, 120, 120), -1)
+    wood = cv2.GaussianBlur(wood, (0, 0), 3)
+    wood[140:181, 140:181] = plain[140:181, 140:181]
+    texture, grain = background_texture(wood, die)
+    assert texture < 1.44 < 2.04 < grain  # under the fine-detail limit, over the grain limit
+    assert background_texture(plain, [(0, 0, 320, 320)]) == (float("inf"), float("inf"))  # nothing left
+
+
+def test_general_model_and_second_look_are_settings(tmp_path: Path) -> None:
+    path = tmp_path / "reader.toml"
+    s = load_settings(path)
+    assert s.general_model is None and s.second_look_size == 0.65
+    path.write_text(
+        '[reader]\ngeneral_model = "faces-general.npz"\ntray_texture = 2.5\ntray_grain = 3.5\n'
+        "second_look_below = 0.5\nsecond_look_reject_below = 1.0\nsecond_look_size = 0.7\n"
+        "general_drop_below = 0.25\n"
+    )
+    s = load_settings(path)
+    assert s.general_model is not None and s.general_model.name == "faces-general.npz"
+    got = (s.tray_texture, s.second_look_below, s.second_look_reject_below, s.second_look_size, s.general_drop_below)
+    assert got == (2.5, 0.5, 1.0, 0.7, 0.25) and s.tray_grain == 3.5
+    path.write_text('[reader]\ngeneral_model = ""\n')
+    assert load_settings(path).general_model is None
+    path.write_text("[reader]\ngeneral_model = 3\n")
+    with pytest.raises(TableError, match="general_model"):
+        load_settings(path)
+    path.write_text("[reader]\nsecond_look_views = 1\n")
+    assert load_settings(path).second_look_views == 1
+    path.write_text("[reader]\nsecond_look_views = 9\n")
+    with pytest.raises(TableError, match="second_look_views"):
+        load_settings(path)
+
+
+def test_the_second_look_is_for_unsure_dice_and_unsure_rejections() -> None:
+    from table.dice.reader import _look_again
+    from table.dice.settings import ReaderSettings
+
+    s = ReaderSettings(second_look_below=0.8, second_look_reject_below=0.99)
+    assert _look_again(3, 0.7, s) and not _look_again(3, 0.9, s)  # a die: only when unsure
+    assert _look_again(0, 0.98, s) and not _look_again(0, 0.995, s)  # "not a die": unless very sure
+    every = ReaderSettings(second_look_below=1.0, second_look_reject_below=1.0)
+    assert _look_again(3, 1.0, every) and _look_again(0, 1.0, every)  # 1.0: every box, even at 1.0
+
+
+def test_the_reader_chooses_its_networks_from_the_frame() -> None:
+    from dataclasses import replace
+
+    from table.dice.reader import DiceReader
+
+    base = replace(load_settings(), engine="numpy")
+    general = base.model_path.with_name("faces-general.npz")
+    reader = DiceReader(replace(base, general_model=general))
+    reader.read(_smooth_tray_with_a_die())
+    assert reader.last_general is False  # a plain tray: the tray's own networks
+    photo = Path(__file__).parent / "data" / "teach" / "venue-00.jpg"  # a noisy camera over a cloth
+    frame = cv2.imread(str(photo))
+    chosen = reader.read(frame)
+    assert reader.last_general is True
+    # ... read exactly as the general networks with the second look read it
+    same = replace(base, model_path=general, shrink_boxes=True, drop_below=base.general_drop_below)
+    assert chosen == DiceReader(same).read(frame)
+    off = DiceReader(base)
+    off.read(frame)
+    assert off.last_general is False  # without a general_model the tray's networks read everything
+
+
+def test_every_box_gets_the_second_look_only_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dataclasses import replace
+
+    from table.dice.reader import DiceReader
+
+    photo = Path(__file__).parent / "data" / "teach" / "venue-00.jpg"
+    frame = cv2.imread(str(photo))
+    base = replace(load_settings(), engine="numpy", shrink_boxes=True)
+    sizes: list[int] = []
+    for below in (0.0, 0.8, 1.0):
+        reader = DiceReader(replace(base, second_look_below=below, second_look_reject_below=below))
+        model = reader.model
+        seen: list[int] = []
+        real = model.predict
+        def counted(x: np.ndarray, views: int | None = None, real=real, seen=seen):  # type: ignore[no-untyped-def]
+            seen.append(len(x))
+            return real(x, views)
+
+        monkeypatch.setattr(model, "predict", counted)
+        reader.read(frame)
+        sizes.append(sum(seen[1:]))  # crops read on the second look
+        assert len(seen) == (1 if below == 0 else 2)  # the second look is one more batch
+        if below >= 1.0:
+            assert seen[1] == seen[0]  # every box again
+    assert sizes[0] == 0 < sizes[1] <= sizes[2]
+
+
+def test_probabilities_in_one_view_read_each_crop_once() -> None:
+    from table.dice.model import FaceModel
+
+    model = FaceModel.load(load_settings().model_path, "numpy")
+    x = np.random.default_rng(0).normal(0, 1, (5, model.side, model.side, 4)).astype(np.float32)
+    once = model.probabilities(x, 1)
+    assert np.array_equal(once, model._average(x))  # no unsure crop is read again
+    assert model.probabilities(x).shape == once.shape

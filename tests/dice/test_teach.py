@@ -100,6 +100,13 @@ def test_save_keeps_the_owners_settings(tmp_path: Path) -> None:
     save_taught(result, tmp_path, tmp_path / "unused.toml")
     text = (tmp_path / "dice" / "reader.toml").read_text()
     assert text == '[reader]\nmin_confidence = 0.8\nmodel = "taught.npz"\n\n[tray]\n'
+    # A reader that chose general networks for rough frames reads every frame with the
+    # taught ones afterwards: they were taught on the venue's own surface.
+    owner = '[reader]\nmodel = "faces.npz"\ngeneral_model = "faces-general.npz"\n'
+    (tmp_path / "dice" / "reader.toml").write_text(owner)
+    save_taught(result, tmp_path, tmp_path / "unused.toml")
+    text = (tmp_path / "dice" / "reader.toml").read_text()
+    assert text == '[reader]\nmodel = "taught.npz"\ngeneral_model = ""\n'
 
 
 @pytest.mark.parametrize(
@@ -197,3 +204,22 @@ def test_the_tray_lines_reader_follows_the_config_directory(tmp_path: Path) -> N
     datafiles.use_config_dir(tmp_path)
     read_tray_image(TEACH / "venue-00.jpg")
     assert reader_module._default is not shipped
+
+
+def test_a_teach_scores_its_networks_on_every_frame_even_where_general_ones_would_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from dataclasses import replace
+
+    monkeypatch.setattr(teach_module, "refit_head", lambda net, feats, classes, steps=0: net)  # taught = as it was
+    base = replace(load_settings(), engine="numpy")
+    choosing = replace(base, general_model=base.model_path.with_name("faces-general.npz"))
+    data = load_teach_set(TEACH)
+    result = teach_module.teach(data, DiceReader(choosing))
+    _, held = split(data.photos)
+    photos = [data.photos[i] for i in held]
+    # before: the reader in force, which gave these rough frames to the general networks;
+    # after: the taught networks (here the tray's, unchanged) on every frame.
+    assert result.before.right == teach_module.score(DiceReader(choosing), photos).right
+    assert result.after.right == teach_module.score(DiceReader(base), photos).right
+    assert result.before.right != result.after.right

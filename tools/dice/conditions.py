@@ -130,6 +130,24 @@ def write_teach_set(photos: Path, labels: dict, out: Path) -> int:  # type: igno
     return 0
 
 
+def write_condition(photos: Path, labels: dict, name: str, out: Path) -> int:  # type: ignore[type-arg]
+    """Every photo in condition ``name`` as PNG, with their labels.csv (for bench/bench_dice.py)."""
+    cond = next((c for c in CONDITIONS if c.name == name), None)
+    if cond is None:
+        print(f"conditions: no condition {name!r}; there are {', '.join(c.name for c in CONDITIONS)}", file=sys.stderr)
+        return 2
+    out.mkdir(parents=True, exist_ok=True)
+    rows = ["filename,face,xmin,ymin,xmax,ymax"]
+    words = ["", "one", "two", "three", "four", "five", "six"]
+    for photo, img, lab in conditioned(photos, list(labels), labels, cond):
+        png = Path(photo).stem + ".png"
+        cv2.imwrite(str(out / png), img)
+        rows += [f"{png},{words[f]},{b[0]:.0f},{b[1]:.0f},{b[2]:.0f},{b[3]:.0f}" for b, f in lab]
+    (out / "labels.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    print(f"wrote {len(labels)} photos in the {name} condition to {out}")
+    return 0
+
+
 def score(reader: DiceReader, photos: list) -> Score:  # type: ignore[type-arg]
     s = Score()
     for _, img, lab in photos:
@@ -183,6 +201,189 @@ def general(  # type: ignore[type-arg]
               f"{s.accuracy:.1%} ({s.right}/{s.labelled}), extra {s.extra_rate:.1%} ({s.extra}/{s.reported})")
 
 
+SIZES = (0.6, 0.65, 0.7, 0.75, 0.8)
+DIE_BELOW = (0.5, 0.8, 0.95, 1.0)
+REJECT_BELOW = (0.999, 0.9999, 0.99999, 1.0)
+FLOORS = (0.0, 0.4, 0.5, 0.55, 0.6)
+
+
+def choose_second_look(  # type: ignore[type-arg]
+    photos: Path, labels: dict, names: list[str], model: Path
+) -> list[dict[str, float]]:
+    """The second look's size, thresholds and views and ``general_drop_below`` for the
+    general networks, chosen on the *training* conditions' scored photos only: the most
+    dice right less extra dice (of equals the fewest network passes; a box read in eight
+    views is eight) among the settings that need no more network passes than the
+    second look as it first was (every box, 0.8 of its size, eight views when unsure).
+    Every box's first reading and its second readings at each size (in one view and in
+    eight when unsure) are computed once, then every combination is scored."""
+    from table.dice.detect import find_dice
+    from table.dice.features import canonical_crop, face_inputs
+    from table.dice.model import VIEWS
+    from table.dice.reader import DieReading, _look_again, _one_per_die, shrunk
+    from table.dice.settings import ReaderSettings
+
+    nets = FaceModel.load(model, "auto")
+
+    def passes(p: np.ndarray, views: int) -> np.ndarray:  # type: ignore[type-arg]
+        return np.where((p.max(axis=1) < nets.sure) & (views > 1), views, 1)
+
+    cached = []
+    for cond in CONDITIONS:
+        if cond.name == HELD_OUT:
+            continue
+        for _, img, lab in conditioned(photos, names, labels, cond):
+            boxes, _ = find_dice(img)
+            if not boxes:
+                continue
+            h, w = img.shape[:2]
+
+            def inputs(bs: list, img: np.ndarray = img) -> np.ndarray:  # type: ignore[type-arg]
+                return face_inputs(np.stack([canonical_crop(img, b, side=nets.side) for b in bs]))
+
+            first = nets.probabilities(inputs(boxes))
+            again = {}
+            for f in SIZES:
+                small = [shrunk(b, w, h, f) for b in boxes]
+                x = inputs(small)
+                for views in (1, VIEWS):
+                    p = nets.probabilities(x, views)
+                    again[f, views] = (small, p, passes(nets.probabilities(x, 1), views))
+            cached.append((lab, boxes, first, passes(first, VIEWS), again))
+    scored = []
+    for size in SIZES:
+        for views in (1, VIEWS):
+            for die in DIE_BELOW:
+                for reject in REJECT_BELOW:
+                    rule = ReaderSettings(second_look_below=die, second_look_reject_below=reject)
+                    for floor in FLOORS:
+                        s, cost = Score(), 0
+                        for lab, boxes, first, first_cost, again in cached:
+                            out = []
+                            sb, p, p_cost = again[size, views]
+                            cost += int(first_cost.sum())
+                            for i, b in enumerate(boxes):
+                                c = int(first[i].argmax())
+                                if c and first[i][c] >= floor:
+                                    out.append(DieReading(c, b, float(first[i][c])))
+                                if _look_again(c, float(first[i][c]), rule):
+                                    cost += int(p_cost[i])
+                                    c2 = int(p[i].argmax())
+                                    if c2 and p[i][c2] >= floor:
+                                        out.append(DieReading(c2, sb[i], float(p[i][c2])))
+                            kept = _one_per_die(out)
+                            s.add(lab, [(r.box, r.face, r.confidence) for r in kept], min_iou=OVERLAP)
+                        scored.append(((s.right - s.extra, -cost), dict(
+                            second_look_size=size, second_look_views=views, second_look_below=die,
+                            second_look_reject_below=reject, general_drop_below=floor)))
+    # The budget: the network passes of the second look as it first was (every box again
+    # at 0.8 of its size, unsure ones in eight views, no floor): it may not get dearer.
+    first_way = dict(second_look_size=0.8, second_look_views=VIEWS, second_look_below=1.0,
+                     second_look_reject_below=1.0, general_drop_below=0.0)
+    (old_gain, old_cost), _ = next(x for x in scored if x[1] == first_way)
+    best = max(scored, key=lambda x: x[0])
+    chosen = max((x for x in scored if -x[0][1] <= -old_cost), key=lambda x: x[0])
+    for what, ((gain, cost), settings) in (("as it first was", ((old_gain, old_cost), first_way)),
+                                            ("best, whatever it costs", best),
+                                            ("chosen: best within the first way's passes", chosen)):
+        print(f"second look {what} (right - extra {gain}, {-cost} network passes): "
+              + ", ".join(f"{k} = {v}" for k, v in settings.items()), flush=True)
+    one_view = max((x for x in scored if x[1]["second_look_views"] == 1 and -x[0][1] <= -old_cost),
+                   key=lambda x: x[0])
+    print(f"best in one view (right - extra {one_view[0][0]}, {-one_view[0][1]} network passes): "
+          + ", ".join(f"{k} = {v}" for k, v in one_view[1].items()), flush=True)
+    others = [x[1] for x in (best, one_view) if x[1] != chosen[1]]
+    return [chosen[1], *[o for k, o in enumerate(others) if o not in others[:k]]]  # the chosen first
+
+
+def choose_tray_texture(photos: Path, labels: dict, names: list[str]) -> dict[str, float]:  # type: ignore[type-arg]
+    """``tray_texture``: midway between the roughest tray photo (all of them, as they are:
+    what the shipped networks were trained on) and the smoothest frame of the training
+    conditions that lay another surface under the dice (``names``' photos); ``tray_grain``:
+    5% above the roughest tray photo's grain, so that every tray photo stays with the
+    tray's networks. The held-out condition plays no part."""
+    from table.dice.detect import background_texture, find_dice
+
+    def measure(img: np.ndarray) -> tuple[float, float]:  # type: ignore[type-arg]
+        return background_texture(img, find_dice(img)[0])
+
+    tray = np.array([measure(cv2.imread(str(photos / n))) for n in labels])
+    other = np.array([measure(img) for c in CONDITIONS if c.surface and c.name != HELD_OUT
+                      for _, img, _ in conditioned(photos, names, labels, c)])
+    texture = round(float(tray[:, 0].max() + other[:, 0].min()) / 2, 2)
+    grain = round(float(tray[:, 1].max()) * 1.05, 2)
+    print(f"tray_texture: roughest tray photo {tray[:, 0].max():.3f}, smoothest frame of another surface "
+          f"{other[:, 0].min():.3f}; midway {texture}. tray_grain: roughest tray photo {tray[:, 1].max():.3f}; "
+          f"5% above, {grain} (frames of the other surfaces {other[:, 1].min():.2f}-{other[:, 1].max():.2f})",
+          flush=True)
+    return {"tray_texture": texture, "tray_grain": grain}
+
+
+def textures(photos: Path, labels: dict, names: list[str]) -> None:  # type: ignore[type-arg]
+    """The measure the reader chooses by (``background_texture``) in every condition, as
+    rendered and without its camera noise: what sets a condition apart from the tray."""
+    from table.dice.detect import background_texture, find_dice
+
+    def spread(pictures: list) -> str:  # type: ignore[type-arg]
+        v = np.array([background_texture(img, find_dice(img)[0]) for _, img, _ in pictures])
+        return "; ".join(f"{what} {v[:, k].min():.2f}-{v[:, k].max():.2f} (median {float(np.median(v[:, k])):.2f})"
+                         for k, what in enumerate(("texture", "grain")))
+
+    print(f"tray photos (all {len(labels)}): {spread([(n, cv2.imread(str(photos / n)), None) for n in labels])}")
+    for cond in CONDITIONS:
+        print(f"{cond.name:6s} ({len(names)} photos): {spread(conditioned(photos, names, labels, cond))}; "
+              f"without its camera noise: {spread(conditioned(photos, names, labels, replace(cond, noise=0)))}",
+              flush=True)
+    from table.dice.settings import load_settings
+
+    quiet = conditioned(photos, names, labels, replace(next(c for c in CONDITIONS if c.name == HELD_OUT), noise=0))
+    base = load_settings()
+    general = base.model_path.with_name("faces-general.npz")
+    for what, settings in (
+        ("the reader choosing by itself", replace(base, general_model=general)),
+        ("the general networks on every frame", replace(base, model_path=general, shrink_boxes=True,
+                                                        drop_below=base.general_drop_below)),
+    ):
+        reader, s, chose = DiceReader(settings), Score(), 0
+        for _, img, lab in quiet:
+            s.add(lab, [(r.box, r.face, r.confidence) for r in reader.read(img)], min_iou=OVERLAP)
+            chose += reader.last_general
+        print(f"{HELD_OUT} without camera noise, {what}: right {s.accuracy:.1%} ({s.right}/{s.labelled}), "
+              f"extra {s.extra_rate:.1%} ({s.extra}/{s.reported}); {chose} of {len(quiet)} frames to the general "
+              "networks")
+
+
+def auto(photos: Path, labels: dict, names: list[str], unused: list[str], model: Path, chosen: dict) -> None:  # type: ignore[type-arg]
+    """The reader with ``general_model`` (it chooses its networks from each frame) on every
+    condition's scored photos, the held-out condition's unused photos, and all tray photos
+    (how many of those it gave to the general networks: none means the tray figure is the
+    shipped networks' held-out one)."""
+    from table.dice.settings import load_settings
+
+    reader = DiceReader(replace(load_settings(), general_model=model, **chosen))  # type: ignore[arg-type]
+
+    def scored(pictures: list) -> tuple[Score, int]:  # type: ignore[type-arg]
+        s, general = Score(), 0
+        for _, img, lab in pictures:
+            s.add(lab, [(r.box, r.face, r.confidence) for r in reader.read(img)], min_iou=OVERLAP)
+            general += reader.last_general
+        return s, general
+
+    held_out = next(c for c in CONDITIONS if c.name == HELD_OUT)
+    runs = [(c.name + (" (held out)" if c.name == HELD_OUT else ""), conditioned(photos, names, labels, c))
+            for c in CONDITIONS]
+    runs.append((f"{HELD_OUT} (held out), the {len(unused)} photos never fitted on",
+                 conditioned(photos, unused, labels, held_out)))
+    runs.append((f"tray photos (all {len(labels)})", [(n, cv2.imread(str(photos / n)), labels[n]) for n in labels]))
+    print(f"reader choosing by itself (tray_texture {reader.settings.tray_texture}, "
+          f"tray_grain {reader.settings.tray_grain}):")
+    for name, pictures in runs:
+        s, general = scored(pictures)
+        print(f"  {name}: right {s.accuracy:.1%} ({s.right}/{s.labelled}), extra {s.extra_rate:.1%} "
+              f"({s.extra}/{s.reported}); {general} of {len(pictures)} frames read by the general networks",
+              flush=True)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--photos", required=True, type=Path)
@@ -196,13 +397,22 @@ def main() -> int:
     ap.add_argument("--general", type=Path, metavar="MODEL",
                     help="score this model file as a reader (with --shrink: shrink_boxes) on every condition, "
                          "choosing drop_below on the training conditions only")
+    ap.add_argument("--auto", type=Path, metavar="MODEL",
+                    help="choose the second look and drop_below for these general networks on the training "
+                         "conditions, then score the reader that picks its networks from each frame")
+    ap.add_argument("--textures", action="store_true",
+                    help="print the texture measure the reader chooses by in every condition, with and without noise")
     ap.add_argument("--skip-shipped", action="store_true", help="do not score the shipped reader first")
     ap.add_argument("--save-general", type=Path, help="with --finetune: write the fine-tuned model here")
     ap.add_argument("--teach-set", type=Path, help="write the tests' small teaching set here and stop")
+    ap.add_argument("--write", nargs=2, metavar=("CONDITION", "DIR"),
+                    help="write every photo in this condition (PNG, with labels.csv) to DIR and stop")
     a = ap.parse_args()
     labels = load_labels(a.photos)
     if a.teach_set:
         return write_teach_set(a.photos, labels, a.teach_set)
+    if a.write:
+        return write_condition(a.photos, labels, a.write[0], Path(a.write[1]))
     names = list(labels)[:: a.every]
     fit_names = [n for i, n in enumerate(names) if i % 4 != 3]
     test_names = [n for i, n in enumerate(names) if i % 4 == 3]
@@ -229,6 +439,15 @@ def main() -> int:
               f"right {s.accuracy:.1%}, extra {s.extra_rate:.1%}", flush=True)
     if a.general:
         general(a.photos, labels, test_names, a.general, a.shrink, [n for n in labels if n not in set(names)])
+    if a.textures:
+        textures(a.photos, labels, test_names)
+    if a.auto:
+        texture = choose_tray_texture(a.photos, labels, names)
+        for k, second in enumerate(choose_second_look(a.photos, labels, test_names, a.auto)):
+            print("the chosen settings:" if k == 0 else
+                  f"for comparison, {', '.join(f'{k} = {v}' for k, v in second.items())}:")
+            chosen = {**texture, **second}
+            auto(a.photos, labels, test_names, [n for n in labels if n not in set(names)], a.auto, chosen)
     if a.adapt:
         fit = []
         for cond in CONDITIONS:

@@ -3,6 +3,7 @@
     python tools/dice/doc_pictures.py [--held-out] PHOTO_NUMBER...
     python tools/dice/doc_pictures.py --label-errors
     python tools/dice/doc_pictures.py --condition desk [--model FILE] [--shrink] [--drop-below X] PHOTO_NUMBER...
+    python tools/dice/doc_pictures.py --condition desk --general-model config/dice/faces-general.npz PHOTO_NUMBER...
 
 Writes ``docs/images/dice/photo-NNN.jpg``: green = read right, red = wrong face or
 matching no labelled die, orange = unsure (below min_confidence), white outline = a
@@ -79,6 +80,9 @@ def main() -> None:
     ap.add_argument("--model", type=Path, help="with --condition: this model file instead of the shipped one")
     ap.add_argument("--shrink", action="store_true", help="with --condition: the shrink_boxes setting")
     ap.add_argument("--drop-below", type=float, default=0.0, help="with --condition: the drop_below setting")
+    ap.add_argument("--general-model", type=Path,
+                    help="with --condition: the reader choosing its networks per frame (general_model); "
+                         "pictures named CONDITION-auto-NNN.jpg")
     a = ap.parse_args()
     if a.label_errors:
         label_remarks(out)
@@ -94,6 +98,8 @@ def main() -> None:
         cond = next(c for c in CONDITIONS if c.name == a.condition)
         settings = replace(reader.settings, shrink_boxes=a.shrink, drop_below=a.drop_below)
         reader = DiceReader(replace(settings, model_path=a.model) if a.model else settings)
+        if a.general_model:
+            reader = DiceReader(replace(reader.settings, general_model=a.general_model))
     for k in a.photos:
         if a.held_out:
             folder = Path(a.fold_nets)
@@ -120,7 +126,8 @@ def main() -> None:
             text = f"{r.face}" + ("" if ok or j not in pairs else f" (is {lab[pairs[j]][1]})")
             cv2.putText(pic, text, (r.box[0], max(12, r.box[1] - 4)), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 0), 3)
             cv2.putText(pic, text, (r.box[0], max(12, r.box[1] - 4)), cv2.FONT_HERSHEY_SIMPLEX, 0.5, colour, 1)
-        path = out / (f"{cond.name}-{k:03d}.jpg" if cond else f"photo-{k:03d}.jpg")
+        kind = f"{cond.name}-auto" if cond and a.general_model else cond.name if cond else "photo"
+        path = out / f"{kind}-{k:03d}.jpg"
         cv2.imwrite(str(path), pic, [cv2.IMWRITE_JPEG_QUALITY, 80])
         print(path)
 
