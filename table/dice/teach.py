@@ -70,6 +70,10 @@ class TeachResult:
     taught_photos: int
     held_back: list[str]
     samples: int
+    general_floor: float | None = None
+    """Set when the networks taught are the general ones (they scored better on the
+    held-back photos): the taught reader then gives every frame the second look and
+    drops readings below this floor, as the reader did on the frames it gave them."""
 
     @property
     def better(self) -> bool:
@@ -234,30 +238,51 @@ def teach(data: TeachSet, reader: DiceReader, progress: Callable[[str], None] = 
     held = [data.photos[i] for i in held_idx]
     progress(f"reading {len(held)} held-back photos with the reader as it is")
     before = score(reader, held)
-    progress(f"cutting samples from {len(taught)} teaching photos")
-    x, y = samples(taught, reader.model.side)
-    if len(y) == 0 or not (y > 0).any():
-        raise TableError("the teaching photos hold no labelled dice the reader could use")
-    nets = []
-    for k, net in enumerate(reader.model.nets):
-        progress(f"refitting network {k + 1} of {len(reader.model.nets)} on {len(y)} samples")
-        feats = np.concatenate([net.features(x[i : i + 256]) for i in range(0, len(x), 256)])
-        nets.append(refit_head(net, feats, y))
-    # The taught networks read every frame: the venue's own tray is what they were taught
-    # on, whatever its surface (a general_model in force is no longer asked).
-    new = DiceReader(replace(reader.settings, general_model=None), reader.symbols)
-    new._model = FaceModel(nets, views=reader.model.views, sure=reader.model.sure, engine=reader.settings.engine)
-    progress("reading the held-back photos with the taught reader")
-    after = score(new, held)
-    return TeachResult(before, after, nets, len(taught), [data.photos[i][0] for i in held_idx], len(y))
+    # The networks that read the venue's frames are taught: the tray's, and with a
+    # general_model in force the general ones too (the reader gives them every frame
+    # unlike the tray); whichever taught set reads the held-back photos better is kept.
+    candidates: list[tuple[str, FaceModel, float | None]] = [("tray", reader.model, None)]
+    general = reader.general
+    if general is not None:
+        candidates.append(("general", general, reader.settings.general_drop_below))
+    cut: dict[int, tuple[F32, NDArray[np.int64]]] = {}
+    best: tuple[Score, list[ConvNet], float | None, int] | None = None
+    for which, model, floor in candidates:
+        if model.side not in cut:
+            progress(f"cutting samples from {len(taught)} teaching photos")
+            cut[model.side] = samples(taught, model.side)
+        x, y = cut[model.side]
+        if len(y) == 0 or not (y > 0).any():
+            raise TableError("the teaching photos hold no labelled dice the reader could use")
+        nets = []
+        for k, net in enumerate(model.nets):
+            progress(f"refitting the {which} network {k + 1} of {len(model.nets)} on {len(y)} samples")
+            feats = np.concatenate([net.features(x[i : i + 256]) for i in range(0, len(x), 256)])
+            nets.append(refit_head(net, feats, y))
+        # The taught networks read every frame: the venue's own tray is what they were
+        # taught on, whatever its surface (a general_model in force is no longer asked).
+        settings = replace(reader.settings, general_model=None)
+        if floor is not None:
+            settings = replace(settings, shrink_boxes=True, drop_below=floor)
+        new = DiceReader(settings, reader.symbols)
+        new._model = FaceModel(nets, views=model.views, sure=model.sure, engine=reader.settings.engine)
+        progress(f"reading the held-back photos with the taught {which} networks")
+        after = score(new, held)
+        if best is None or _merit(after) > _merit(best[0]):
+            best = (after, nets, floor, len(y))
+    assert best is not None
+    after, nets, floor, count = best
+    return TeachResult(before, after, nets, len(taught), [data.photos[i][0] for i in held_idx], count, floor)
 
 
 def save_taught(result: TeachResult, config: Path, shipped_settings: Path) -> Path:
     """Write the taught model to ``config/dice/`` and point ``config/dice/reader.toml`` at it.
 
     The settings file keeps everything the owner set; only its ``model`` line changes (or
-    is added), a ``general_model`` line is emptied (the taught networks read every frame),
-    and when the config directory has none, the shipped one is copied first.
+    is added), ``general_model`` is emptied (the taught networks read every frame), and
+    networks taught from the general ones also get ``shrink_boxes = true`` and their
+    ``drop_below`` (every frame is read as the general networks read theirs). When the
+    config directory has no settings file, the shipped one is copied first.
     """
     folder = config / "dice"
     folder.mkdir(parents=True, exist_ok=True)
@@ -274,19 +299,29 @@ def save_taught(result: TeachResult, config: Path, shipped_settings: Path) -> Pa
     tmp.replace(model)  # a reader never sees half a file
     settings = folder / "reader.toml"
     text = settings.read_text(encoding="utf-8") if settings.is_file() else shipped_settings.read_text("utf-8")
-    line = f'model = "{TAUGHT_MODEL}"'
-    if re.search(r"(?m)^\s*model\s*=.*$", text):
-        text = re.sub(r"(?m)^\s*model\s*=.*$", line, text, count=1)
-    elif re.search(r"(?m)^\[reader\]\s*$", text):
-        text = re.sub(r"(?m)^\[reader\]\s*$", "[reader]\n" + line, text, count=1)
-    else:
-        text = f"[reader]\n{line}\n\n" + text
+    text = _set_line(text, "model", f'"{TAUGHT_MODEL}"')
     if re.search(r"(?m)^\s*general_model\s*=.*$", text):
-        text = re.sub(r"(?m)^\s*general_model\s*=.*$", 'general_model = ""', text, count=1)
+        text = _set_line(text, "general_model", '""')
+    if result.general_floor is not None:
+        # Taught from the general networks: read every frame as they read theirs.
+        text = _set_line(text, "shrink_boxes", "true")
+        text = _set_line(text, "drop_below", f"{result.general_floor:g}")
     tmp_settings = folder / "reader.toml.new"
     tmp_settings.write_text(text, encoding="utf-8")
     tmp_settings.replace(settings)
     return model
+
+
+def _set_line(text: str, key: str, value: str) -> str:
+    """``text`` (a reader.toml) with ``key = value`` in its [reader] table: the key's line
+    replaced where it is, else added under ``[reader]`` (a table made when there is none)."""
+    line = f"{key} = {value}"
+    pattern = rf"(?m)^\s*{re.escape(key)}\s*=.*$"
+    if re.search(pattern, text):
+        return re.sub(pattern, lambda _: line, text, count=1)
+    if re.search(r"(?m)^\[reader\]\s*$", text):
+        return re.sub(r"(?m)^\[reader\]\s*$", lambda _: "[reader]\n" + line, text, count=1)
+    return f"[reader]\n{line}\n\n" + text
 
 
 def teach_folder(

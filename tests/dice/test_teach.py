@@ -37,11 +37,18 @@ def _report(out: str) -> tuple[float, float]:
     return before, after
 
 
+TRAY_READER = '[reader]\nmin_confidence = 0.6\nmodel = "faces.npz"\ngeneral_model = ""\n'
+"""A venue's settings that read every frame with the tray's networks: on the teach
+photos they read fewer dice right than the shipped setting (which gives these rough
+frames to the general networks), so a teach has something to mend."""
+
+
 def test_teach_from_a_folder_saves_a_better_reader_in_the_config_dir(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     config = tmp_path / "etc"
-    config.mkdir()
+    (config / "dice").mkdir(parents=True)
+    (config / "dice" / "reader.toml").write_text(TRAY_READER)
     assert main(["dice", "teach", str(TEACH), "--config", str(config)]) == 0
     out = capsys.readouterr().out
     before, after = _report(out)
@@ -49,7 +56,7 @@ def test_teach_from_a_folder_saves_a_better_reader_in_the_config_dir(
     assert (config / "dice" / "taught.npz").is_file()
     settings_text = (config / "dice" / "reader.toml").read_text()
     assert 'model = "taught.npz"' in settings_text
-    assert "min_confidence" in settings_text  # the shipped settings came along, unchanged
+    assert "min_confidence = 0.6" in settings_text  # the owner's settings stay
 
     # The reader in force under that config directory is the taught one, and it reads
     # the held-back photos as the report says.
@@ -107,6 +114,12 @@ def test_save_keeps_the_owners_settings(tmp_path: Path) -> None:
     save_taught(result, tmp_path, tmp_path / "unused.toml")
     text = (tmp_path / "dice" / "reader.toml").read_text()
     assert text == '[reader]\nmodel = "taught.npz"\ngeneral_model = ""\n'
+    # Networks taught from the general ones read every frame as those read theirs.
+    (tmp_path / "dice" / "reader.toml").write_text(owner + "drop_below = 0.0\n")
+    save_taught(TeachResult(Score(), Score(), [net], 1, ["a.jpg"], 10, 0.55), tmp_path, tmp_path / "unused.toml")
+    text = (tmp_path / "dice" / "reader.toml").read_text()
+    assert text == ('[reader]\nshrink_boxes = true\nmodel = "taught.npz"\ngeneral_model = ""\n'
+                    "drop_below = 0.55\n")
 
 
 @pytest.mark.parametrize(
@@ -153,7 +166,8 @@ def test_teach_needs_a_config_directory(capsys: pytest.CaptureFixture[str]) -> N
 
 def test_the_simulators_tray_line_teaches_then_reads_with_the_taught_reader(tmp_path: Path) -> None:
     config = tmp_path / "etc"
-    config.mkdir()
+    (config / "dice").mkdir(parents=True)
+    (config / "dice" / "reader.toml").write_text(TRAY_READER)
     sim = SimStations(4, time.monotonic, dice_reader=read_tray_image, dice_teacher=_teach_reader)
     sim.submit_tray("teach")
     assert "teach needs a folder" in sim.tray_message
@@ -163,7 +177,7 @@ def test_the_simulators_tray_line_teaches_then_reads_with_the_taught_reader(tmp_
     sim.submit_tray(f"teach {tmp_path / 'nowhere'}")
     assert "does not exist" in sim.tray_message
     photo = TEACH / "venue-07.jpg"
-    before = DiceReader().read_file(photo)
+    before = DiceReader(load_settings()).read_file(photo)
     sim.submit_tray(f"teach {TEACH}")
     assert "before" in sim.tray_message and sim.tray_message.endswith(": saved"), sim.tray_message
     assert (config / "dice" / "taught.npz").is_file()
@@ -212,14 +226,35 @@ def test_a_teach_scores_its_networks_on_every_frame_even_where_general_ones_woul
     from dataclasses import replace
 
     monkeypatch.setattr(teach_module, "refit_head", lambda net, feats, classes, steps=0: net)  # taught = as it was
-    base = replace(load_settings(), engine="numpy")
+    base = replace(load_settings(), engine="numpy", general_model=None)
     choosing = replace(base, general_model=base.model_path.with_name("faces-general.npz"))
     data = load_teach_set(TEACH)
-    result = teach_module.teach(data, DiceReader(choosing))
     _, held = split(data.photos)
     photos = [data.photos[i] for i in held]
-    # before: the reader in force, which gave these rough frames to the general networks;
-    # after: the taught networks (here the tray's, unchanged) on every frame.
+    # Without general networks, the taught ones are the tray's, and they read every frame.
+    alone = teach_module.teach(data, DiceReader(base))
+    assert alone.general_floor is None
+    assert alone.after.right == teach_module.score(DiceReader(base), photos).right
+    # With them, both sets are taught and the one that reads the held-back photos better
+    # is kept: here the general networks (these rough frames are theirs), which then read
+    # every frame with the second look and their floor, as the reader in force did.
+    result = teach_module.teach(data, DiceReader(choosing))
     assert result.before.right == teach_module.score(DiceReader(choosing), photos).right
-    assert result.after.right == teach_module.score(DiceReader(base), photos).right
-    assert result.before.right != result.after.right
+    tray_after = teach_module.score(DiceReader(base), photos)
+    assert result.general_floor == choosing.general_drop_below
+    assert result.after.right == result.before.right > tray_after.right
+    assert not result.better  # nothing taught, nothing gained: the teach would refuse
+
+
+def test_with_the_shipped_settings_a_teach_that_gains_nothing_keeps_the_reader(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The shipped reader gives the teach photos' rough frames to the general networks and
+    reads them well already; the taught sets do no better on the held-back photos."""
+    config = tmp_path / "etc"
+    config.mkdir()
+    assert main(["dice", "teach", str(TEACH), "--config", str(config)]) == 1
+    out = capsys.readouterr().out
+    before, after = _report(out)
+    assert after <= before and before >= 80.0
+    assert "kept as it was" in out and not (config / "dice").exists()
