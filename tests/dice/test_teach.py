@@ -258,3 +258,23 @@ def test_with_the_shipped_settings_a_teach_that_gains_nothing_keeps_the_reader(
     before, after = _report(out)
     assert after <= before and before >= 80.0
     assert "kept as it was" in out and not (config / "dice").exists()
+
+
+def test_with_the_shipped_settings_a_teach_on_stone_keeps_better_general_networks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Twelve photos on grey stone (made by ``tools/dice/conditions.py --teach-set DIR
+    --teach-condition stone``): the shipped reader gives them to the general networks;
+    the taught general ones read the held-back photos better, and are kept with the
+    second look and the general floor for every frame."""
+    config = tmp_path / "etc"
+    config.mkdir()
+    assert main(["dice", "teach", str(TEACH.parent / "teach-stone"), "--config", str(config)]) == 0
+    before, after = _report(capsys.readouterr().out)
+    assert after > before
+    text = (config / "dice" / "reader.toml").read_text()
+    for line in ('model = "taught.npz"', 'general_model = ""', "shrink_boxes = true", "drop_below = 0.55"):
+        assert f"\n{line}\n" in text
+    datafiles.use_config_dir(config)
+    settings = load_settings()
+    assert settings.general_model is None and settings.shrink_boxes and settings.drop_below == 0.55

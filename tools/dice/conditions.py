@@ -115,14 +115,21 @@ def finetune(  # type: ignore[type-arg]
     return tuned
 
 
-def write_teach_set(photos: Path, labels: dict, out: Path) -> int:  # type: ignore[type-arg]
-    """Twelve photos of 6-14 dice in the VENUE condition, JPEG, with their labels.csv."""
-    names = [n for n in labels if 6 <= len(labels[n]) <= 14][:12]
+def write_teach_set(photos: Path, labels: dict, out: Path, condition: str = "venue",  # type: ignore[type-arg]
+                    skip: int = 0) -> int:
+    """Twelve photos of 6-14 dice (after the first ``skip`` such) in the VENUE condition
+    or a named one, JPEG, with their labels.csv."""
+    cond = VENUE if condition == "venue" else next((c for c in CONDITIONS if c.name == condition), None)
+    if cond is None:
+        print(f"conditions: no condition {condition!r}; there are venue, {', '.join(c.name for c in CONDITIONS)}",
+              file=sys.stderr)
+        return 2
+    names = [n for n in labels if 6 <= len(labels[n]) <= 14][skip : skip + 12]
     out.mkdir(parents=True, exist_ok=True)
     rows = ["filename,face,xmin,ymin,xmax,ymax"]
     words = ["", "one", "two", "three", "four", "five", "six"]
-    for k, (_, img, lab) in enumerate(conditioned(photos, names, labels, VENUE)):
-        name = f"venue-{k:02d}.jpg"
+    for k, (_, img, lab) in enumerate(conditioned(photos, names, labels, cond)):
+        name = f"{cond.name}-{k:02d}.jpg"
         cv2.imwrite(str(out / name), img, [cv2.IMWRITE_JPEG_QUALITY, 80])
         rows += [f"{name},{words[f]},{b[0]:.0f},{b[1]:.0f},{b[2]:.0f},{b[3]:.0f}" for b, f in lab]
     (out / "labels.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
@@ -405,12 +412,16 @@ def main() -> int:
     ap.add_argument("--skip-shipped", action="store_true", help="do not score the shipped reader first")
     ap.add_argument("--save-general", type=Path, help="with --finetune: write the fine-tuned model here")
     ap.add_argument("--teach-set", type=Path, help="write the tests' small teaching set here and stop")
+    ap.add_argument("--teach-condition", default="venue",
+                    help="with --teach-set: the condition its photos are in (default: venue)")
+    ap.add_argument("--teach-skip", type=int, default=0,
+                    help="with --teach-set: leave out this many suitable photos first")
     ap.add_argument("--write", nargs=2, metavar=("CONDITION", "DIR"),
                     help="write every photo in this condition (PNG, with labels.csv) to DIR and stop")
     a = ap.parse_args()
     labels = load_labels(a.photos)
     if a.teach_set:
-        return write_teach_set(a.photos, labels, a.teach_set)
+        return write_teach_set(a.photos, labels, a.teach_set, a.teach_condition, a.teach_skip)
     if a.write:
         return write_condition(a.photos, labels, a.write[0], Path(a.write[1]))
     names = list(labels)[:: a.every]
