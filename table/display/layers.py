@@ -189,6 +189,13 @@ class Composer:
         self.pending = [c for c in (r.clip(rest) for r in self.pending) if c.w > 0 and c.h > 0]
         return kept, band
 
+    def _base_surface(self, surface: pygame.Surface) -> pygame.Surface:
+        """The base layer's surface for ``surface``: the one kept from an earlier screen
+        when it fits (a new 8 MB surface costs more than painting it), else a new one."""
+        if self._spare is None or self._spare.get_size() != surface.get_size():
+            self._spare = offscreen(surface.get_size(), surface)
+        return self._spare
+
     def _split(self, bounds: pygame.Rect) -> tuple[pygame.Rect, pygame.Rect]:
         """The screen cut at the sweep's edge: the part swept so far (above), the rest.
 
@@ -226,12 +233,7 @@ class Composer:
         if self.pending and any(r.colliderect(o) for r in rects for o in self.pending):
             return None
         regions = merge_rects(rects, bounds)
-        for region in regions:
-            surface.set_clip(region)
-            for part in added:
-                if state[part.name][0].colliderect(region):
-                    part.paint(surface, now)
-        surface.set_clip(None)
+        _paint_regions(surface, regions, added, state, now)
         self.shown = state
         self.frames += 1
         return regions
@@ -252,19 +254,13 @@ class Composer:
             # Something starts to move above a picture painted in place: that picture
             # is the base layer as last shown (every part was a base part), so the
             # base starts as a copy of it and only what changed is repainted below.
-            spare = self._spare
-            if spare is None or spare.get_size() != surface.get_size():
-                spare = self._spare = offscreen(surface.get_size(), surface)
-            base = self.base = spare
+            base = self.base = self._base_surface(surface)
             base.blit(surface, (0, 0))
         if top_parts and (base is None or base.get_size() != surface.get_size()):
             # Something moves above the base: keep the base layer off-screen from now on,
             # in the surface kept from an earlier screen if there is one (a new 8 MB
             # surface costs more than painting it). The first part paints every pixel.
-            spare = self._spare
-            if spare is None or spare.get_size() != surface.get_size():
-                spare = self._spare = offscreen(surface.get_size(), surface)
-            base = self.base = spare
+            base = self.base = self._base_surface(surface)
             paint_all(base, base_parts, now)
             surface.blit(base, (0, 0))
             paint_all(surface, top_parts, now)
@@ -337,28 +333,32 @@ class Composer:
             self.shown = state
             return []
         # The first part (the background) paints every pixel of a region: no fill first.
-        target = surface if base is None else base
-        for region in merge_rects(changed_base, bounds):
-            target.set_clip(region)
-            for part in base_parts:
-                if state[part.name][0].colliderect(region):
-                    part.paint(target, now)
-        target.set_clip(None)
+        regions = merge_rects(changed_base, bounds)
+        _paint_regions(surface if base is None else base, regions, base_parts, state, now)
         if base is None:
             self.shown = state
             self.frames += 1
-            return merge_rects(changed_base, bounds)
+            return regions
         dirty = merge_rects(changed_base + changed, bounds)
-        for region in dirty:
-            surface.set_clip(region)
-            surface.blit(base, region, region)
-            for part in top_parts:
-                if state[part.name][0].colliderect(region):
-                    part.paint(surface, now)
-        surface.set_clip(None)
+        _paint_regions(surface, dirty, top_parts, state, now, under=base)
         self.shown = state
         self.frames += 1
         return dirty
+
+
+def _paint_regions(target: pygame.Surface, regions: Iterable[pygame.Rect], parts: Sequence[Part],
+                   state: dict[str, tuple[pygame.Rect, object, bool]], now: float,
+                   under: pygame.Surface | None = None) -> None:
+    """Paint, inside each region, every one of ``parts`` whose rect (in ``state``) meets
+    it, bottom first, over ``under``'s pixels there when given (the base layer)."""
+    for region in regions:
+        target.set_clip(region)
+        if under is not None:
+            target.blit(under, region, region)
+        for part in parts:
+            if state[part.name][0].colliderect(region):
+                part.paint(target, now)
+    target.set_clip(None)
 
 
 ROW_ALIGN_PX = 16
