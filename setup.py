@@ -4,21 +4,21 @@ Besides the ``table`` package tree, the wheel carries two top-level folders as p
 of their own, read at run time through importlib.resources so that an installed table
 needs no checkout:
 
-- ``config/`` as ``table.defaults``: the default config and data (table.datafiles);
+- ``config/`` as ``table.defaults``: the default config and data (table.common.datafiles);
 - ``systemd/`` as ``table.system``: the kiosk's unit, drop-ins and udev rules
   (``table install``);
 - ``docs/kiosk.md`` in ``table.docs``: the kiosk's manual, which the unit names;
 - ``firmware/`` as ``table.firmware``: the I/O bridge's MicroPython files, which
   ``table firmware`` shows and copies for ``mpremote`` (never imported by the table).
 
-The language catalogues ``table/locale/*.po`` are compiled to ``.mo`` files during the
-build (:class:`BuildWithCatalogues`, with ``table/pofile.py`` loaded on its own: the build
+The language catalogues ``table/common/locale/*.po`` are compiled to ``.mo`` files during the
+build (:class:`BuildWithCatalogues`, with ``table/common/pofile.py`` loaded on its own: the build
 imports nothing else of the table), and both ship, so an installed table reads the
 compiled catalogue and its tests can still read the source.
 
 They hold no code (no ``__init__.py``): the program reaches them as
 ``importlib.resources.files("table") / "defaults"`` and so on, and an editable install
-reads the top-level folders themselves (``table.datafiles.package_path``).
+reads the top-level folders themselves (``table.common.datafiles.package_path``).
 """
 
 import importlib.util
@@ -30,19 +30,19 @@ from setuptools.command.build_py import build_py
 
 
 class BuildWithCatalogues(build_py):
-    """``build_py`` that also compiles every ``table/locale/<lang>.po`` to ``<lang>.mo``."""
+    """``build_py`` that also compiles every ``table/common/locale/<lang>.po`` to ``<lang>.mo``."""
 
     def run(self) -> None:
         super().run()
         here = Path(__file__).resolve().parent
-        spec = importlib.util.spec_from_file_location("table_pofile", here / "table" / "pofile.py")
+        spec = importlib.util.spec_from_file_location("table_pofile", here / "table" / "common" / "pofile.py")
         assert spec is not None and spec.loader is not None
         pofile = importlib.util.module_from_spec(spec)
         sys.modules[spec.name] = pofile  # dataclasses look their module up while defining
         spec.loader.exec_module(pofile)
-        out = Path(self.build_lib) / "table" / "locale"
+        out = Path(self.build_lib) / "table" / "common" / "locale"
         out.mkdir(parents=True, exist_ok=True)
-        for po in sorted((here / "table" / "locale").glob("*.po")):
+        for po in sorted((here / "table" / "common" / "locale").glob("*.po")):
             pofile.compile_po(po, out / f"{po.stem}.mo")
 
 
@@ -59,6 +59,6 @@ setup(
         # The venue's payload schema and page (read through importlib.resources).
         "table.venue": ["*.json", "*.html"],
         "table.firmware": ["*.py"],
-        "table": ["locale/*.po"],
+        "table.common": ["locale/*.po"],
     },
 )

@@ -26,11 +26,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import pygame
 from _common import machine, median, pct
 
-from table.app import Table, VirtualClock
-from table.config import TableConfig
+from table.common.config import TableConfig
 from table.display.games import renderers
 from table.display.theme import Theme
 from table.games.base import GameSetup
+from table.loop.app import Table, VirtualClock
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -44,9 +44,9 @@ import os, sys, time
 t0 = float(sys.argv[1])
 os.environ["SDL_VIDEODRIVER"] = "dummy"; os.environ["SDL_AUDIODRIVER"] = "dummy"
 import pygame
-from table.app import Table
-from table.config import load_config
-from table.journal import Journal
+from table.loop.app import Table
+from table.common.config import load_config
+from table.play.journal import Journal
 pygame.display.init(); pygame.font.init()
 config = load_config()
 window = pygame.display.set_mode((config.display.width, config.display.height))
@@ -135,10 +135,10 @@ def game_frames(size: tuple[int, int], seeds: tuple[int, ...] = (1, 2, 3), actio
     repaints something (the sand, a timer, flying gems) is timed as a *steady* frame."""
     import random
 
-    from table.autoplay import next_random_action
     from table.display.layers import Composer
     from table.games import registry
-    from table.session import Session
+    from table.play.autoplay import next_random_action
+    from table.play.session import Session
 
     out: dict[Phase, tuple[list[float], list[float], list[float]]] = {}
     theme = Theme(*size)
@@ -195,9 +195,9 @@ def game_frames(size: tuple[int, int], seeds: tuple[int, ...] = (1, 2, 3), actio
 def shell_frames(size: tuple[int, int]) -> dict[str, tuple[list[float], list[float]]]:
     """The table's own screens through the real loop (virtual clock): the lobby's state
     changes (turns, pushes, joins), the table menu over a running game, attract mode."""
-    from table.app import ScriptedInputs
     from table.display.screens import AttractScreen
     from table.games.base import Action
+    from table.loop.app import ScriptedInputs
 
     out: dict[str, tuple[list[float], list[float]]] = {}
     clock = VirtualClock(100.0)
@@ -229,7 +229,7 @@ def shell_frames(size: tuple[int, int]) -> dict[str, tuple[list[float], list[flo
         value = {"delta": next(deltas)} if kind == "turn" else None
         inputs.add(Action(kind, t0 + 0.25 * (k + 1), k % 4, value))
     frames("lobby", 11.0)
-    if table.session is not None:
+    if table.play.session is not None:
         raise RuntimeError("the lobby's scripted inputs started a game: the lobby's figures would be the game's")
     table.lobby.settings.joined = [0, 1, 2, 3]
     table.start_game(GameSetup("ubongo_shimo", "running-sand", (0, 1, 2, 3)), seed=5)
@@ -249,7 +249,7 @@ def cpu_share(mode: str, seconds: float = 60.0) -> float:
     ``seconds``: ``attract`` (the demo), ``menu`` (the lobby, nobody touching it) or
     ``round`` (an Ubongo Shimo round whose sand runs from the start)."""
     from table.commands.run import Runner
-    from table.config import load_config
+    from table.common.config import load_config
 
     with tempfile.TemporaryDirectory() as tmp:
         runner = Runner(load_config(), sim=True, headless=True, journal_path=Path(tmp) / "j.db",
@@ -277,7 +277,7 @@ def input_to_frame(wait_for_input: bool, samples: int = 300) -> list[float]:
     import threading
 
     from table.commands.run import Runner, wake
-    from table.config import load_config
+    from table.common.config import load_config
 
     with tempfile.TemporaryDirectory() as tmp:
         runner = Runner(load_config(), sim=True, headless=True, journal_path=Path(tmp) / "j.db")

@@ -27,8 +27,8 @@ import gettext
 import pygame
 from _common import machine, median
 
-from table import i18n
-from table.pofile import mo_bytes, parse_po
+from table.common import i18n
+from table.common.pofile import mo_bytes, parse_po
 
 ROOT = Path(__file__).resolve().parent.parent
 

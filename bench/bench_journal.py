@@ -18,8 +18,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import machine, median, pct
 
 from table.games.base import Action, GameSetup
-from table.journal import Journal
-from table.session import Session
+from table.play.journal import Journal
+from table.play.session import Session
 
 
 def main(n: int = 500) -> None:

@@ -2,7 +2,7 @@
 
     /work/venv/bin/python bench/bench_kiosk.py [--runs N]
 
-1. Start-up: the headless daemon (``python -m table.headless``) is started as a
+1. Start-up: the headless daemon (``python -m table.kiosk.headless``) is started as a
    child process with ``NOTIFY_SOCKET`` pointing at a datagram socket of this script,
    as systemd does; the time from ``Popen`` to the arrival of ``READY=1`` is measured,
    with an empty journal and with a journal whose unfinished game has 1,000 actions.
@@ -32,11 +32,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from table.autoplay import next_random_action  # noqa: E402
 from table.games.base import GameSetup  # noqa: E402
-from table.headless import random_script, resumable_game, scenario_toml  # noqa: E402
-from table.journal import Journal  # noqa: E402
-from table.session import Session  # noqa: E402
+from table.kiosk.headless import random_script, resumable_game, scenario_toml  # noqa: E402
+from table.play.autoplay import next_random_action  # noqa: E402
+from table.play.journal import Journal  # noqa: E402
+from table.play.session import Session  # noqa: E402
 
 
 def journal_with(path: Path, n_actions: int, seed: int = 1) -> None:
@@ -145,7 +145,7 @@ def main() -> int:
                 if source is not None:
                     journal.write_bytes(source.read_bytes())
                 # Same setup and seed as the script: the daemon replays the 1,000 actions before READY=1.
-                t = time_to_ready([sys.executable, "-m", "table.headless", str(script), "--journal", str(journal),
+                t = time_to_ready([sys.executable, "-m", "table.kiosk.headless", str(script), "--journal", str(journal),
                                    "--speed", "1", "--allow-root"], env)
                 assert t is not None, f"{name}: no READY=1"
                 times.append(t)

@@ -31,7 +31,7 @@ import pygame  # noqa: E402
 from make_ubongo_screens import SHOTS  # noqa: E402
 
 from table.display.games import RenderContext  # noqa: E402
-from table.display.games.ubongo import RENDERER  # noqa: E402
+from table.display.games.ubongo.screen import RENDERER  # noqa: E402
 from table.display.theme import Theme  # noqa: E402
 
 

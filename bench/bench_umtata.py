@@ -32,11 +32,11 @@ import pygame
 from umtata.conftest import guess, sector, tataaa
 from umtata.screens import phases
 
-from table.datafiles import data_file, use_config_dir
+from table.common.datafiles import data_file, use_config_dir
 from table.display.games import RenderContext
-from table.display.games.umtata import RENDERER, map_area
+from table.display.games.umtata.map import MAP_FILE, draw_map
+from table.display.games.umtata.screen import RENDERER, map_area
 from table.display.theme import Theme
-from table.display.umtata_map import MAP_FILE, draw_map
 from table.games.base import Action
 from table.games.umtata.engine import ENGINE
 

@@ -37,11 +37,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import machine, median, pct
 
-from table.autoplay import next_random_action
 from table.games import get_engine
 from table.games.base import Action, GameSetup
-from table.journal import Journal
-from table.session import Session
+from table.play.autoplay import next_random_action
+from table.play.journal import Journal
+from table.play.session import Session
 from table.venue.broker import LocalBroker, free_port, wait_port
 from table.venue.relay import Relay, RelayConfig
 

@@ -3,9 +3,10 @@
 Sub-commands live in ``table/commands/``: every module there defines
 ``register(subparsers)`` that adds its parser and sets ``func`` (called with the
 parsed arguments, returning the exit status). Discovery keeps this file stable when
-a feature adds a command.
+a feature adds a command. A game adds its own commands through its contract
+(``Game.commands``, see :mod:`table.games.contract`).
 
-Every problem the user can fix is raised as :class:`table.errors.TableError` (or
+Every problem the user can fix is raised as :class:`table.common.errors.TableError` (or
 ``ValueError``/``OSError`` from reading their files) and printed as one sentence
 with exit status 2; argparse's own usage errors exit 2 too.
 """
@@ -21,7 +22,8 @@ import sys
 from collections.abc import Sequence
 
 from table import __version__, commands
-from table.errors import TableError
+from table.common.errors import TableError
+from table.games.contract import games, load_object
 
 log = logging.getLogger("table")
 
@@ -44,6 +46,9 @@ def build_parser() -> argparse.ArgumentParser:
             continue
         module = importlib.import_module(f"table.commands.{info.name}")
         module.register(sub)
+    for game in games().values():
+        if game.commands is not None:
+            load_object(game.commands)(sub)
     return parser
 
 

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from table import datafiles, i18n
+from table.common import datafiles, i18n
 
 
 @pytest.fixture(autouse=True)

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from table.cli import main
-from table.journal import Journal
-from table.scenario import load_scenario, run_scenario
-from table.session import Session
+from table.play.journal import Journal
+from table.play.scenario import load_scenario, run_scenario
+from table.play.session import Session
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = sorted((ROOT / "docs" / "scenarios").glob("*.toml"))

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from table.autoplay import play_randomly
 from table.games import registry
 from table.games.base import Action, GameSetup
-from table.journal import Journal
-from table.session import Session
+from table.play.autoplay import play_randomly
+from table.play.journal import Journal
+from table.play.session import Session
 
 SEEDS = range(12)
 

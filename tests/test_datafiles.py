@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from table import datafiles
 from table.cli import main
+from table.common import datafiles
 from table.games.umtata.board import load_board
 from table.games.umtata.deck import default_deck
 
@@ -83,7 +83,7 @@ def test_check_config_reads_the_owners_files(tmp_path: Path, capsys: pytest.Capt
 
 def test_an_install_without_its_data_says_so_in_one_sentence(monkeypatch: pytest.MonkeyPatch,
                                                               tmp_path: Path) -> None:
-    from table.errors import TableError
+    from table.common.errors import TableError
 
     datafiles.defaults_dir.cache_clear()
     monkeypatch.setattr(datafiles, "package_path", lambda folder: tmp_path / folder)

@@ -18,11 +18,11 @@ import pygame
 import pytest
 from textfit import game_screens, shell_screens
 
-from table import i18n
-from table.config import ConfigError, parse_config
+from table.common import i18n
+from table.common.config import ConfigError, parse_config
+from table.common.pofile import Entry, extract_source, mo_bytes, parse_po
 from table.display.theme import TextDrawn, record_text
 from table.games.umtata.board import load_board
-from table.pofile import Entry, extract_source, mo_bytes, parse_po
 
 
 def _source_messages() -> dict[tuple[str | None, str], Entry]:
@@ -43,7 +43,7 @@ def _source_messages() -> dict[tuple[str | None, str], Entry]:
 
 
 def _catalogue(code: str) -> dict[tuple[str | None, str], Entry]:
-    text = (resources.files("table") / "locale" / f"{code}.po").read_text(encoding="utf-8")
+    text = (resources.files("table.common") / "locale" / f"{code}.po").read_text(encoding="utf-8")
     return {e.key: e for e in parse_po(text, f"{code}.po") if e.msgid}
 
 
@@ -196,9 +196,9 @@ def _deck_words(screen: str) -> set[str]:
 
 
 def _lobby_table(language: str = "en") -> tuple[object, object, object]:
-    from table.app import ScriptedInputs, Table, VirtualClock
-    from table.config import TableConfig
-    from table.gamedata import game_options
+    from table.common.config import TableConfig
+    from table.loop.app import ScriptedInputs, Table, VirtualClock
+    from table.play.gamedata import game_options
 
     pygame.display.init()
     pygame.font.init()
@@ -252,7 +252,7 @@ def test_the_table_starts_in_table_toml_language_and_the_lobby_knob_switches_eve
           *[Action("push", 0.2 + 0.05 * k, 1) for k in range(pushes)],
           Action("press", 0.8, 0), Action("press", 0.9, 1),
           Action("turn", 1.0, 1, {"sector": 15, "sectors": 16}), Action("push", 1.1, 1), seconds=1.5)
-    session = table.session  # type: ignore[attr-defined]
+    session = table.play.session  # type: ignore[attr-defined]
     assert session is not None and session.engine.name == "umtata"
     assert session.setup.options["language"] == "de"  # the deck follows the language (journaled with the game)
     texts = " ".join(_texts(table, clock))
@@ -262,8 +262,8 @@ def test_the_table_starts_in_table_toml_language_and_the_lobby_knob_switches_eve
 
 
 def test_umtata_options_carry_the_table_language() -> None:
-    from table.config import TableConfig
-    from table.gamedata import game_options, option_problems
+    from table.common.config import TableConfig
+    from table.play.gamedata import game_options, option_problems
 
     assert game_options(TableConfig(language="de"))["umtata"]["language"] == "de"
     assert "language" not in game_options(TableConfig())["ubongo"]
@@ -273,7 +273,7 @@ def test_umtata_options_carry_the_table_language() -> None:
 def test_the_speech_voice_follows_the_language(tmp_path: object) -> None:
     from pathlib import Path
 
-    from table.display.umtata_speech import QuestionSpeaker, SpeechSettings, settings_problems
+    from table.display.games.umtata.speech import QuestionSpeaker, SpeechSettings, settings_problems
 
     spoken: list[list[str]] = []
     speaker = QuestionSpeaker(SpeechSettings(), which=lambda name: "/usr/bin/espeak-ng",

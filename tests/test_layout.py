@@ -11,9 +11,9 @@ import os
 import pygame
 import pytest
 
+from table.common.i18n import LANGUAGES, set_language
 from table.display.snapshots import all_moments
 from table.display.theme import recording
-from table.i18n import LANGUAGES, set_language
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 

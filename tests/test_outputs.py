@@ -9,13 +9,13 @@ from typing import Any
 import pygame
 import pytest
 
-from table.app import ScriptedInputs, Table, VirtualClock
-from table.config import TableConfig
+from table.common.config import TableConfig
 from table.display.theme import STATION_COLOURS
 from table.games.base import Action, GameSetup
 from table.hardware.hourglass import END_COLOUR
 from table.hardware.interfaces import HourglassLayout, InputSink, LedState, StationInput, Stations
-from table.outputs import ButtonLeds, HourglassOutput, ScreenHourglass, StationInputs
+from table.loop.app import ScriptedInputs, Table, VirtualClock
+from table.loop.outputs import ButtonLeds, HourglassOutput, ScreenHourglass, StationInputs
 
 
 class RecordingStations(Stations):
@@ -133,8 +133,8 @@ def test_a_failing_output_is_dropped_and_the_game_goes_on(table: Any, caplog: py
 
 def test_the_first_callers_button_stays_lit_for_the_round() -> None:
     from table.games.base import Action, GameSetup
-    from table.outputs import ButtonLeds
-    from table.session import Session, run_until_idle
+    from table.loop.outputs import ButtonLeds
+    from table.play.session import Session, run_until_idle
 
     class Recorder:
         def __init__(self) -> None:

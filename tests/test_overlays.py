@@ -18,7 +18,7 @@ import pygame
 import pytest
 from textfit import SIZES
 
-from table.display.games.ubongo import FLIGHT, RENDERER
+from table.display.games.ubongo.screen import FLIGHT, RENDERER
 from table.display.layers import Part
 from table.display.screens import GameScreen
 from table.display.snapshots import CELEBRATED, run_frames, walk_until

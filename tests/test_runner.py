@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from table.commands.run import Runner
-from table.config import load_config
+from table.common.config import load_config
 from table.display.screens import LeaveKioskScreen, TableMenuScreen
 from table.games.base import GameSetup
-from table.systemd import EXIT_LEAVE_KIOSK
+from table.kiosk.systemd import EXIT_LEAVE_KIOSK
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
@@ -86,7 +86,7 @@ def test_a_display_that_cannot_be_opened_is_one_sentence(tmp_path: Path, monkeyp
     refuses to start; the table says so in one sentence instead of a traceback."""
     import pygame
 
-    from table.errors import TableError
+    from table.common.errors import TableError
 
     def refuse() -> None:
         raise pygame.error("kmsdrm not available")

@@ -9,8 +9,8 @@ import sys
 import numpy as np
 
 from table.games.base import Action, GameSetup
-from table.session import Session, run_until_idle
-from table.sound import SoundOutput, make_sounds
+from table.loop.sound import SoundOutput, make_sounds
+from table.play.session import Session, run_until_idle
 
 
 def test_sounds_are_synthesised_and_short() -> None:
@@ -56,7 +56,7 @@ def run_sound_probe(code: str, **env: str) -> subprocess.CompletedProcess[str]:
     """Open the table's sound in a fresh process (pygame's mixer is process-wide)."""
     script = ("import logging, sys\n"
               "logging.basicConfig(stream=sys.stderr, format='%(levelname)s %(name)s: %(message)s')\n"
-              "from table.sound import SoundOutput\n" + code)
+              "from table.loop.sound import SoundOutput\n" + code)
     environ = {k: v for k, v in os.environ.items() if k != "SDL_AUDIODRIVER"}
     environ.update(env)
     return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=environ,
@@ -69,7 +69,7 @@ def test_without_a_usable_audio_driver_sound_falls_back_to_silence_in_one_line()
     assert done.stdout.split() == ["True", "dummy", str(len(make_sounds()))]
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1, done.stderr
-    assert lines[0].startswith("WARNING table.sound: sound is off:") and "plays silently" in lines[0]
+    assert lines[0].startswith("WARNING table.loop.sound: sound is off:") and "plays silently" in lines[0]
 
 
 def test_the_audio_librarys_own_complaints_never_reach_the_terminal() -> None:
@@ -95,7 +95,7 @@ def test_the_audio_librarys_own_complaints_never_reach_the_terminal() -> None:
     assert done.stdout.strip() == "['alsa', 'dummy'] dummy"
     assert "ALSA lib" not in done.stderr
     lines = done.stderr.strip().splitlines()
-    assert len(lines) == 2 and lines[0].startswith("WARNING table.sound: sound is off:"), done.stderr
+    assert len(lines) == 2 and lines[0].startswith("WARNING table.loop.sound: sound is off:"), done.stderr
     assert lines[1] == "after"  # stderr works again after the probe
 
 

@@ -13,8 +13,8 @@ import pygame
 import pytest
 from textfit import SIZES, game_screens, misfits, shell_screens
 
+from table.common.i18n import LANGUAGES, set_language
 from table.display.theme import Theme, text
-from table.i18n import LANGUAGES, set_language
 
 
 @pytest.fixture(autouse=True)

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from table.games.base import GameSetup
-from table.session import Session
-from table.tray import TrayWatcher, camera_watcher
+from table.loop.tray import TrayWatcher, camera_watcher
+from table.play.session import Session
 
 PHOTOS = Path(__file__).resolve().parents[2] / "shared" / "data" / "dice" / "tray-d6"
 

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from table.games.base import Action, GameSetup, SetupError, UnknownVariantError
-from table.session import Session, run_until_idle
+from table.play.session import Session, run_until_idle
 
 COUNTDOWN = 3.0
 SAND = 60.0

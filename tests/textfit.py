@@ -81,8 +81,8 @@ def _table_painter(snap: Paint) -> Paint:
     own rect, while recording."""
 
     def paint(surface: pygame.Surface) -> None:
-        from table import app
         from table.display import theme as theme_module
+        from table.loop import app
 
         seen: list[tuple[app.Table, float]] = []
         original = app.Table.draw
@@ -150,7 +150,7 @@ def misfits(name: str, paint: Paint, size: tuple[int, int], min_scale: float = 0
 
 
 def main(argv: list[str]) -> int:
-    from table.i18n import set_language
+    from table.common.i18n import set_language
 
     lang, out = argv[0], Path(argv[1])
     set_language(lang)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import argparse
 
-from table.config import ConfigError, load_config
-from table.datafiles import use_config_dir
+from table.common.config import ConfigError, load_config
+from table.common.datafiles import use_config_dir
 from table.hardware.config import HardwareConfigError, load_hardware_or_sim
 from table.hardware.requirements import is_raspberry_pi, kiosk_problems, module_problems
 
@@ -37,11 +37,11 @@ def cmd_check_config(args: argparse.Namespace) -> int:
         if args.kiosk:
             problems += kiosk_problems(hardware, on_pi=is_raspberry_pi())
     if config is not None:
-        from table.gamedata import option_problems
+        from table.play.gamedata import option_problems
 
         problems += option_problems(config, args.directory)
-    from table.datafiles import data_file
-    from table.display.umtata_speech import settings_problems
+    from table.common.datafiles import data_file
+    from table.display.games.umtata.speech import settings_problems
 
     problems += settings_problems(data_file("umtata/speech.toml", args.directory))[1]
     if problems:

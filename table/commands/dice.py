@@ -14,8 +14,8 @@ import sys
 import time
 from pathlib import Path
 
-from table.checks import plain_name
-from table.errors import TableError
+from table.common.checks import plain_name
+from table.common.errors import TableError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -68,7 +68,7 @@ def _config_option(p: argparse.ArgumentParser) -> None:
 
 
 def _use_config(args: argparse.Namespace) -> None:
-    from table.datafiles import use_config_dir
+    from table.common.datafiles import use_config_dir
 
     if args.config is not None and not Path(args.config).is_dir():
         raise TableError(f"the config directory {args.config} does not exist")

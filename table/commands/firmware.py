@@ -13,7 +13,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from table.errors import TableError
+from table.common.errors import TableError
 
 FILES = ("bridge_logic.py", "config.py", "main.py")
 
@@ -27,7 +27,7 @@ def register(subparsers: Any) -> None:
 
 
 def firmware_dir() -> Path:
-    from table.datafiles import package_path
+    from table.common.datafiles import package_path
 
     folder = package_path("firmware")
     missing = [name for name in FILES if not (folder / name).is_file()]

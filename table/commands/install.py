@@ -43,8 +43,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from table.datafiles import editable_source, package_path
-from table.errors import TableError
+from table.common.datafiles import editable_source, package_path
+from table.common.errors import TableError
 
 USER = "table"
 GROUPS = ("gpio", "spi", "video", "input", "render", "audio")

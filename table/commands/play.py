@@ -7,10 +7,10 @@ import json
 import sys
 from typing import Any
 
-from table.errors import TableError
-from table.journal import open_existing
-from table.scenario import check_expectations, load_scenario, run_scenario
-from table.session import Session
+from table.common.errors import TableError
+from table.play.journal import open_existing
+from table.play.scenario import check_expectations, load_scenario, run_scenario
+from table.play.session import Session
 
 
 def _game_number(text: str) -> int:
@@ -43,7 +43,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     scenario = load_scenario(args.scenario)
     journal = None
     if args.journal is not None:
-        from table.journal_open import open_daemon_journal
+        from table.play.journal_open import open_daemon_journal
 
         # The same checks as the daemon's: a regular file (or none yet) in a folder that exists, never another
         # program's file, and one writer at a time.

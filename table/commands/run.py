@@ -19,14 +19,14 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from table.checks import option_number
-from table.config import TableConfig, load_config
-from table.datafiles import data_file, use_config_dir
+from table.common.checks import option_number
+from table.common.config import TableConfig, load_config
+from table.common.datafiles import data_file, use_config_dir
+from table.common.errors import TableError
 from table.display.layers import offscreen
-from table.errors import TableError
 from table.hardware.config import HardwareConfig, load_hardware_or_sim
-from table.outputs import draw_led_hourglass
-from table.systemd import EXIT_LEAVE_KIOSK, LeaveGesture, Notifier, refuse_root
+from table.kiosk.systemd import EXIT_LEAVE_KIOSK, LeaveGesture, Notifier, refuse_root
+from table.loop.outputs import draw_led_hourglass
 
 log = logging.getLogger("table.run")
 
@@ -49,8 +49,8 @@ def _read_picture(path: str) -> list[Any] | None:
 
 def _teach_reader(folder: str) -> str:
     """The simulator's ``teach FOLDER``: the one-line report (errors as one sentence too)."""
+    from table.common.errors import TableError
     from table.dice.teach import teach_folder
-    from table.errors import TableError
 
     try:
         return teach_folder(Path(folder))[2]
@@ -143,7 +143,7 @@ def wake() -> None:
 
 
 class Runner:
-    """The process around the :class:`~table.app.Table`: window, backends, frame pacing.
+    """The process around the :class:`~table.loop.app.Table`: window, backends, frame pacing.
 
     The loop sleeps until the next frame is due *or* an input arrives (see ``_wait``), so
     an input is handled and shown at once instead of waiting for the next frame tick.
@@ -158,10 +158,10 @@ class Runner:
             os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
         import pygame
 
-        from table.app import Output, Table
         from table.hardware.sim import SimStations
-        from table.outputs import ButtonLeds, HourglassOutput, ScreenHourglass, SpeechOutput, StationInputs
-        from table.sound import SoundOutput
+        from table.loop.app import Output, Table
+        from table.loop.outputs import ButtonLeds, HourglassOutput, ScreenHourglass, SpeechOutput, StationInputs
+        from table.loop.sound import SoundOutput
 
         try:
             pygame.display.init()
@@ -204,7 +204,7 @@ class Runner:
         self.surface = offscreen((width, height), self.window)
         self.script = script
         self.speed = speed
-        from table.headless import open_journal_resilient
+        from table.kiosk.headless import open_journal_resilient
 
         # Faults (full disk, read-only folder, a lock) are waited out or played through from
         # memory; only a journal SQLite reports corrupt is set aside. The table's own default
@@ -230,8 +230,8 @@ class Runner:
             _hardware_backends(config, hardware, self.clock)
         self.station_inputs = StationInputs(stations, wake)
         self.station_inputs.start()
+        from table.display.games.umtata.speech import QuestionSpeaker, load_settings
         from table.display.theme import STATION_COLOURS
-        from table.display.umtata_speech import QuestionSpeaker, load_settings
 
         speaker = QuestionSpeaker(load_settings(data_file("umtata/speech.toml", config_dir)))
         outputs: list[Output] = [SoundOutput(config.sound.volume, config.sound.enabled),
@@ -240,7 +240,7 @@ class Runner:
                                  SpeechOutput(speaker)]
         inputs: list[Any] = [self.station_inputs, self.sim_stations] if sim else [self.station_inputs]
         if config.tray.camera:
-            from table.tray import camera_watcher
+            from table.loop.tray import camera_watcher
 
             tray = camera_watcher(config.tray.camera, self.clock, wake)
             inputs.append(tray)
@@ -250,7 +250,7 @@ class Runner:
             # first use: OpenCV and the face model need not slow the start).
             self.sim_stations.dice_reader = _read_picture
             self.sim_stations.dice_teacher = _teach_reader
-        from table.gamedata import game_options
+        from table.play.gamedata import game_options
 
         self.table = Table(config, self.clock, self.surface, self.journal, inputs=inputs, outputs=outputs,
                            game_options=game_options(config, config_dir))
@@ -281,8 +281,8 @@ class Runner:
 
     def _start_script(self) -> None:
         """Resume the script's game from the journal where it stopped, or start it."""
-        from table.headless import _same_game, script_position
-        from table.journal import JournalError
+        from table.kiosk.headless import _same_game, script_position
+        from table.play.journal import JournalError
 
         scenario = self.script
         try:
@@ -312,7 +312,7 @@ class Runner:
         """Scripted inputs due by clock time ``now``, at their exact game times; the run
         ends when the game does, or after the last input once nothing is due by ``until``."""
         table = self.table
-        session = table.session
+        session = table.play.session
         if session is None:
             self.stop = True
             return
@@ -526,7 +526,7 @@ def run_table(config: TableConfig, *, sim: bool, headless: bool, seconds: float 
 
 
 def cmd_run(args: argparse.Namespace, force_sim: bool = False) -> int:
-    from table.journal_open import check_journal_path
+    from table.play.journal_open import check_journal_path
 
     journal_path = _journal_arg(args.journal)
     requested_test_fault()  # a mistyped test switch is refused before anything starts
@@ -534,8 +534,8 @@ def cmd_run(args: argparse.Namespace, force_sim: bool = False) -> int:
     config = load_config(args.config)
     # A wrong journal is said first and alone, before any notice about the hardware.
     check_journal_path(journal_path or config.journal_path(), create_folder=journal_path is None and not config.journal)
-    from table.config import ConfigError
-    from table.gamedata import option_problems
+    from table.common.config import ConfigError
+    from table.play.gamedata import option_problems
 
     problems = option_problems(config, args.config)
     if problems:
@@ -562,7 +562,7 @@ def cmd_run(args: argparse.Namespace, force_sim: bool = False) -> int:
               "(stop it with Ctrl-C)", file=sys.stderr)
     script = None
     if args.script:
-        from table.scenario import load_scenario
+        from table.play.scenario import load_scenario
 
         script = load_scenario(args.script)
     return run_table(config, sim=sim, headless=headless, seconds=args.seconds, hardware=hardware,

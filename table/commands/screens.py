@@ -15,8 +15,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from table.errors import TableError
-from table.i18n import LANGUAGES
+from table.common.errors import TableError
+from table.common.i18n import LANGUAGES
 
 
 def _default_dir() -> Path:
@@ -29,8 +29,8 @@ def _default_dir() -> Path:
 
 
 def cmd_screens(args: argparse.Namespace) -> int:
+    from table.common.i18n import set_language
     from table.display.snapshots import render_all
-    from table.i18n import set_language
 
     out = Path(args.directory) if args.directory else _default_dir()
     if out.exists() and not out.is_dir():

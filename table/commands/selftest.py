@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from table.errors import TableError
+from table.common.errors import TableError
+from table.common.i18n import LANGUAGES, N_, _, set_language
 from table.hardware.config import HardwareConfig, load_hardware
 from table.hardware.interfaces import Hourglass, StationInput, Stations
-from table.i18n import LANGUAGES, N_, _, set_language
 
 PARTS = ("stations", "leds", "camera", "display")
 
@@ -367,7 +367,7 @@ def _language(args: argparse.Namespace) -> str:
     shipped one), else English: the prompts speak the table's language."""
     if args.lang:
         return str(args.lang)
-    from table.config import ConfigError, load_config
+    from table.common.config import ConfigError, load_config
 
     where = Path(args.config) if args.config else None
     if where is not None and where.is_file():

@@ -16,7 +16,7 @@ log = logging.getLogger(__name__)
 
 def _import(db: Path, specs: list[str]) -> int:
     """Add the finished games of tables' journals (``TABLE=JOURNAL``) to the venue's file."""
-    from table.journal import JournalError, open_existing
+    from table.play.journal import JournalError, open_existing
     from table.venue.follow import JournalFollower
     from table.venue.store import VenueStore
 
@@ -52,7 +52,7 @@ def cmd_venue(args: argparse.Namespace) -> int:
     db = Path(values.get("db", "venue.db"))
     if args.import_journal:
         return _import(db, args.import_journal)
-    from table.headless import sigterm_stops
+    from table.kiosk.headless import sigterm_stops
     from table.venue.server import VenueConfig, serve
 
     config = VenueConfig(

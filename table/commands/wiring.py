@@ -13,7 +13,7 @@ import os
 import sys
 from pathlib import Path
 
-from table.errors import TableError
+from table.common.errors import TableError
 from table.hardware.config import HardwareConfig, load_hardware
 from table.hardware.pinmap import format_header, header_rows, wiring_problems
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import struct
 from pathlib import Path
 
-from table.checks import read_input
-from table.errors import TableError
+from table.common.checks import read_input
+from table.common.errors import TableError
 
 MAX_PIXELS = 40_000_000  # 40 megapixels: above any tray camera (a Pi HQ camera gives 12.3)
 MAX_BYTES = 64 << 20

@@ -23,13 +23,13 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from table.common.errors import TableError
 from table.dice.capture import FrameSource, wait_until_settled
 from table.dice.detect import Box, background_texture, find_dice, tray_area
 from table.dice.features import canonical_crop, face_inputs
 from table.dice.model import FaceModel
 from table.dice.settings import ReaderSettings, load_settings
 from table.dice.symbols import REJECT_BELOW, SymbolSet, decide
-from table.errors import TableError
 
 
 @dataclass(frozen=True)
@@ -260,7 +260,7 @@ def read_tray_image(path: str | Path) -> list[int | str] | None:
     table should ask for the faces by knob (the manual fallback).
     """
     global _default, _default_home
-    from table.datafiles import config_dir
+    from table.common.datafiles import config_dir
 
     if _default is None or _default_home != config_dir():
         # Made anew when the config directory in force changed: its settings and model

@@ -1,7 +1,7 @@
 """Reader settings from ``dice/reader.toml`` (stdlib tomllib, frozen dataclass).
 
 The file, the face model it names and taught symbol dice are looked up in the config
-directory in force and then in the shipped defaults (:mod:`table.datafiles`).
+directory in force and then in the shipped defaults (:mod:`table.common.datafiles`).
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from table.checks import read_text_input
-from table.datafiles import config_dir, data_file, defaults_dir
-from table.errors import TableError
+from table.common.checks import read_text_input
+from table.common.datafiles import config_dir, data_file, defaults_dir
+from table.common.errors import TableError
 
 
 def _model_default() -> Path:

@@ -22,9 +22,9 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from table.common.errors import TableError
 from table.dice.detect import Box
 from table.dice.features import SIDE, canonical_crop
-from table.errors import TableError
 
 RINGS = 14
 ANGLES = 72

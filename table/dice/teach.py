@@ -31,14 +31,14 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from table.checks import read_text_input
+from table.common.checks import read_text_input
+from table.common.errors import TableError
 from table.dice.cnn import CLASSES, ConvNet, save_members
 from table.dice.detect import find_dice
 from table.dice.features import canonical_crop, face_inputs
 from table.dice.model import FaceModel
 from table.dice.reader import DiceReader, load_image
 from table.dice.score import OVERLAP, WORDS, LabelBox, Score, iou, match
-from table.errors import TableError
 
 F32 = NDArray[np.float32]
 Labels = list[tuple[LabelBox, int]]
@@ -336,7 +336,7 @@ def teach_folder(
     anything wrong with the photos or labels. After a save, the next
     :func:`table.dice.read_tray_image` uses the taught reader.
     """
-    from table.datafiles import config_dir, package_path
+    from table.common.datafiles import config_dir, package_path
     from table.dice import reader as reader_module
     from table.dice.settings import load_settings
 

@@ -24,11 +24,11 @@ from dataclasses import dataclass
 import numpy as np
 import pygame
 
+from table.common.i18n import _
 from table.display import draw
 from table.display.layers import Part
 from table.display.theme import ACCENT, BACKGROUND, BAD, PANEL_LIGHT, TEXT, Colour, Theme
 from table.games.base import Event
-from table.i18n import _
 
 DURATIONS = {"first": 1.8, "round": 2.6, "final": 4.5, "notice": 4.0}
 """Seconds each kind of moment lasts."""

@@ -1,6 +1,6 @@
 """The screen stack: lobby (menu), game, table menu overlay, attract mode.
 
-Lifecycle of a screen (as in Tuxemon's state machine): the :class:`~table.app.Table`
+Lifecycle of a screen (as in Tuxemon's state machine): the :class:`~table.loop.app.Table`
 pushes and pops screens; the top screen receives every logical input through
 ``handle``; ``update(now)`` advances only the screen's own animation state;
 ``parts(size, now)`` describes the picture as parts (:mod:`table.display.layers`):
@@ -26,15 +26,15 @@ from typing import Any, Protocol
 
 import pygame
 
-from table.autoplay import next_random_action
+from table.common.i18n import LANGUAGE_NAMES, N_, _, language, next_language, ngettext, set_language
 from table.display import draw, moments
 from table.display.games import renderer_parts, renderers
 from table.display.layers import Part, fill, paint_all, whole
 from table.display.theme import ACCENT, BACKGROUND, GOOD, PANEL, PANEL_LIGHT, TEXT, TEXT_DIM, Colour, Theme
 from table.games import registry
 from table.games.base import Action, GameSetup, knob_choice
-from table.i18n import LANGUAGE_NAMES, N_, _, language, next_language, ngettext, set_language
-from table.session import END, PAUSE, RESUME, UNDO, Session
+from table.play.autoplay import next_random_action
+from table.play.session import END, PAUSE, RESUME, UNDO, Session
 
 log = logging.getLogger(__name__)
 

@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 import pygame
 
-from table.i18n import N_
+from table.common.i18n import N_
 
 Colour = tuple[int, int, int]
 
@@ -39,7 +39,7 @@ STATION_COLOURS: tuple[Colour, ...] = (
     (240, 228, 66),  # yellow
 )
 STATION_COLOUR_NAMES: tuple[str, ...] = (N_("orange"), N_("blue"), N_("green"), N_("pink"), N_("yellow"))
-"""English message ids: shown through :func:`table.i18n._`."""
+"""English message ids: shown through :func:`table.common.i18n._`."""
 
 
 INK_DARK: Colour = (18, 20, 26)

@@ -1,44 +1,41 @@
-"""The registry of game engines.
+"""The registry of games.
 
-Every module (or package) in this package that defines a module-level ``ENGINE``
-is a game; its ``ENGINE.name`` is the key used by configs, scenarios and journals.
-Discovery instead of a hand-kept list means adding a game touches no shared file.
+Games are found through the ``table.games`` entry point group (see
+:mod:`table.games.contract`): a game in its own distribution registers the same way as
+the four shipped with the table, and adding one touches no shared file.
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
-from functools import cache
 from typing import Any
 
 from table.games.base import Engine, GameError
+from table.games.contract import Game, games, lobby_games
 
 
 class UnknownGameError(GameError):
     """A name that no registered engine answers to."""
 
 
-@cache
 def registry() -> dict[str, Engine[Any]]:
-    """All engines by name, discovered once per process."""
-    found: dict[str, Engine[Any]] = {}
-    for info in pkgutil.iter_modules(__path__):
-        if info.name.startswith("_") or info.name == "base":
-            continue
-        module = importlib.import_module(f"{__name__}.{info.name}")
-        engine = getattr(module, "ENGINE", None)
-        if engine is not None:
-            found[engine.name] = engine
-    return dict(sorted(found.items()))
+    """All engines by name (sorted by name), found once per process."""
+    return {name: game.engine for name, game in games().items()}
 
 
 def get_engine(name: str) -> Engine[Any]:
     """The engine called ``name``; raises :class:`UnknownGameError` with the known names."""
-    games = registry()
+    return get_game(name).engine
+
+
+def get_game(name: str) -> Game:
+    """The game called ``name``; raises :class:`UnknownGameError` with the known names."""
+    found = games()
     try:
-        return games[name]
+        return found[name]
     except KeyError:
         raise UnknownGameError(
-            f"there is no game called '{name}' (known games: {', '.join(games)})"
+            f"there is no game called '{name}' (known games: {', '.join(found)})"
         ) from None
+
+
+__all__ = ["Game", "UnknownGameError", "games", "get_engine", "get_game", "lobby_games", "registry"]

@@ -247,19 +247,33 @@ S = TypeVar("S", bound=GameState)
 
 
 class Engine(Protocol, Generic[S]):
-    """The contract of a game engine. See the module docstring.
+    """The contract of a game engine, as the table calls it. See the module docstring;
+    engines derive from :class:`table.games.contract.GameEngine`, which gives every
+    optional member its default.
 
-    Must provide every method below. ``name`` is the registry key used in configs,
+    Must provide every member below. ``name`` is the registry key used in configs,
     scenarios and journals; ``variants`` lists the accepted variant names, the first
     being the default. ``apply`` must ignore (return the same state for) an action
     that means nothing now, and must never raise for a well-formed action.
     """
 
-    name: str
-    title: str
-    variants: tuple[str, ...]
-    min_stations: int
-    max_stations: int
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def title(self) -> str: ...
+
+    @property
+    def variants(self) -> tuple[str, ...]: ...
+
+    @property
+    def min_stations(self) -> int: ...
+
+    @property
+    def max_stations(self) -> int: ...
+
+    @property
+    def option_names(self) -> frozenset[str] | None: ...
 
     def new_game(self, setup: GameSetup, seed: int) -> S: ...
 
@@ -274,6 +288,10 @@ class Engine(Protocol, Generic[S]):
     def outcome(self, state: S) -> Outcome | None: ...
 
     def view(self, state: S, station: StationId | None) -> dict[str, JSONValue]: ...
+
+    def standing(self, state: S, station: StationId, scores: Mapping[StationId, int]) -> tuple[int, ...]: ...
+
+    def final_scores(self, state: S) -> Mapping[StationId, int] | None: ...
 
 
 def check_setup(engine: Engine[Any], setup: GameSetup) -> None:

@@ -4,7 +4,7 @@
 :class:`HardwareConfigError` listing each problem as ``file: key.path: what is
 wrong`` - the schema (unknown keys with a suggestion, wrong types, out-of-range
 values) *and* the wiring (a pin used twice, a pin that does not exist, a pin of a
-bus that is switched on; see :mod:`table.hardware.pinmap`). ``table/config.py``
+bus that is switched on; see :mod:`table.hardware.pinmap`). ``table/common/config.py``
 calls it for the hardware part of the table's configuration.
 """
 
@@ -17,9 +17,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from table.checks import Check, boolean, check_section, did_you_mean, non_empty, number, one_of, read_text_input, whole
-from table.datafiles import data_file
-from table.errors import TableError
+from table.common.checks import (
+    Check,
+    boolean,
+    check_section,
+    did_you_mean,
+    non_empty,
+    number,
+    one_of,
+    read_text_input,
+    whole,
+)
+from table.common.datafiles import data_file
+from table.common.errors import TableError
 from table.hardware.buttons import Timing
 from table.hardware.interfaces import HourglassLayout
 
@@ -302,7 +312,7 @@ def load_hardware_or_sim(directory: str | Path | None) -> HardwareConfig:
 
 def load_hardware(directory: str | Path | None = None, *, check_pins: bool = True) -> HardwareConfig:
     """Load ``hardware.toml`` from ``directory`` (default: the shipped one, see
-    :mod:`table.datafiles`) or from a file path given directly."""
+    :mod:`table.common.datafiles`) or from a file path given directly."""
     if directory is None:
         path = data_file(HARDWARE_FILE)
     else:

@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
-from table.errors import TableError
+from table.common.errors import TableError
 from table.hardware.buttons import StationCore, Timing, pump_until_stopped
 from table.hardware.config import HardwareConfig
 from table.hardware.interfaces import InputSink, LedState, StationInput, Stations

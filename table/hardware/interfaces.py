@@ -91,7 +91,7 @@ class Stations(abc.ABC):
     def start(self, sink: InputSink) -> None:
         """Open the hardware and begin delivering inputs to ``sink``.
 
-        Raises :class:`table.errors.TableError` with one sentence when the hardware
+        Raises :class:`table.common.errors.TableError` with one sentence when the hardware
         is unavailable (no GPIO on this machine, serial port missing, pin in use).
         """
 

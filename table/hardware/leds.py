@@ -23,7 +23,7 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
-from table.errors import TableError
+from table.common.errors import TableError
 from table.hardware.config import LedConfig
 from table.hardware.hourglass import limit_frame
 from table.hardware.interfaces import RGB, Hourglass, HourglassLayout

@@ -32,7 +32,7 @@ import time
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
-from table.errors import TableError
+from table.common.errors import TableError
 from table.hardware.bridge_protocol import (
     FRAME_START,
     PROTOCOL_VERSION,

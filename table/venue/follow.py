@@ -21,7 +21,7 @@ from typing import Any
 
 from table.games import get_engine
 from table.games.base import Action, GameSetup
-from table.session import Session
+from table.play.session import Session
 from table.venue import contract
 
 

@@ -14,7 +14,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from table.errors import TableError
+from table.common.errors import TableError
 
 KEYS = {
     "relay": {"table", "broker", "port", "username", "password_file", "tls", "ca_file"},

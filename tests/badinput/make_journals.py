@@ -14,7 +14,7 @@ import sqlite3
 from pathlib import Path
 
 from table.games.base import Action, GameSetup
-from table.journal import Journal
+from table.play.journal import Journal
 
 HERE = Path(__file__).resolve().parent
 SETUP = GameSetup(game="ubongo_shimo", stations=(0, 1, 2))

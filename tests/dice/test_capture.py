@@ -8,9 +8,9 @@ import cv2
 import numpy as np
 import pytest
 
+from table.common.errors import TableError
 from table.dice.capture import ImageFiles, open_source, wait_until_settled
 from table.dice.synth import render_tray
-from table.errors import TableError
 
 
 class Clock:

@@ -7,12 +7,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from table.common.errors import TableError
 from table.dice.cnn import CLASSES, ConvNet, save_members
 from table.dice.features import CHANNELS, face_inputs
 from table.dice.model import FaceModel
 from table.dice.reader import DiceReader
 from table.dice.settings import ReaderSettings
-from table.errors import TableError
 
 
 def _net(side: int = 8) -> ConvNet:

@@ -8,9 +8,9 @@ import cv2
 import numpy as np
 import pytest
 
+from table.common.errors import TableError
 from table.dice.reader import DieReading, _one_per_die, read_tray_image, tray_faces
 from table.dice.settings import load_settings
-from table.errors import TableError
 
 
 def test_tray_faces_falls_back_when_unsure() -> None:

@@ -16,9 +16,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from table import datafiles
 from table.cli import main
 from table.commands.run import _teach_reader
+from table.common import datafiles
 from table.dice import teach as teach_module
 from table.dice.cnn import ConvNet
 from table.dice.reader import DiceReader, read_tray_image

@@ -32,7 +32,7 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
-from table.datafiles import package_path
+from table.common.datafiles import package_path
 from table.hardware.buttons import Timing
 from table.hardware.interfaces import StationInput
 from table.hardware.serial_bridge import SerialBridge

@@ -311,7 +311,7 @@ def test_button_leds_on_blink_off_through_gpiozero_leds() -> None:
 
 @pytest.mark.parametrize("factory", ["lgpio"])
 def test_off_a_pi_the_pin_factory_is_one_sentence(factory: str) -> None:
-    from table.errors import TableError
+    from table.common.errors import TableError
     from table.hardware.gpio import make_pin_factory
 
     with pytest.raises(TableError) as info:

@@ -15,7 +15,7 @@ from fakes.strip import RecordingStrip
 
 from table.cli import main
 from table.commands.selftest import Result, SelfTest, Step, format_results
-from table.datafiles import defaults_dir
+from table.common.datafiles import defaults_dir
 from table.hardware.config import HardwareConfigError, load_hardware
 from table.hardware.gpio import GpioStations
 from table.hardware.interfaces import HourglassLayout, LedState, StationInput, Stations

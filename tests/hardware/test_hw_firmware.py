@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 import pytest
 from fakes.bridge import wait_for
 
-from table.datafiles import package_path
+from table.common.datafiles import package_path
 from table.hardware.bridge_protocol import decode, encode, encode_frame
 from table.hardware.buttons import Timing
 from table.hardware.interfaces import StationInput

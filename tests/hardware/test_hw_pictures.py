@@ -41,7 +41,7 @@ def test_hourglass_pictures(name: str, layout: HourglassLayout, cell: tuple[int,
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
     import pygame
 
-    from table.outputs import draw_led_hourglass
+    from table.loop.outputs import draw_led_hourglass
 
     pygame.font.init()
     w, h = cell

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from table.cli import main
-from table.datafiles import defaults_dir
+from table.common.datafiles import defaults_dir
 from table.hardware import requirements
 from table.hardware.config import load_hardware
 

@@ -1,6 +1,6 @@
 """The soak driver: the real table loop for hours of virtual table time.
 
-``soak(hours)`` builds :class:`table.app.Table` exactly as ``table run --headless``
+``soak(hours)`` builds :class:`table.loop.app.Table` exactly as ``table run --headless``
 does (SDL dummy driver, a real SQLite journal, the sound output), drives its clock
 virtually, and plays like an evening's guests: stations join in the lobby and
 start every registered game in turn; in a game each station makes random *legal*
@@ -98,13 +98,13 @@ def soak(hours: float, journal_path: Path, seed: int = 1, step_s: float = 1.0, s
     os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
     import pygame
 
-    from table.app import Table, VirtualClock
-    from table.autoplay import next_random_action
-    from table.config import TableConfig
+    from table.common.config import TableConfig
     from table.display.screens import AttractScreen, GameScreen, LobbyScreen, TableMenuScreen
     from table.games import registry
-    from table.journal import Journal
-    from table.sound import SoundOutput
+    from table.loop.app import Table, VirtualClock
+    from table.loop.sound import SoundOutput
+    from table.play.autoplay import next_random_action
+    from table.play.journal import Journal
 
     pygame.display.init()
     pygame.font.init()
@@ -152,7 +152,7 @@ def soak(hours: float, journal_path: Path, seed: int = 1, step_s: float = 1.0, s
                         guests.add(lobby_plan.pop(0))
                         stats.inputs += 1
                 elif isinstance(top, GameScreen | TableMenuScreen) or top.overlay:
-                    session = table.session
+                    session = table.play.session
                     if session is None:
                         pass
                     elif isinstance(top, TableMenuScreen) or top.overlay:
@@ -173,14 +173,14 @@ def soak(hours: float, journal_path: Path, seed: int = 1, step_s: float = 1.0, s
                             guests.add(Action(action.kind, t, action.station, action.value))
                             stats.inputs += 1
             clock.now = now + step_s
-            before = table.session
+            before = table.play.session
             if table.step(clock.now):
                 stats.frames += 1
             stats.steps += 1
-            if before is not None and before.is_over() and table.session is None:
+            if before is not None and before.is_over() and table.play.session is None:
                 stats.games_finished += 1
-            if table.session is not None and table.session is not before:
-                stats.games_started[table.session.setup.game] += 1
+            if table.play.session is not None and table.play.session is not before:
+                stats.games_started[table.play.session.setup.game] += 1
             if int(clock.now) % 3600 == 0:
                 gc.collect()
                 stats.rss_hourly.append(rss_bytes())

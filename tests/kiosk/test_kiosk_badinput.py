@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 
 from table.cli import build_parser, main
-from table.headless import (
+from table.kiosk.headless import (
     VirtualClock,
     open_journal_resilient,
     random_script,
@@ -36,8 +36,8 @@ from table.headless import (
     run_headless,
     scenario_toml,
 )
-from table.journal import Journal, JournalError
-from table.scenario import parse_scenario
+from table.play.journal import Journal, JournalError
+from table.play.scenario import parse_scenario
 
 CORPUS = Path(__file__).resolve().parents[1] / "badinput"
 REPO = CORPUS.parents[1]

@@ -25,11 +25,11 @@ from pathlib import Path
 import pytest
 
 from table.games.base import Action
-from table.headless import VirtualClock, random_script, run_headless, scenario_toml
-from table.journal import Journal, JournalBusy, JournalError
-from table.journal_open import check_wal, open_daemon_journal
-from table.scenario import Scenario, parse_scenario
-from table.session import canonical
+from table.kiosk.headless import VirtualClock, random_script, run_headless, scenario_toml
+from table.play.journal import Journal, JournalBusy, JournalError
+from table.play.journal_open import check_wal, open_daemon_journal
+from table.play.scenario import Scenario, parse_scenario
+from table.play.session import canonical
 
 GAMES = (("ubongo_shimo", 1), ("ubongo", 1), ("ugah_ugah", 1))
 CUT_AT = 230  # actions of the third game journaled when the power goes
@@ -229,7 +229,7 @@ def test_full_disk(written: Written, tmp_path: Path, monkeypatch: pytest.MonkeyP
     the game plays on from memory, then the held writes go in once there is room."""
     path = cut_copy(written, tmp_path)
     journals: list[Journal] = []
-    import table.headless as headless
+    import table.kiosk.headless as headless
 
     real = headless.open_journal_resilient
 
@@ -267,7 +267,7 @@ def test_full_disk_to_the_stop(written: Written, tmp_path: Path, monkeypatch: py
     """The disk stays full until the daemon stops: what it held is lost, what was written
     before is kept, and the next start resumes the game from there."""
     path = cut_copy(written, tmp_path)
-    import table.headless as headless
+    import table.kiosk.headless as headless
 
     real = headless.open_journal_resilient
 
@@ -327,7 +327,7 @@ def test_read_only_folder(written: Written, tmp_path_factory: pytest.TempPathFac
     for f in folder.iterdir():
         f.chmod(0o444)
     launcher = ["-c", WITHOUT_DAC_OVERRIDE] if os.geteuid() == 0 else []
-    done = subprocess.run([sys.executable, *launcher, "-m", "table.headless", str(script), "--journal", str(path),
+    done = subprocess.run([sys.executable, *launcher, "-m", "table.kiosk.headless", str(script), "--journal", str(path),
                            "--allow-root"], cwd="/", capture_output=True, text=True, timeout=120)
     folder.chmod(0o755)
     for f in folder.iterdir():
@@ -351,7 +351,7 @@ def test_second_daemon(written: Written, tmp_path: Path) -> None:
         assert "\n" not in str(refused.value) and "already running" in str(refused.value)
         script = tmp_path / "script.toml"
         script.write_text(scenario_toml(random_script(*GAMES[2])))
-        done = subprocess.run([sys.executable, "-m", "table.headless", str(script), "--journal", str(path),
+        done = subprocess.run([sys.executable, "-m", "table.kiosk.headless", str(script), "--journal", str(path),
                                "--allow-root"], cwd="/", capture_output=True, text=True, timeout=120)
         assert done.returncode == 2
         lines = [line for line in done.stderr.splitlines() if line.startswith("table: ")]

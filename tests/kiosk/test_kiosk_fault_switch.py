@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from table.commands.run import TEST_FAULTS, requested_test_fault
-from table.errors import TableError
+from table.common.errors import TableError
 
 TABLE = Path(sys.executable).with_name("table")
 

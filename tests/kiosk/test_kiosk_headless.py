@@ -17,10 +17,10 @@ import pytest
 
 from table.games import registry
 from table.games.base import Action
-from table.headless import VirtualClock, random_script, run_headless, scenario_toml, script_position
-from table.journal import Journal
-from table.scenario import Scenario, parse_scenario, run_scenario
-from table.session import canonical
+from table.kiosk.headless import VirtualClock, random_script, run_headless, scenario_toml, script_position
+from table.play.journal import Journal
+from table.play.scenario import Scenario, parse_scenario, run_scenario
+from table.play.session import canonical
 
 
 def reference(scenario: Scenario, path: Path) -> tuple[tuple[Action, ...], str]:

@@ -9,13 +9,13 @@ from pathlib import Path
 import pygame
 import pytest
 
-from table.app import ScriptedInputs, Table, VirtualClock
-from table.config import TableConfig
+from table.common.config import TableConfig
+from table.display.games.umtata.speech import QuestionSpeaker, SpeechSettings, settings_problems
 from table.display.theme import BAD
-from table.display.umtata_speech import QuestionSpeaker, SpeechSettings, settings_problems
 from table.games.base import Action
-from table.journal import Journal, sqlite_fault
-from table.journal_open import open_daemon_journal
+from table.loop.app import ScriptedInputs, Table, VirtualClock
+from table.play.journal import Journal, sqlite_fault
+from table.play.journal_open import open_daemon_journal
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 
@@ -48,7 +48,7 @@ def test_a_journal_fault_mid_game_shows_a_warning_and_loses_nothing(tmp_path: Pa
     table = Table(TableConfig(stations=4), clock, surface, journal, inputs=[inputs], seed_source=lambda: 42)
     run(table, clock, inputs, Action("press", 0.1, 0), Action("press", 0.2, 1),
         Action("turn", 1.0, 0, {"sector": 15, "sectors": 16}), Action("push", 1.2, 0), until=1.5)
-    assert table.session is not None and table.game_id is not None
+    assert table.play.session is not None and table.game_id is not None
     other = sqlite3.connect(path, isolation_level=None)
     other.execute("BEGIN IMMEDIATE")
     presses = [Action("press", 2.0 + i * 7.0, i % 2) for i in range(40)]
@@ -129,7 +129,7 @@ def test_a_lock_at_start_is_waited_for_then_refused_in_one_sentence(tmp_path: Pa
     import sqlite3
     import threading
 
-    from table.journal import JournalBusy
+    from table.play.journal import JournalBusy
 
     path = tmp_path / "journal.db"
     _rollback_mode_journal(path)

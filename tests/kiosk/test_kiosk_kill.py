@@ -26,10 +26,10 @@ from pathlib import Path
 import pytest
 
 from table.games import registry
-from table.headless import random_script, scenario_toml
-from table.journal import Journal
-from table.scenario import load_scenario, run_scenario
-from table.session import Session, canonical
+from table.kiosk.headless import random_script, scenario_toml
+from table.play.journal import Journal
+from table.play.scenario import load_scenario, run_scenario
+from table.play.session import Session, canonical
 
 TOTAL_KILLS = 100
 WALL_PER_GAME = 0.8  # seconds of wall time one uninterrupted scripted game takes (after start-up)
@@ -182,7 +182,7 @@ def test_sigterm_is_a_clean_stop_and_systemd_hears_about_it(tmp_path: Path) -> N
     assert not finished and 0 < len(partial) < len(want_actions)
     assert partial == want_actions[: len(partial)]
     # Resume in virtual time: the rest of the game, exactly once.
-    done = subprocess.run([sys.executable, "-m", "table.headless", str(script), "--journal", str(journal),
+    done = subprocess.run([sys.executable, "-m", "table.kiosk.headless", str(script), "--journal", str(journal),
                            "--allow-root"], cwd="/", env=child_env(), capture_output=True, timeout=60)
     assert done.returncode == 0, done.stderr.decode()
     assert b"resuming game 1" in done.stderr

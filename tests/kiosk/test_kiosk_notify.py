@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from table.errors import TableError
-from table.systemd import Notifier, RunningAsRootError, refuse_root
+from table.common.errors import TableError
+from table.kiosk.systemd import Notifier, RunningAsRootError, refuse_root
 
 
 @pytest.fixture
@@ -105,7 +105,7 @@ def test_refuse_root() -> None:
 
 
 def test_leave_gesture_needs_both_holds_then_both_presses() -> None:
-    from table.systemd import LeaveGesture
+    from table.kiosk.systemd import LeaveGesture
 
     g = LeaveGesture(first=0, last=3)
     assert g.feed("long_push", 0, 10.0) is None  # alone: the ordinary table menu
@@ -117,7 +117,7 @@ def test_leave_gesture_needs_both_holds_then_both_presses() -> None:
 
 
 def test_leave_gesture_cancels_on_anything_else_or_time() -> None:
-    from table.systemd import LeaveGesture
+    from table.kiosk.systemd import LeaveGesture
 
     g = LeaveGesture(first=0, last=3)
     assert g.feed("long_push", 0, 10.0) is None

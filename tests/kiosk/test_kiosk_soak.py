@@ -16,8 +16,8 @@ import pytest
 from kiosk.soak import soak
 
 from table.games import registry
-from table.journal import Journal
-from table.session import Session
+from table.play.journal import Journal
+from table.play.session import Session
 
 HOURS = 8.0
 MAX_GROWTH_MB = 10.0

@@ -70,7 +70,7 @@ def test_the_installed_table_is_not_the_checkout(installed: Installed) -> None:
     assert (site / "table" / "firmware" / "bridge_logic.py").is_file()  # the Pico's files, for mpremote
     assert (site / "table" / "system" / "table.service").is_file()
     done = subprocess.run([str(installed.venv / "bin" / "python"), "-c",
-                           "import table, table.datafiles as d; print(table.__file__); print(d.defaults_dir())"],
+                           "import table, table.common.datafiles as d; print(table.__file__); print(d.defaults_dir())"],
                           cwd="/", capture_output=True, text=True, check=True,
                           env={"PATH": "/usr/bin:/bin", "HOME": str(installed.home)})
     module, defaults = done.stdout.split()
@@ -132,7 +132,7 @@ def test_sim_screens_wiring_selftest(installed: Installed, tmp_path: Path) -> No
     assert done.returncode == 0, done.stderr
     assert len(list((tmp_path / "screens-de").rglob("*.png"))) >= 5
     probe = subprocess.run([str(installed.venv / "bin" / "python"), "-c",
-                            "import table.i18n as i; i.set_language('de'); import gettext;"
+                            "import table.common.i18n as i; i.set_language('de'); import gettext;"
                             "assert isinstance(i.translations('de'), gettext.GNUTranslations);"
                             "print(i._('Paused'))"], cwd="/", capture_output=True, text=True, timeout=120)
     assert probe.stdout.strip() == "Pause", probe.stderr

@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from ubongo_driver import Table
 
 from table.display.games import RenderContext
-from table.display.games.ubongo import RENDERER
+from table.display.games.ubongo.screen import RENDERER
 from table.display.theme import Theme
 
 NAMES = ("Ada", "Ben", "Cleo", "Dev")

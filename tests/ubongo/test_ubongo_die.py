@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from table.datafiles import defaults_dir
-from table.errors import TableError
+from table.common.datafiles import defaults_dir
+from table.common.errors import TableError
 from table.games.base import SetupError
 from table.games.ubongo.die import DEFAULT_DIE, die_from_options, load_die
 

@@ -14,7 +14,7 @@ import pygame
 from table.display.screens import ranking_parts
 from table.display.theme import Theme, recording
 from table.games.base import Action, GameSetup
-from table.session import END, Session
+from table.play.session import END, Session
 
 
 def test_an_ended_game_breaks_a_tie_on_the_best_colour_with_the_next() -> None:

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from table.games.base import Action
-from table.journal import Journal
-from table.scenario import check_expectations, load_scenario, run_scenario
-from table.session import Session
+from table.play.journal import Journal
+from table.play.scenario import check_expectations, load_scenario, run_scenario
+from table.play.session import Session
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = sorted((ROOT / "docs" / "scenarios").glob("ubongo-*.toml"))

@@ -13,7 +13,7 @@ import pygame
 from make_ubongo_screens import SHOTS, make
 
 from table.display.games import RenderContext, renderers
-from table.display.games.ubongo import GEM_SHAPES, RENDERER, _with_player_colours, gem_points
+from table.display.games.ubongo.screen import GEM_SHAPES, RENDERER, _with_player_colours, gem_points
 from table.display.theme import STATION_COLOURS, Theme
 
 

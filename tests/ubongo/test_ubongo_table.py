@@ -8,11 +8,11 @@ from pathlib import Path
 import pygame
 import pytest
 
-from table.app import ScriptedInputs, Table, VirtualClock
-from table.config import TableConfig
+from table.common.config import TableConfig
 from table.display.screens import GameScreen
 from table.games.base import Action, GameSetup
-from table.journal import Journal
+from table.loop.app import ScriptedInputs, Table, VirtualClock
+from table.play.journal import Journal
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 
@@ -60,7 +60,7 @@ def test_a_round_through_the_table_loop_and_a_resume(tmp_path: Path) -> None:
         Action("push", 0.4, 2),
         until=4.0,
     )
-    session = table.session
+    session = table.play.session
     assert session is not None and session.view()["phase"] == "sand"
     run(
         table,

@@ -13,10 +13,10 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from table.autoplay import play_randomly
 from table.games.base import GameSetup
-from table.games.ugah_ugah import ENGINE, THROW, UgahState
-from table.session import Session
+from table.games.ugah_ugah.engine import ENGINE, THROW, UgahState
+from table.play.autoplay import play_randomly
+from table.play.session import Session
 from ugah_ugah.table_helper import Table
 
 NAMES = ("Ada", "Ben", "Cleo", "Dev")
@@ -109,7 +109,7 @@ def render(state: UgahState, size: tuple[int, int]):  # type: ignore[no-untyped-
     import pygame
 
     from table.display.games import RenderContext
-    from table.display.games.ugah_ugah import RENDERER
+    from table.display.games.ugah_ugah.screen import RENDERER
     from table.display.theme import Theme
 
     surface = pygame.Surface(size)

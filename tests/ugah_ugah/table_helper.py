@@ -12,7 +12,7 @@ from dataclasses import replace
 from typing import Any
 
 from table.games.base import Action, GameSetup
-from table.games.ugah_ugah import ENGINE, Chip, UgahState
+from table.games.ugah_ugah.engine import ENGINE, Chip, UgahState
 
 
 class Table:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import random
 
-from table.autoplay import play_randomly
 from table.games.base import Action, GameSetup
-from table.session import Session
+from table.play.autoplay import play_randomly
+from table.play.session import Session
 
 
 def test_end_from_the_menu_counts_face_down_chips() -> None:

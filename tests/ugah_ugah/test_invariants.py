@@ -6,10 +6,10 @@ import random
 
 import pytest
 
-from table.autoplay import next_random_action
 from table.games.base import GameSetup
-from table.games.ugah_ugah import ENGINE, GIVE, KEEP, OVER, UNCERTAIN, hunters_met
-from table.session import Session
+from table.games.ugah_ugah.engine import ENGINE, GIVE, KEEP, OVER, UNCERTAIN, hunters_met
+from table.play.autoplay import next_random_action
+from table.play.session import Session
 
 
 @pytest.mark.parametrize("variant", ["standard", UNCERTAIN])

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from table.datafiles import defaults_dir
-from table.errors import TableError
+from table.common.datafiles import defaults_dir
+from table.common.errors import TableError
 from table.games.base import Action, GameSetup, SetupError, check_setup, rng_for
-from table.games.ugah_ugah import (
+from table.games.ugah_ugah.engine import (
     BONE,
     BREAKER,
     CHOOSE,

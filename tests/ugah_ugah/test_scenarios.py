@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from table.journal import Journal
-from table.scenario import check_expectations, load_scenario, run_scenario
-from table.session import Session
+from table.play.journal import Journal
+from table.play.scenario import check_expectations, load_scenario, run_scenario
+from table.play.session import Session
 
 SCENARIOS = sorted((Path(__file__).resolve().parents[2] / "docs" / "scenarios").glob("ugah-*.toml"))
 

@@ -14,7 +14,7 @@ import pygame
 
 from table.display.games import RenderContext, renderers
 from table.display.theme import Theme
-from table.games.ugah_ugah import ENGINE
+from table.games.ugah_ugah.engine import ENGINE
 from ugah_ugah.screens import states
 
 STATES = states()

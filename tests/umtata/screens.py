@@ -14,12 +14,12 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 import pygame
 
+from table.common.i18n import language
 from table.display.games import RenderContext
+from table.display.games.umtata.map import draw_map
 from table.display.theme import Theme
-from table.display.umtata_map import draw_map
 from table.games.base import Action, GameSetup
 from table.games.umtata.engine import ENGINE, UmtataState
-from table.i18n import language
 from umtata.conftest import WELTMEISTER, WORLD_CUP, answer, guess, sector, tataaa
 
 OUT = Path(__file__).resolve().parents[2] / "docs" / "screens" / "umtata"
@@ -71,7 +71,7 @@ def phases() -> dict[str, UmtataState]:
 
 
 def render(state: UmtataState, size: tuple[int, int], paused: bool = False) -> pygame.Surface:
-    from table.display.games.umtata import RENDERER
+    from table.display.games.umtata.screen import RENDERER
 
     surface = pygame.Surface(size)
     RENDERER.draw(surface, ENGINE.view(state, None), RenderContext(Theme(*size), now=0.0, paused=paused))

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from table.datafiles import data_file
-from table.display.umtata_map import load_map
+from table.common.datafiles import data_file
+from table.display.games.umtata.map import load_map
 from table.games.umtata.board import (
     BOARD_FILE,
     COLOURS,

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from table.cli import main
-from table.datafiles import defaults_dir
+from table.common.datafiles import defaults_dir
 from table.games.umtata.deck import check_deck, deck_files
 
 

@@ -7,10 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from table import datafiles
 from table.cli import main
-from table.config import load_config
-from table.gamedata import game_options
+from table.common import datafiles
+from table.common.config import load_config
 from table.games.base import GameSetup, SetupError
 from table.games.umtata.board import BoardError, load_board, parse_board
 from table.games.umtata.deck import (
@@ -25,6 +24,7 @@ from table.games.umtata.deck import (
     similar_pairs,
 )
 from table.games.umtata.engine import ENGINE
+from table.play.gamedata import game_options
 
 
 def write(path: Path, body: str, language: str | None = None) -> Path:

@@ -16,7 +16,7 @@ import numpy as np
 import pygame
 import pytest
 
-import table.display.umtata_map as um
+import table.display.games.umtata.map as um
 from table.games.umtata.board import load_board
 
 

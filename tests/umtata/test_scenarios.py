@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from table.scenario import check_expectations, load_scenario, run_scenario
+from table.play.scenario import check_expectations, load_scenario, run_scenario
 
 SCENARIOS = sorted((Path(__file__).parent / "scenarios").glob("*.toml"))
 

@@ -15,10 +15,10 @@ import pygame
 import pytest
 
 from table.display.games import renderers
-from table.display.games.umtata import map_area
+from table.display.games.umtata.map import GREY_ID0, draw_map, label_layout, load_map, map_rect_for, raster
+from table.display.games.umtata.screen import map_area
+from table.display.games.umtata.speech import QuestionSpeaker, SpeechSettings
 from table.display.theme import Theme
-from table.display.umtata_map import GREY_ID0, draw_map, label_layout, load_map, map_rect_for, raster
-from table.display.umtata_speech import QuestionSpeaker, SpeechSettings
 from table.games.umtata.board import load_board
 from table.games.umtata.engine import ENGINE
 from umtata.screens import phases, render

@@ -105,7 +105,7 @@ def test_page_shows_tables_and_leaderboard_and_updates_live(tmp_path: Path) -> N
         umtata = finished_scenario(tmp_path, "umtata", "umtata", 9, ["Fay", "Gus", "Hal"])
         ubongo = finished_scenario(tmp_path, "ubongo", "ubongo", 5, ["Dana", "Emil"])
         for table, scenario in (("Bar-1", ugah), ("Bar-1", shimo), ("Bar-2", umtata), ("Bar-2", ubongo)):
-            subprocess.run([table_cmd()[0], "-m", "table.headless", str(scenario), "--journal",
+            subprocess.run([table_cmd()[0], "-m", "table.kiosk.headless", str(scenario), "--journal",
                             str(tmp_path / f"{table}.db"), "--allow-root"], check=True, capture_output=True)
         broker.start()
         procs.append(spawn(table_cmd("venue", "--db", str(db), "--port", str(broker.port), "--username", "venue",
@@ -148,8 +148,8 @@ def test_page_shows_tables_and_leaderboard_and_updates_live(tmp_path: Path) -> N
 
         # A scripted game ends at the table: the open page updates by itself (server-sent events).
         t0 = time.monotonic()
-        subprocess.run([table_cmd()[0], "-m", "table.headless", str(ugah), "--journal", str(tmp_path / "Bar-2.db"),
-                        "--allow-root"], check=True, capture_output=True)
+        subprocess.run([table_cmd()[0], "-m", "table.kiosk.headless", str(ugah), "--journal",
+                        str(tmp_path / "Bar-2.db"), "--allow-root"], check=True, capture_output=True)
         wait_for(lambda: driver.find_element(By.TAG_NAME, "body").get_attribute("data-results") == "5", 10,
                  "the new result on the open page")
         took = time.monotonic() - t0

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from table.cli import main
-from table.journal import Journal
-from table.scenario import load_scenario, run_scenario
+from table.play.journal import Journal
+from table.play.scenario import load_scenario, run_scenario
 from table.venue import contract
 from table.venue.follow import JournalFollower, Position, read_health
 from table.venue.server import Venue, VenueConfig, leaderboard

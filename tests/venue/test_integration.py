@@ -43,7 +43,7 @@ GAME_SECONDS = 7.0  # wall-clock length of each scripted game
 
 
 def _games(tmp: Path) -> dict[str, list[Path]]:
-    from table.scenario import load_scenario
+    from table.play.scenario import load_scenario
 
     ugah = tmp / "ugah.toml"
     shimo = tmp / "shimo.toml"
@@ -63,7 +63,7 @@ def _play_table(journal: Path, scenarios: list[Path], log: Path) -> list[subproc
 
 def _headless(scenario: Path, journal: Path) -> list[str]:
     speed = max(1.0, last_input_time(scenario) / GAME_SECONDS)
-    return [table_cmd()[0], "-m", "table.headless", str(scenario), "--journal", str(journal),
+    return [table_cmd()[0], "-m", "table.kiosk.headless", str(scenario), "--journal", str(journal),
             "--speed", f"{speed:.2f}", "--allow-root"]
 
 

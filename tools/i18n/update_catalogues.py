@@ -1,7 +1,7 @@
 """Bring the catalogues up to date with the source: ``python tools/i18n/update_catalogues.py``.
 
 Collects every message marked with ``_``, ``N_``, ``ngettext`` or ``pgettext`` in
-``table/`` and rewrites ``table/locale/<lang>.po`` for each language, keeping the
+``table/`` and rewrites ``table/common/locale/<lang>.po`` for each language, keeping the
 translations already there and dropping messages the source no longer has. English
 message ids are the English text, so ``en.po`` gets each id as its own translation;
 ``de.po`` shows new messages with an empty ``msgstr`` to be translated by hand

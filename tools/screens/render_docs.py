@@ -89,7 +89,7 @@ def main(out: Path) -> list[Path]:
 def german(out: Path) -> list[Path]:
     """The table's screens and every Ubongo Shimo phase in German (1920x1080), the set
     beside the other games' German pictures in docs/screens/de."""
-    from table.i18n import set_language
+    from table.common.i18n import set_language
 
     set_language("de")
     try:

@@ -258,7 +258,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="where to write the asset (default: the table's umtata/europe.json)")
     args = parser.parse_args(argv)
 
-    from table.datafiles import package_path
+    from table.common.datafiles import package_path
 
     defaults = package_path("defaults")
     board_path = args.board or defaults / "umtata" / "board.toml"

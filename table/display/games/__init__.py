@@ -1,27 +1,27 @@
-"""Per-game renderers, discovered like the engines.
+"""The screen side of the game contract, and the registered games' screens.
 
-Each module here defines ``RENDERER``: an object with ``game`` (the engine name),
-``parts(view, theme, paused)``, the screen as :class:`~table.display.layers.Part`
-objects whose times are the game's (what the table draws, repainting only what
-changed), and ``draw(surface, view, ctx)``, all of them painted from scratch. ``view``
-is ``engine.view(state, None)`` (the public display view, JSON-compatible) and ``ctx``
-a :class:`RenderContext`. Neither may change anything but the surface.
+Each game's :class:`table.games.contract.Game` names its screen (``"module:ATTRIBUTE"``),
+an instance of :class:`GameRenderer`. ``view`` is always ``engine.view(state, None)``
+(the public display's view, JSON-compatible); hidden things were removed there, so a
+screen can never show a secret. No member may change anything but the surface it is
+given (and a renderer's own caches).
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from functools import cache
-from typing import Any, Protocol
+from pathlib import Path
+from typing import Any, ClassVar, Protocol
 
 import pygame
 
+from table.common.i18n import N_, language, ngettext
 from table.display.layers import Part
 from table.display.theme import Theme
-from table.i18n import language
+from table.games.base import Event
+from table.games.contract import games, load_object
 
 
 @dataclass(frozen=True)
@@ -33,54 +33,125 @@ class RenderContext:
     paused: bool = False
 
 
-class Renderer(Protocol):
-    """A game's renderer. It may also have ``prepare(theme)``, a generator that builds
-    ahead, a step per ``next``, what its first frames at this theme (size and language
-    in force) would otherwise stop to build; the table runs it while nobody uses it
-    (:func:`preparations`)."""
+@dataclass(frozen=True)
+class PlayerOption:
+    """A setting each player chooses for himself in the lobby (Shimo's level, say).
 
-    game: str
+    The lobby shows it as a line; a push on it moves the pushing station's own value to
+    the next of ``values``; the game starts with ``option`` set to the list of the
+    players' values in seating order. ``label``, ``hint`` and ``detail`` are message ids;
+    ``detail`` (shown on a joined station's panel) has a ``{value}`` field.
+    """
 
-    def draw(self, surface: pygame.Surface, view: dict[str, Any], ctx: RenderContext) -> None: ...
+    option: str
+    label: str
+    hint: str
+    detail: str
+    values: tuple[int, ...]
 
-    def parts(self, view: dict[str, Any], theme: Theme, paused: bool = False) -> list[Part]: ...
+
+class Output(Protocol):
+    """Something besides the screen that follows the game (speech, say): called after
+    every step of the table loop with the running session (``None`` in the lobby)."""
+
+    def update(self, session: Any, now: float) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class GameRenderer:
+    """The base of every game's screen: what it must draw, and every optional member with
+    its default.
+
+    **Must** set or override:
+
+    * ``game``: the engine's name;
+    * :meth:`parts`: the screen as :class:`~table.display.layers.Part` objects whose
+      times are the game's (the table repaints only what changed), or
+    * :meth:`draw`: the whole screen painted from scratch (the default :meth:`parts`
+      is then one part repainted every frame: correct, not cheap).
+
+    **May** override:
+
+    * :meth:`prepare`: steps that build ahead what the first frames would stop for (the
+      table runs them while nobody plays);
+    * :meth:`celebration`: which engine events the table celebrates, as what, with what words;
+    * ``banner_at``: where a celebration's banner settles (centre as a share of the
+      width, top in theme units), over the board rather than over words being read;
+    * ``sounds``: the sound each engine event makes (names of the table's sounds:
+      ``go``, ``first``, ``buzzer``, ``chime``, ``gong``, ``win``, ``fanfare``, ``tick``);
+    * :meth:`score_text`: a score in words (default: points);
+    * ``variant_names``: how the lobby names the variants (message ids);
+    * ``player_options``: the lines each player sets for himself in the lobby;
+    * ``showcase_phase``: a view phase in which the table menu is opened for the pictures
+      of every game's flows (``None``: the game's first phase with a deadline);
+    * :meth:`outputs`: extra outputs the game drives (speech), built from the config;
+    * :meth:`data_problems`: problems in the screen's own data files, for ``check-config``.
+    """
+
+    game: ClassVar[str]
+    banner_at: ClassVar[tuple[float, float]] = (0.5, 43.0)
+    sounds: ClassVar[Mapping[str, str]] = {}
+    variant_names: ClassVar[Mapping[str, str]] = {}
+    player_options: ClassVar[tuple[PlayerOption, ...]] = ()
+    showcase_phase: ClassVar[str | None] = None
+
+    def draw(self, surface: pygame.Surface, view: dict[str, Any], ctx: RenderContext) -> None:
+        """Paint the whole screen for ``view`` at ``ctx.now``."""
+        for part in self.parts(view, ctx.theme, ctx.paused):
+            part.paint(surface, ctx.now)
+
+    def parts(self, view: dict[str, Any], theme: Theme, paused: bool = False) -> list[Part]:
+        whole = pygame.Rect(0, 0, theme.width, theme.height)
+
+        def paint(surface: pygame.Surface, t: float) -> None:
+            self.draw(surface, view, RenderContext(theme, t, paused))
+
+        return [Part(f"{self.game}:whole", whole, None, paint, base=True,
+                     live=None if paused else (lambda t: (t, whole)))]
+
+    def prepare(self, theme: Theme) -> Iterator[None]:
+        return iter(())
+
+    def celebration(self, event: Event, name: str) -> tuple[str, str] | None:
+        """``(kind, words)`` for an event the table celebrates, else ``None``. ``kind`` is
+        ``"first"`` (the first press of a round) or ``"round"`` (a round won); ``name`` is
+        the event's station's player. Only the event's kind, station and detail may be
+        used: nothing a view would hide."""
+        return None
+
+    def score_text(self, n: int) -> str:
+        """A score of ``n`` in words, in the language in force."""
+        return ngettext("{n} point", "{n} points", n).format(n=n)
+
+    def outputs(self, config_dir: Path | None) -> list[Output]:
+        return []
+
+    def data_problems(self, config_dir: Path | None) -> list[str]:
+        return []
+
+
+N_("{n} point")  # the default score_text's words, for the catalogue's checker
 
 
 def preparations(theme: Theme) -> Iterator[None]:
     """Every renderer's ``prepare(theme)`` steps, one after the other."""
     for renderer in renderers().values():
-        prepare = getattr(renderer, "prepare", None)
-        if prepare is not None:
-            yield from prepare(theme)
+        yield from renderer.prepare(theme)
 
 
 @cache
-def renderers() -> dict[str, Renderer]:
-    found: dict[str, Renderer] = {}
-    for info in pkgutil.iter_modules(__path__):
-        if info.name.startswith("_"):
-            continue
-        module = importlib.import_module(f"{__name__}.{info.name}")
-        renderer = getattr(module, "RENDERER", None)
-        if renderer is not None:
-            found[renderer.game] = renderer
+def renderers() -> dict[str, GameRenderer]:
+    """Every registered game's screen by game name (imported on first use)."""
+    found: dict[str, GameRenderer] = {}
+    for name, game in games().items():
+        found[name] = load_object(game.screen)
     return found
 
 
-def renderer_parts(renderer: Renderer, view: dict[str, Any], theme: Theme, paused: bool = False) -> list[Part]:
-    """``renderer.parts``, or for a renderer that only has ``draw``, the whole screen as
-    one part repainted on every frame (correct, just not cheap)."""
-    parts = getattr(renderer, "parts", None)
-    if parts is not None:
-        # Every word on a game screen follows the table's language: a part's picture
-        # follows from its key and the language in force.
-        lang = language()
-        return [replace(part, key=(part.key, lang)) for part in parts(view, theme, paused)]
-    whole = pygame.Rect(0, 0, theme.width, theme.height)
-
-    def paint(surface: pygame.Surface, t: float) -> None:
-        renderer.draw(surface, view, RenderContext(theme, t, paused))
-
-    return [Part(f"{renderer.game}:whole", whole, language(), paint, base=True,
-                 live=None if paused else (lambda t: (t, whole)))]
-
+def renderer_parts(renderer: GameRenderer, view: dict[str, Any], theme: Theme, paused: bool = False) -> list[Part]:
+    """``renderer.parts``, each part's key extended by the language in force: every word
+    on a game screen follows the table's language, so a part's picture follows from its
+    key and the language."""
+    lang = language()
+    return [replace(part, key=(part.key, lang)) for part in renderer.parts(view, theme, paused)]

@@ -1,13 +1,14 @@
 """Ubongo (the original, with the gem board): engine, die and public view.
 
 ``ENGINE`` is what the registry discovers; see :mod:`table.games.ubongo.engine`.
-``config_options`` is the table's hook for the game's data files (see ``table.gamedata``).
+``config_options`` is the table's hook for the game's data files (see ``table.play.gamedata``).
 """
 
 from pathlib import Path
 from typing import Any
 
-from table.datafiles import data_file
+from table.common.datafiles import data_file
+from table.games.contract import Game
 from table.games.ubongo.die import load_die
 from table.games.ubongo.engine import ENGINE, Ubongo, UbongoState
 
@@ -19,4 +20,7 @@ def config_options(config_dir: Path | None) -> dict[str, Any]:
     return {"die": load_die(path)} if path.is_file() else {}
 
 
-__all__ = ["ENGINE", "Ubongo", "UbongoState", "config_options"]
+GAME = Game(ENGINE, "table.display.games.ubongo:RENDERER", data_options=config_options, lobby_order=20)
+"""Ubongo as the table registers it (entry point ``table.games``)."""
+
+__all__ = ["ENGINE", "GAME", "Ubongo", "UbongoState", "config_options"]

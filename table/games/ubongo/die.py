@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from table.checks import read_text_input
-from table.errors import TableError
+from table.common.checks import read_text_input
+from table.common.errors import TableError
 from table.games.base import SetupError
 
 SIDES = 6

@@ -50,6 +50,7 @@ from table.games.base import (
     turn_delta,
     turn_sector,
 )
+from table.games.contract import GameEngine
 from table.games.ubongo.die import Die, die_from_options
 
 EASY = "easy"
@@ -200,7 +201,7 @@ def _set(items: tuple[Any, ...], i: int, value: Any) -> tuple[Any, ...]:
     return (*items[:i], value, *items[i + 1 :])
 
 
-class Ubongo:
+class Ubongo(GameEngine[UbongoState]):
     """The Ubongo engine (see the module docstring for the flow)."""
 
     name = "ubongo"
@@ -473,7 +474,7 @@ class Ubongo:
         """The score shown and reported: the most gems of one colour."""
         return {s: state.ranking_key(s)[0] for s in state.setup.stations}
 
-    def standing(self, state: UbongoState, station: StationId) -> tuple[int, ...]:
+    def standing(self, state: UbongoState, station: StationId, scores: Mapping[StationId, int]) -> tuple[int, ...]:
         """What ranks a player in a game ended early: the same colour-by-colour comparison
         as the game's own end (most of one colour, ties broken by the next colour)."""
         return state.ranking_key(station)

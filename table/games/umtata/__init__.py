@@ -1,5 +1,10 @@
 """Wo ist bitte Umtata?: the board, the question deck and the rules engine."""
 
+from table.games.contract import Game
 from table.games.umtata.engine import ENGINE, UmtataEngine, UmtataState
 
-__all__ = ["ENGINE", "UmtataEngine", "UmtataState"]
+GAME = Game(ENGINE, "table.display.games.umtata:RENDERER", commands="table.games.umtata.commands:register",
+            lobby_order=30)
+"""Umtata as the table registers it (entry point ``table.games``), with its ``deck`` command."""
+
+__all__ = ["ENGINE", "GAME", "UmtataEngine", "UmtataState"]

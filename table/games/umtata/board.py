@@ -1,7 +1,7 @@
 """The Umtata board as data: 48 countries, their regions, colours and borders.
 
 The board is read from ``umtata/board.toml`` of the config directory or the shipped
-defaults (:mod:`table.datafiles`; see that file for why the colours are what they are).
+defaults (:mod:`table.common.datafiles`; see that file for why the colours are what they are).
 Its land borders come from the map asset ``umtata/europe.json`` (``land``: the pairs of
 board countries whose Natural Earth polygons touch, derived by ``tools/umtata/build_map.py``)
 unless the board file lists its own ``[borders] land``; the sea neighbours are listed in
@@ -19,10 +19,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from table.datafiles import data_file
+from table.common.datafiles import data_file
 
 BOARD_FILE = "umtata/board.toml"
-"""The board's name among the data files (:func:`table.datafiles.data_file`)."""
+"""The board's name among the data files (:func:`table.common.datafiles.data_file`)."""
 MAP_FILE = "umtata/europe.json"
 """The map asset, which carries the land borders derived from the real polygons."""
 
@@ -277,8 +277,8 @@ def derived_land(map_path: Path) -> list[Any]:
 
 @cache
 def _read_board(path: Path, map_path: Path) -> Board:
-    from table.checks import read_text_input
-    from table.errors import TableError
+    from table.common.checks import read_text_input
+    from table.common.errors import TableError
 
     try:
         data = tomllib.loads(read_text_input(path, "Umtata board"))

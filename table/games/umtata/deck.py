@@ -21,7 +21,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from table.datafiles import data_files
+from table.common.datafiles import data_files
 from table.games.umtata.board import Board, load_board
 
 TOPICS: tuple[str, ...] = (
@@ -83,8 +83,8 @@ def deck_files(folder: Path) -> list[Path]:
 def read_questions(path: Path, problems: list[str]) -> list[Question]:
     """Questions of one file, each carrying the file's language; anything wrong with the
     file is appended to ``problems`` (a file in an unknown language gives no questions)."""
-    from table.checks import read_text_input
-    from table.errors import TableError
+    from table.common.checks import read_text_input
+    from table.common.errors import TableError
 
     try:
         data = tomllib.loads(read_text_input(path, "deck file"))  # regular files only, read-only

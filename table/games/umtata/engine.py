@@ -37,6 +37,7 @@ from table.games.base import (
     knob_choice,
     rng_for,
 )
+from table.games.contract import GameEngine
 from table.games.umtata.board import SECTORS, Board, Country, load_board, sector_parts
 from table.games.umtata.deck import DEFAULT_LANGUAGE, Question, check_language, deck_from_option, default_deck
 
@@ -120,7 +121,7 @@ def _set(values: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
     return (*values[:index], value, *values[index + 1 :])
 
 
-class UmtataEngine:
+class UmtataEngine(GameEngine[UmtataState]):
     """The engine registered as ``umtata``; see the module docstring for the rules."""
 
     name = "umtata"

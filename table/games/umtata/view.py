@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from table.common.i18n import N_
 from table.games.base import JSONValue, StationId
 from table.games.umtata.board import sector_parts
-from table.i18n import N_
 
 if TYPE_CHECKING:
     from table.games.umtata.engine import UmtataEngine, UmtataState

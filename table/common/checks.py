@@ -1,0 +1,188 @@
+"""Small value checks shared by every config file reader, and the "did you mean" hint.
+
+A check takes a parsed TOML value and returns ``None`` when it is fine, or the end of
+a sentence saying what is wrong ("must be from 1 to 5, not 9"); the reader puts the
+file and key path in front, so every config problem reads the same way.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import math
+import os
+import re
+import stat
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+Check = Callable[[Any], str | None]
+
+
+def whole(lo: int, hi: int) -> Check:
+    """A whole number from ``lo`` to ``hi`` (booleans are not numbers here)."""
+    def check(v: Any) -> str | None:
+        if not isinstance(v, int) or isinstance(v, bool):
+            return f"must be a whole number from {lo} to {hi}"
+        return None if lo <= v <= hi else f"must be from {lo} to {hi}, not {v}"
+    return check
+
+
+def number(lo: float, hi: float) -> Check:
+    """Any finite number from ``lo`` to ``hi`` (``nan`` and ``inf`` never pass)."""
+    def check(v: Any) -> str | None:
+        if not isinstance(v, int | float) or isinstance(v, bool):
+            return f"must be a number from {lo:g} to {hi:g}"
+        if isinstance(v, float) and not math.isfinite(v):
+            return f"must be a finite number from {lo:g} to {hi:g}, not {v}"
+        return None if lo <= v <= hi else f"must be from {lo:g} to {hi:g}, not {v}"
+    return check
+
+
+INT64 = (-(2**63), 2**63 - 1)
+
+
+def whole64(v: Any) -> str | None:
+    """A whole number that fits in 64 bits (SQLite's integers, seeds)."""
+    if not isinstance(v, int) or isinstance(v, bool):
+        return "must be a whole number"
+    if not INT64[0] <= v <= INT64[1]:
+        return f"must fit in 64 bits (from {INT64[0]} to {INT64[1]}), not {v}"
+    return None
+
+
+def option_number(option: str, lo: float, hi: float, *, low_open: bool = False) -> Callable[[str], float]:
+    """An argparse ``type`` for a finite number from ``lo`` to ``hi``; a bad value is a
+    one-line usage error naming the option."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a number, not {text!r}") from None
+        msg = number(lo, hi)(value)
+        if msg is None and low_open and value <= lo:
+            msg = f"must be more than {lo:g}"
+        if msg is not None:
+            raise argparse.ArgumentTypeError(msg)
+        return value
+    parse.__name__ = option  # argparse names the type in some messages
+    return parse
+
+
+def boolean(v: Any) -> str | None:
+    return None if isinstance(v, bool) else "must be true or false"
+
+
+def string(v: Any) -> str | None:
+    return None if isinstance(v, str) else "must be a string"
+
+
+def non_empty(v: Any) -> str | None:
+    return None if isinstance(v, str) and v else "must be a non-empty string"
+
+
+def one_of(*options: str) -> Check:
+    def check(v: Any) -> str | None:
+        return None if v in options else f"must be one of {', '.join(options)}, not {v!r}"
+    return check
+
+
+def did_you_mean(word: str, options: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for the closest option, or an empty string."""
+    close = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def check_section(source: str, name: str, value: Any, schema: Mapping[str, Check],
+                  problems: list[str]) -> dict[str, Any]:
+    """The keys of table ``[name]`` that pass their checks; every other key (unknown,
+    or with a bad value) adds one line to ``problems``."""
+    if not isinstance(value, dict):
+        problems.append(f"{source}: {name}: must be a table ([{name}])")
+        return {}
+    clean: dict[str, Any] = {}
+    for key, v in value.items():
+        if key not in schema:
+            problems.append(f"{source}: {name}.{key}: unknown key{did_you_mean(key, list(schema))}")
+            continue
+        msg = schema[key](v)
+        if msg:
+            problems.append(f"{source}: {name}.{key}: {msg}")
+        else:
+            clean[key] = v
+    return clean
+
+
+_PLAIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,39}\Z")
+
+
+def plain_name(what: str) -> Callable[[str], str]:
+    """An argparse ``type`` for a name used inside a file name (``--dice NAME``):
+    letters, digits, ``-`` and ``_``, at most 40, not starting with ``-``; no ``/``,
+    no ``..``, so the name cannot reach outside its folder."""
+    def parse(text: str) -> str:
+        if not _PLAIN.match(text):
+            raise argparse.ArgumentTypeError(
+                f"{what} must be a plain name (letters, digits, - and _, at most 40), not {text!r}")
+        return text
+    return parse
+
+
+TEXT_LIMIT = 1 << 20  # 1 MiB: far more than any config, deck or scenario the table needs
+
+
+def read_input(path: str | os.PathLike[str], what: str, limit: int = TEXT_LIMIT) -> bytes:
+    """The bytes of an input file, read without writing anything and without waiting.
+
+    Only a regular file is read: a folder, a FIFO (which would block), a device such as
+    ``/dev/zero`` (which never ends) or a socket is refused in one sentence, as is a file
+    over ``limit`` bytes. Raises :class:`table.common.errors.TableError`.
+    """
+    from table.common.errors import TableError
+
+    name = os.fspath(path)
+    if not name:
+        raise TableError(f"the {what} needs a file name, not an empty one")
+    try:
+        # O_NONBLOCK: a FIFO swapped in after a check must not hang the reader.
+        fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise TableError(f"there is no {what} at {name}") from None
+    except OSError as exc:
+        raise TableError(f"cannot read the {what} {name} ({exc.strerror or exc})") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            kind = {stat.S_IFDIR: "a folder", stat.S_IFCHR: "a device", stat.S_IFBLK: "a device",
+                    stat.S_IFIFO: "a named pipe (FIFO)", stat.S_IFSOCK: "a socket"}.get(stat.S_IFMT(st.st_mode),
+                                                                                   "not a regular file")
+            raise TableError(f"the {what} {name} is {kind}, not a regular file")
+        if st.st_size > limit:
+            raise TableError(f"the {what} {name} is {st.st_size:,} bytes, more than the {limit:,} a {what} may be")
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            try:
+                chunk = os.read(fd, 1 << 16)
+            except OSError as exc:
+                raise TableError(f"cannot read the {what} {name} ({exc.strerror or exc})") from None
+            if not chunk:
+                break
+            size += len(chunk)
+            if size > limit:
+                raise TableError(f"the {what} {name} is more than the {limit:,} bytes a {what} may be")
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def read_text_input(path: str | os.PathLike[str], what: str, limit: int = TEXT_LIMIT) -> str:
+    """:func:`read_input` decoded as UTF-8 (a one-sentence error if it is not)."""
+    from table.common.errors import TableError
+
+    data = read_input(path, what, limit)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise TableError(f"the {what} {os.fspath(path)} is not UTF-8 text (byte {exc.start})") from None

@@ -1,0 +1,210 @@
+"""The table's configuration: TOML files in a config directory -> frozen dataclasses.
+
+``load_config(dir)`` reads ``table.toml`` from the directory (or the shipped default,
+see :mod:`table.common.datafiles`, when the directory has none) and reports *every* problem at once,
+each as ``file: key.path: what is wrong (did you mean 'x'?)``. Other config files
+(hardware, games' data) are read by their own modules with the same error style.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from table.common.checks import (
+    Check,
+    boolean,
+    check_section,
+    did_you_mean,
+    number,
+    one_of,
+    read_text_input,
+    string,
+    whole,
+)
+from table.common.datafiles import data_file
+from table.common.errors import TableError
+from table.common.i18n import LANGUAGES
+
+CONFIG_FILE = "table.toml"
+
+
+class ConfigError(TableError):
+    """One or more problems in the config; ``problems`` lists them one per line."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        if len(problems) == 1:
+            super().__init__(f"the config has a problem: {problems[0]}")
+        else:
+            super().__init__(f"the config has {len(problems)} problems:\n  " + "\n  ".join(problems))
+
+
+@dataclass(frozen=True)
+class DisplayConfig:
+    width: int = 1920
+    height: int = 1080
+    fullscreen: bool = True
+    fps: int = 60
+    celebrations: bool = True
+    """Flashes and motion for a first press, a round's winner and the game's end (off
+    for quiet venues; sounds follow ``[sound] enabled``)."""
+
+
+@dataclass(frozen=True)
+class TimingConfig:
+    tie_window_ms: float = 2.0
+    settle_ms: float = 15.0
+    long_push_s: float = 2.0
+    attract_after_s: float = 120.0
+
+
+@dataclass(frozen=True)
+class SoundConfig:
+    enabled: bool = True
+    volume: float = 0.6
+
+
+@dataclass(frozen=True)
+class HourglassConfig:
+    seconds: float = 60.0
+    leds: int = 60
+    layout: str = "strip"
+
+
+@dataclass(frozen=True)
+class TrayConfig:
+    camera: str = ""
+    """``pi``, ``usb`` / ``usb:N``, a folder of pictures, or empty for no camera (knob)."""
+
+
+@dataclass(frozen=True)
+class TableConfig:
+    """The whole table. ``games`` holds per-game option tables, passed to the engines."""
+
+    source: str = "<defaults>"
+    stations: int = 4
+    station_names: tuple[str, ...] = ()
+    journal: str = ""
+    language: str = "en"
+    """The language of every screen, menu and spoken line (``en`` or ``de``); the lobby
+    can switch it for the evening."""
+    display: DisplayConfig = field(default_factory=DisplayConfig)
+    timing: TimingConfig = field(default_factory=TimingConfig)
+    sound: SoundConfig = field(default_factory=SoundConfig)
+    hourglass: HourglassConfig = field(default_factory=HourglassConfig)
+    tray: TrayConfig = field(default_factory=TrayConfig)
+    games: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+    def journal_path(self) -> Path:
+        """Where the journal lives: the config's value, else systemd's state directory,
+        else ``~/.local/state/table/journal.db``."""
+        if self.journal:
+            return Path(self.journal).expanduser()
+        state_dir = os.environ.get("STATE_DIRECTORY")
+        if state_dir:
+            return Path(state_dir.split(":")[0]) / "journal.db"
+        return Path.home() / ".local" / "state" / "table" / "journal.db"
+
+
+def _names(v: Any) -> str | None:
+    if not isinstance(v, list) or not all(isinstance(n, str) for n in v):
+        return "must be a list of names"
+    return None
+
+
+_LANGUAGE_WORDS = {"english": "en", "englisch": "en", "german": "de", "deutsch": "de"}
+"""What people write for a language instead of its code."""
+
+
+def _language(v: Any) -> str | None:
+    if isinstance(v, str) and v in LANGUAGES:
+        return None
+    known = ", ".join(f'"{code}"' for code in LANGUAGES)
+    if not isinstance(v, str):
+        return f"must be a language code ({known}), not {v!r}"
+    meant = _LANGUAGE_WORDS.get(v.lower()) or (v[:2].lower() if v[:2].lower() in LANGUAGES else None)
+    hint = f" (did you mean '{meant}'?)" if meant else did_you_mean(v, LANGUAGES)
+    return f"unknown language {v!r}: must be one of {known}{hint}"
+
+
+SCHEMA: dict[str, dict[str, Check]] = {
+    "table": {"stations": whole(1, 5), "station_names": _names, "journal": string, "language": _language},
+    "display": {"width": whole(320, 7680), "height": whole(240, 4320), "fullscreen": boolean, "fps": whole(10, 240),
+                "celebrations": boolean},
+    "timing": {
+        "tie_window_ms": number(0, 1000),
+        "settle_ms": number(0, 1000),
+        "long_push_s": number(0.5, 10),
+        "attract_after_s": number(5, 86400),
+    },
+    "sound": {"enabled": boolean, "volume": number(0, 1)},
+    "tray": {"camera": string},
+    "hourglass": {
+        "seconds": number(1, 3600),
+        "leds": whole(1, 2048),
+        "layout": one_of("strip", "matrix", "two-matrices"),
+    },
+}
+GAME_SECTIONS = ("ubongo_shimo", "ubongo", "umtata", "ugah_ugah")
+
+
+def parse_config(data: Mapping[str, Any], source: str) -> TableConfig:
+    """Validate parsed TOML; raises :class:`ConfigError` listing every problem."""
+    problems: list[str] = []
+    sections: dict[str, dict[str, Any]] = {}
+    known_top = [*SCHEMA, "games"]
+    for key, value in data.items():
+        if key not in known_top:
+            problems.append(f"{source}: {key}: unknown section{did_you_mean(key, known_top)}")
+            continue
+        if key == "games":
+            if not isinstance(value, dict):
+                problems.append(f"{source}: games: must be a table ([games])")
+                continue
+            for game, opts in value.items():
+                if game not in GAME_SECTIONS:
+                    problems.append(f"{source}: games.{game}: unknown game{did_you_mean(game, list(GAME_SECTIONS))}")
+                elif not isinstance(opts, dict):
+                    problems.append(f"{source}: games.{game}: must be a table")
+            continue
+        sections[key] = check_section(source, key, value, SCHEMA[key], problems)
+    if problems:
+        raise ConfigError(problems)
+    t = sections.get("table", {})
+    return TableConfig(
+        source=source,
+        stations=t.get("stations", 4),
+        station_names=tuple(t.get("station_names", ())),
+        journal=t.get("journal", ""),
+        language=t.get("language", "en"),
+        display=DisplayConfig(**sections.get("display", {})),
+        timing=TimingConfig(**sections.get("timing", {})),
+        sound=SoundConfig(**sections.get("sound", {})),
+        hourglass=HourglassConfig(**sections.get("hourglass", {})),
+        tray=TrayConfig(**sections.get("tray", {})),
+        games={k: dict(v) for k, v in data.get("games", {}).items()},
+    )
+
+
+def load_config(directory: str | Path | None = None) -> TableConfig:
+    """Load ``table.toml`` from ``directory``, or the shipped one when ``directory`` is
+    ``None`` or has no ``table.toml`` (the defaults are overridden file by file)."""
+    if directory is not None and not Path(directory).is_dir():
+        raise ConfigError([f"{directory}: there is no config directory here"])
+    path = data_file(CONFIG_FILE, directory)
+    if not os.path.lexists(path):
+        raise ConfigError([f"{path}: missing (the install has no {CONFIG_FILE}; reinstall the table)"])
+    try:
+        text = read_text_input(path, "config file")  # regular files only: a FIFO or /dev/zero is refused
+    except TableError as exc:
+        raise ConfigError([str(exc)]) from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError([f"{path}: not valid TOML ({exc})"]) from None
+    return parse_config(data, str(path))

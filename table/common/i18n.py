@@ -1,0 +1,118 @@
+"""The table's languages: every string a player sees or hears goes through gettext.
+
+The catalogues are ``table/common/locale/<lang>.po`` (English message ids, one catalogue per
+language); the wheel build compiles them to ``.mo`` beside them (``setup.py``), and an
+editable install, which has no build step, compiles a ``.po`` in memory the first time
+its language is used. The table speaks one language at a time: :func:`set_language`
+switches it for the whole process (the lobby's language line, ``[table] language`` in
+table.toml), and every screen draws its text through :func:`_` at paint time, so a
+switch shows on the next frame. Screens that cache pictures include :func:`language`
+in their keys.
+
+Engines stay pure and language-free: the few words their public views carry (a
+player's next step, a phase name) are English message ids marked with :func:`N_`, and
+the renderers translate them. Command-line messages stay English.
+"""
+
+from __future__ import annotations
+
+import gettext
+import io
+from functools import cache
+from importlib import resources
+
+LANGUAGES: tuple[str, ...] = ("en", "de")
+"""The languages the table has catalogues for; the first is the default."""
+
+LANGUAGE_NAMES: dict[str, str] = {"en": "English", "de": "Deutsch"}
+"""Each language in its own words (what the lobby shows, never translated)."""
+
+DOMAIN = "table"
+
+_current = LANGUAGES[0]
+
+
+def language() -> str:
+    """The language in force (``"en"`` or ``"de"``)."""
+    return _current
+
+
+def set_language(code: str) -> None:
+    """Switch the whole table to ``code``; ``ValueError`` for a language without a catalogue."""
+    global _current
+    if code not in LANGUAGES:
+        raise ValueError(f"unknown language {code!r} (known: {', '.join(LANGUAGES)})")
+    _current = code
+
+
+def next_language(code: str) -> str:
+    """The language after ``code`` in :data:`LANGUAGES` (what a knob push in the lobby picks)."""
+    return LANGUAGES[(LANGUAGES.index(code) + 1) % len(LANGUAGES)] if code in LANGUAGES else LANGUAGES[0]
+
+
+_catalogues: list[str] = ["table.common"]
+"""Packages whose ``locale/<lang>.po`` (or compiled ``.mo``) hold words, consulted in
+this order: the table's own first, then each game's that brings one."""
+
+
+def add_catalogue(package: str) -> None:
+    """Consult ``package``'s ``locale/`` after the catalogues already known (a game's own
+    words); adding one twice changes nothing."""
+    if package not in _catalogues:
+        _catalogues.append(package)
+        translations.cache_clear()
+
+
+@cache
+def translations(code: str) -> gettext.NullTranslations:
+    """Every known catalogue of ``code`` chained, the table's first (:func:`add_catalogue`);
+    English message ids pass through where none has a translation."""
+    chain: gettext.NullTranslations | None = None
+    for package in _catalogues:
+        found = _catalogue(package, code)
+        if chain is None:
+            chain = found
+        else:
+            chain.add_fallback(found)
+    return chain if chain is not None else gettext.NullTranslations()
+
+
+def _catalogue(package: str, code: str) -> gettext.NullTranslations:
+    """``package``'s catalogue of ``code``: the compiled ``.mo`` of an installed wheel,
+    else the ``.po`` compiled in memory, else nothing."""
+    folder = resources.files(package) / "locale"
+    mo = folder / f"{code}.mo"
+    if mo.is_file():
+        return gettext.GNUTranslations(io.BytesIO(mo.read_bytes()))
+    po = folder / f"{code}.po"
+    if po.is_file():
+        from table.common.pofile import mo_bytes, parse_po
+
+        return gettext.GNUTranslations(io.BytesIO(mo_bytes(parse_po(po.read_text(encoding="utf-8"), str(po)))))
+    return gettext.NullTranslations()
+
+
+def _(message: str) -> str:
+    """``message`` (an English message id) in the language in force."""
+    return translations(_current).gettext(message)
+
+
+def ngettext(singular: str, plural: str, n: int) -> str:
+    """The singular or plural form for ``n``, in the language in force."""
+    return translations(_current).ngettext(singular, plural, n)
+
+
+def pgettext(context: str, message: str) -> str:
+    """``message`` in ``context`` (a short word whose translation depends on where it stands)."""
+    return translations(_current).pgettext(context, message)
+
+
+def N_(message: str) -> str:
+    """Mark ``message`` for the catalogues without translating it now (engines' view
+    strings, tables of labels): whoever shows it later passes it through :func:`_`."""
+    return message
+
+
+def in_language(code: str, message: str) -> str:
+    """``message`` in language ``code``, whatever the table speaks now."""
+    return translations(code).gettext(message)

@@ -1,0 +1,600 @@
+"""The Ugah Ugah! screen: the circle of path chips with the hunters on the left, the dice
+and the current choice on the right, a row per player below.
+
+The circle is drawn clockwise with the gap at the top: place 0 is the first chip
+clockwise of the gap (where Mammoth Masher starts walking), place 30 the last (where
+Bone Breaker starts). Face-down chips show "?"; taken places stay as faint rings.
+Dice are drawn as coloured squares with a short name, so a symbol reads by colour,
+letters and a little picture. Everything comes from ``engine.view(state, None)``,
+which already hides face-down values and pile contents.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+import pygame
+
+from table.common.i18n import N_, _, ngettext
+from table.display import draw
+from table.display.games import GameRenderer, RenderContext
+from table.display.layers import Part, fill, paint_all
+from table.display.theme import (
+    ACCENT,
+    BACKGROUND,
+    BAD,
+    GOOD,
+    INK_DARK,
+    PANEL,
+    PANEL_LIGHT,
+    TEXT,
+    TEXT_DIM,
+    Colour,
+    Theme,
+    ink_on,
+)
+
+CHIP_FACE: Colour = (214, 186, 140)
+CHIP_EDGE: Colour = (120, 92, 56)
+CHIP_DOWN: Colour = (92, 70, 48)
+CHIP_MARK: Colour = (236, 214, 170)
+"""The "?" on a face-down chip: light enough for 4.5:1 on its brown."""
+CATERPILLAR: Colour = (120, 190, 60)
+MASHER_COLOUR: Colour = (236, 84, 72)
+BREAKER_COLOUR: Colour = (168, 124, 255)
+
+SYMBOL_STYLE: dict[str, tuple[str, Colour, Colour]] = {
+    # symbol: (short label, die colour, label colour)
+    # (the label colour: dark or light, whichever keeps 4.5:1 on the die)
+    "bone": (N_("Bone"), (225, 225, 215), (70, 70, 70)),
+    "dinosaur": (N_("Dino"), (70, 170, 90), INK_DARK),
+    "mammoth": (N_("Mamm."), (150, 100, 60), (255, 255, 255)),
+    "bird": (N_("Bird"), (70, 150, 230), INK_DARK),
+    "masher": (N_("MM"), MASHER_COLOUR, INK_DARK),
+    "breaker": (N_("BB"), BREAKER_COLOUR, INK_DARK),
+}
+SYMBOL_NAMES = {"bone": N_("bone"), "dinosaur": N_("dinosaur"), "mammoth": N_("mammoth"), "bird": N_("bird"),
+                "masher": N_("Mammoth Masher"), "breaker": N_("Bone Breaker")}
+TAB_NAMES = {"bone": N_("bone"), "dinosaur": N_("dinosaur"), "mammoth": N_("mammoth"), "bird": N_("bird"),
+             "masher": N_("Masher"), "breaker": N_("Breaker")}
+CARD_NAMES = {"dinosaur": N_("Dinosaur"), "mammoth": N_("Mammoth"), "bird": N_("Bird")}
+"""Message ids: every name here is shown through :func:`table.common.i18n._`."""
+
+
+def _prompt(view: dict[str, Any], p: dict[str, Any], names: dict[int, str]) -> str:
+    """What a player is expected to do next, told from the view (the engine's prompt is English)."""
+    phase = view["phase"]
+    if phase == "over":
+        return _("Winner!") if p["station"] in view["winners"] else _("Game over")
+    active = view["active"]
+    if p["station"] != active:
+        return _("Watch {name}").format(name=names.get(active, "?"))
+    if phase == "throw":
+        n = int(view["dice_in_play"])
+        manual = view.get("manual")
+        if manual:
+            return ngettext("Throw the die, set die {i} of {n}: turn, push",
+                            "Throw the {n} dice, set die {i} of {n}: turn, push", n).format(i=manual["index"] + 1, n=n)
+        if view.get("tray_problem"):
+            return _("Re-throw, or press to set the dice by knob")
+        return ngettext("Throw the die into the tray", "Throw the {n} dice into the tray", n).format(n=n)
+    if phase == "choose":
+        if (view.get("choice") or {}).get("marked"):
+            return _("Mark more: turn, push; press to take out")
+        return _("Choose a symbol: turn, push")
+    if phase == "spoils":
+        return _("Take the {card} card? turn, push").format(card=_(CARD_NAMES.get(view["spoils_card"], "?")))
+    if phase == "order":
+        return _("Which hunter moves first? turn, push")
+    if phase == "keep":
+        return _("Keep which chip? turn, push")
+    if phase == "give":
+        return _("Give the other chip to? turn, push")
+    return _(str(p.get("prompt") or ""))
+PLACES = 31
+SLOTS = 34
+"""Angular slots around the circle: 31 chips and a gap three chips wide at the top."""
+
+
+def place_angle(place: float) -> float:
+    """Screen angle (radians, 0 = right, clockwise positive since y points down) of a place."""
+    slot = place + (SLOTS - PLACES + 1) / 2
+    return -math.pi / 2 + 2 * math.pi * slot / SLOTS
+
+
+def on_circle(centre: tuple[float, float], radius: float, place: float) -> tuple[float, float]:
+    a = place_angle(place)
+    return centre[0] + radius * math.cos(a), centre[1] + radius * math.sin(a)
+
+
+class UgahRenderer(GameRenderer):
+    game = "ugah_ugah"
+
+    def draw(self, surface: pygame.Surface, view: dict[str, Any], ctx: RenderContext) -> None:
+        paint_all(surface, self.parts(view, ctx.theme, ctx.paused), ctx.now)
+
+    def parts(self, view: dict[str, Any], theme: Theme, paused: bool = False) -> list[Part]:
+        """The screen as parts (see :mod:`table.display.layers`): the circle, and the column
+        beside it; nothing here changes with time, only with the state."""
+        w, h = theme.width, theme.height
+        full = pygame.Rect(0, 0, w, h)
+        names = {p["station"]: p["name"] for p in view["players"]}
+        board = pygame.Rect(0, 0, min(theme.px(100), w // 2 + theme.px(10)), h)
+        side = pygame.Rect(board.right, 0, w - board.right, h)
+        circle_key = (view["circle"], view.get("taken"), view.get("order_preview"), view["hunters"], view["spoils"],
+                      view.get("spoils_card"), names, theme.colours)
+        out = [
+            Part("ugah:background", full, None, lambda s, t: fill(s, BACKGROUND), base=True),
+            Part("ugah:circle", board, circle_key, lambda s, t: self._circle(s, board, view, theme, names), base=True),
+            Part("ugah:side", side, (view, theme.colours), lambda s, t: self._column(s, side, view, theme, names),
+                 base=True),
+        ]
+        if paused:
+            out.append(Part("ugah:paused", full, None, lambda s, t: self._paused(s, theme), base=True))
+        return out
+
+    def _column(self, surface: pygame.Surface, side: pygame.Rect, view: dict[str, Any], theme: Theme,
+                names: dict[int, str]) -> None:
+        if view["phase"] == "over":
+            self._final(surface, side, view, theme)
+        else:
+            self._side(surface, side, view, theme, names)
+            h = theme.height
+            self._players(surface, pygame.Rect(side.left, theme.px(71), side.width, h - theme.px(71)), view, theme)
+
+    @staticmethod
+    def _paused(surface: pygame.Surface, theme: Theme) -> None:
+        w, h = surface.get_size()
+        draw.veil(surface, surface.get_rect(), 150)
+        draw.label(surface, theme, _("Paused"), (w / 2, h / 2), "title", ACCENT, "center", bold=True,
+                   max_width=w - theme.px(4))
+
+    # -- the circle ---------------------------------------------------------------------
+    def _circle(self, surface: pygame.Surface, area: pygame.Rect, view: dict[str, Any], theme: Theme,
+                names: dict[int, str]) -> None:
+        centre = (area.centerx, area.centery + theme.px(1))
+        radius = min(area.width, area.height) * 0.43
+        chip_r = radius * math.pi / SLOTS * 0.92
+        highlight = {t["place"] for t in view.get("taken", [])}
+        for prev in view.get("order_preview", []):
+            highlight |= set(prev["places"])
+        for chip in view["circle"]:
+            pos = on_circle(centre, radius, chip["place"])
+            if not chip["present"]:
+                pygame.draw.circle(surface, PANEL_LIGHT, pos, chip_r, max(1, theme.px(0.3)))
+                continue
+            if chip["points"] is None:
+                pygame.draw.circle(surface, CHIP_DOWN, pos, chip_r)
+                pygame.draw.circle(surface, CHIP_EDGE, pos, chip_r, max(1, theme.px(0.4)))
+                draw.label(surface, theme, "?", pos, "body", CHIP_MARK, "center", bold=True)
+            else:
+                fill = CATERPILLAR if chip["caterpillar"] else CHIP_FACE
+                pygame.draw.circle(surface, fill, pos, chip_r)
+                pygame.draw.circle(surface, CHIP_EDGE, pos, chip_r, max(1, theme.px(0.4)))
+                if chip["caterpillar"]:
+                    self._caterpillar(surface, pos, chip_r)
+                else:
+                    draw.label(surface, theme, str(chip["points"]), pos, "large", (40, 28, 16), "center", bold=True)
+        for place in highlight:
+            pygame.draw.circle(surface, ACCENT, on_circle(centre, radius, place), chip_r + theme.px(0.6),
+                               max(2, theme.px(0.5)))
+        # The hunters (they start in the gap at the top) and which way each walks.
+        self._hunters(surface, view, theme, centre, radius, chip_r)
+        self._spoils(surface, view, theme, centre, radius, names)
+
+    @staticmethod
+    def _caterpillar(surface: pygame.Surface, pos: tuple[float, float], r: float) -> None:
+        seg = r * 0.28
+        for i in range(4):
+            x = pos[0] - r * 0.55 + i * seg * 1.35
+            y = pos[1] + (seg * 0.5 if i % 2 else -seg * 0.2)
+            pygame.draw.circle(surface, (60, 110, 30), (x, y), seg)
+        pygame.draw.circle(surface, (255, 255, 255), (pos[0] + r * 0.5, pos[1] - seg * 0.5), max(2, seg * 0.35))
+        pygame.draw.circle(surface, (0, 0, 0), (pos[0] + r * 0.5, pos[1] - seg * 0.5), max(1, seg * 0.15))
+
+    def _hunters(self, surface: pygame.Surface, view: dict[str, Any], theme: Theme, centre: tuple[float, float],
+                 radius: float, chip_r: float) -> None:
+        inner = radius - chip_r - theme.px(4.5)
+        for hunter, colour, size, label, gap_place in (
+            ("masher", MASHER_COLOUR, 2.8, _("MM"), -1.35),
+            ("breaker", BREAKER_COLOUR, 3.4, _("BB"), -2.65),
+        ):
+            info = view["hunters"][hunter]
+            if info["in_gap"]:
+                self._figure(surface, theme, on_circle(centre, radius, gap_place), colour, theme.px(size), label)
+                continue
+            # the badge stands just inside the circle, with a pointer to the place it stands on
+            pos = on_circle(centre, inner, info["place"])
+            tip = on_circle(centre, radius - chip_r - theme.px(0.3), info["place"])
+            pygame.draw.line(surface, colour, pos, tip, max(3, theme.px(0.7)))
+            self._figure(surface, theme, pos, colour, theme.px(size), label)
+        # direction hints beside the gap
+        # while a hunter waits in the gap, an arrow says which way it will walk
+        if view["hunters"]["masher"]["in_gap"]:
+            left = on_circle(centre, radius - chip_r - theme.px(4), 0.2)
+            draw.label(surface, theme, _("MM") + " >", left, "small", MASHER_COLOUR, "center", bold=True)
+        if view["hunters"]["breaker"]["in_gap"]:
+            right = on_circle(centre, radius - chip_r - theme.px(4), -3.2)
+            draw.label(surface, theme, "< " + _("BB"), right, "small", BREAKER_COLOUR, "center", bold=True)
+
+    @staticmethod
+    def _figure(surface: pygame.Surface, theme: Theme, pos: tuple[float, float], colour: Colour, r: int,
+                label: str) -> None:
+        """A hunter: a round badge in its colour with its initials (Bone Breaker is the bigger one)."""
+        pygame.draw.circle(surface, (255, 255, 255), pos, r + max(2, theme.px(0.35)))
+        pygame.draw.circle(surface, colour, pos, r)
+        draw.label(surface, theme, label, pos, "body", ink_on(colour), "center", bold=True, max_width=2 * r - 4)
+
+    def _spoils(self, surface: pygame.Surface, view: dict[str, Any], theme: Theme, centre: tuple[float, float],
+                radius: float, names: dict[int, str]) -> None:
+        card_w, card_h = theme.px(16), theme.px(17)  # wide enough for "Dinosaur" inside the border
+        gap = theme.px(1.5)
+        total = 3 * card_w + 2 * gap
+        x = centre[0] - total / 2
+        draw.label(surface, theme, _("Spoils cards (3 points each)"),
+                   (centre[0], centre[1] - card_h / 2 - theme.px(2)), "small", TEXT, "midbottom",
+                   max_width=total)
+        for card in ("dinosaur", "mammoth", "bird"):
+            rect = pygame.Rect(round(x), round(centre[1] - card_h / 2), card_w, card_h)
+            holder = view["spoils"][card]
+            border = theme.station_colour(holder) if holder is not None else TEXT_DIM
+            wanted = view.get("spoils_card") == card
+            draw.panel(surface, rect, PANEL_LIGHT if wanted else PANEL, theme.px(1), ACCENT if wanted else border,
+                       theme.px(0.6))
+            self._die(surface, theme, (rect.centerx, rect.top + theme.px(5.5)), theme.px(7), card)
+            draw.label(surface, theme, _(CARD_NAMES[card]), (rect.centerx, rect.top + theme.px(10.5)), "small", TEXT,
+                       "midtop", bold=True, max_width=card_w - theme.px(1.5), box=rect)
+            owner = names.get(holder, "?") if holder is not None else _("middle")
+            draw.label(surface, theme, owner, (rect.centerx, rect.bottom - theme.px(1)), "small",
+                       border if holder is not None else TEXT_DIM, "midbottom", max_width=card_w - theme.px(1),
+                       box=rect)
+            x += card_w + gap
+
+    # -- dice and choices ----------------------------------------------------------------
+    def _die(self, surface: pygame.Surface, theme: Theme, centre: tuple[float, float], size: int, symbol: str | None,
+             marked: bool = False, dim: bool = False, cursor: bool = False) -> None:
+        rect = pygame.Rect(0, 0, size, size)
+        rect.center = (round(centre[0]), round(centre[1]))
+        if symbol is None:  # a die still to be thrown
+            pygame.draw.rect(surface, TEXT_DIM, rect, max(2, theme.px(0.4)), border_radius=size // 5)
+            return
+        label, fill, ink = SYMBOL_STYLE[symbol]
+        if dim:
+            # Darker, and the letters light or dark for the darker face: a halved bone die
+            # left its grey letters at 1.8:1.
+            fill = tuple(c * 2 // 5 for c in fill)  # type: ignore[assignment]
+            ink = ink_on(fill)
+        pygame.draw.rect(surface, fill, rect, border_radius=size // 5)
+        if symbol == "bone":
+            # a small bone across the die
+            y = rect.centery - size * 0.08
+            pygame.draw.line(surface, ink, (rect.left + size * 0.28, y), (rect.right - size * 0.28, y),
+                             max(2, size // 10))
+            for dx in (0.24, 0.76):
+                for dy in (-0.07, 0.07):
+                    pygame.draw.circle(surface, ink, (rect.left + size * dx, y + size * dy), max(2, size // 14))
+            # A die too small for its name readable from the table (a spoils card in a
+            # player's row) shows colour and picture only; shrunk letters help nobody.
+            if theme.font("small").size(_(label))[0] <= size - 4:
+                draw.label(surface, theme, _(label), (rect.centerx, rect.bottom - size * 0.08), "small", ink,
+                           "midbottom", box=rect)
+        elif theme.font("body", True).size(_(label))[0] <= size - 6:
+            draw.label(surface, theme, _(label), rect.center, "body", ink, "center", bold=True, box=rect)
+        if marked:
+            pygame.draw.rect(surface, ACCENT, rect.inflate(theme.px(1.2), theme.px(1.2)), max(3, theme.px(0.6)),
+                             border_radius=size // 4)
+        if cursor:
+            pygame.draw.polygon(surface, ACCENT, [(rect.centerx, rect.bottom + theme.px(1)),
+                                                  (rect.centerx - theme.px(1.5), rect.bottom + theme.px(3)),
+                                                  (rect.centerx + theme.px(1.5), rect.bottom + theme.px(3))])
+
+    def _side(self, surface: pygame.Surface, area: pygame.Rect, view: dict[str, Any], theme: Theme,
+              names: dict[int, str]) -> None:
+        if view["phase"] == "over":
+            return
+        pad = theme.px(2)
+        x0, width = area.left + pad, area.width - 2 * pad
+        active = view["active"]
+        colour = theme.station_colour(active)
+        draw.label(surface, theme, _("Ugah Ugah!  ·  round {round}").format(round=view["round"]), (x0, pad), "body",
+                   TEXT_DIM, max_width=width // 2)
+        if view["variant"] == "uncertain-hunting":
+            draw.label(surface, theme, _("uncertain hunting"), (area.right - pad, pad), "body", ACCENT, "topright",
+                       max_width=width // 2)
+        draw.label(surface, theme, _("{name}'s turn").format(name=names[active]), (x0, theme.px(7)), "title", colour,
+                   bold=True, max_width=width)
+        prompt = next(_prompt(view, p, names) for p in view["players"] if p["station"] == active)
+        box = pygame.Rect(x0, theme.px(17.5), width, theme.px(8))
+        draw.panel(surface, box, PANEL_LIGHT, theme.px(1.2), colour, theme.px(0.5))
+        draw.label(surface, theme, prompt, (box.left + pad, box.centery), "large", TEXT, "midleft", bold=True,
+                   max_width=box.width - 2 * pad, box=box)
+        y = theme.px(28)
+        phase = view["phase"]
+        if phase == "throw":
+            y = self._throw_panel(surface, view, theme, x0, y, width)
+        elif phase == "choose":
+            y = self._choose_panel(surface, view, theme, x0, y, width)
+        else:
+            y = self._turn_choice(surface, view, theme, x0, y, width, names)
+        self._aside(surface, view, theme, x0, min(max(y, theme.px(51)), theme.px(53)), width)
+        self._log(surface, view, theme, x0, theme.px(65.5), width)
+
+    def _throw_panel(self, surface: pygame.Surface, view: dict[str, Any], theme: Theme, x0: int, y: int,
+                     width: int) -> int:
+        n = view["dice_in_play"]
+        size = theme.px(10)
+        step = size + theme.px(2.5)
+        manual = view.get("manual")
+        if manual:
+            draw.label(surface, theme, _("Set each die with the knob, push to confirm")
+                       + (_("; button: back") if manual["index"] > 0 or view.get("dice_reader") else ""),
+                       (x0, y), "body", TEXT_DIM, max_width=width)
+            for i, face in enumerate(manual["faces"]):
+                centre = (x0 + size / 2 + i * step, y + theme.px(10))
+                done = i < manual["index"]
+                self._die(surface, theme, centre, size, face, marked=i == manual["index"], dim=i > manual["index"],
+                          cursor=i == manual["index"])
+                if done:
+                    draw.label(surface, theme, _("ok"), (centre[0], centre[1] + size / 2 + theme.px(0.5)), "small",
+                               GOOD, "midtop", bold=True)
+            return y + theme.px(22)
+        problem = view.get("tray_problem")
+        if problem:
+            words = _tray_problem(problem, n)
+            draw.label(surface, theme, words[0].upper() + words[1:], (x0, y), "body", BAD, bold=True,
+                       max_width=width)
+        else:
+            draw.label(surface, theme, ngettext("The camera waits for {n} die · button: set them by knob",
+                                                "The camera waits for {n} dice · button: set them by knob", n
+                                                ).format(n=n), (x0, y), "body", TEXT_DIM, max_width=width)
+        for i in range(n):
+            self._die(surface, theme, (x0 + size / 2 + i * step, y + theme.px(10)), size, None)
+        return y + theme.px(22)
+
+    def _choose_panel(self, surface: pygame.Surface, view: dict[str, Any], theme: Theme, x0: int, y: int,
+                      width: int) -> int:
+        choice = view["choice"]
+        options = choice["options"]
+        cursor_option = options[choice["cursor"]]
+        marked = set(choice["marked"])
+        draw.label(surface, theme, _("In the tray (bones already aside):"), (x0, y), "body", TEXT_DIM, max_width=width)
+        size = theme.px(10)
+        step = size + theme.px(2.5)
+        for i, face in enumerate(view["tray"]):
+            self._die(surface, theme, (x0 + size / 2 + i * step, y + theme.px(10)), size, face,
+                      marked=face in marked, dim=face not in marked and face != cursor_option,
+                      cursor=face == cursor_option)
+        y += theme.px(18)
+        # the knob's options as a strip of tabs
+        tab_w = min(theme.px(20), (width - theme.px(1) * (len(options) - 1)) // len(options))
+        for i, option in enumerate(options):
+            rect = pygame.Rect(x0 + i * (tab_w + theme.px(1)), y, tab_w, theme.px(6))
+            on = i == choice["cursor"]
+            is_marked = option in marked
+            fill = ACCENT if on else (PANEL_LIGHT if is_marked else PANEL)
+            draw.panel(surface, rect, fill, theme.px(1), GOOD if is_marked else None, theme.px(0.5))
+            text = _("Take out") if option == "take_out" else _(TAB_NAMES[option])
+            if is_marked:
+                text = "+ " + text
+            draw.label(surface, theme, text, rect.center, "small", (20, 20, 20) if on else TEXT, "center", bold=True,
+                       max_width=rect.width - theme.px(1), box=rect)
+        return y + theme.px(7)
+
+    def _turn_choice(self, surface: pygame.Surface, view: dict[str, Any], theme: Theme, x0: int, y: int, width: int,
+                     names: dict[int, str]) -> int:
+        phase = view["phase"]
+        choice = view.get("choice") or {"options": [], "cursor": 0}
+        steps = view["steps"]
+        walked = [f"{_(SYMBOL_NAMES[h])} {steps[h]}" for h in ("masher", "breaker") if steps[h]]
+        if walked:
+            draw.label(surface, theme, _("Hunters walk: {steps}").format(steps=", ".join(walked)), (x0, y), "body",
+                       TEXT_DIM, max_width=width)
+        y += theme.px(6)
+        labels: list[str] = []
+        if phase == "spoils":
+            holder = view["spoils"][view["spoils_card"]]
+            labels = [_("Take the {card} card from {name}").format(card=_(CARD_NAMES.get(view["spoils_card"], "?")),
+                                                                   name=names.get(holder, "?")), _("Leave it")]
+        elif phase == "order":
+            previews = {p["first"]: p["places"] for p in view["order_preview"]}
+            for hunter in choice["options"]:
+                places = previews.get(hunter, [])
+                values = [self._chip_text(view, p) for p in places]
+                labels.append(_("{hunter} first: chips {values}").format(hunter=_(SYMBOL_NAMES[hunter]),
+                                                                         values=" + ".join(values)))
+        elif phase == "keep":
+            taken = {str(t["place"]): t for t in view["taken"]}
+            for option in choice["options"]:
+                t = taken[option]
+                under = [h for h in ("masher", "breaker") if view["hunters"][h]["place"] == t["place"]]
+                if under:
+                    labels.append(_("Keep the chip {points} from {hunter}").format(
+                        points=self._points_text(t), hunter=_(SYMBOL_NAMES[under[0]])))
+                else:
+                    labels.append(_("Keep the chip {points}").format(points=self._points_text(t)))
+        elif phase == "give":
+            other = view["taken"][1 - view["kept"]] if view.get("kept") is not None else {}
+            labels = [_("Give the chip {points} to {name}").format(points=self._points_text(other),
+                                                                   name=names.get(int(o), o))
+                      for o in choice["options"]]
+        row_h = theme.px(5.6)
+        for i, text in enumerate(labels):
+            rect = pygame.Rect(x0, y + i * (row_h + theme.px(0.8)), width, row_h)
+            on = i == choice["cursor"]
+            draw.panel(surface, rect, ACCENT if on else PANEL, theme.px(1))
+            draw.label(surface, theme, ("> " if on else "  ") + text, (rect.left + theme.px(1.5), rect.centery),
+                       "body", (20, 20, 20) if on else TEXT, "midleft", bold=on, max_width=rect.width - theme.px(3),
+                       box=rect)
+        return y + len(labels) * (row_h + theme.px(0.8))
+
+    @staticmethod
+    def _points_text(chip: dict[str, Any]) -> str:
+        if chip.get("points") is None:
+            return _("(face down)")
+        if chip.get("caterpillar"):
+            return _("caterpillar 1")
+        return _("worth {points}").format(points=chip["points"])
+
+    @staticmethod
+    def _chip_text(view: dict[str, Any], place: int) -> str:
+        chip = view["circle"][place]
+        return "?" if chip["points"] is None else str(chip["points"])
+
+    def _aside(self, surface: pygame.Surface, view: dict[str, Any], theme: Theme, x0: int, y: int,
+               width: int) -> None:
+        aside = view["aside"]
+        head = draw.label(surface, theme, _("Set aside this turn:"), (x0, y), "body", TEXT_DIM, max_width=width)
+        size = theme.px(6)
+        step = size + theme.px(1.2)
+        if not aside:
+            draw.label(surface, theme, _("none yet"), (head.right + theme.px(1.5), y), "body", TEXT_DIM,
+                       max_width=max(10, x0 + width - head.right - theme.px(1.5)))
+        order = ("masher", "breaker", "dinosaur", "mammoth", "bird", "bone")
+        for i, face in enumerate(sorted(aside, key=order.index)):
+            self._die(surface, theme, (x0 + size / 2 + i * step, y + theme.px(8.5)), size, face, dim=face == "bone")
+
+    def _log(self, surface: pygame.Surface, view: dict[str, Any], theme: Theme, x0: int, y: int,
+             width: int) -> None:
+        if view.get("hunters_met"):
+            draw.label(surface, theme, _("The hunters have met: this is the last turn!"), (x0, y), "body", ACCENT,
+                       bold=True, max_width=width)
+            return
+        for i, line in enumerate(view.get("log", [])[:1]):
+            draw.label(surface, theme, _log_line(line), (x0, y + i * theme.px(4.5)), "body",
+                       TEXT if i == 0 else TEXT_DIM,
+                       max_width=width)
+
+    # -- players and the end ------------------------------------------------------------
+    def _players(self, surface: pygame.Surface, area: pygame.Rect, view: dict[str, Any], theme: Theme) -> None:
+        """One row per player: name, the face-down pile (count only), spoils cards, what to do next."""
+        players = view["players"]
+        names = {q["station"]: q["name"] for q in players}
+        n = max(1, len(players))
+        gap = theme.px(0.8)
+        pad = theme.px(2)
+        row_h = min(theme.px(8.5), (area.height - gap * (n + 1)) // n)
+        for i, p in enumerate(players):
+            rect = pygame.Rect(area.left + pad, area.top + gap + i * (row_h + gap), area.width - 2 * pad, row_h)
+            colour = theme.station_colour(p["station"])
+            lit = p["station"] in view.get("may_act", [])
+            draw.panel(surface, rect, PANEL_LIGHT if lit else PANEL, theme.px(1), colour if lit else None,
+                       theme.px(0.5))
+            pygame.draw.rect(surface, colour, pygame.Rect(rect.left, rect.top, theme.px(1.2), rect.height),
+                             border_top_left_radius=theme.px(1), border_bottom_left_radius=theme.px(1))
+            x = rect.left + theme.px(2.5)
+            draw.label(surface, theme, p["name"], (x, rect.centery), "large", colour, "midleft", bold=True,
+                       max_width=theme.px(17), box=rect)
+            # the pile: face-down chips, only the count is public
+            cx = x + theme.px(20)
+            r = min(theme.px(2.3), row_h // 3)
+            for k in range(min(p["chips"], 4)):
+                centre = (cx + k * theme.px(1.1), rect.centery)
+                pygame.draw.circle(surface, CHIP_DOWN, centre, r)
+                pygame.draw.circle(surface, CHIP_EDGE, centre, r, 1)
+            label = ngettext("{n} chip", "{n} chips", p["chips"]).format(n=p["chips"])
+            draw.label(surface, theme, label, (cx + theme.px(7.5), rect.centery), "body", TEXT, "midleft",
+                       max_width=theme.px(15), box=rect)
+            # The cards' centres start half a card past the count's widest end (7.5 + 15 units).
+            sx = cx + theme.px(25.5)
+            for card in p["spoils"]:
+                self._die(surface, theme, (sx, rect.centery), min(theme.px(5), row_h - theme.px(1.5)), card)
+                sx += theme.px(5.8)
+            # the active player's full prompt is in the big box above
+            prompt = _("Your turn") if p["active"] else _prompt(view, p, names)
+            draw.label(surface, theme, prompt, (rect.right - theme.px(1.5), rect.centery), "body",
+                       ACCENT if p["active"] else TEXT, "midright", bold=p["active"],
+                       max_width=max(10, rect.right - sx - theme.px(3)), box=rect)
+
+    def _final(self, surface: pygame.Surface, area: pygame.Rect, view: dict[str, Any], theme: Theme) -> None:
+        pad = theme.px(2)
+        x0, width = area.left + pad, area.width - 2 * pad
+        players = sorted(view["players"], key=lambda p: -p["points"])
+        winners = [p["name"] for p in players if p["station"] in view["winners"]]
+        head = (_("{names} share the win!") if len(winners) > 1 else _("{names} wins!")).format(
+            names=" & ".join(winners))
+        draw.label(surface, theme, _("The hunters met: the hunt is over"), (x0, pad), "body", TEXT_DIM,
+                   max_width=width)
+        head_colour = theme.station_colour(view["winners"][0]) if len(view["winners"]) == 1 else ACCENT
+        draw.label(surface, theme, head, (x0, theme.px(7)), "title", head_colour, bold=True, max_width=width)
+        draw.label(surface, theme, _("Press any button for the menu"), (x0, area.bottom - pad), "body", ACCENT,
+                   "bottomleft", max_width=width)
+        y = theme.px(19)
+        row_h = theme.px(18) if len(players) <= 3 else theme.px(14.5)
+        for p in players:
+            colour = theme.station_colour(p["station"])
+            rect = pygame.Rect(x0, y, width, row_h - theme.px(1.2))
+            won = p["station"] in view["winners"]
+            draw.panel(surface, rect, PANEL_LIGHT if won else PANEL, theme.px(1), colour, theme.px(0.5))
+            drawn = draw.label(surface, theme, p["name"], (rect.left + pad, rect.top + theme.px(1)), "large", colour,
+                               bold=True, max_width=rect.width // 2, box=rect)
+            draw.label(surface, theme, f"{p['points']}", (rect.right - pad, rect.top + theme.px(0.5)), "title",
+                       ACCENT if won else TEXT, "topright", bold=True, box=rect)
+            cards = len(p["spoils"])
+            detail = _("chips {points}").format(points=p["pile_points"])
+            if cards:
+                detail += " + " + ngettext("{n} card x 3", "{n} cards x 3", cards).format(n=cards)
+            draw.label(surface, theme, detail, (rect.right - pad - theme.px(12), rect.top + theme.px(3)), "body",
+                       TEXT_DIM, "topright", max_width=rect.right - pad - theme.px(14) - drawn.right, box=rect)
+            # the revealed pile
+            r = theme.px(2.1)
+            cx: float = rect.left + pad + r
+            cy = rect.bottom - r - theme.px(1.2)
+            for chip in sorted(p["pile"], key=lambda c: -c["points"]):
+                fill = CATERPILLAR if chip["caterpillar"] else CHIP_FACE
+                pygame.draw.circle(surface, fill, (cx, cy), r)
+                pygame.draw.circle(surface, CHIP_EDGE, (cx, cy), r, 1)
+                draw.label(surface, theme, str(chip["points"]), (cx, cy), "small", (40, 28, 16), "center", bold=True)
+                cx += r * 2.2
+                if cx > rect.right - r - pad:
+                    break
+            y += row_h
+
+
+def _tray_problem(problem: str, n: int) -> str:
+    """The engine's tray problem (English) in the language in force."""
+    if problem == "unsure":
+        return _("the camera is unsure of the dice")
+    if problem == "a die in the tray could not be read":
+        return _("a die in the tray could not be read")
+    found = re.match(r"the tray shows (\d+) ", problem)
+    if found:
+        shown = int(found.group(1))
+        return (ngettext("the tray shows {shown} die", "the tray shows {shown} dice", shown).format(shown=shown)
+                + ", " + ngettext("{n} is in play", "{n} are in play", n).format(n=n))
+    return problem
+
+
+_LOG_PATTERNS: tuple[tuple[str, str], ...] = (
+    (r"(?P<who>.+) threw only bones$", N_("{who} threw only bones")),
+    (r"(?P<who>.+) took the (?P<card>\w+) card from (?P<other>.+)$", N_("{who} took the {card} card from {other}")),
+    (r"(?P<who>.+) took the (?P<card>\w+) card$", N_("{who} took the {card} card")),
+    (r"(?P<who>.+) left the (?P<card>\w+) card with (?P<other>.+)$", N_("{who} left the {card} card with {other}")),
+    (r"(?P<who>.+) moved (?P<steps>.+)$", N_("{who} moved {steps}")),
+    (r"(?P<who>.+) gave a chip to (?P<other>.+)$", N_("{who} gave a chip to {other}")),
+    (r"(?P<who>.+) took a chip$", N_("{who} took a chip")),
+    (r"(?P<who>.+)'s turn was skipped$", N_("{who}'s turn was skipped")),
+)
+"""The engine's log lines (English, from fixed patterns) and their message ids."""
+
+
+def _log_line(line: str) -> str:
+    """One of the engine's log lines in the language in force (the engine builds them from
+    the fixed patterns above; a line that matches none is shown as it is)."""
+    for pattern, message in _LOG_PATTERNS:
+        found = re.match(pattern, line)
+        if found:
+            parts = found.groupdict()
+            if "card" in parts:
+                parts["card"] = _(CARD_NAMES.get(parts["card"], parts["card"]))
+            if "steps" in parts:
+                steps = parts["steps"]
+                for hunter in ("Mammoth Masher", "Bone Breaker"):
+                    steps = steps.replace(hunter, _(hunter))
+                parts["steps"] = steps.replace(" and ", _(" and "))
+            return _(message).format(**parts)
+    return line
+
+
+RENDERER = UgahRenderer()

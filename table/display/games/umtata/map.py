@@ -1,0 +1,1060 @@
+"""The Umtata map: Europe drawn from the shipped asset ``umtata/europe.json``.
+
+The asset (built once by ``tools/umtata/build_map.py`` from Natural Earth) holds
+projected, simplified polygons in frame kilometres, so drawing needs only pygame and
+numpy. Every board country is filled with its board colour and carries its region's
+pattern (north triangles, south waves, east dots, west stripes), so the colours can be
+told apart without colour vision; neighbours off the board are grey; region borders are
+thick white lines and the region names are written in the sea; Greenland sits in an
+inset. Countries too small to point at get a round marker in their colour.
+
+Labels: a country's name goes inside it when it fits there (at a size no smaller than
+``min_label_px``), else beside it on a coloured tag with a leader line to the country or
+its marker. :func:`label_layout` computes the placement for one size; no two labels
+overlap, and a label without a leader line lies wholly inside its own country.
+
+Cost: every static layer (the raster of which country covers each pixel, the filled and
+patterned map, the labels, the dimmed copy) is drawn once per size, and each highlight
+state (the answer, a knob sector, the focus) is composed once and kept in a small LRU
+cache, so drawing a frame is one blit whatever the number of polygons.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from functools import cache, lru_cache
+from pathlib import Path
+
+import numpy as np
+import pygame
+
+from table.common.datafiles import data_file
+from table.common.errors import TableError
+from table.common.i18n import language
+from table.display.layers import merge_rects, offscreen
+from table.display.theme import Theme, note_text, noting
+from table.games.umtata.board import BOARD_FILE, Board, load_board
+
+Colour = tuple[int, int, int]
+Point = tuple[int, int]
+
+MAP_FILE = "umtata/europe.json"
+"""The map asset among the data files (:func:`table.common.datafiles.data_file`)."""
+
+SEA: Colour = (22, 44, 78)
+GREY_LAND: Colour = (84, 88, 98)
+GREY_TEXT: Colour = (236, 238, 242)  # neighbours outside the game: still readable from 3 m
+OUTLINE: Colour = (24, 26, 34)
+GREY_OUTLINE: Colour = (60, 63, 72)
+REGION_LINE: Colour = (255, 255, 255)
+REGION_TAG: Colour = (136, 166, 214)
+LEADER: Colour = (236, 236, 236)
+FOCUS: Colour = (255, 64, 64)
+TILE_COLOURS: dict[str, Colour] = {
+    "orange": (240, 140, 44),
+    "yellow": (242, 212, 62),
+    "green": (92, 184, 84),
+    "purple": (132, 82, 186),  # dark enough for white names at 4.5:1
+}
+DIM_LABEL: Colour = (205, 205, 205)
+"""A name on a darkened tile (outside the knob's sector): 4.5:1 even on dark yellow."""
+LABEL_ON: dict[str, Colour] = {
+    "orange": (20, 20, 20),
+    "yellow": (20, 20, 20),
+    "green": (12, 12, 12),
+    "purple": (255, 255, 255),
+}
+MARKER_KM2 = 3000.0
+"""Countries smaller than this (Monaco, Liechtenstein, Malta, Luxembourg, the Faroes) get a
+marker at every size; any other country gets one when it covers too few pixels."""
+GREY_ID0 = 100
+"""Raster values: 0 sea, 1..48 the board's countries in board order, 100+ grey land."""
+
+
+class MapError(TableError):
+    """The map asset is missing or malformed."""
+
+
+@dataclass(frozen=True)
+class Shape:
+    """One country (or grey neighbour) in frame kilometres."""
+
+    key: str
+    rings: tuple[tuple[tuple[int, int], ...], ...]
+    anchor: Point
+    area_km2: float
+
+
+@dataclass(frozen=True)
+class EuropeMap:
+    """The map asset: the frame (km), the shapes, the region lines and tags, the inset box,
+    and the land borders among the board's countries derived from the full polygons."""
+
+    frame: tuple[int, int]
+    countries: dict[str, Shape]
+    grey: tuple[Shape, ...]
+    region_lines: tuple[tuple[tuple[int, int], ...], ...]
+    region_tags: dict[str, Point]
+    inset: tuple[int, int, int, int]
+    land: tuple[tuple[str, str], ...]
+
+
+def _ring(flat: Sequence[int]) -> tuple[tuple[int, int], ...]:
+    return tuple((int(flat[i]), int(flat[i + 1])) for i in range(0, len(flat) - 1, 2))
+
+
+def load_map() -> EuropeMap:
+    """The map asset (config directory, else shipped); raises :class:`MapError`."""
+    return _read_map(data_file(MAP_FILE))
+
+
+@cache
+def _read_map(path: Path) -> EuropeMap:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        countries = {
+            cid: Shape(
+                cid,
+                tuple(_ring(r) for r in c["rings"]),
+                (int(c["anchor"][0]), int(c["anchor"][1])),
+                float(c["area"]),
+            )
+            for cid, c in data["countries"].items()
+        }
+        grey = tuple(
+            Shape(str(g["name"]), tuple(_ring(r) for r in g["rings"]), (int(g["anchor"][0]), int(g["anchor"][1])),
+                  float(g["area"]))
+            for g in data["grey"]
+        )
+        land = tuple((p.split("-")[0], p.split("-")[1]) for p in data["land"])
+        return EuropeMap(
+            frame=(int(data["frame"][0]), int(data["frame"][1])),
+            countries=countries,
+            grey=grey,
+            region_lines=tuple(_ring(r) for r in data["region_lines"]),
+            region_tags={str(k): (int(v[0]), int(v[1])) for k, v in data["region_tags"].items()},
+            inset=(int(data["inset"]["box"][0]), int(data["inset"]["box"][1]), int(data["inset"]["box"][2]),
+                   int(data["inset"]["box"][3])),
+            land=land,
+        )
+    except OSError as exc:
+        raise MapError(f"cannot read the Umtata map {path}: {exc.strerror}") from None
+    except (ValueError, KeyError, TypeError, IndexError) as exc:
+        raise MapError(f"the Umtata map {path} is malformed ({exc!r}); rebuild it with tools/umtata/build_map.py"
+                       ) from None
+
+
+Sources = tuple[Path, Path, str]
+"""The map asset's and the board's files and the language of the labels: every cached
+layer is keyed by them as well as by size, so a process that switches config directories
+or languages never draws a stale map."""
+
+
+def _sources() -> Sources:
+    return data_file(MAP_FILE), data_file(BOARD_FILE), language()
+
+
+def map_rect_for(area: pygame.Rect) -> pygame.Rect:
+    """The largest rectangle inside ``area`` with the map's proportions, centred."""
+    fw, fh = load_map().frame
+    scale = min(area.w / fw, area.h / fh)
+    rect = pygame.Rect(0, 0, max(1, int(fw * scale)), max(1, int(fh * scale)))
+    if area.w - rect.w <= 1 and area.h - rect.h <= 1:
+        return area.copy()  # already the map's shape (say, a rect this function returned)
+    rect.center = area.center
+    return rect
+
+
+# -- geometry at one size ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Label:
+    """A placed label: its text box on the map, and for a label outside its country the
+    leader line's end inside the country (or at its marker)."""
+
+    key: str
+    text: str
+    rect: pygame.Rect
+    leader_to: Point | None
+    size: int
+    grey: bool = False
+
+
+@dataclass(frozen=True)
+class Marker:
+    """The round marker of a country too small to see at this size."""
+
+    key: str
+    centre: Point
+    radius: int
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Everything placed at one map size: pixels per km, markers, labels, tags."""
+
+    size: tuple[int, int]
+    scale: float
+    markers: dict[str, Marker]
+    labels: tuple[Label, ...]
+    tags: tuple[tuple[str, pygame.Rect], ...]
+
+
+def _scale(src: Sources, size: tuple[int, int]) -> float:
+    fw, fh = _read_map(src[0]).frame
+    return min(size[0] / fw, size[1] / fh)
+
+
+def _pts(ring: Iterable[tuple[int, int]], scale: float) -> list[tuple[float, float]]:
+    return [(x * scale, y * scale) for x, y in ring]
+
+
+def min_label_px(height: int) -> int:
+    """The smallest label size used at a map ``height`` px high: readable from 3 m (the
+    default font's line is two thirds of its nominal size: 24 px lines at 1080p)."""
+    return max(15, height // 28 + 1)
+
+
+def max_label_px(height: int) -> int:
+    return max(18, height // 25)
+
+
+@lru_cache(maxsize=512)
+def _text(message: str, px: int, colour: Colour) -> pygame.Surface:
+    """A label's text, rendered once (a highlight redraws all 48 labels)."""
+    return _font(px).render(message, True, colour)
+
+
+def _font(px: int) -> pygame.font.Font:
+    """The labels' bold font at ``px``, kept (making a Font reads the font file) and
+    opened again after a ``pygame.quit()``."""
+    font = _open_font(px)
+    try:
+        font.get_height()
+    except pygame.error:  # pygame.quit() in between closed the kept fonts: open them again
+        _open_font.cache_clear()
+        font = _open_font(px)
+    return font
+
+
+@lru_cache(maxsize=32)
+def _open_font(px: int) -> pygame.font.Font:
+    if not pygame.font.get_init():
+        pygame.font.init()
+    font = pygame.font.Font(None, px)
+    font.set_bold(True)
+    return font
+
+
+def raster(width: int, height: int) -> np.ndarray:
+    """Which shape covers each pixel of a map ``width`` x ``height`` px (see ``_raster``)."""
+    return _raster(_sources(), width, height)
+
+
+@lru_cache(maxsize=4)
+def _raster(src: Sources, width: int, height: int) -> np.ndarray:
+    """Which shape covers each pixel (``[y, x]``): 0 sea, 1..48 board countries in board
+    order, ``GREY_ID0`` and up the grey neighbours. Larger shapes are drawn first, so an
+    enclave (San Marino, the Vatican) stays on top of the country around it."""
+    europe = _read_map(src[0])
+    board = load_board(src[1])
+    scale = _scale(src, (width, height))
+    surface = pygame.Surface((width, height))
+    surface.fill((0, 0, 0))
+    shapes: list[tuple[float, int, Shape]] = []
+    for i, c in enumerate(board.countries):
+        if c.id in europe.countries:
+            shapes.append((europe.countries[c.id].area_km2, i + 1, europe.countries[c.id]))
+    for j, g in enumerate(europe.grey):
+        shapes.append((g.area_km2, GREY_ID0 + j, g))
+    for _, value, shape in sorted(shapes, key=lambda s: -s[0]):
+        for ring in shape.rings:
+            pygame.draw.polygon(surface, (value, 0, 0), _pts(ring, scale))
+    return np.array(pygame.surfarray.pixels_red(surface)).T.copy()
+
+
+def _pattern_masks(width: int, height: int) -> dict[str, np.ndarray]:
+    """The printed board's faint region patterns over the whole map, one mask per region."""
+    step = max(7, height // 45)
+    out: dict[str, np.ndarray] = {}
+    for region in ("north", "south", "east", "west"):
+        s = pygame.Surface((width, height))
+        s.fill((0, 0, 0))
+        white = (255, 255, 255)
+        if region == "west":  # stripes
+            for off in range(-height, width, step):
+                pygame.draw.line(s, white, (off, height), (off + height, 0), 1)
+        elif region == "east":  # dots
+            r = max(1, step // 7)
+            for yy in range(step // 2, height, step):
+                for xx in range(step // 2 + (yy // step % 2) * step // 2, width, step):
+                    pygame.draw.circle(s, white, (xx, yy), r)
+        elif region == "north":  # triangles
+            r = max(2, step // 5)
+            for yy in range(step // 2, height, step):
+                for xx in range(step // 2, width, step):
+                    pygame.draw.polygon(s, white, [(xx, yy - r), (xx - r, yy + r), (xx + r, yy + r)], 1)
+        else:  # waves
+            half = max(2, step // 2)
+            for yy in range(step // 2, height, step):
+                pts = [(xx, yy + (2 if (xx // half) % 2 else -2)) for xx in range(0, width + half, half)]
+                pygame.draw.lines(s, white, False, pts, 1)
+        out[region] = np.array(pygame.surfarray.pixels_red(s)).T > 0
+    return out
+
+
+@lru_cache(maxsize=4)
+def _base(src: Sources, width: int, height: int) -> pygame.Surface:
+    """The plain map at one size: sea, land in colours with patterns, outlines, region lines,
+    the inset's frame, region names. No labels and no markers (they go on top)."""
+    europe = _read_map(src[0])
+    board = load_board(src[1])
+    scale = _scale(src, (width, height))
+    ids = _raster(src, width, height)
+    palette = np.zeros((256, 3), dtype=np.uint8)
+    palette[0] = SEA
+    palette[GREY_ID0:] = GREY_LAND
+    region_lut = np.full(256, -1, dtype=np.int16)
+    regions = ("north", "south", "east", "west")
+    for i, c in enumerate(board.countries):
+        palette[i + 1] = TILE_COLOURS[c.colour]
+        region_lut[i + 1] = regions.index(c.region)
+    rgb = palette[ids]
+    region_of_px = region_lut[ids]
+    for k, mask in _pattern_masks(width, height).items():
+        sel = mask & (region_of_px == regions.index(k))
+        rgb[sel] = (rgb[sel].astype(np.uint16) * 4 // 5).astype(np.uint8)
+    surface = pygame.Surface((width, height))
+    pygame.surfarray.blit_array(surface, rgb.transpose(1, 0, 2))
+    # Outlines: grey neighbours faintly, board countries darker.
+    for g in europe.grey:
+        for ring in g.rings:
+            pygame.draw.polygon(surface, GREY_OUTLINE, _pts(ring, scale), 1)
+    for shape in europe.countries.values():
+        for ring in shape.rings:
+            pygame.draw.polygon(surface, OUTLINE, _pts(ring, scale), 1)
+    thick = max(2, height // 260)
+    for line in europe.region_lines:
+        pygame.draw.lines(surface, REGION_LINE, False, _pts(line, scale), thick)
+        for end in (line[0], line[-1]):
+            pygame.draw.circle(surface, REGION_LINE, (end[0] * scale, end[1] * scale), max(1, thick // 2))
+    x, y, w, h = europe.inset
+    pygame.draw.rect(surface, (120, 130, 150), pygame.Rect(int(x * scale), int(y * scale), int(w * scale),
+                                                           int(h * scale)), 1)
+    layout = _layout(src, width, height)
+    for region, rect in layout.tags:
+        img = _font(_tag_px(height)).render(board.region_name(region, src[2]).upper(), True, REGION_TAG)
+        surface.blit(img, img.get_rect(center=rect.center))
+    return surface
+
+
+def _tag_px(height: int) -> int:
+    return max(16, height // 18)
+
+
+def _fits(mask: np.ndarray, w: int, h: int) -> np.ndarray:
+    """For each top-left corner (y, x), whether a ``w`` x ``h`` box there lies wholly in ``mask``."""
+    if mask.shape[0] < h or mask.shape[1] < w:
+        return np.zeros((0, 0), dtype=bool)
+    ii = np.zeros((mask.shape[0] + 1, mask.shape[1] + 1), dtype=np.int32)
+    ii[1:, 1:] = mask.astype(np.int32).cumsum(0).cumsum(1)
+    sums = ii[h:, w:] - ii[:-h, w:] - ii[h:, :-w] + ii[:-h, :-w]
+    return np.asarray(sums == w * h)
+
+
+Box = tuple[int, int, int, int]
+
+
+def _box(shape: Shape, scale: float, width: int, height: int) -> Box:
+    """The pixels a shape can cover (x0, y0, x1, y1): searching only there keeps the first
+    draw quick (whole-map scans per label cost seconds on a Pi)."""
+    xs = [x for ring in shape.rings for x, _ in ring]
+    ys = [y for ring in shape.rings for _, y in ring]
+    return (max(0, int(min(xs) * scale) - 2), max(0, int(min(ys) * scale) - 2),
+            min(width, int(max(xs) * scale) + 3), min(height, int(max(ys) * scale) + 3))
+
+
+def _inside_spot(ids: np.ndarray, value: int, box: Box, anchor: Point, w: int, h: int) -> pygame.Rect | None:
+    """The box of ``w`` x ``h`` wholly inside the shape ``value`` nearest to ``anchor``."""
+    x0, y0, x1, y1 = box
+    fits = _fits(ids[y0:y1, x0:x1] == value, w, h)
+    if fits.size == 0 or not fits.any():
+        return None
+    fy, fx = np.nonzero(fits)
+    cx = fx + x0 + w / 2
+    cy = fy + y0 + h / 2
+    best = int(np.argmin((cx - anchor[0]) ** 2 + (cy - anchor[1]) ** 2))
+    return pygame.Rect(int(fx[best] + x0), int(fy[best] + y0), w, h)
+
+
+def _nearest_pixel(ids: np.ndarray, value: int, box: Box, anchor: Point) -> Point | None:
+    ax, ay = anchor
+    if 0 <= ay < ids.shape[0] and 0 <= ax < ids.shape[1] and ids[ay, ax] == value:
+        return anchor
+    x0, y0, x1, y1 = box
+    ys, xs = np.nonzero(ids[y0:y1, x0:x1] == value)
+    if len(xs) == 0:
+        return None
+    k = int(np.argmin((xs + x0 - ax) ** 2 + (ys + y0 - ay) ** 2))
+    return int(xs[k] + x0), int(ys[k] + y0)
+
+
+def label_layout(width: int, height: int) -> Layout:
+    """Where labels, markers and region names go on a map ``width`` x ``height`` px (see ``_layout``)."""
+    return _layout(_sources(), width, height)
+
+
+@lru_cache(maxsize=4)
+def _layout(src: Sources, width: int, height: int) -> Layout:
+    """Where every label, marker and region name goes on a map ``width`` x ``height`` px.
+
+    Labels go inside their country at the largest size from ``max_label_px`` down to
+    ``min_label_px`` that fits; the rest, smallest country first, go on a tag beside it,
+    at the nearest free spot (over sea or grey land where possible) with a leader line.
+    Nothing placed overlaps anything placed before it, unless the map is so small that no
+    free spot is left (far below 1280x720), where a tag then overlaps rather than fails.
+    """
+    europe = _read_map(src[0])
+    board = load_board(src[1])
+    scale = _scale(src, (width, height))
+    ids = _raster(src, width, height)
+    taken = np.zeros((height, width), dtype=bool)
+    pad = max(2, height // 300)
+
+    def take(rect: pygame.Rect) -> None:
+        r = rect.inflate(2 * pad, 2 * pad).clip(pygame.Rect(0, 0, width, height))
+        taken[r.top : r.bottom, r.left : r.right] = True
+
+    def free(rect: pygame.Rect) -> bool:
+        if rect.left < 1 or rect.top < 1 or rect.right > width - 1 or rect.bottom > height - 1:
+            return False
+        return not taken[rect.top : rect.bottom, rect.left : rect.right].any()
+
+    # Region names first: they sit in the sea at fixed places.
+    tags: list[tuple[str, pygame.Rect]] = []
+    for region, (x, y) in europe.region_tags.items():
+        w, h = _font(_tag_px(height)).size(board.region_name(region, src[2]).upper())
+        rect = pygame.Rect(0, 0, w, int(h * 0.8))
+        rect.center = (int(x * scale), int(y * scale))
+        rect.clamp_ip(pygame.Rect(0, 0, width, height))
+        tags.append((region, rect))
+        take(rect)
+
+    # Markers for the countries too small to point at.
+    markers: dict[str, Marker] = {}
+    boxes: dict[str, Box] = {}
+    area_px = np.ones(256, dtype=np.float64)  # pixels of each board country
+    radius = max(5, height // 110)
+    for i, c in enumerate(board.countries):
+        shape = europe.countries.get(c.id)
+        if shape is None:
+            continue
+        x0, y0, x1, y1 = boxes[c.id] = _box(shape, scale, width, height)
+        pixels = int((ids[y0:y1, x0:x1] == i + 1).sum())
+        area_px[i + 1] = max(1, pixels)
+        if shape.area_km2 < MARKER_KM2 or pixels < radius * radius * 3:
+            centre = (int(shape.anchor[0] * scale), int(shape.anchor[1] * scale))
+            markers[c.id] = Marker(c.id, centre, radius)
+            take(pygame.Rect(centre[0] - radius, centre[1] - radius, 2 * radius + 1, 2 * radius + 1))
+
+    labels: list[Label] = []
+    lo, hi = min_label_px(height), max_label_px(height)
+    outside: list[tuple[float, int, str]] = []
+    for i, c in enumerate(board.countries):
+        shape = europe.countries.get(c.id)
+        if shape is None:
+            continue
+        anchor = (int(shape.anchor[0] * scale), int(shape.anchor[1] * scale))
+        placed = False
+        if c.id not in markers:
+            for px in range(hi, lo - 1, -1):
+                w, h = _font(px).size(board.label(c.id, src[2]))
+                h = max(1, h - px // 5)  # the font's line box has room below the baseline
+                spot = _inside_spot(ids, i + 1, boxes[c.id], anchor, w, h)
+                if spot is not None and free(spot):
+                    labels.append(Label(c.id, board.label(c.id, src[2]), spot, None, px))
+                    take(spot)
+                    placed = True
+                    break
+        if not placed:
+            outside.append((shape.area_km2, i, c.id))
+
+    # Grey neighbours' names, only where they fit inside.
+    grey_px = max(lo, hi * 3 // 4)
+    for j, g in enumerate(europe.grey):
+        if g.area_km2 < 20000:
+            continue
+        grey_name = board.neighbour_name(g.key, src[2])
+        w, h = _font(grey_px).size(grey_name)
+        h = max(1, h - grey_px // 5)
+        anchor = (int(g.anchor[0] * scale), int(g.anchor[1] * scale))
+        spot = _inside_spot(ids, GREY_ID0 + j, _box(g, scale, width, height), anchor, w, h)
+        if spot is not None and free(spot):
+            labels.append(Label(g.key, grey_name, spot, None, grey_px, grey=True))
+            take(spot)
+
+    # Tags with leader lines, smallest country first (it has the fewest good spots).
+    px = min_label_px(height)
+    placed_rects: list[pygame.Rect] = [r for _, r in tags] + [lb.rect for lb in labels]
+    placed_rects += [pygame.Rect(m.centre[0] - m.radius, m.centre[1] - m.radius, 2 * m.radius, 2 * m.radius)
+                     for m in markers.values()]
+    for _, i, cid in sorted(outside):
+        c = board.countries[i]
+        shape = europe.countries[cid]
+        marker = markers.get(cid)
+        if marker is not None:
+            end: Point | None = marker.centre
+        else:
+            anchor = (int(shape.anchor[0] * scale), int(shape.anchor[1] * scale))
+            end = _nearest_pixel(ids, i + 1, boxes[cid], anchor)
+        if end is None:  # drawn too small to show a pixel: give it a marker after all
+            end = (int(shape.anchor[0] * scale), int(shape.anchor[1] * scale))
+            markers[cid] = Marker(cid, end, radius)
+        w, h = _font(px).size(board.label(cid, src[2]))
+        w, h = w + 2 * pad + 2, h - px // 5 + 2 * pad
+        best: tuple[float, pygame.Rect] | None = None
+        step = max(4, h // 2)
+        for dist, rect in _tag_spots(end, w, h, step):
+            if best is not None and best[0] < dist:
+                break  # a further ring: nothing out there can be cheaper
+            if (best is not None and dist >= best[0]) or not free(rect):
+                continue
+            patch = ids[rect.top : rect.bottom, rect.left : rect.right]
+            land = patch[(patch >= 1) & (patch < GREY_ID0)]
+            cost = dist + len(land) / patch.size * 10 * step
+            if len(land):
+                # Hiding much of a small country is worse than a longer leader line. (A
+                # count per id, not np.unique: no sort, half the layout's time at 1080p.)
+                counts = np.bincount(land, minlength=len(area_px))
+                cost += float((counts / area_px).max()) * 60 * step
+            if best is not None and cost >= best[0]:
+                continue
+            start = (min(max(end[0], rect.left), rect.right - 1), min(max(end[1], rect.top), rect.bottom - 1))
+            if any(other.clipline(start, end) for other in placed_rects if not other.collidepoint(end)):
+                continue  # the leader line would cross another label
+            best = (cost, rect)
+        if best is None:  # crowded: accept a leader line that crosses others
+            best = next(((dist, rect) for dist, rect in _tag_spots(end, w, h, step) if free(rect)), None)
+        if best is None:
+            # A display far smaller than the table's: overlap rather than fail mid-game.
+            rect = pygame.Rect(end[0] + radius, end[1] - h // 2, w, h)
+            rect.clamp_ip(pygame.Rect(0, 0, width, height))
+            best = (0.0, rect)
+        labels.append(Label(cid, board.label(cid, src[2]), best[1], end, px))
+        take(best[1])
+        placed_rects.append(best[1])
+    return Layout((width, height), scale, markers, tuple(labels), tuple(tags))
+
+
+def _draw_label(surface: pygame.Surface, label: Label, colour_name: str | None, dim: bool) -> None:
+    if label.grey:
+        img = _text(label.text, label.size, GREY_TEXT)
+        surface.blit(img, img.get_rect(center=label.rect.center))
+        return
+    assert colour_name is not None
+    fill = TILE_COLOURS[colour_name]
+    ink = LABEL_ON[colour_name]
+    if dim:
+        fill = (fill[0] * 2 // 5, fill[1] * 2 // 5, fill[2] * 2 // 5)
+        ink = DIM_LABEL
+    if label.leader_to is not None:
+        rect = label.rect
+        ex, ey = label.leader_to
+        start = (min(max(ex, rect.left), rect.right - 1), min(max(ey, rect.top), rect.bottom - 1))
+        pygame.draw.line(surface, OUTLINE, start, label.leader_to, 3)
+        pygame.draw.line(surface, (150, 150, 150) if dim else LEADER, start, label.leader_to, 1)
+        pygame.draw.rect(surface, fill, rect, border_radius=max(2, rect.h // 4))
+        pygame.draw.rect(surface, OUTLINE, rect, 1, border_radius=max(2, rect.h // 4))
+    img = _text(label.text, label.size, ink)
+    surface.blit(img, img.get_rect(center=(label.rect.centerx, label.rect.centery + label.size // 12)))
+
+
+def _draw_marker(surface: pygame.Surface, marker: Marker, colour_name: str, dim: bool) -> None:
+    fill = TILE_COLOURS[colour_name]
+    if dim:
+        fill = (fill[0] * 2 // 5, fill[1] * 2 // 5, fill[2] * 2 // 5)
+    pygame.draw.circle(surface, OUTLINE, marker.centre, marker.radius + 1)
+    pygame.draw.circle(surface, fill, marker.centre, marker.radius)
+    pygame.draw.circle(surface, (150, 150, 150) if dim else REGION_LINE, marker.centre, marker.radius, 1)
+
+
+def _draw_labels(surface: pygame.Surface, layout: Layout, board: Board, marked: set[str], dim: bool) -> None:
+    """Markers and labels on top of the map; with ``dim``, those not ``marked`` darkened."""
+    for marker in layout.markers.values():
+        _draw_marker(surface, marker, board.get(marker.key).colour, dim and marker.key not in marked)
+    # Dimmed labels first, so a bright tag is never hidden under a dark one's leader line.
+    for label in sorted(layout.labels, key=lambda lb: lb.key in marked):
+        colour = None if label.grey else board.get(label.key).colour
+        _draw_label(surface, label, colour, dim and label.key not in marked)
+
+
+@lru_cache(maxsize=2)
+def _dimmed(src: Sources, width: int, height: int) -> pygame.Surface:
+    """The plain map darkened, the backdrop of a highlight."""
+    pixels = pygame.surfarray.array3d(_base(src, width, height))
+    surface = pygame.Surface((width, height))
+    pygame.surfarray.blit_array(surface, (pixels.astype(np.uint16) * 2 // 5).astype(np.uint8))
+    return surface
+
+
+CUTOUT_KEY = (255, 0, 255)
+"""The colour key of the countries' cut-outs: the map never uses it (the cut-outs nudge
+any pixel that happens to have it by one step of blue)."""
+
+
+@lru_cache(maxsize=2)
+def _cutouts(src: Sources, width: int, height: int) -> dict[str, tuple[pygame.Surface, tuple[int, int]]]:
+    """Each board country's pixels of the plain map, cut out of its box (the rest keyed
+    out), and where the box sits: a highlight blits the marked countries onto the dimmed
+    map, a colour-keyed blit of a box instead of a pixel mask computed per state."""
+    europe = _read_map(src[0])
+    board = load_board(src[1])
+    scale = _scale(src, (width, height))
+    ids = _raster(src, width, height)
+    plain = pygame.surfarray.array3d(_base(src, width, height))  # [x, y, rgb]
+    out: dict[str, tuple[pygame.Surface, tuple[int, int]]] = {}
+    for i, c in enumerate(board.countries):
+        if c.id not in europe.countries:
+            continue
+        x0, y0, x1, y1 = _box(europe.countries[c.id], scale, width, height)
+        if x1 <= x0 or y1 <= y0:
+            continue
+        mine = (ids[y0:y1, x0:x1] == i + 1).T  # [x, y]
+        rgb = plain[x0:x1, y0:y1].copy()
+        rgb[(rgb == CUTOUT_KEY).all(axis=2), 2] -= 1
+        rgb[~mine] = CUTOUT_KEY
+        cut = pygame.Surface((x1 - x0, y1 - y0))
+        pygame.surfarray.blit_array(cut, rgb)
+        cut.set_colorkey(CUTOUT_KEY, pygame.RLEACCEL)
+        out[c.id] = (cut, (x0, y0))
+    return out
+
+
+@lru_cache(maxsize=2)
+def _labelled(src: Sources, width: int, height: int) -> pygame.Surface:
+    """The plain map with every marker and label drawn: a state without a knob sector
+    paints only where it differs from this."""
+    surface = _base(src, width, height).copy()
+    _draw_labels(surface, _layout(src, width, height), load_board(src[1]), set(), False)
+    return surface
+
+
+@lru_cache(maxsize=2)
+def _dimmed_labelled(src: Sources, width: int, height: int) -> pygame.Surface:
+    """The dimmed map with every marker and label drawn dimmed: a highlight paints only
+    around its marked countries where it differs from this."""
+    surface = _dimmed(src, width, height).copy()
+    _draw_labels(surface, _layout(src, width, height), load_board(src[1]), set(), True)
+    return surface
+
+
+def _marker_rect(marker: Marker) -> pygame.Rect:
+    """Every pixel :func:`_draw_marker` can touch."""
+    r = marker.radius + 2
+    return pygame.Rect(round(marker.centre[0]) - r, round(marker.centre[1]) - r, 2 * r + 1, 2 * r + 1)
+
+
+def _label_rect(label: Label) -> pygame.Rect:
+    """Every pixel :func:`_draw_label` can touch: its box, its text and its leader line."""
+    rect = label.rect.inflate(label.size, label.size // 2 + 4)
+    if label.leader_to is not None:
+        ex, ey = label.leader_to
+        rect = rect.union(pygame.Rect(round(ex) - 3, round(ey) - 3, 7, 7))
+    return rect
+
+
+class _StatePictures:
+    """The map pictures of the last two states drawn from a picture (those without a
+    darkened highlight: a highlight is painted straight onto the screen, see
+    :func:`draw_map`), kept while shown. Each is a screen-sized surface
+    (5 MB at 1080p); a new state is painted into the surface of the one it replaces, so
+    changing state writes the pixels once and allocates nothing."""
+
+    KEEP = 2
+
+    def __init__(self) -> None:
+        self.items: dict[tuple[object, ...], pygame.Surface] = {}
+
+    def get(self, key: tuple[object, ...], size: tuple[int, int]) -> tuple[pygame.Surface, bool]:
+        """The picture for ``key`` and whether it is already painted."""
+        picture = self.items.pop(key, None)
+        if picture is not None:
+            self.items[key] = picture  # most recently used last
+            return picture, True
+        reuse = None
+        if len(self.items) >= self.KEEP:
+            oldest = next(iter(self.items))
+            reuse = self.items.pop(oldest)
+            if reuse.get_size() != size:
+                reuse = None
+        picture = reuse if reuse is not None else offscreen(size)
+        self.items[key] = picture
+        return picture, False
+
+    def clear(self) -> None:
+        self.items.clear()
+
+
+_pictures = _StatePictures()
+
+
+def _state(
+    src: Sources, width: int, height: int, highlight: frozenset[str], focus: str | None, dim: bool
+) -> pygame.Surface:
+    """The map with its labels and countries highlighted, composed once per state and
+    kept while it is shown (see :class:`_StatePictures`)."""
+    surface, ready = _pictures.get((src, width, height, highlight, focus, dim), (width, height))
+    if not ready:
+        _paint_state(surface, src, width, height, highlight, focus, dim)
+    return surface
+
+
+def _paint_state(
+    surface: pygame.Surface, src: Sources, width: int, height: int, highlight: frozenset[str], focus: str | None,
+    dim: bool,
+) -> None:
+    board = load_board(src[1])
+    layout = _layout(src, width, height)
+    marked = set(highlight) | ({focus} if focus else set())
+    dim = dim and bool(marked)
+    # Everything below stays inside the clip the surface came with.
+    bounds = surface.get_clip()
+    if dim:
+        # The dimmed map with every marker and label dimmed; around each marked country
+        # (its cut-out's box, its marker, its label) it is painted again exactly as a
+        # full draw paints it: the dimmed map, the marked countries' own pixels put back
+        # from the plain map (a colour-keyed blit of each cut-out), then the markers and
+        # labels there in their order, the marked ones bright.
+        surface.blit(_dimmed_labelled(src, width, height), (0, 0))
+        cutouts = _cutouts(src, width, height)
+        dimmed = _dimmed(src, width, height)
+        lit = [(cid, pygame.Rect(cutouts[cid][1], cutouts[cid][0].get_size())) for cid in sorted(marked)
+               if cid in cutouts]
+        regions = [box for _, box in lit]
+        regions += [_marker_rect(m) for m in layout.markers.values() if m.key in marked]
+        regions += [_label_rect(lb) for lb in layout.labels if lb.key in marked]
+        labels = sorted(layout.labels, key=lambda lb: lb.key in marked)
+        for region in merge_rects(regions, bounds, full_share=2.0):
+            surface.set_clip(region)
+            surface.blit(dimmed, region, region)
+            for cid, box in lit:
+                if box.colliderect(region):
+                    surface.blit(*cutouts[cid])
+            for marker in layout.markers.values():
+                if region.colliderect(_marker_rect(marker)):
+                    _draw_marker(surface, marker, board.get(marker.key).colour, marker.key not in marked)
+            for label in labels:
+                if region.colliderect(_label_rect(label)):
+                    _draw_label(surface, label, None if label.grey else board.get(label.key).colour,
+                                label.key not in marked)
+        surface.set_clip(bounds)
+    else:
+        # The plain map with every marker and label already drawn; only around the marked
+        # ones is it painted again exactly as a full draw paints it (restored from the
+        # unlabelled map, then the markers and labels there redrawn in their order).
+        surface.blit(_labelled(src, width, height), (0, 0))
+        regions = [_marker_rect(m) for m in layout.markers.values() if m.key in marked]
+        regions += [_label_rect(lb) for lb in layout.labels if lb.key in marked]
+        plain = _base(src, width, height)
+        labels = sorted(layout.labels, key=lambda lb: lb.key in marked)
+        for region in merge_rects(regions, bounds, full_share=2.0):
+            surface.set_clip(region)
+            surface.blit(plain, region, region)
+            for marker in layout.markers.values():
+                if region.colliderect(_marker_rect(marker)):
+                    _draw_marker(surface, marker, board.get(marker.key).colour, False)
+            for label in labels:
+                if region.colliderect(_label_rect(label)):
+                    _draw_label(surface, label, None if label.grey else board.get(label.key).colour, False)
+        surface.set_clip(bounds)
+    _paint_outlines(surface, src, width, height, marked, focus, dim)
+
+
+def _outline_style(cid: str, focus: str | None, height: int) -> tuple[Colour, int]:
+    """The colour and line width of a marked country's outline (the focus thicker, red)."""
+    line = max(3, height // 180)
+    return (FOCUS, line * 2) if cid == focus else (REGION_LINE, line)
+
+
+def _trace_outline(
+    surface: pygame.Surface, src: Sources, width: int, height: int, cid: str, colour: Colour, w: int
+) -> pygame.Rect | None:
+    """Draw one country's outline, the ring round its marker and the frame of its leader
+    label; returns the rect of the pixels drawn (``None``: the map has no such shape)."""
+    europe = _read_map(src[0])
+    layout = _layout(src, width, height)
+    shape = europe.countries.get(cid)
+    if shape is None:
+        return None
+    drawn: list[pygame.Rect] = []
+    for ring in shape.rings:
+        pts = _pts(ring, layout.scale)
+        if len(pts) >= 3:
+            drawn.append(pygame.draw.polygon(surface, colour, pts, w))
+    marker = layout.markers.get(cid)
+    if marker is not None:
+        drawn.append(pygame.draw.circle(surface, colour, marker.centre, marker.radius + w + 2, w))
+    for label in layout.labels:
+        if label.key == cid and label.leader_to is not None:
+            radius = max(2, label.rect.h // 4)
+            drawn.append(pygame.draw.rect(surface, colour, label.rect.inflate(4, 4), 2, border_radius=radius))
+    drawn = [r for r in drawn if r.w > 0 and r.h > 0]
+    return drawn[0].unionall(drawn[1:]) if drawn else None
+
+
+@dataclass(frozen=True)
+class Stamp:
+    """One country's outline drawn once: the 8-bit picture (keyed to transparency), where
+    it goes on the map, and the countries whose names its pixels run across."""
+
+    picture: pygame.Surface
+    pos: tuple[int, int]
+    crosses: frozenset[str]
+
+    @property
+    def rect(self) -> pygame.Rect:
+        return pygame.Rect(self.pos, self.picture.get_size())
+
+
+@lru_cache(maxsize=2)
+def _outline_stamps(src: Sources, width: int, height: int) -> dict[tuple[str, bool], Stamp]:
+    """Every board country's outline, plain and as the focus, drawn once into a small
+    8-bit surface, keyed by (country, focus): a highlight blits these instead of scaling
+    and drawing the polygons of a dozen countries on every state (1 byte a pixel: all of
+    them together take about as much memory as one map picture)."""
+    board = load_board(src[1])
+    layout = _layout(src, width, height)
+    scratch = pygame.Surface((width, height), 0, 8)
+    out: dict[tuple[str, bool], Stamp] = {}
+    for c in board.countries:
+        for focus in (False, True):
+            colour, w = _outline_style(c.id, c.id if focus else None, height)
+            scratch.set_palette([CUTOUT_KEY, colour] + [CUTOUT_KEY] * 254)
+            scratch.fill(0)
+            box = _trace_outline(scratch, src, width, height, c.id, colour, w)
+            if box is None:
+                continue
+            box = box.clip(scratch.get_rect())
+            drawn = pygame.surfarray.array2d(scratch.subsurface(box)) != 0  # [x, y]
+            crosses = set()
+            for label in layout.labels:
+                over = _label_rect(label).clip(box)
+                if over.w > 0 and over.h > 0 and drawn[over.x - box.x:over.right - box.x,
+                                                       over.y - box.y:over.bottom - box.y].any():
+                    crosses.add(label.key)
+            picture = pygame.Surface(box.size, 0, 8)
+            picture.set_palette([CUTOUT_KEY, colour] + [CUTOUT_KEY] * 254)
+            picture.blit(scratch, (0, 0), box)
+            picture.set_colorkey(0, pygame.RLEACCEL)
+            out[(c.id, focus)] = Stamp(picture, box.topleft, frozenset(crosses))
+    return out
+
+
+def _paint_outlines(
+    surface: pygame.Surface, src: Sources, width: int, height: int, marked: set[str], focus: str | None,
+    dim: bool = False, stamps: bool = True,
+) -> None:
+    """The marked countries' outlines (the focus thicker, in red), rings round their
+    markers and boxes, and the names they cross again on top (``dim``: the unmarked
+    ones darkened, as the map under them). With ``stamps`` (the table's way) each
+    outline is a blit of :func:`_outline_stamps`; without, it is drawn (the reference
+    the stamps are tested against). The names an outline crosses come from its stamp
+    either way."""
+    cached = _outline_stamps(src, width, height)
+    crossed: set[str] = set()
+    for cid in sorted(marked, key=lambda k: k == focus):
+        stamp = cached.get((cid, cid == focus))
+        if stamp is None:
+            continue
+        crossed |= stamp.crosses
+        if stamps:
+            surface.blit(stamp.picture, stamp.pos)
+        else:
+            colour, w = _outline_style(cid, focus, height)
+            _trace_outline(surface, src, width, height, cid, colour, w)
+    _draw_crossed_names(surface, src, width, height, marked, crossed, dim)
+
+
+def _draw_crossed_names(
+    surface: pygame.Surface, src: Sources, width: int, height: int, marked: Iterable[str],
+    crossed: Iterable[str], dim: bool,
+) -> None:
+    """Names stay readable above the outlines: the marked ones, and those of the
+    countries in ``crossed``, whose names an outline runs across (Italy's red line cut
+    through the Balkans' names beside the Adriatic), the unmarked ones darkened with
+    ``dim``. Names outside the surface's clip are skipped (they would draw nothing)."""
+    board = load_board(src[1])
+    lit = set(marked)
+    redraw = set(crossed)
+    bounds = surface.get_clip()
+    for label in sorted(_layout(src, width, height).labels, key=lambda lb: lb.key in lit):
+        if label.key in lit:
+            if label.leader_to is not None:
+                continue
+        elif label.key not in redraw:
+            continue
+        if not _label_rect(label).colliderect(bounds):
+            continue
+        colour_name = None if label.grey else board.get(label.key).colour
+        _draw_label(surface, label, colour_name, dim and label.key not in lit)
+
+
+def draw_map(
+    surface: pygame.Surface,
+    area: pygame.Rect,
+    theme: Theme,
+    highlight: Iterable[str] = (),
+    focus: str | None = None,
+    dim_others: bool = False,
+) -> pygame.Rect:
+    """Draw the map into ``area``; returns the rectangle actually used.
+
+    ``highlight`` countries get a white outline; ``focus`` a thicker red one; with
+    ``dim_others`` every country not marked is darkened (to show a knob sector).
+    Without a highlight, one blit of a cached picture; a highlight is painted from
+    cached layers (the darkened map with its names, the countries' cut-outs and outline
+    stamps) inside the surface's clip, so its cost follows the area repainted.
+    """
+    del theme  # sizes follow the map's own height
+    rect = map_rect_for(area)
+    marked = frozenset(highlight)
+    if dim_others and (marked or focus):
+        # A highlight is painted straight onto the surface, only inside its clip: the
+        # composer clips it to what changed (see :func:`map_damage`), which is a small
+        # part of the map when the knob moves from one sector to the next.
+        clip = surface.get_clip().clip(rect)
+        if clip.w > 0 and clip.h > 0:
+            view = surface.subsurface(rect)
+            view.set_clip(clip.move(-rect.x, -rect.y))
+            _paint_state(view, _sources(), rect.w, rect.h, marked, focus, True)
+    else:
+        surface.blit(_state(_sources(), rect.w, rect.h, marked, focus, dim_others), rect.topleft)
+    if not noting():
+        return rect
+    layout = _layout(_sources(), rect.w, rect.h)
+    for region, tag in layout.tags:
+        note_text(tag.move(rect.topleft), region.upper(), _font(_tag_px(rect.h)).get_height())
+    for label in layout.labels:
+        note_text(label.rect.move(rect.topleft), label.text, _font(label.size).get_height())
+    return rect
+
+
+def prepare(area: pygame.Rect) -> Iterator[None]:
+    """Build every cached layer the map needs at ``area``'s size in the language in force,
+    one layer per step (the generator yields between them): where the names go (the
+    longest step, about 0.13 s at 1920x1080 here), the plain map and its names, the
+    outlines, the darkened map and the countries' cut-outs (about 0.1 s together, what
+    the first highlight of a game would otherwise pay). The table runs the steps while
+    nobody is using it, so a game's first frames find them made."""
+    rect = map_rect_for(area)
+    src = _sources()
+    for build in (_raster, _layout, _base, _labelled, _outline_stamps, _dimmed, _cutouts, _dimmed_labelled,
+                  _country_damage):
+        build(src, rect.w, rect.h)
+        yield
+
+
+@lru_cache(maxsize=2)
+def _country_damage(src: Sources, width: int, height: int) -> dict[str, pygame.Rect]:
+    """Per country, every pixel a highlight of it can change on the map: its cut-out,
+    its outline (plain or as the focus), its marker and its names, and the names its
+    outline crosses (drawn again above it)."""
+    layout = _layout(src, width, height)
+    cutouts = _cutouts(src, width, height)
+    stamps = _outline_stamps(src, width, height)
+    out: dict[str, pygame.Rect] = {}
+    for c in load_board(src[1]).countries:
+        rects = [pygame.Rect(cutouts[c.id][1], cutouts[c.id][0].get_size())] if c.id in cutouts else []
+        mine = [stamp for key, stamp in stamps.items() if key[0] == c.id]
+        rects += [stamp.rect for stamp in mine]
+        if c.id in layout.markers:
+            rects.append(_marker_rect(layout.markers[c.id]))
+        named = {c.id}.union(*(stamp.crosses for stamp in mine))
+        rects += [_label_rect(lb) for lb in layout.labels if lb.key in named]
+        if rects:
+            out[c.id] = rects[0].unionall(rects[1:])
+    return out
+
+
+def map_damage(area: pygame.Rect, before: Iterable[str], after: Iterable[str]) -> list[pygame.Rect] | None:
+    """Where a highlighted map (``dim_others``, no focus) changes on the screen when its
+    marked countries go from ``before`` to ``after``: around every country of either
+    (its rect in :func:`_country_damage`); nothing when they are the same; ``None``
+    (all of the map) when either is empty, since an empty highlight is not dimmed."""
+    old, new = set(before), set(after)
+    if not old or not new:
+        return None
+    if old == new:
+        return []
+    rect = map_rect_for(area)
+    damage = _country_damage(_sources(), rect.w, rect.h)
+    return [damage[c].move(rect.topleft) for c in sorted(old | new) if c in damage]
+
+
+@lru_cache(maxsize=64)
+def _focus_labels(
+    src: Sources, width: int, height: int, focus: str, marked: frozenset[str]
+) -> tuple[Label, ...]:
+    """The names :func:`draw_focus` draws again above the focus outline, in their order:
+    those it crosses (as :func:`_paint_outlines` finds them), but not a marked country's
+    name beside it on a leader line. Kept: the renderer asks for the focus's rect on
+    every frame."""
+    stamp = _outline_stamps(src, width, height).get((focus, True))
+    if stamp is None:
+        return ()
+    labels = sorted(_layout(src, width, height).labels, key=lambda lb: lb.key in marked)
+    return tuple(label for label in labels
+                 if label.key in stamp.crosses and not (label.key in marked and label.leader_to is not None))
+
+
+def focus_rect(area: pygame.Rect, focus: str, marked: Iterable[str]) -> pygame.Rect:
+    """Every pixel :func:`draw_focus` can touch on the screen (empty: nothing to draw)."""
+    rect = map_rect_for(area)
+    src = _sources()
+    stamp = _outline_stamps(src, rect.w, rect.h).get((focus, True))
+    if stamp is None:
+        return pygame.Rect(rect.topleft, (0, 0))
+    box = stamp.rect
+    for label in _focus_labels(src, rect.w, rect.h, focus, frozenset(marked)):
+        box.union_ip(_label_rect(label))
+    return box.move(rect.topleft).clip(rect)
+
+
+def draw_focus(surface: pygame.Surface, area: pygame.Rect, focus: str, marked: Iterable[str]) -> None:
+    """The focus's thick red outline over a map :func:`draw_map` drew with the focus among
+    ``marked`` (as a plain highlight), and the names it crosses again on top.
+
+    This lets a knob turn among a sector's countries repaint only the outline that moves
+    (a blit of its stamp) instead of the whole map. Drawn over the plain outline, the
+    focus comes out as :func:`draw_map` with ``focus`` draws it, up to the names it
+    crosses, which are drawn a second time (their anti-aliased edges a shade firmer)."""
+    rect = map_rect_for(area)
+    src = _sources()
+    stamp = _outline_stamps(src, rect.w, rect.h).get((focus, True))
+    if stamp is None:
+        return
+    surface.blit(stamp.picture, (rect.x + stamp.pos[0], rect.y + stamp.pos[1]))
+    board = load_board(src[1])
+    lit = frozenset(marked)
+    for label in _focus_labels(src, rect.w, rect.h, focus, lit):
+        end = label.leader_to
+        moved = replace(label, rect=label.rect.move(rect.topleft),
+                        leader_to=None if end is None else (end[0] + rect.x, end[1] + rect.y))
+        # Only a highlight has a focus: the names outside it are darkened.
+        _draw_label(surface, moved, None if label.grey else board.get(label.key).colour, label.key not in lit)
+
+
+def _tag_spots(end: tuple[int, int], w: int, h: int, step: int) -> Iterator[tuple[float, pygame.Rect]]:
+    """Places for a ``w`` x ``h`` tag around the point ``end``, nearest ring first: 32
+    directions per ring, each ring ``step`` further out, as (distance, rect)."""
+    for ring in range(1, 60):
+        dist = h * 0.6 + ring * step
+        for k in range(32):
+            angle = k * math.tau / 32
+            cx = end[0] + math.cos(angle) * (dist + w / 2 * abs(math.cos(angle)))
+            cy = end[1] + math.sin(angle) * dist
+            yield dist, pygame.Rect(int(cx - w / 2), int(cy - h / 2), w, h)

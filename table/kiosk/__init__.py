@@ -1,0 +1,1 @@
+"""The daemon as a service: systemd's notify protocol, the headless daemon, the runner."""

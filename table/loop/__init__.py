@@ -1,0 +1,1 @@
+"""The table loop and what it drives: LEDs, sounds, speech, the tray watcher."""

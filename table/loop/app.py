@@ -1,0 +1,397 @@
+"""The table loop: wires input backends, the journal, the session, screens and outputs.
+
+One thread does everything, in this order each frame:
+
+1. take the inputs that arrived (each an :class:`Action` stamped with the table's
+   monotonic clock, presses with their edge time) and hand them to the top screen;
+2. deliver every game deadline that has passed as a ``tick``;
+3. let screens advance their animation and, if the picture changed, draw it;
+4. tell the outputs (button LEDs, hourglass, sounds) what the game looks like now.
+
+Every input that changes a game goes through :meth:`Table.game_input`, which journals
+it (append + fsync) *before* the session applies it. On start an unfinished game in
+the journal is replayed and resumed at the same moment.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import random
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import pygame
+
+from table.common.config import TableConfig
+from table.common.i18n import language, set_language
+from table.display.games import preparations
+from table.display.layers import Composer, Part
+from table.display.screens import AttractScreen, GameScreen, LobbyScreen, PausedScreen, Screen
+from table.display.theme import Theme
+from table.games.base import TICK, Action, GameSetup
+from table.play.journal import Journal
+from table.play.session import Session
+
+log = logging.getLogger(__name__)
+
+Clock = Callable[[], float]
+
+PREPARE_AFTER_S = 2.0
+"""Seconds without an input before the table builds ahead what the games' first frames
+would otherwise stop to build (Umtata's map: about 0.37 s here, seconds on a Pi); a step
+at a time, so a press waits at most for one step."""
+
+
+class InputSource(Protocol):
+    """Where station inputs come from (GPIO, serial bridge, simulator, script)."""
+
+    def poll(self, now: float) -> Iterable[Action]:
+        """Inputs that have arrived by table time ``now``, oldest first."""
+        ...
+
+
+class Output(Protocol):
+    """Something the table drives from the game: button LEDs, hourglass, sounds."""
+
+    def update(self, session: Session | None, now: float) -> None:
+        """Follow the game: ``now`` is the game's table time (seconds since its start)."""
+        ...
+
+    def close(self) -> None: ...
+
+
+@dataclass
+class ScriptedInputs:
+    """Inputs from a list, released when the clock reaches their time (tests, demos)."""
+
+    pending: list[Action] = field(default_factory=list)
+
+    def add(self, *actions: Action) -> None:
+        self.pending.extend(actions)
+        self.pending.sort(key=lambda a: a.t)
+
+    def poll(self, now: float) -> list[Action]:
+        ready = [a for a in self.pending if a.t <= now]
+        self.pending = self.pending[len(ready):]
+        return ready
+
+
+class VirtualClock:
+    """A clock that only moves when told to: headless runs in virtual time."""
+
+    def __init__(self, start: float = 0.0) -> None:
+        self.now = start
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+class Table:
+    """The table: screens, the current game, its journal, and the outputs.
+
+    ``clock`` is the table's monotonic clock in seconds; inputs carry times on it.
+    Game time inside a session starts at 0 when the game starts (``epoch``), and a
+    resumed game continues from its last journaled time.
+    """
+
+    def __init__(
+        self,
+        config: TableConfig,
+        clock: Clock,
+        surface: pygame.Surface,
+        journal: Journal | None = None,
+        inputs: Iterable[InputSource] = (),
+        outputs: Iterable[Output] = (),
+        seed_source: Callable[[], int] | None = None,
+        attract: bool = True,
+        game_options: dict[str, dict[str, Any]] | None = None,
+        prepare: bool = True,
+    ) -> None:
+        self.config = config
+        set_language(config.language)  # the table's language until the lobby switches it
+        self.clock = clock
+        self.surface = surface
+        self.theme = Theme(surface.get_width(), surface.get_height())
+        self.journal = journal
+        self.inputs = list(inputs)
+        self.outputs = list(outputs)
+        self.seed_source = seed_source or (lambda: int.from_bytes(os.urandom(4), "little"))
+        self.attract_enabled = attract
+        self.screens: list[Screen] = []
+        self._session: Session | None = None
+        self.game_id: int | None = None
+        self.seq = 0
+        self.epoch = 0.0
+        self.last_input = clock()
+        self.composer = Composer()
+        self.dirty: list[pygame.Rect] = []
+        self.live = False
+        self._attract_next = float("-inf")  # when the demo shows its next picture (see ``step``)
+        self.frames_drawn = 0
+        self.input_filter: Callable[[Action], bool] | None = None
+        self.prepare_enabled = prepare
+        self._prepared: object = None  # the (size, language) whose renderers are prepared
+        self._preparing: tuple[object, Iterator[None]] | None = None
+        options = game_options if game_options is not None else {k: dict(v) for k, v in config.games.items()}
+        pinned = frozenset(name for name, opts in config.games.items() if "language" in opts)
+        self.lobby = LobbyScreen(self, self.theme, config.stations, options, pinned_language=pinned)
+        self.screens.append(self.lobby)
+
+    # -- TableControl -----------------------------------------------------------------
+    @property
+    def session(self) -> Session | None:
+        return self._session
+
+    def push_screen(self, screen: Screen) -> None:
+        self.screens.append(screen)
+
+    def pop_screen(self) -> None:
+        if len(self.screens) > 1:
+            self.screens.pop()
+
+    def start_game(self, setup: GameSetup, seed: int | None = None) -> None:
+        """Start a new game from the lobby; it is journaled from its first moment."""
+        seed = self.seed_source() if seed is None else seed
+        self._session = Session.start(setup.game, setup, seed)
+        self.game_id = self.journal.start_game(setup, seed) if self.journal else None
+        self.seq = 0
+        self.epoch = self.clock()
+        log.info("game %s started: %s (%s), stations %s, seed %d", self.game_id, setup.game, setup.variant,
+                 list(setup.stations), seed)
+        self.push_screen(GameScreen(self, self.theme, self.config.display.celebrations))
+
+    def resume_unfinished(self) -> bool:
+        """Resume the journal's unfinished game, if any, at the moment it stopped."""
+        if self.journal is None:
+            return False
+        from table.kiosk.headless import resumable_game
+
+        # A game this build cannot replay is closed and logged; it never stops the table.
+        found = resumable_game(self.journal)
+        if found is None:
+            return False
+        record, session = found
+        self._session = session
+        self.game_id = record.id
+        self.seq = len(record.actions)
+        # Time stood still while the table was off: continue from the last journaled moment.
+        self.epoch = self.clock() - session.last_t
+        log.warning("resumed game %d (%s) after %d journaled actions", record.id, record.engine, self.seq)
+        game = GameScreen(self, self.theme, self.config.display.celebrations)
+        self.push_screen(game)
+        if session.paused:
+            # It stopped with the table menu's pause on: a push continues, as before.
+            self.push_screen(PausedScreen(self, self.theme, game))
+        if session.is_over():
+            self._finish()
+        return True
+
+    def game_time(self, t: float) -> float:
+        return t - self.epoch
+
+    def game_input(self, action: Action) -> bool:
+        """Journal and apply one input (table clock time); False if it meant nothing."""
+        session = self._session
+        if session is None:
+            return False
+        at = Action(action.kind, max(self.game_time(action.t), session.last_t), action.station, action.value)
+        changed = session.apply(at, self._record)
+        if changed:
+            for output in list(self.outputs):
+                on_input = getattr(output, "on_input", None)
+                if on_input is not None:
+                    self._guard(output, on_input, session, at)
+            if session.is_over():
+                self._finish()
+        return changed
+
+    def _guard(self, output: Output, method: Callable[..., None], *args: object) -> None:
+        """Run an output's method; an output that fails is logged once and dropped,
+        and the game goes on without it."""
+        try:
+            method(*args)
+        except Exception:
+            log.exception("output %s failed; the table goes on without it", type(output).__name__)
+            if output in self.outputs:
+                self.outputs.remove(output)
+
+    def _record(self, action: Action) -> None:
+        if self.journal is not None and self.game_id is not None:
+            self.journal.append(self.game_id, self.seq, action)
+        self.seq += 1
+
+    def _finish(self) -> None:
+        session = self._session
+        if session is None:
+            return
+        outcome = session.outcome()
+        if self.journal is not None and self.game_id is not None:
+            self.journal.finish(self.game_id, outcome)
+        log.info("game %s over: winners %s", self.game_id, list(outcome.winners) if outcome else [])
+
+    def leave_game(self) -> None:
+        self._session = None
+        self.game_id = None
+        self.screens = [self.lobby]
+
+    # -- the loop ---------------------------------------------------------------------
+    def dispatch(self, action: Action) -> None:
+        """Hand one station input to the top screen (unless ``input_filter`` takes it)."""
+        self.last_input = max(self.last_input, action.t)
+        if self.input_filter is not None and self.input_filter(action):
+            return
+        self.screens[-1].handle(action)
+
+    def deliver_deadlines(self, now: float) -> None:
+        """Deliver every expiry due by clock time ``now``, journaled like any input."""
+        self._expire_until(self.game_time(now))
+
+    def _expire_until(self, game_t: float) -> None:
+        session = self._session
+        while session is not None and session is self._session:
+            deadline = session.deadline()
+            if deadline is None or deadline > game_t:
+                return
+            if not session.apply(Action(TICK, max(deadline, session.last_t)), self._record):
+                return
+            if session.is_over():
+                self._finish()
+
+    def script_input(self, action: Action) -> bool:
+        """Apply a scripted input whose ``t`` is already the game's table time (``table
+        run --script``): the expiries due before it first, exactly as a scenario plays."""
+        self._expire_until(action.t)
+        session = self._session
+        if session is None or session.is_over():
+            return False
+        changed = session.apply(action, self._record)
+        if changed and session.is_over():
+            self._finish()
+        return changed
+
+    def step(self, now: float) -> bool:
+        """One frame at table time ``now``; returns whether a new picture was drawn."""
+        arrived = sorted((a for source in self.inputs for a in source.poll(now)), key=lambda a: a.t)
+        for action in arrived:
+            # Expiries that happened before the input come first, whatever the frame
+            # timing: a press a moment after the sand ran out is too late, always.
+            self.deliver_deadlines(min(action.t, now))
+            self.dispatch(action)
+        self.deliver_deadlines(now)
+        if self.journal is not None and self.journal.fault is not None:
+            self.journal.retry()  # rate-limited inside: a cleared fault is noticed without an input
+        if (self.attract_enabled and len(self.screens) == 1
+                and now - self.last_input >= self.config.timing.attract_after_s):
+            log.info("nobody has touched the table for %.0f s: attract mode", now - self.last_input)
+            self.push_screen(AttractScreen(self, self.theme, now, seed=random.randrange(1 << 30)))
+        top = self.screens[-1]
+        if not arrived and isinstance(top, AttractScreen) and now < self._attract_next:
+            # The demo's picture steps at its own frame rate (``AttractScreen.FPS``): a wake
+            # in between (the LED hourglass's glow) has nothing new to show or to play.
+            drawn = False
+        else:
+            for screen in self.screens:
+                screen.update(now)
+            drawn = self.draw(now)
+            top = self.screens[-1]
+            self._attract_next = top.next_frame(now) if isinstance(top, AttractScreen) else float("-inf")
+        for output in list(self.outputs):
+            self._guard(output, output.update, self._session, self.game_time(now))
+        if (not arrived and not self.live and not self.composer.pending and self._unprepared()
+                and now - self.last_input >= PREPARE_AFTER_S and not isinstance(top, AttractScreen)):
+            self._prepare_step()
+        return drawn
+
+    def _unprepared(self) -> bool:
+        return self.prepare_enabled and self._prepared != (self.surface.get_size(), language())
+
+    def _prepare_step(self) -> None:
+        """One step of the renderers' preparation for this size and language (see
+        :func:`~table.display.games.preparations`): a step builds one cached layer, so
+        an input waits at most for that one."""
+        key = (self.surface.get_size(), language())
+        if self._preparing is None or self._preparing[0] != key:
+            self._preparing = (key, preparations(self.theme))
+        try:
+            next(self._preparing[1])
+        except StopIteration:
+            self._prepared = key
+            self._preparing = None
+
+    def _visible(self) -> list[Screen]:
+        first = len(self.screens) - 1
+        while first > 0 and self.screens[first].overlay:
+            first -= 1
+        return self.screens[first:]
+
+    def draw(self, now: float, force: bool = False) -> bool:
+        """Repaint what changed in the visible screens since the last frame (everything
+        with ``force``); the regions repainted are left in ``dirty``."""
+        size = self.surface.get_size()
+        parts = [part for screen in self._visible() for part in screen.parts(size, now)]
+        fault = self.journal.fault if self.journal is not None else None
+        if fault is not None:
+            parts.append(self._journal_warning(fault))
+        if force:
+            self.composer.reset()
+        self.composer.sweep = self.screens[-1].sweeps
+        self.dirty = self.composer.compose(self.surface, parts, now)
+        # A sweep still owes regions of the new picture: frames must keep coming.
+        self.live = any(part.live is not None for part in parts) or bool(self.composer.pending)
+        if not self.dirty:
+            return False
+        self.frames_drawn += 1
+        return True
+
+    def _journal_warning(self, fault: str) -> Part:
+        """A red band over the bottom of the picture while the journal cannot be written:
+        the game goes on, but whoever runs the table must know a power cut would lose it."""
+        from table.display.draw import text
+        from table.display.theme import BAD, TEXT
+
+        theme = self.theme
+        band = pygame.Rect(0, self.surface.get_height() - theme.px(6.5), self.surface.get_width(), theme.px(6.5))
+        message = fault[0].upper() + fault[1:] + "."
+
+        def paint(surface: pygame.Surface, now: float) -> None:
+            surface.fill(BAD, band)
+            text(surface, theme, message, band.center, size="small", colour=TEXT, anchor="center", bold=True,
+                 max_width=band.width - theme.px(3))
+
+        return Part("table:journal-fault", band, message, paint)
+
+    def next_change(self, now: float) -> float | None:
+        """The clock time by which the table needs its next frame if no input arrives:
+        soon while something on screen moves with time, else the next game deadline or
+        the start of attract mode; None: nothing will change by itself."""
+        top = self.screens[-1]
+        if len(self.screens) > 1 and isinstance(top, AttractScreen):
+            return max(now, top.next_frame(now))
+        if self.live:
+            return now
+        times: list[float] = []
+        session = self._session
+        if session is not None and not session.paused:
+            deadline = session.deadline()
+            if deadline is not None:
+                times.append(deadline + self.epoch)
+        if self.attract_enabled and len(self.screens) == 1:
+            times.append(self.last_input + self.config.timing.attract_after_s)
+        if self._unprepared() and not isinstance(top, AttractScreen):
+            times.append(max(now, self.last_input + PREPARE_AFTER_S))
+        return min(times) if times else None
+
+    def close(self) -> None:
+        """Stop the outputs in reverse order, then the journal."""
+        for output in reversed(self.outputs):
+            try:
+                output.close()
+            except Exception:  # an output failing to close must not lose the journal
+                log.exception("an output failed to close")
+        if self.journal is not None:
+            self.journal.close()

@@ -1,0 +1,1 @@
+"""Playing a game without hardware: the session, its journal, scenarios, random play, clocks."""
