@@ -3,8 +3,9 @@ own data files under ``NAME/`` of the config directory or the shipped defaults (
 map, a deck, chip values; see :mod:`table.common.datafiles`).
 
 A game that reads data files says so in its contract (``Game.data_options``, see
-:mod:`table.games.contract`; file reading stays out of the pure engine). It returns setup options, raising :class:`table.common.errors.TableError`
-for a bad file; the options are plain data, so a journaled setup replays without the files.
+:mod:`table.games.contract`; file reading stays out of the pure engine). It returns setup
+options, raising :class:`table.common.errors.TableError` for a bad file; the options are
+plain data, so a journaled setup replays without the files.
 
 The table's language reaches every engine that takes a ``language`` option (Umtata plays
 the deck written in it); a game's own ``[games.NAME] language`` in table.toml still wins.
