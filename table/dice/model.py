@@ -45,7 +45,7 @@ def average_numpy(nets: Sequence[ConvNet], x: F32) -> F32:
     if len(nets) == 1:
         return nets[0].probabilities(x)
     # The networks' matrix products release the GIL, so the members run side by side,
-    # one core each (measured in docs/performance.md: twice as fast on two cores).
+    # one core each (45 crops: 30 ms one after the other, 16 ms side by side on two cores).
     parts = list(_workers().map(lambda net: net.probabilities(x), nets))
     return np.sum(parts, axis=0, dtype=np.float32) / np.float32(len(parts))
 
