@@ -127,7 +127,7 @@ def test_sim_screens_wiring_selftest(installed: Installed, tmp_path: Path) -> No
     assert done.returncode == 0, done.stderr
     assert len(list((tmp_path / "screens").rglob("*.png"))) >= 5
     # The German set, from the catalogue the wheel build compiled (no .po is read at run time).
-    assert (installed.site() / "table" / "locale" / "de.mo").is_file()
+    assert (installed.site() / "table" / "common" / "locale" / "de.mo").is_file()
     done = installed.table("screens", "--lang", "de", str(tmp_path / "screens-de"))
     assert done.returncode == 0, done.stderr
     assert len(list((tmp_path / "screens-de").rglob("*.png"))) >= 5
