@@ -261,7 +261,8 @@ class BuzzerRace(GameEngine[RaceState]):
         return Outcome(scores=scores, winners=state.winners, reason=state.reason)
 
     def view(self, state: RaceState, station: StationId | None) -> dict[str, JSONValue]:
-        """Everything but the moment of the signal is public. Words are message ids:
+        """Everything but the moment of the signal (``deadline`` and ``signal_at`` while
+        the round waits) is public. Words are message ids:
         ``headline`` is ``{"id", "params"}`` for the middle of the screen, each player's
         ``status`` a message id."""
         names = {s: state.setup.name_of(s) for s in state.setup.stations}
@@ -312,7 +313,9 @@ class BuzzerRace(GameEngine[RaceState]):
             "round": state.round,
             "points_to_win": state.rules.points_to_win,
             "now": state.now,
-            "deadline": None if hidden else state.deadline,
+            # Only the pressing has a deadline to show: the signal's moment is secret, and
+            # a result that runs out is no countdown (the table ticks to a view's deadline).
+            "deadline": state.deadline if state.phase == SIGNAL else None,
             "signal_at": None if hidden else state.signal_at,
             "headline": headline,
             "ending": state.ending,
