@@ -436,6 +436,55 @@ def test_table_screens_draws_every_phase_in_the_games_own_words(
     assert f"{NAME}/menu-ended-ranking.png" in pictures, "the menu's flows leave the game out"
 
 
+def _scenes() -> list[tuple[str, RaceState, bool]]:
+    """Moments random play may miss: a tie, everybody out, nobody pressing, a strict
+    false start, the points to win written out, the pause, a shared win."""
+    out: list[tuple[str, RaceState, bool]] = []
+    state = _tick(_new(3))
+    t = state.now + 0.2
+    out.append(("tie", _press(_press(state, 2, t), 0, t + 0.001), False))
+    out.append(("all-out", _press(_press(_press(_new(3), 0, 0.1), 1, 0.2), 2, 0.3), False))
+    out.append(("nobody", _tick(_tick(_new(4))), False))
+    strict = _tick(_new(4, "strict", points_to_win=12))
+    strict = _tick(_press(strict, 3, strict.now + 0.3))  # a point for station 4, then round 2 waits
+    out.append(("strict-false-start-points-written", _press(strict, 3, strict.now + 0.1), False))
+    out.append(("paused", _tick(_new(2)), True))
+    shared = _tick(_new(2, points_to_win=1))
+    shared = _press(_press(shared, 0, shared.now + 0.3), 1, shared.now + 0.301)
+    out.append(("shared-win", _tick(shared), False))
+    return out
+
+
+def _scene_painter(state: RaceState, paused: bool) -> Any:
+    from textfit import _parts_painter
+
+    return _parts_painter(NAME, ENGINE.view(state, None), state.now, paused)
+
+
+@pytest.mark.parametrize("language", i18n.LANGUAGES)
+def test_every_line_fits_stays_apart_and_contrasts(language: str) -> None:
+    """The table's own measures of its screens (text in its box, no overlaps, big enough,
+    4.5:1 contrast) on every phase and on the moments random play may miss."""
+    from test_contrast import low_contrast
+    from test_layout import _problems
+    from textfit import SIZES, misfits
+
+    from table.display.snapshots import game_moments
+
+    pygame.display.init()
+    pygame.font.init()
+    i18n.set_language(language)
+    pictures = [*game_moments([NAME]), *((f"{NAME}/{n}", _scene_painter(s, p)) for n, s, p in _scenes())]
+    problems: list[str] = []
+    for size in SIZES:
+        for name, paint in pictures:
+            problems += _problems(size, name, paint)
+            problems += low_contrast(name, paint, size)
+            problems += [str(m) for m in misfits(name, paint, size, min_scale=0.25)]
+    assert len(pictures) > 10
+    assert not problems, "\n".join(problems)
+
+
 # -- the config ---------------------------------------------------------------------------
 def test_its_options_come_from_a_games_section_of_table_toml(tmp_path: Path) -> None:
     from table.common.config import parse_config
