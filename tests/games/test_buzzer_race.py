@@ -157,6 +157,17 @@ def test_bad_options_are_one_sentence(options: dict[str, Any], words: str) -> No
         _new(**options)
 
 
+def test_a_written_scenario_plays_to_its_expected_end(capsys: pytest.CaptureFixture[str]) -> None:
+    """``table play`` of the distribution's scenario: a false start, a point each, a tie."""
+    from table.cli import main
+
+    scenario = PACKAGE.parent / "scenarios" / "shared-win.toml"
+    assert main(["play", str(scenario), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    kinds = [e["kind"] for e in report["events"]]
+    assert kinds.count("false_start") == 1 and kinds.count("buzz") == 3 and kinds.count("tie") == 1
+
+
 # -- the words ----------------------------------------------------------------------------
 def _fields(text: str) -> set[str]:
     return {name for _, name, _, _ in string.Formatter().parse(text) if name is not None}
