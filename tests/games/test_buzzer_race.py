@@ -311,6 +311,40 @@ def test_its_events_make_its_own_sounds() -> None:
     assert [name for name in sound.played if name != "tick"][:3] == ["buzzer", "go", "first"]
 
 
+def test_the_buttons_stay_armed_for_a_false_start_and_the_first_keeps_its_light() -> None:
+    """The table's button lights follow ``may_act``: every station still in the round
+    is armed through the wait (so a false start reaches the engine), one that jumped the
+    gun is not, and the first to press keeps a steady light with the result."""
+    from table.loop.outputs import ButtonLeds
+
+    class Recorder:
+        def __init__(self) -> None:
+            self.leds: dict[int, str] = {}
+            self.armed: object = "unset"
+
+        def set_leds(self, states: dict[int, str]) -> None:
+            self.leds = dict(states)
+
+        def arm(self, stations: object, at: float | None = None) -> None:
+            self.armed = stations
+
+    stations = Recorder()
+    leds = ButtonLeds(stations, 4)  # type: ignore[arg-type]
+    session = Session.start(NAME, GameSetup(NAME, "standard", (0, 1, 2), NAMES), 2)
+    leds.update(session, 0.0)
+    assert stations.armed == {0, 1, 2} and stations.leds[3] == "off"
+    session.apply(Action("press", 0.5, 2))
+    leds.update(session, 0.5)
+    assert stations.armed == {0, 1} and stations.leds == {0: "blink", 1: "blink", 2: "off", 3: "off"}
+    deadline = session.deadline()
+    assert deadline is not None
+    session.apply(Action("tick", deadline))
+    session.apply(Action("press", deadline + 0.3, 1))
+    session.apply(Action("tick", deadline + 0.31))  # the tie window has closed: nothing changes
+    leds.update(session, deadline + 0.4)
+    assert stations.leds[1] == "on"
+
+
 def test_the_first_press_is_celebrated_with_the_games_own_words() -> None:
     from table.display.games import renderers
     from table.display.screens import GameScreen

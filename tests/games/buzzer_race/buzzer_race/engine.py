@@ -262,7 +262,10 @@ class BuzzerRace(GameEngine[RaceState]):
 
     def view(self, state: RaceState, station: StationId | None) -> dict[str, JSONValue]:
         """Everything but the moment of the signal (``deadline`` and ``signal_at`` while
-        the round waits) is public. Words are message ids:
+        the round waits) is public. ``may_act`` lists the stations still in the round
+        while it waits too: a false start must reach the engine (the button lights arm
+        only those stations), so their buttons stay lit through the wait. Words are
+        message ids:
         ``headline`` is ``{"id", "params"}`` for the middle of the screen, each player's
         ``status`` a message id."""
         names = {s: state.setup.name_of(s) for s in state.setup.stations}
@@ -322,6 +325,8 @@ class BuzzerRace(GameEngine[RaceState]):
             "reaction_ms": first.detail["reaction_ms"] if first is not None else None,
             "players": players,
             "scorers": list(state.scorers),
+            # The table's button lights keep a steady light for a round's one first caller.
+            "callers": list(state.scorers),
             "out": list(state.out),
             "scores": {str(s): p for s, p in zip(state.setup.stations, state.points, strict=True)},
             "winners": list(state.winners),
