@@ -449,36 +449,55 @@ def test_the_headless_daemon_killed_at_random_moments_loses_nothing_and_replays(
 
 
 # -- the pictures -------------------------------------------------------------------------
-@pytest.mark.parametrize("language", i18n.LANGUAGES)
-def test_table_screens_draws_every_phase_in_the_games_own_words(
-        language: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """``table screens --lang`` as it runs, limited to this game's pictures (the whole set
-    takes minutes): every phase of every variant, and the table menu's flows."""
+def _table_screens(language: str, out: Path, monkeypatch: pytest.MonkeyPatch,
+                   moments: str) -> tuple[list[str], list[str]]:
+    """``table screens --lang LANGUAGE OUT`` as it runs, limited to this game's pictures
+    of one kind (``game_moments`` or ``flow_moments``: the whole set takes a minute):
+    the pictures written (relative names) and every line drawn."""
     from table.cli import main
     from table.display import snapshots
     from table.display.theme import TextDrawn, record_text
 
-    def only_this_game() -> Any:
-        yield from snapshots.game_moments([NAME])
-        yield from snapshots.flow_moments([NAME])
-
-    monkeypatch.setattr(snapshots, "all_moments", only_this_game)
+    source = getattr(snapshots, moments)
+    monkeypatch.setattr(snapshots, "all_moments", lambda: source([NAME]))
     drawn: list[TextDrawn] = []
     with record_text(drawn.append):
-        assert main(["screens", str(tmp_path), "--lang", language]) == 0
-    pictures = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*.png"))
+        assert main(["screens", str(out), "--lang", language]) == 0
+    return sorted(p.relative_to(out).as_posix() for p in out.rglob("*.png")), [d.message for d in drawn]
+
+
+def _english_only(language: str) -> set[str]:
+    """This game's English message ids that its catalogue of ``language`` words otherwise
+    (none for English)."""
+    if language == "en":
+        return set()
+    ours = parse_po((PACKAGE / "locale" / f"{language}.po").read_text(encoding="utf-8"), "po")
+    translated = {form for e in ours for form in e.msgstr}
+    return {e.msgid for e in ours if e.msgid and e.msgid not in translated}
+
+
+@pytest.mark.parametrize("language", i18n.LANGUAGES)
+def test_table_screens_draws_every_phase_in_the_games_own_words(
+        language: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pictures, lines = _table_screens(language, tmp_path, monkeypatch, "game_moments")
     for variant in ENGINE.variants:
         for phase in ("wait", "signal", "results", "over"):
             assert any(re.fullmatch(f"{NAME}/{variant}-\\d\\d-{phase}\\.png", p) for p in pictures), (phase, pictures)
-    text = " | ".join(d.message for d in drawn)
-    ours = parse_po((PACKAGE / "locale" / f"{language}.po").read_text(encoding="utf-8"), "po")
-    shown = {e.msgstr[0] for e in ours if e.msgid and e.plural is None and not _fields(e.msgid)}
-    for words in ({"Wait...", "Press!"} if language == "en" else {"Warten ...", "Drücken!"}):
-        assert words in shown and words in text
-    if language == "de":
-        english = {e.msgid for e in ours if e.msgid and e.msgid not in {f for x in ours for f in x.msgstr}}
-        assert not [d.message for d in drawn if d.message in english], "English words on a German screen"
-    assert f"{NAME}/menu-ended-ranking.png" in pictures, "the menu's flows leave the game out"
+    for words in {"en": ("Wait...", "Press!", "Buzzer race · game over"),
+                  "de": ("Warten ...", "Drücken!", "Buzzerrennen · Spielende")}[language]:
+        assert words in lines
+    assert not [line for line in lines if line in _english_only(language)], "English words on a German screen"
+
+
+@pytest.mark.parametrize("language", i18n.LANGUAGES)
+def test_table_screens_shows_the_menus_flows_in_the_language_chosen(
+        language: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The table menu mid-game, paused, and the ranking after "end the game", through the
+    table loop, for this game as for the shipped ones."""
+    pictures, lines = _table_screens(language, tmp_path, monkeypatch, "flow_moments")
+    assert pictures == [f"{NAME}/menu-end-confirm.png", f"{NAME}/menu-ended-ranking.png", f"{NAME}/menu-paused.png"]
+    english = _english_only(language)
+    assert not [line for line in lines if line in english], "English words on a German screen"
 
 
 def _scenes() -> list[tuple[str, RaceState, bool]]:
