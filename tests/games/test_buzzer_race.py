@@ -116,7 +116,7 @@ def test_presses_within_the_tie_window_share_the_point_and_the_win() -> None:
     assert ENGINE.view(state, None)["headline"]["id"] == "{names} pressed at the same moment"
     state = _tick(state)
     outcome = ENGINE.outcome(state)
-    assert outcome is not None and outcome.winners == (0, 1) and outcome.reason == "reached the points to win together"
+    assert outcome is not None and outcome.winners == (0, 1) and state.reason == "reached the points to win together"
 
 
 def test_a_round_nobody_presses_in_ends_at_its_deadline_and_so_does_one_everybody_started_early() -> None:
@@ -137,7 +137,7 @@ def test_first_to_the_points_wins_and_strict_false_starts_cost_a_point() -> None
         state = _tick(state)
     outcome = ENGINE.outcome(state)
     assert outcome is not None and outcome.winners == (1,) and outcome.scores == {0: 0, 1: 2}
-    assert outcome.reason == "first to reach the points to win"
+    assert state.reason == "first to reach the points to win"
     state = _new(2, variant="strict")
     state = _tick(state)
     state = _tick(_press(state, 0, state.now + 0.1))

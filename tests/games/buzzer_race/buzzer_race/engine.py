@@ -26,6 +26,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from table.common.i18n import N_
+from table.games import base
 from table.games.base import (
     PRESS,
     SKIP_ROUND,
@@ -52,6 +53,15 @@ OVER = "over"
 ALONE = N_("first to reach the points to win")
 TOGETHER = N_("reached the points to win together")
 """The outcome's reasons (message ids: the screen and the venue show them translated)."""
+
+
+
+def _reason(message_id: str) -> Any:
+    """An outcome's reason as the contract in force takes it: a ``Message`` where the
+    words of engines are data (the table's change under way), else the message id."""
+    message = getattr(base, "Message", None)
+    return message(message_id) if message is not None else message_id
+
 
 OPTIONS = ("points_to_win", "wait_min_seconds", "wait_max_seconds", "press_seconds", "results_seconds",
            "tie_window_ms")
@@ -258,7 +268,7 @@ class BuzzerRace(GameEngine[RaceState]):
         if state.phase != OVER:
             return None
         scores = dict(zip(state.setup.stations, state.points, strict=True))
-        return Outcome(scores=scores, winners=state.winners, reason=state.reason)
+        return Outcome(scores=scores, winners=state.winners, reason=_reason(state.reason))
 
     def view(self, state: RaceState, station: StationId | None) -> dict[str, JSONValue]:
         """Everything but the moment of the signal (``deadline`` and ``signal_at`` while
