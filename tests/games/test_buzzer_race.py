@@ -281,6 +281,19 @@ def test_joined_in_the_lobby_and_played_to_the_end_through_the_table_loop(langua
     assert table.session is None  # back in the lobby
 
 
+def test_the_lobby_names_its_variants_in_its_own_words() -> None:
+    table, clock, inputs = _table("de")
+    lobby = table.lobby
+    for _ in range(len(registry())):
+        if lobby.settings.game == NAME:
+            break
+        _run(table, clock, inputs, Action("push", 0.1, 0), seconds=0.2)
+    variant = lobby._lines().index("variant")
+    _run(table, clock, inputs, Action("turn", 0.1, 0, {"delta": variant - lobby.cursor}), Action("push", 0.2, 0))
+    assert lobby.settings.variant == "strict"
+    assert "streng: ein Fehlstart kostet einen Punkt" in _texts(table, clock)
+
+
 def test_the_table_menu_skips_a_waiting_round() -> None:
     from table.display.snapshots import menu_choice
 
@@ -556,6 +569,24 @@ def test_its_options_come_from_a_games_section_of_table_toml(tmp_path: Path) -> 
 
     config = parse_config({"games": {NAME: {"points_to_win": 3}}}, "table.toml")
     assert game_options(config)[NAME]["points_to_win"] == 3
+
+
+@pytest.mark.parametrize("toml, words", [
+    ("points_to_win = 3\n", ""),
+    ("point_to_win = 3\n", "games.buzzer_race.point_to_win: unknown option (did you mean 'points_to_win'?)"),
+    ("points_to_win = 0\n", "games.buzzer_race: points_to_win must be from 1 to 99"),
+])
+def test_check_config_knows_its_section_and_options(toml: str, words: str, tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    from table.cli import main
+
+    (tmp_path / "table.toml").write_text(f"[games.{NAME}]\n{toml}")
+    code = main(["check-config", str(tmp_path)])
+    err = capsys.readouterr().err
+    if not words:
+        assert code == 0, err
+    else:
+        assert code != 0 and words in err and "Traceback" not in err, err
 
 
 # -- the venue ----------------------------------------------------------------------------
