@@ -638,3 +638,51 @@ def test_its_results_reach_the_venue_page(tmp_path: Path) -> None:
         server.shutdown()
         server.server_close()
         venue.stop()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/usr/sbin/mosquitto").exists(), reason="mosquitto is not installed (Debian package)")
+def test_its_results_reach_the_venue_through_a_relay_and_a_broker(tmp_path: Path) -> None:
+    """The whole way: a journal with a finished game of it, ``table relay`` to a real
+    Mosquitto, ``table venue`` and its page, which must show what ``table replay`` says."""
+    from venue.helpers import get_json, replay_report, spawn, table_cmd, wait_for
+
+    from table.venue.broker import LocalBroker, free_port, wait_port
+
+    journal = tmp_path / "T1.db"
+    with Journal(journal) as j:
+        run_scenario(load_scenario(PACKAGE.parent / "scenarios" / "shared-win.toml"), j)
+    users = {"T1": "pw-one", "venue": "pw-venue"}
+    for user, password in users.items():
+        (tmp_path / f"{user}.pw").write_text(password)
+    broker = LocalBroker(tmp_path / "broker", users)
+    http_port = free_port()
+    url = f"http://127.0.0.1:{http_port}"
+    procs: list[subprocess.Popen[bytes]] = []
+    try:
+        broker.start()
+        procs.append(spawn(table_cmd("-v", "venue", "--db", str(tmp_path / "venue.db"), "--port", str(broker.port),
+                                     "--username", "venue", "--password-file", str(tmp_path / "venue.pw"),
+                                     "--http-host", "127.0.0.1", "--http-port", str(http_port)),
+                           tmp_path / "venue.log"))
+        wait_port(http_port)
+        procs.append(spawn(table_cmd("-v", "relay", "--table", "T1", "--journal", str(journal), "--state-dir",
+                                     str(tmp_path / "relay"), "--broker", "127.0.0.1", "--port", str(broker.port),
+                                     "--password-file", str(tmp_path / "T1.pw")), tmp_path / "relay.log"))
+        state = wait_for(lambda: (s := get_json(url + "/api/state"))["results"] >= 1 and s, 30,
+                         "the game's result at the venue")
+        report = replay_report(journal, 1)
+        (board,) = [b for b in state["leaderboard"] if b["engine"] == NAME]
+        assert {e["name"]: e["score"] for e in board["top"]} == {"Ada": 2, "Ben": 2} == {
+            NAMES[int(k)]: v for k, v in report["scores"].items()}
+        assert sorted(e["name"] for e in board["wins"] if e["wins"]) == ["Ada", "Ben"]
+        assert state["counts"].get("invalid", 0) == 0
+    finally:
+        for p in procs:
+            p.send_signal(signal.SIGTERM)
+        for p in procs:
+            try:
+                p.wait(10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        broker.kill()
