@@ -367,7 +367,7 @@ def test_the_first_press_is_celebrated_with_the_games_own_words() -> None:
     session = Session.start(NAME, GameSetup(NAME, "standard", (0, 1), NAMES[:2]), 3)
     session.apply(Action("tick", session.deadline() or 0.0))
     session.apply(Action("press", session.last_t + 0.2, 1))
-    assert renderer.celebration(session.state.events[-1], "Ben") == ("first", "Ben was first")
+    assert renderer.celebration(session.state.events[-1], "Ben") == ("first", "A point for Ben!")
 
     def showing(table: Any) -> bool:
         screen = next((s for s in table.screens if isinstance(s, GameScreen)), None)
@@ -376,7 +376,7 @@ def test_the_first_press_is_celebrated_with_the_games_own_words() -> None:
     found = walk_until(NAME, pygame.Surface((1280, 720)), showing)
     assert found is not None and showing(found[0]), "the table never celebrated a first press"
     screen = next(s for s in found[0].screens if isinstance(s, GameScreen))
-    assert any(m.text.endswith("was first") for m in screen.moments)
+    assert any(m.text.startswith("A point for ") for m in screen.moments)
 
 
 def test_the_end_is_celebrated() -> None:

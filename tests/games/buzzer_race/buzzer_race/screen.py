@@ -200,9 +200,10 @@ class BuzzerRenderer(GameRenderer):
 
     # -- celebrations -----------------------------------------------------------------
     def celebration(self, event: Event, name: str) -> tuple[str, str] | None:
-        """The first press after the signal is celebrated; the table celebrates the end."""
+        """The first press after the signal is celebrated (the headline under the banner
+        already says who was first and how fast); the table celebrates the end."""
         if event.kind == "buzz":
-            return "first", _("{name} was first").format(name=name)
+            return "first", _("A point for {name}!").format(name=name)
         return None
 
 
