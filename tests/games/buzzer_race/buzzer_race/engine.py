@@ -57,8 +57,8 @@ TOGETHER = N_("reached the points to win together")
 
 
 def _reason(message_id: str) -> Any:
-    """An outcome's reason as the contract in force takes it: a ``Message`` where the
-    words of engines are data (the table's change under way), else the message id."""
+    """An outcome's reason as the table's contract takes it: a ``Message`` where the
+    contract has messages (words as data), else the bare message id."""
     message = getattr(base, "Message", None)
     return message(message_id) if message is not None else message_id
 
