@@ -16,6 +16,9 @@ from pathlib import Path
 import pytest
 
 CHECKOUT = Path(__file__).resolve().parents[1]
+GAME = "tests/games/buzzer_race"
+"""The test game, which the dev setup installs besides the table."""
+GAME_INSTALL = f"-m pip install -q --no-deps -e {GAME}"
 
 pytestmark = pytest.mark.skipif(shutil.which("bash") is None or shutil.which("sha256sum") is None,
                                 reason="the setup scripts need bash and coreutils")
@@ -28,6 +31,8 @@ def make_copy(tmp_path: Path) -> Path:
         shutil.copy2(CHECKOUT / "scripts" / name, root / "scripts" / name)
     for name in ("pyproject.toml", "setup.py"):
         shutil.copy2(CHECKOUT / name, root / name)
+    (root / GAME).mkdir(parents=True)
+    shutil.copy2(CHECKOUT / GAME / "pyproject.toml", root / GAME / "pyproject.toml")
     (root / "packaging").mkdir()
     for name in ("debian-run.txt", "debian-test.txt", "debian-pi.txt"):
         (root / "packaging" / name).write_text("# no Debian packages in this copy\n")
@@ -59,10 +64,11 @@ def pip_calls(root: Path) -> list[str]:
 def test_second_run_skips_the_install_and_says_so(tmp_path: Path) -> None:
     root = make_copy(tmp_path)
     first = setup_env(root, "dev")
-    assert pip_calls(root) == ["-m pip install -q --upgrade pip", "-m pip install -q -e .[dev]"]
+    assert pip_calls(root) == ["-m pip install -q --upgrade pip", "-m pip install -q -e .[dev]", GAME_INSTALL]
     # One line per phase, and how to reach the table command afterwards.
     assert "setup: updating pip" in first.stderr
     assert "setup: installing the table (extras: dev)" in first.stderr
+    assert "setup: installing the test game" in first.stderr
     assert "setup: installed" in first.stderr
     assert "scripts/table" in first.stderr and f"{root}/.venv/bin" in first.stderr
     assert first.stdout == ""
@@ -80,18 +86,22 @@ def test_second_run_skips_the_install_and_says_so(tmp_path: Path) -> None:
 def test_a_changed_dependency_file_or_a_new_extra_reinstalls(tmp_path: Path) -> None:
     root = make_copy(tmp_path)
     setup_env(root)
-    assert pip_calls(root)[-1] == "-m pip install -q -e ."
+    assert pip_calls(root)[-1] == "-m pip install -q -e ."  # without dev, no test game
     setup_env(root, "dev")  # dev was never installed: install it
-    assert pip_calls(root)[-1] == "-m pip install -q -e .[dev]"
+    assert pip_calls(root)[-2:] == ["-m pip install -q -e .[dev]", GAME_INSTALL]
     with open(root / "pyproject.toml", "a") as f:
         f.write("\n# a change\n")
     setup_env(root)  # the dev extra installed before is kept
-    assert pip_calls(root)[-1] == "-m pip install -q -e .[dev]"
+    assert pip_calls(root)[-2:] == ["-m pip install -q -e .[dev]", GAME_INSTALL]
     setup_env(root)
     assert pip_calls(root) == []
+    with open(root / GAME / "pyproject.toml", "a") as f:
+        f.write("\n# a change to the test game's entry point\n")
+    setup_env(root)
+    assert pip_calls(root)[-2:] == ["-m pip install -q -e .[dev]", GAME_INSTALL]
     (root / ".venv" / "bin" / "table").unlink()  # a broken venv is repaired
     setup_env(root)
-    assert pip_calls(root)[-1] == "-m pip install -q -e .[dev]"
+    assert pip_calls(root)[-2:] == ["-m pip install -q -e .[dev]", GAME_INSTALL]
 
 
 def test_a_failed_install_shows_pips_output(tmp_path: Path) -> None:
