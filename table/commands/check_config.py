@@ -13,6 +13,7 @@ from pathlib import Path
 
 from table.common.config import ConfigError, load_config
 from table.common.datafiles import use_config_dir
+from table.games import games
 from table.hardware.config import HardwareConfigError, load_hardware_or_sim
 from table.hardware.requirements import is_raspberry_pi, kiosk_problems, module_problems
 
@@ -21,7 +22,6 @@ def data_problems(directory: Path | None) -> list[str]:
     """Every problem in every registered game's data files under ``directory`` (the
     engine's and the screen's; ``None``: the directory in force)."""
     from table.display.games import renderers
-    from table.games import games
 
     problems: list[str] = []
     for game in games().values():
@@ -36,7 +36,7 @@ def cmd_check_config(args: argparse.Namespace) -> int:
     config = hardware = None
     use_config_dir(args.directory)
     try:
-        config = load_config(args.directory)
+        config = load_config(args.directory, games=games())
     except ConfigError as exc:
         problems += exc.problems
     try:

@@ -531,7 +531,9 @@ def cmd_run(args: argparse.Namespace, force_sim: bool = False) -> int:
     journal_path = _journal_arg(args.journal)
     requested_test_fault()  # a mistyped test switch is refused before anything starts
     use_config_dir(args.config)
-    config = load_config(args.config)
+    from table.games import games
+
+    config = load_config(args.config, games=games())  # [games.NAME] must name a registered game
     # A wrong journal is said first and alone, before any notice about the hardware.
     check_journal_path(journal_path or config.journal_path(), create_folder=journal_path is None and not config.journal)
     from table.common.config import ConfigError
