@@ -239,7 +239,7 @@ def test_a_still_table_asks_for_no_frames_and_a_running_sand_for_every_one() -> 
         table.step(clock.now)
     assert table.next_change(clock.now) is None  # ...then sleeps until an input
     table.attract_enabled = True
-    assert table.next_change(clock.now) == table.last_input + table.common.config.timing.attract_after_s
+    assert table.next_change(clock.now) == table.last_input + table.config.timing.attract_after_s
     table.start_game(GameSetup("ubongo_shimo", "running-sand", (0, 1)), seed=3)
     clock.advance(1 / 60)
     table.step(clock.now)
@@ -307,7 +307,7 @@ def test_the_demo_draws_at_its_own_frame_rate_and_wakes_in_between_draw_nothing(
     clock = VirtualClock(100.0)
     table = Table(TableConfig(stations=4), clock, pygame.Surface(SIZE), None, attract=True)
     table.step(clock.now)
-    clock.now = table.last_input + table.common.config.timing.attract_after_s + 0.001
+    clock.now = table.last_input + table.config.timing.attract_after_s + 0.001
     table.step(clock.now)
     top = table.screens[-1]
     assert isinstance(top, AttractScreen)
