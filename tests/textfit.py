@@ -5,7 +5,7 @@ the games whose moments live with their tests::
 
     SDL_VIDEODRIVER=dummy PYTHONPATH=tests .venv/bin/python -m textfit de docs/screens/de
 
-(the shell and Ubongo Shimo come from ``tools/screens/render_docs.py --lang de docs/screens/de``.)
+(the shell and the games' own pictures come from ``tools/screens/render_docs.py --lang de docs/screens/de``.)
 """
 
 from __future__ import annotations
