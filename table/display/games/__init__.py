@@ -45,7 +45,8 @@ class PlayerOption:
     pushing station's own value to the next of ``values`` (after the last, the first);
     every station starts at the first. The game starts with ``option`` set to the list
     of the players' values in seating order. ``label``, ``hint`` and ``detail`` are
-    message ids; ``detail`` (shown on a joined station's panel) has a ``{value}`` field.
+    message ids; ``detail`` is what a joined station's panel says instead of "playing",
+    with a ``{value}`` field (several options' details are joined by " · ").
     """
 
     option: str
@@ -92,8 +93,9 @@ class GameRenderer:
       variant not named shows as it is);
     * ``player_options``: the lines each player sets for himself in the lobby
       (:class:`PlayerOption`), in the order the lobby shows them;
-    * ``showcase_phase``: a view phase in which the table menu is opened for the pictures
-      of every game's flows (``None``: the game's first phase with a deadline);
+    * ``showcase_phase``: the view phase in which the table menu is opened for the
+      pictures of the game's flows, some rounds in (``None``: any phase with a deadline;
+      see :func:`table.display.snapshots.showcase`);
     * :meth:`pictures`: still pictures of the game's own beyond those every game gets
       (for ``table screens`` and the docs), by name;
     * :meth:`outputs`: extra outputs the game drives (speech), built from the config;
