@@ -195,3 +195,18 @@ def test_game_options_in_the_config_are_checked(tmp_path: Path, capsys: pytest.C
     assert code == 2
     assert "games.ubongo_shimo.card_ponts: unknown option (did you mean 'card_points'?)" in err
     assert "games.ubongo:" in err and "Traceback" not in err
+
+
+def test_a_games_section_must_name_a_registered_game(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Checked with the other problems, by the registered games' names (the config's own
+    layer knows no games); a game's own data file problems come with them."""
+    (tmp_path / "table.toml").write_text('[games.ubongo_shimoo]\nsand_seconds = 10\n[tabel]\n')
+    (tmp_path / "umtata").mkdir()
+    (tmp_path / "umtata" / "speech.toml").write_text("speak_question = true\n")
+    code, _, err = run_cli(capsys, "check-config", str(tmp_path))
+    assert code == 2 and "3 problems" in err
+    assert "games.ubongo_shimoo: unknown game (did you mean 'ubongo_shimo'?)" in err
+    assert "tabel: unknown section (did you mean 'table'?)" in err
+    assert "speak_question: unknown key (did you mean 'speak_questions'?)" in err
+    code, _, err = run_cli(capsys, "run", "--config", str(tmp_path), "--headless", "--seconds", "0")
+    assert code == 2 and "games.ubongo_shimoo: unknown game" in err

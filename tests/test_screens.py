@@ -12,10 +12,10 @@ from pathlib import Path
 import pygame
 import pytest
 
-from table.display.snapshots import render_all, shell_moments, shimo_moments
+from table.display.snapshots import game_pictures, render_all, shell_moments
 
 
-@pytest.mark.parametrize("moments", [shell_moments, shimo_moments], ids=["shell", "shimo"])
+@pytest.mark.parametrize("moments", [shell_moments, game_pictures], ids=["shell", "games' own"])
 def test_every_screen_renders_with_content(tmp_path: Path, moments: object) -> None:
     written = render_all(tmp_path, ((1920, 1080), (1280, 720)), moments)  # type: ignore[arg-type]
     assert written
@@ -26,9 +26,10 @@ def test_every_screen_renders_with_content(tmp_path: Path, moments: object) -> N
         assert len(colours) > 8, f"{path.name} looks blank"
 
 
-def test_committed_screenshots_exist_for_the_menu_and_every_shimo_phase() -> None:
+def test_committed_screenshots_exist_for_the_menu_and_every_games_own_picture() -> None:
     docs = Path(__file__).resolve().parent.parent / "docs" / "screens"
-    names = [name for name, _ in shell_moments()] + [name for name, _ in shimo_moments()]
+    names = [name for name, _ in shell_moments()] + [name for name, _ in game_pictures()]
+    assert any(name.startswith("shimo-") for name in names)
     missing = [n for n in names if not (docs / f"{n}.png").is_file()]
     assert not missing, f"run 'table screens docs/screens' (missing: {missing})"
 

@@ -24,7 +24,7 @@ def _display() -> None:
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-@pytest.mark.parametrize("screens", [shell_screens, game_screens], ids=["shell+shimo", "games"])
+@pytest.mark.parametrize("screens", [shell_screens, game_screens], ids=["shell+pictures", "games"])
 def test_every_line_fits_its_box(lang: str, screens: object) -> None:
     set_language(lang)
     problems = []

@@ -5,7 +5,7 @@ the games whose moments live with their tests::
 
     SDL_VIDEODRIVER=dummy PYTHONPATH=tests .venv/bin/python -m textfit de docs/screens/de
 
-(the shell and Ubongo Shimo come from ``tools/screens/render_docs.py --lang de docs/screens/de``.)
+(the shell and the games' own pictures come from ``tools/screens/render_docs.py --lang de docs/screens/de``.)
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import pygame
 
 from table.display.games import renderers
 from table.display.layers import Part
-from table.display.snapshots import shell_moments, shimo_moments
+from table.display.snapshots import shell_moments
 from table.display.theme import TextDrawn, Theme, record_text
 from table.games import registry
 
@@ -107,11 +107,13 @@ def _table_painter(snap: Paint) -> Paint:
 
 
 def shell_screens() -> Iterator[tuple[str, Paint]]:
-    """The lobby, menus, attract mode and every Shimo phase (``table screens``)."""
+    """The lobby, menus, attract mode and every game's pictures of its own (``table
+    screens``), named ``shell/NAME`` and ``GAME/NAME``."""
     for name, snap in shell_moments():
         yield f"shell/{name}", _table_painter(snap)
-    for name, snap in shimo_moments():
-        yield f"shimo/{name}", snap
+    for game, renderer in renderers().items():
+        for name, picture in renderer.pictures():
+            yield f"{game}/{name}", picture
 
 
 @dataclass(frozen=True)

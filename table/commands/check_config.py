@@ -9,11 +9,26 @@ service. ``table install`` sets the kiosk up; ``--kiosk`` is how to check a conf
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from table.common.config import ConfigError, load_config
 from table.common.datafiles import use_config_dir
+from table.games import games
 from table.hardware.config import HardwareConfigError, load_hardware_or_sim
 from table.hardware.requirements import is_raspberry_pi, kiosk_problems, module_problems
+
+
+def data_problems(directory: Path | None) -> list[str]:
+    """Every problem in every registered game's data files under ``directory`` (the
+    engine's and the screen's; ``None``: the directory in force)."""
+    from table.display.games import renderers
+
+    problems: list[str] = []
+    for game in games().values():
+        problems += game.data_problems(directory)
+    for renderer in renderers().values():
+        problems += renderer.data_problems(directory)
+    return problems
 
 
 def cmd_check_config(args: argparse.Namespace) -> int:
@@ -21,7 +36,7 @@ def cmd_check_config(args: argparse.Namespace) -> int:
     config = hardware = None
     use_config_dir(args.directory)
     try:
-        config = load_config(args.directory)
+        config = load_config(args.directory, games=games())
     except ConfigError as exc:
         problems += exc.problems
     try:
@@ -40,10 +55,7 @@ def cmd_check_config(args: argparse.Namespace) -> int:
         from table.play.gamedata import option_problems
 
         problems += option_problems(config, args.directory)
-    from table.common.datafiles import data_file
-    from table.display.games.umtata.speech import settings_problems
-
-    problems += settings_problems(data_file("umtata/speech.toml", args.directory))[1]
+    problems += data_problems(Path(args.directory) if args.directory is not None else None)
     if problems:
         raise ConfigError(problems)
     assert config is not None and hardware is not None

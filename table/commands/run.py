@@ -21,7 +21,7 @@ from typing import Any
 
 from table.common.checks import option_number
 from table.common.config import TableConfig, load_config
-from table.common.datafiles import data_file, use_config_dir
+from table.common.datafiles import use_config_dir
 from table.common.errors import TableError
 from table.display.layers import offscreen
 from table.hardware.config import HardwareConfig, load_hardware_or_sim
@@ -160,7 +160,7 @@ class Runner:
 
         from table.hardware.sim import SimStations
         from table.loop.app import Output, Table
-        from table.loop.outputs import ButtonLeds, HourglassOutput, ScreenHourglass, SpeechOutput, StationInputs
+        from table.loop.outputs import ButtonLeds, HourglassOutput, ScreenHourglass, StationInputs
         from table.loop.sound import SoundOutput
 
         try:
@@ -230,14 +230,14 @@ class Runner:
             _hardware_backends(config, hardware, self.clock)
         self.station_inputs = StationInputs(stations, wake)
         self.station_inputs.start()
-        from table.display.games.umtata.speech import QuestionSpeaker, load_settings
+        from table.display.games import renderers
         from table.display.theme import STATION_COLOURS
 
-        speaker = QuestionSpeaker(load_settings(data_file("umtata/speech.toml", config_dir)))
         outputs: list[Output] = [SoundOutput(config.sound.volume, config.sound.enabled),
                                  ButtonLeds(stations, config.stations, self.clock),
-                                 HourglassOutput(hourglass, STATION_COLOURS, max_fps=hardware.leds.fps),
-                                 SpeechOutput(speaker)]
+                                 HourglassOutput(hourglass, STATION_COLOURS, max_fps=hardware.leds.fps)]
+        for renderer in renderers().values():
+            outputs += renderer.outputs(config_dir)  # each game's own (speech, say)
         inputs: list[Any] = [self.station_inputs, self.sim_stations] if sim else [self.station_inputs]
         if config.tray.camera:
             from table.loop.tray import camera_watcher
@@ -531,7 +531,9 @@ def cmd_run(args: argparse.Namespace, force_sim: bool = False) -> int:
     journal_path = _journal_arg(args.journal)
     requested_test_fault()  # a mistyped test switch is refused before anything starts
     use_config_dir(args.config)
-    config = load_config(args.config)
+    from table.games import games
+
+    config = load_config(args.config, games=games())  # [games.NAME] must name a registered game
     # A wrong journal is said first and alone, before any notice about the hardware.
     check_journal_path(journal_path or config.journal_path(), create_folder=journal_path is None and not config.journal)
     from table.common.config import ConfigError

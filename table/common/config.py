@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -150,11 +150,12 @@ SCHEMA: dict[str, dict[str, Check]] = {
         "layout": one_of("strip", "matrix", "two-matrices"),
     },
 }
-GAME_SECTIONS = ("ubongo_shimo", "ubongo", "umtata", "ugah_ugah")
+def parse_config(data: Mapping[str, Any], source: str, games: Collection[str] | None = None) -> TableConfig:
+    """Validate parsed TOML; raises :class:`ConfigError` listing every problem.
 
-
-def parse_config(data: Mapping[str, Any], source: str) -> TableConfig:
-    """Validate parsed TOML; raises :class:`ConfigError` listing every problem."""
+    ``games`` are the names a ``[games.NAME]`` section may have (the registered games';
+    this layer does not know them); ``None`` leaves the names unchecked, for a caller
+    that reads only the table's own sections."""
     problems: list[str] = []
     sections: dict[str, dict[str, Any]] = {}
     known_top = [*SCHEMA, "games"]
@@ -167,8 +168,8 @@ def parse_config(data: Mapping[str, Any], source: str) -> TableConfig:
                 problems.append(f"{source}: games: must be a table ([games])")
                 continue
             for game, opts in value.items():
-                if game not in GAME_SECTIONS:
-                    problems.append(f"{source}: games.{game}: unknown game{did_you_mean(game, list(GAME_SECTIONS))}")
+                if games is not None and game not in games:
+                    problems.append(f"{source}: games.{game}: unknown game{did_you_mean(game, list(games))}")
                 elif not isinstance(opts, dict):
                     problems.append(f"{source}: games.{game}: must be a table")
             continue
@@ -191,9 +192,10 @@ def parse_config(data: Mapping[str, Any], source: str) -> TableConfig:
     )
 
 
-def load_config(directory: str | Path | None = None) -> TableConfig:
+def load_config(directory: str | Path | None = None, games: Collection[str] | None = None) -> TableConfig:
     """Load ``table.toml`` from ``directory``, or the shipped one when ``directory`` is
-    ``None`` or has no ``table.toml`` (the defaults are overridden file by file)."""
+    ``None`` or has no ``table.toml`` (the defaults are overridden file by file);
+    ``games``: the known game names, as for :func:`parse_config`."""
     if directory is not None and not Path(directory).is_dir():
         raise ConfigError([f"{directory}: there is no config directory here"])
     path = data_file(CONFIG_FILE, directory)
@@ -207,4 +209,4 @@ def load_config(directory: str | Path | None = None) -> TableConfig:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError([f"{path}: not valid TOML ({exc})"]) from None
-    return parse_config(data, str(path))
+    return parse_config(data, str(path), games)

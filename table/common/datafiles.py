@@ -1,8 +1,8 @@
 """Where the table finds its data files: the shipped defaults, overridden file by file.
 
-The default configuration and data (``table.toml``, ``hardware.toml``, the Umtata board,
-map, decks and speech settings, the Ubongo die, the Ugah Ugah! chips, the dice reader's
-settings and face model) ship inside the installed package as ``table/defaults``; in the
+The default configuration and data (``table.toml``, ``hardware.toml``, each game's own
+files under its name, such as a board, a map, decks, a die or chip values, the dice
+reader's settings and face model) ship inside the installed package as ``table/defaults``; in the
 repository they are the top-level ``config/`` folder, which the build (``setup.py``) maps
 there. They are found through :mod:`importlib.resources`, never beside the source tree.
 
@@ -106,7 +106,7 @@ def config_dir() -> Path | None:
 
 
 def data_file(relative: str, directory: str | Path | None = None) -> Path:
-    """The file ``relative`` (a ``/``-separated path such as ``"umtata/board.toml"``).
+    """The file ``relative`` (a ``/``-separated path such as ``"GAME/board.toml"``).
 
     ``directory`` (default: the one set by :func:`use_config_dir`) wins when it holds the
     file; otherwise the shipped default is returned. The returned path may not exist when

@@ -131,7 +131,7 @@ def hourglass(surface: pygame.Surface, rect: pygame.Rect, fraction_left: float, 
 
 
 def gem(surface: pygame.Surface, centre: tuple[float, float], radius: float, value: int) -> None:
-    """A Shimo gem: amber (1) a circle, emerald (2) a square, sapphire (3) a diamond.
+    """A gem: amber (1) a circle, emerald (2) a square, sapphire (3) a diamond.
 
     Shapes as well as colours, so the three values stay apart for colour-blind players.
     """

@@ -21,7 +21,8 @@ board, the map, frames, legends) is kept in an off-screen *base layer* while som
 above it moves: the region under a moving part is restored from it with one blit
 instead of repainting everything below. The base layer itself is repainted, region by
 region, only when one of its own parts changes (once per game state at most). When
-nothing moves (a menu, Umtata, Ugah Ugah), base parts are repainted in place.
+nothing moves (a menu, a game screen that only changes with the state), base parts are
+repainted in place.
 
 :func:`paint_all` paints a list of parts from scratch: it is what the renderers'
 ``draw`` does, and what the composer's incremental pictures are tested against.

@@ -2,13 +2,13 @@
 
 A *moment* is a short animation over the game screen: a banner that grows out of its
 place (eased) and shrinks away again, and a glow along the screen's edges that pulses in
-the player's colour and fades. The banner sits where no words are (:data:`BANNER_AT`)
-and never travels: a banner that dropped in from the top edge and left the same way
-swept over the header and the seconds on its way. The game's end adds fireworks whose
-sparks burn only on the dark background, going out near every lit line of the ranking.
-The game screen makes moments from the game's events (:func:`moment_for`) and from the
-game ending; while one runs its parts are live, and once it is over the screen stops
-listing them, so an idle screen stays idle.
+the player's colour and fades. The banner sits where no words are (the game screen's
+``banner_at``) and never travels: a banner that dropped in from the top edge and left
+the same way swept over the header and the seconds on its way. The game's end adds
+fireworks whose sparks burn only on the dark background, going out near every lit line
+of the ranking. The game screen makes moments from the game's events (:func:`moment_for`:
+those the game's screen celebrates) and from the game ending; while one runs its parts
+are live, and once it is over the screen stops listing them, so an idle screen stays idle.
 
 Everything is a :class:`~table.display.layers.Part`: the banner's rect follows the
 banner (the composer repaints only where it was and is), and the glow is four thin
@@ -26,6 +26,7 @@ import pygame
 
 from table.common.i18n import _
 from table.display import draw
+from table.display.games import GameRenderer
 from table.display.layers import Part
 from table.display.theme import ACCENT, BACKGROUND, BAD, PANEL_LIGHT, TEXT, Colour, Theme
 from table.games.base import Event
@@ -69,29 +70,16 @@ def ease_in_cubic(x: float) -> float:
     return x * x * x
 
 
-def moment_for(event: Event, name: str, colour: Colour, start: float) -> Moment | None:
-    """The celebration an engine event deserves, if any (``name`` and ``colour``: the
-    event's station's). Only an event's kind, station and place are used: nothing a
-    view would hide."""
-    kind = event.kind
-    detail = event.detail if isinstance(event.detail, dict) else {}
-    if kind == "ubongo":
-        return Moment("first", _("Ubongo! {name} was first").format(name=name), (colour,), start)
-    if kind == "finished" and detail.get("place") == 1:
-        return Moment("first", _("{name} finished first").format(name=name), (colour,), start)
-    if kind == "tataaa" and detail.get("rank") == 1:
-        return Moment("first", _("Tataaa! {name} was first").format(name=name), (colour,), start)
-    if kind == "gem":
-        return Moment("round", _("{name} wins the round").format(name=name), (colour,), start)
-    if kind == "answer_right":
-        return Moment("round", _("{name} is right!").format(name=name), (colour,), start)
-    if kind == "gems_taken":
-        return Moment("round", _("{name} takes the gems").format(name=name), (colour,), start)
-    if kind == "spoils_kept":
-        return Moment("round", _("{name} keeps a spoils card").format(name=name), (colour,), start)
-    if kind == "hunters_moved":
-        return Moment("round", _("{name}'s hunt is over").format(name=name), (colour,), start)
-    return None
+def moment_for(renderer: GameRenderer | None, event: Event, name: str, colour: Colour,
+               start: float) -> Moment | None:
+    """The celebration an engine event deserves, if any: the one the game's ``renderer``
+    names (:meth:`~table.display.games.GameRenderer.celebration`; ``None``: no screen,
+    no celebration). ``name`` and ``colour`` are the event's station's."""
+    found = renderer.celebration(event, name) if renderer is not None else None
+    if found is None:
+        return None
+    kind, text = found
+    return Moment(kind, text, (colour,), start)
 
 
 def final_moment(winners: Sequence[tuple[str, Colour]], start: float) -> Moment:
@@ -116,19 +104,15 @@ def _colour_at(moment: Moment, now: float) -> Colour:
     return moment.colours[step % len(moment.colours)]
 
 
-BANNER_AT: dict[str, tuple[float, float]] = {
-    # Where each game's banner settles: (centre as a share of the width, top in units),
-    # over the board rather than over the words players are reading at that moment.
-    "ubongo_shimo": (0.5, 43.0),  # between the seconds (or the round's headline) and the message below
-    "ubongo": (0.31, 14.0),  # over the gem board's upper rows
-    "umtata": (0.31, 1.0),  # over the sea and the coasts at the map's top edge: no name there
-    "ugah_ugah": (0.28, 24.0),  # inside the circle of chips, above the spoils cards
-}
+UNPLACED = (0.5, 14.0)
+"""Where the banner settles for a game without a screen: (centre as a share of the
+width, top in units), below the headline."""
 
 
-def parts(moment: Moment, size: tuple[int, int], theme: Theme, index: int = 0, game: str = "") -> list[Part]:
-    """The moment's parts (all live, times on the table's clock); ``game`` places the
-    banner (:data:`BANNER_AT`)."""
+def parts(moment: Moment, size: tuple[int, int], theme: Theme, index: int = 0,
+          renderer: GameRenderer | None = None) -> list[Part]:
+    """The moment's parts (all live, times on the table's clock); the game's ``renderer``
+    places the banner (its ``banner_at``; without one, :data:`UNPLACED`)."""
     w, h = size
     name = f"moment{index}:{moment.kind}:{moment.start}"
     # Thinner than the margin above the headers and beside the panels (2 units): the
@@ -182,7 +166,7 @@ def parts(moment: Moment, size: tuple[int, int], theme: Theme, index: int = 0, g
     font = theme.font(size_name, True)
     text_w, text_h = font.size(moment.text)
     pad = theme.px(2.5)
-    share, top = BANNER_AT.get(game, (0.5, 14.0))
+    share, top = renderer.banner_at if renderer is not None else UNPLACED
     centre_x = round(w * share)
     box = pygame.Rect(0, 0, min(2 * centre_x, 2 * (w - centre_x), w) - theme.px(2), text_h + pad)
     box.width = min(box.width, text_w + 2 * pad)

@@ -28,10 +28,10 @@ import pygame
 
 from table.common.i18n import LANGUAGE_NAMES, N_, _, language, next_language, ngettext, set_language
 from table.display import draw, moments
-from table.display.games import renderer_parts, renderers
+from table.display.games import PlayerOption, renderer_parts, renderers
 from table.display.layers import Part, fill, paint_all, whole
 from table.display.theme import ACCENT, BACKGROUND, GOOD, PANEL, PANEL_LIGHT, TEXT, TEXT_DIM, Colour, Theme
-from table.games import registry
+from table.games import lobby_games, registry
 from table.games.base import Action, GameSetup, knob_choice
 from table.play.autoplay import next_random_action
 from table.play.session import END, PAUSE, RESUME, UNDO, Session
@@ -107,21 +107,18 @@ def _game_title(name: str) -> str:
     return str(registry()[name].title)
 
 
-VARIANT_NAMES: dict[str, str] = {
-    "standard": N_("standard"),
-    "running-sand": N_("running sand"),
-    "advanced": N_("advanced"),
-    "advanced-running-sand": N_("advanced, running sand"),
-    "easy": N_("easy side"),
-    "hard": N_("hard side"),
-    "uncertain-hunting": N_("uncertain hunting"),
-}
-"""How the lobby names each engine's variants (message ids; unknown ones show as they are)."""
+def variant_name(game: str, variant: str) -> str:
+    """``game``'s ``variant`` as the lobby shows it (the name its screen gives it, in the
+    language in force; a variant its screen does not name shows as it is)."""
+    renderer = renderers().get(game)
+    names = renderer.variant_names if renderer is not None else {}
+    return _(names[variant]) if variant in names else variant
 
 
-def variant_name(variant: str) -> str:
-    """``variant`` as the lobby shows it, in the language in force."""
-    return _(VARIANT_NAMES.get(variant, variant))
+def player_options(game: str) -> tuple[PlayerOption, ...]:
+    """The settings each player of ``game`` chooses in the lobby (none without a screen)."""
+    renderer = renderers().get(game)
+    return renderer.player_options if renderer is not None else ()
 
 
 def colour_name(index: int) -> str:
@@ -139,19 +136,28 @@ class LobbySettings:
     game: str
     variant: str
     joined: list[int] = field(default_factory=list)
-    levels: dict[int, int] = field(default_factory=dict)
+    choices: dict[str, dict[int, int]] = field(default_factory=dict)
+    """Each player option's value by station (see :class:`PlayerOption`), once changed."""
     colours: dict[int, int] = field(default_factory=dict)
+
+    def choice(self, option: PlayerOption, station: int) -> int:
+        """``station``'s value of ``option``: the first of its values until changed."""
+        return self.choices.get(option.option, {}).get(station, option.values[0])
 
 
 class LobbyScreen(Screen):
-    """Choose the game, variant, who plays, levels and colours with knobs and buttons.
+    """Choose the game, variant, who plays, each player's own settings and colours with
+    knobs and buttons.
 
     Any station's knob moves the shared cursor through the lines; a short push changes
-    the line under the cursor (for "your level" and "your colour", the pushing
-    station's own setting); a station's button joins or leaves the game.
+    the line under the cursor (for a player option, such as a level, and "your colour",
+    the pushing station's own setting); a station's button joins or leaves the game.
     """
 
-    LINES = ("game", "variant", "level", "colour", "language", "start")
+    PLAYER_OPTIONS = "player options"
+    """The place in :data:`LINES` of the game's player options, one line each
+    (``"option:NAME"``)."""
+    LINES = ("game", "variant", PLAYER_OPTIONS, "colour", "language", "start")
 
     def __init__(self, control: TableControl, theme: Theme, stations: int,
                  game_options: dict[str, dict[str, Any]] | None = None,
@@ -162,16 +168,22 @@ class LobbyScreen(Screen):
         self.game_options = game_options or {}
         # Games whose ``[games.NAME] language`` in table.toml keeps them in one language.
         self.pinned_language = pinned_language
-        games = list(registry())
-        first = "ubongo_shimo" if "ubongo_shimo" in games else games[0]
+        first = lobby_games()[0]
         self.settings = LobbySettings(first, registry()[first].variants[0],
                                       colours={s: s for s in range(stations)})
         self.cursor = 0
         self.message = ""
         self._parts: tuple[Hashable, list[Part]] | None = None
 
+    def _options(self) -> dict[str, PlayerOption]:
+        """The chosen game's player options by line."""
+        return {f"option:{o.option}": o for o in player_options(self.settings.game)}
+
     def _lines(self) -> list[str]:
-        return [line for line in self.LINES if line != "level" or self.settings.game == "ubongo_shimo"]
+        lines: list[str] = []
+        for line in self.LINES:
+            lines += list(self._options()) if line == self.PLAYER_OPTIONS else [line]
+        return lines
 
     def handle(self, action: Action) -> None:
         if action.station is None or not 0 <= action.station < self.stations:
@@ -189,15 +201,18 @@ class LobbyScreen(Screen):
             self.message = ""
         elif action.kind == "push":
             line = lines[min(self.cursor, len(lines) - 1)]
-            games = list(registry())
+            games = lobby_games()
             if line == "game":
                 s.game = games[(games.index(s.game) + 1) % len(games)]
                 s.variant = registry()[s.game].variants[0]
             elif line == "variant":
                 variants = registry()[s.game].variants
                 s.variant = variants[(variants.index(s.variant) + 1) % len(variants)]
-            elif line == "level":
-                s.levels[action.station] = s.levels.get(action.station, 1) % 4 + 1
+            elif line in self._options():
+                option = self._options()[line]
+                now = s.choice(option, action.station)
+                at = option.values.index(now) if now in option.values else -1
+                s.choices.setdefault(option.option, {})[action.station] = option.values[(at + 1) % len(option.values)]
             elif line == "colour":
                 used = {c for st, c in s.colours.items() if st != action.station}
                 c = s.colours.get(action.station, action.station)
@@ -221,11 +236,12 @@ class LobbyScreen(Screen):
                 game=engine.title, low=engine.min_stations, high=engine.max_stations)
             return
         options: dict[str, Any] = dict(self.game_options.get(s.game, {}))
-        if s.game == "ubongo_shimo":
-            options["levels"] = [s.levels.get(st, 1) for st in s.joined]
+        for option in player_options(s.game):
+            options[option.option] = [s.choice(option, st) for st in s.joined]
         options["colours"] = [s.colours.get(st, st) for st in s.joined]
-        if "language" in getattr(engine, "option_names", ()) and s.game not in self.pinned_language:
-            # A game whose data depends on the language (Umtata's deck) plays the one chosen now.
+        known = engine.option_names
+        if known is not None and "language" in known and s.game not in self.pinned_language:
+            # A game whose data depends on the language (a deck of questions) plays the one chosen now.
             options["language"] = language()
         names = tuple(colour_name(s.colours.get(st, st)) for st in s.joined)
         self.control.start_game(GameSetup(game=s.game, variant=s.variant, stations=tuple(s.joined),
@@ -233,7 +249,8 @@ class LobbyScreen(Screen):
 
     def frame_key(self, now: float) -> Hashable:
         s = self.settings
-        return (s.game, s.variant, tuple(s.joined), tuple(sorted(s.levels.items())),
+        choices = tuple(sorted((o, tuple(sorted(v.items()))) for o, v in s.choices.items()))
+        return (s.game, s.variant, tuple(s.joined), choices,
                 tuple(sorted(s.colours.items())), self.cursor, self.message, language())
 
     def parts(self, size: tuple[int, int], now: float) -> list[Part]:
@@ -256,18 +273,19 @@ class LobbyScreen(Screen):
                                                "center", bold=True), base=True),
         ]
         lines = self._lines()
+        options = self._options()
         values = {
             "game": _game_title(s.game),
-            "variant": variant_name(s.variant),
-            "level": _("push your knob to change your own level"),
+            "variant": variant_name(s.game, s.variant),
+            **{line: _(o.hint) for line, o in options.items()},
             "colour": _("push your knob to change your own colour"),
             "language": LANGUAGE_NAMES[language()],
             "start": _("push to start"),
         }
-        labels = {"game": _("Game"), "variant": _("Variant"), "level": _("Your level"), "colour": _("Your colour"),
-                  "language": _("Language"), "start": _("Start the game")}
+        labels = {"game": _("Game"), "variant": _("Variant"), **{line: _(o.label) for line, o in options.items()},
+                  "colour": _("Your colour"), "language": _("Language"), "start": _("Start the game")}
         top = theme.px(15)
-        # Six lines (with Shimo's level) must end above the station panels at 72 units.
+        # Six lines (with one player option) must end above the station panels at 72 units.
         row_h = theme.px(8)
         box_w = min(w - theme.px(8), theme.px(140))
         for i, line in enumerate(lines):
@@ -296,8 +314,8 @@ class LobbyScreen(Screen):
             colour = theme.station_colour(s.colours.get(st, st))
             joined = st in s.joined
             name = colour_name(s.colours.get(st, st))
-            detail = ((_("playing · level {level}").format(level=s.levels.get(st, 1)) if s.game == "ubongo_shimo"
-                       else _("playing")) if joined else "")
+            detail = ((" · ".join(_(o.detail).format(value=s.choice(o, st)) for o in options.values())
+                       or _("playing")) if joined else "")
             hint = _("press button to leave") if joined else _("press button to join")
             heading = _("Station {number} · {colour}").format(number=st + 1, colour=name)
 
@@ -399,10 +417,11 @@ class GameScreen(Screen):
         over = followed[2]
         theme = player_theme(self.theme, session)
         if self.celebrations:
+            renderer = renderers().get(session.engine.name)
             for event in events[seen:]:
                 if event.station is None:
                     continue
-                moment = moments.moment_for(event, session.setup.name_of(event.station),
+                moment = moments.moment_for(renderer, event, session.setup.name_of(event.station),
                                             theme.station_colour(event.station), now)
                 if moment is not None:
                     self.moments = [m for m in self.moments if m.kind == "final"] + [moment]
@@ -452,7 +471,7 @@ class GameScreen(Screen):
                 and isinstance(deadline, (int, float)) and view.get("phase") != "countdown"):
             parts += moments.tension_parts(size, theme, float(deadline), self._render_now)
         for i, moment in enumerate(self.moments):
-            parts += moments.parts(moment, size, theme, i, session.engine.name)
+            parts += moments.parts(moment, size, theme, i, renderer)
         self._memo = (session.state, shape, parts)
         return parts
 
@@ -462,9 +481,10 @@ OVER_NOTE = N_("Press any button for the menu")
 
 
 def _score(game: str, n: int) -> str:
-    """A score in words: points, or for Ubongo (which ranks by the most gems of one colour) gems."""
-    if game == "ubongo":
-        return ngettext("{n} gem of one colour", "{n} gems of one colour", n).format(n=n)
+    """A score in words, as the game's screen says it (points without a screen)."""
+    renderer = renderers().get(game)
+    if renderer is not None:
+        return renderer.score_text(n)
     return ngettext("{n} point", "{n} points", n).format(n=n)
 
 

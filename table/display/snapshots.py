@@ -18,33 +18,14 @@ from table.common.i18n import language
 from table.display.games import RenderContext, renderers
 from table.display.screens import AttractScreen, LeaveKioskScreen, PausedScreen, TableMenuScreen
 from table.display.theme import Theme, note_cover
-from table.games import registry
+from table.games import lobby_games, registry
 from table.games.base import Action, GameSetup
 from table.loop.app import ScriptedInputs, Table, VirtualClock
-from table.play.session import Session, run_until_idle
+from table.play.session import Session
 
 Snapshot = Callable[[pygame.Surface], None]
 
 NAMES = ("Ada", "Ben", "Cleo", "Dan")
-
-
-def _shimo(stations: int = 4, variant: str = "standard", levels: tuple[int, ...] = (1, 2, 3, 4)) -> Session:
-    setup = GameSetup("ubongo_shimo", variant, tuple(range(stations)), NAMES[:stations],
-                      {"levels": list(levels[:stations])})
-    return Session.start("ubongo_shimo", setup, 7)
-
-
-def _feed(session: Session, *actions: Action) -> None:
-    for action in actions:
-        run_until_idle(session, until=action.t)
-        session.apply(action)
-
-
-def _draw(session: Session, now: float) -> Snapshot:
-    def snap(surface: pygame.Surface) -> None:
-        theme = Theme(*surface.get_size())
-        renderers()[session.engine.name].draw(surface, session.view(None), RenderContext(theme, now, session.paused))
-    return snap
 
 
 def _final_draw(table: Table, now: float) -> None:
@@ -54,55 +35,16 @@ def _final_draw(table: Table, now: float) -> None:
     table.draw(now, force=True)
 
 
-def shimo_moments() -> Iterator[tuple[str, Snapshot]]:
-    """Every phase of an Ubongo Shimo round and game."""
-    s = _shimo()
-    yield "shimo-1-countdown", _draw(s, 1.2)
-    run_until_idle(s, until=3.0)
-    yield "shimo-2-solving", _draw(s, 14.0)
-    _feed(s, Action("press", 21.0, 1))
-    _feed(s, Action("press", 40.0, 3))
-    yield "shimo-3-racing", _draw(s, 46.0)
-    yield "shimo-4-last-seconds", _draw(s, 74.4)
-    run_until_idle(s, until=200)
-    yield "shimo-5-results", _draw(s, 82.0)
-
-    t = _shimo(3)
-    run_until_idle(t, until=3.0)
-    _feed(t, Action("press", 12.0, 0), Action("press", 12.0015, 2))
-    yield "shimo-6-simultaneous-call", _draw(t, 20.0)
-
-    r = _shimo(2, "running-sand", (2, 2))
-    run_until_idle(r, until=70.0)
-    yield "shimo-7-running-sand", _draw(r, 80.0)
-
-    g = _shimo(3, levels=(1, 2, 3))
-    clock = 0.0
-    for rnd in range(9):
-        clock = g.last_t + 3.0
-        _feed(g, Action("press", clock + 10, rnd % 3), Action("press", clock + 20, (rnd + 1) % 3))
-        run_until_idle(g)
-        if not g.is_over():
-            g.apply(Action("press", g.last_t + 5.0, 0))
-    yield "shimo-8-final", _draw(g, g.last_t + 1)
-
-    # Tied on points and cards after round 9 (cards worth nothing here): the extra round.
-    x = Session.start("ubongo_shimo", GameSetup("ubongo_shimo", "standard", (0, 1, 2), NAMES[:3],
-                                                {"card_points": [0, 0, 0, 0]}), 7)
-    for rnd, winner in enumerate([0, 2, 2, 1, 1, 2, 0, 0, 1]):
-        start = x.last_t + 3.0
-        _feed(x, Action("press", start + 10, winner))
-        run_until_idle(x)
-        if rnd < 8:
-            x.apply(Action("press", x.last_t + 5.0, 0))
-    yield "shimo-9-extra-round-announced", _draw(x, x.last_t + 1)
-    x.apply(Action("press", x.last_t + 5.0, 0))
-    run_until_idle(x, until=x.last_t + 3.0)
-    yield "shimo-10-extra-round", _draw(x, x.last_t + 4)
+def game_pictures() -> Iterator[tuple[str, Snapshot]]:
+    """Every game's pictures of its own (``GameRenderer.pictures``), game by game."""
+    for renderer in renderers().values():
+        yield from renderer.pictures()
 
 
 def shell_moments(stations: int = 4) -> Iterator[tuple[str, Snapshot]]:
-    """Lobby, table menu, paused and attract mode, through the real table loop."""
+    """Lobby, table menu, paused and attract mode, through the real table loop; the game
+    played is the one the lobby offers first."""
+    first = lobby_games()[0]
 
     def table_at(surface: pygame.Surface) -> tuple[Table, VirtualClock, ScriptedInputs]:
         clock = VirtualClock(100.0)
@@ -128,9 +70,9 @@ def shell_moments(stations: int = 4) -> Iterator[tuple[str, Snapshot]]:
         _final_draw(table, clock.now)
 
     def menu_choice(surface: pygame.Surface, steps: int, expect: type) -> None:
-        """A Shimo game with a call made, the table menu opened and one line pushed."""
+        """A game with a press made, the table menu opened and one line pushed."""
         table, clock, inputs = table_at(surface)
-        table.start_game(GameSetup("ubongo_shimo", stations=(0, 1, 2), names=NAMES[:3]))
+        table.start_game(GameSetup(first, stations=(0, 1, 2), names=NAMES[:3]))
         go(table, clock, inputs, [Action("press", 8.0, 1), Action("long_push", 15.0, 0),
                                   Action("turn", 15.5, 0, {"delta": steps}), Action("push", 15.6, 0)], 16.0)
         assert isinstance(table.screens[-1], expect)
@@ -144,13 +86,13 @@ def shell_moments(stations: int = 4) -> Iterator[tuple[str, Snapshot]]:
 
     def attract(surface: pygame.Surface) -> None:
         table, clock, inputs = table_at(surface)
-        table.push_screen(AttractScreen(table, table.theme, clock.now, seed=5, games=["ubongo_shimo"]))
+        table.push_screen(AttractScreen(table, table.theme, clock.now, seed=5, games=[first]))
         go(table, clock, inputs, [], 25.0)
         _final_draw(table, clock.now)
 
     def leave(surface: pygame.Surface) -> None:
         table, clock, inputs = table_at(surface)
-        table.start_game(GameSetup("ubongo_shimo", stations=(0, 1, 2, 3), names=NAMES))
+        table.start_game(GameSetup(first, stations=(0, 1, 2, 3), names=NAMES))
         go(table, clock, inputs, [Action("long_push", 8.0, 0)], 9.0)
         table.push_screen(LeaveKioskScreen(table.theme, 0, stations - 1))
         _final_draw(table, clock.now)
@@ -242,7 +184,7 @@ def walk_until(game: str, surface: pygame.Surface, done: Callable[[Table], bool]
 
     clock = VirtualClock(100.0)
     inputs = ScriptedInputs()
-    config = TableConfig(stations=4, display=DisplayConfig(celebrations=celebrations))
+    config = TableConfig(stations=4, language=language(), display=DisplayConfig(celebrations=celebrations))
     table = Table(config, clock, surface, None, inputs=[inputs], seed_source=lambda: seed, attract=False)
     n = _players(game)
     table.start_game(GameSetup(game, registry()[game].variants[0], tuple(range(n)), NAMES[:n]), seed=seed)
@@ -315,20 +257,26 @@ def menu_choice(table: Table, clock: VirtualClock, inputs: ScriptedInputs, choic
     run_frames(table, clock, inputs, actions, 1.8)
 
 
-def flow_moments(games: list[str] | None = None) -> Iterator[tuple[str, Snapshot]]:
-    """Per game, through the real table loop: the table menu mid-game, the paused
-    screen, and the final ranking after "end the game"."""
-    for game in games or list(registry()):
-        phase = {"ubongo_shimo": "solving", "ubongo": "sand", "umtata": "guess", "ugah_ugah": "choose"}.get(game)
-        if phase is None:
-            continue
+def showcase(game: str, view: dict[str, object]) -> bool:
+    """Whether ``view`` is where the table menu is opened for ``game``'s flow pictures: its
+    screen's ``showcase_phase`` (``None``: any phase with a deadline), some rounds in (for
+    a game that counts rounds), so that the scores on the ranking differ."""
+    renderer = renderers().get(game)
+    phase = renderer.showcase_phase if renderer is not None else None
+    shown = view.get("deadline") is not None if phase is None else view.get("phase") == phase
+    rounds = view.get("round", 0)
+    return shown and ("round" not in view or int(rounds if isinstance(rounds, (int, float)) else 0) >= 3)
 
-        def shot(surface: pygame.Surface, game: str = game, phase: str = phase, choice: str | None = None) -> None:
-            # Some rounds in, so that the scores on the ranking differ.
+
+def flow_moments(games: list[str] | None = None) -> Iterator[tuple[str, Snapshot]]:
+    """Per game, through the real table loop: the table menu mid-game (:func:`showcase`),
+    the paused screen, and the final ranking after "end the game"."""
+    for game in games or list(registry()):
+
+        def shot(surface: pygame.Surface, game: str = game, choice: str | None = None) -> None:
             found = walk_until(game, surface, lambda table: table.session is not None
-                               and table.session.view(None).get("phase") == phase
-                               and int(table.session.view(None).get("round", 0) or 0) >= 3, celebrations=False)
-            assert found is not None, f"{game} never reached {phase}"
+                               and showcase(game, table.session.view(None)), celebrations=False)
+            assert found is not None, f"{game} never reached its showcase phase"
             table, clock, inputs = found
             if choice is None:
                 run_frames(table, clock, inputs, [Action("long_push", 0.1, 0), Action("turn", 0.3, 0, {"delta": 4}),
@@ -346,7 +294,7 @@ def flow_moments(games: list[str] | None = None) -> Iterator[tuple[str, Snapshot
 def all_moments() -> Iterator[tuple[str, Snapshot]]:
     """Every screen: the table's own, every phase of every game, the menu's flows."""
     yield from shell_moments()
-    yield from shimo_moments()
+    yield from game_pictures()
     yield from game_moments()
     yield from flow_moments()
 

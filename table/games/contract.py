@@ -13,7 +13,7 @@ shipped with the table are registered in the table's own ``pyproject.toml``; a g
 distribution of its own registers the same way in its ``pyproject.toml``::
 
     [project.entry-points."table.games"]
-    buzzer_race = "buzzer_race:GAME"
+    my_game = "my_game:GAME"
 
 Nothing else in the table names a game: the lobby, the journal, scenarios, the config
 check, the screens, the sounds, the celebrations, the demo and the venue all ask the

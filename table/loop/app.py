@@ -40,7 +40,7 @@ Clock = Callable[[], float]
 
 PREPARE_AFTER_S = 2.0
 """Seconds without an input before the table builds ahead what the games' first frames
-would otherwise stop to build (Umtata's map: about 0.37 s here, seconds on a Pi); a step
+would otherwise stop to build (a map of Europe: about 0.37 s here, seconds on a Pi); a step
 at a time, so a press waits at most for one step."""
 
 

@@ -225,24 +225,6 @@ class ScreenHourglass(Hourglass):
         self.frame = [(0, 0, 0)] * self.layout.pixels
 
 
-class SpeechOutput:
-    """Reads each new Umtata question aloud through the game's speaker, when enabled."""
-
-    def __init__(self, speaker: Any) -> None:
-        self.speaker = speaker
-        self._state: object = None
-        log.info("speech: %s", speaker.status())
-
-    def update(self, session: Session | None, now: float) -> None:
-        if session is None or session.engine.name != "umtata" or session.state is self._state:
-            return
-        self._state = session.state
-        self.speaker.on_view(session.view(None))
-
-    def close(self) -> None:
-        return None
-
-
 def draw_led_hourglass(surface: Any, rect: Any, frame: Sequence[RGB], layout: HourglassLayout) -> None:
     """Draw an LED frame in ``rect`` as the strip or matrix it is (for the simulator)."""
     import pygame

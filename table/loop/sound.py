@@ -1,9 +1,10 @@
 """Sounds made by the program itself (no sound files): beeps, buzzer, chime, gong, fanfare.
 
 ``SoundOutput`` follows the game's events and the sand: a beep for each count-down
-second, a buzzer on the first call, a chime for each later solver, a tick in each of
-the last ten seconds, a gong when the sand runs out, a fanfare at the end. Without
-an audio device it logs once and stays silent; the game goes on.
+second, a tick in each of the last ten seconds, for each event the sound the game's
+screen gives it (a buzzer on a call, a chime for a solver, a gong when the sand runs
+out, say), a fanfare at the end. Without an audio device it logs once and stays
+silent; the game goes on.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import math
 import os
 import sys
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -64,34 +65,14 @@ def make_sounds() -> dict[str, np.ndarray]:
     }
 
 
-EVENT_SOUNDS = {
-    # Ubongo Shimo
-    "cards_turned": "go",
-    "ubongo": "first",
-    "simultaneous_call": "buzzer",
-    "solved": "chime",
-    "sand_out": "gong",
-    "gem": "win",
-    "game_over": "fanfare",
-    "flip": "go",
-    # Ubongo
-    "sand_start": "go",
-    "finished": "chime",
-    "gems_taken": "chime",
-    "too_late": "buzzer",
-    # Wo ist bitte Umtata?
-    "round_started": "go",
-    "locked": "tick",
-    "tataaa": "first",
-    "answer_right": "win",
-    "answer_wrong": "tick",
-    "revealed": "go",
-    # Ugah Ugah!
-    "spoils": "fanfare",
-    "hunters_moved": "chime",
-    "chip_given": "tick",
-    "tray_problem": "buzzer",
-}
+def event_sounds(game: str) -> Mapping[str, str]:
+    """The sound each event of ``game`` makes, by event kind: the game's screen says
+    (``GameRenderer.sounds``, names from :func:`make_sounds`); a game without a screen
+    makes none but the fanfare at its end."""
+    from table.display.games import renderers
+
+    renderer = renderers().get(game)
+    return renderer.sounds if renderer is not None else {}
 
 
 @contextlib.contextmanager
@@ -201,8 +182,9 @@ class SoundOutput:
         events = session.state.events
         if len(events) < self._seen:  # undo rewound the game
             self._seen = len(events)
+        sounds = event_sounds(session.engine.name)
         for event in events[self._seen:]:
-            name = EVENT_SOUNDS.get(event.kind)
+            name = sounds.get(event.kind)
             if name:
                 self.play(name)
         self._seen = len(events)

@@ -7,7 +7,7 @@ A game that reads data files says so in its contract (``Game.data_options``, see
 options, raising :class:`table.common.errors.TableError` for a bad file; the options are
 plain data, so a journaled setup replays without the files.
 
-The table's language reaches every engine that takes a ``language`` option (Umtata plays
+The table's language reaches every engine that takes a ``language`` option (a quiz plays
 the deck written in it); a game's own ``[games.NAME] language`` in table.toml still wins.
 """
 
@@ -36,7 +36,7 @@ def option_problems(
         return [str(exc)]
     for name, opts in options.items():
         engine = registry()[name]
-        known = getattr(engine, "option_names", None)
+        known = engine.option_names
         if known is not None:
             for key in sorted(set(config.games.get(name, {})) - set(known)):
                 problems.append(f"{where}: games.{name}.{key}: unknown option{did_you_mean(key, sorted(known))}")
@@ -59,11 +59,12 @@ def game_options(
     options: dict[str, dict[str, Any]] = {}
     for name, engine in registry().items():
         opts: dict[str, Any] = {}
-        if "language" in getattr(engine, "option_names", ()):
-            # The table's language picks the game's language-bound data (Umtata's deck);
+        known = engine.option_names or frozenset()  # None (takes any option): none is given unasked
+        if "language" in known:
+            # The table's language picks the game's language-bound data (a deck of questions);
             # the lobby replaces it with the language in force when a game starts.
             opts["language"] = language if language is not None else config.language
-        if config.tray.camera and "dice_reader" in getattr(engine, "option_names", ()):
+        if config.tray.camera and "dice_reader" in known:
             opts["dice_reader"] = True  # the tray camera reads throws; the knob stays the fallback
         opts.update(games()[name].data_options(Path(config_dir) if config_dir is not None else None))
         opts.update(config.games.get(name, {}))

@@ -17,7 +17,7 @@ from typing import Any
 
 from table.common.checks import did_you_mean, number, read_text_input, whole, whole64
 from table.common.errors import TableError
-from table.games import UnknownGameError, get_engine
+from table.games import UnknownGameError, games, get_engine
 from table.games.base import TICK, Action, GameError, GameSetup, JSONValue
 from table.play.journal import Journal
 from table.play.session import META_KINDS, Session, run_until_idle
@@ -124,7 +124,7 @@ def parse_scenario(data: Mapping[str, Any], path: str = "<scenario>") -> Scenari
     game = data.get("game")
     engine = None
     if not isinstance(game, str):
-        problems.append("game: missing (the engine name, e.g. ubongo_shimo)")
+        problems.append(f"game: missing (the engine name: one of {', '.join(games())})")
     else:
         try:
             engine = get_engine(game)

@@ -179,8 +179,8 @@ class Session:
 
     def standing(self, station: int, scores: dict[int, int] | None = None) -> tuple[int, ...]:
         """What ranks ``station`` when the game is ended early, compared left to right
-        (greater is better): the engine's own tie-breaks where it has them (Ubongo: the
-        colour counts, best colour first), else the score."""
+        (greater is better): the engine's own tie-breaks where it has them (the counts
+        of each colour of gems, best first, say), else the score."""
         return tuple(self.engine.standing(self.state, station, scores if scores is not None else self.scores()))
 
     def scores(self) -> dict[int, int]:

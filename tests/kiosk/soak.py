@@ -204,7 +204,7 @@ def soak(hours: float, journal_path: Path, seed: int = 1, step_s: float = 1.0, s
 def plan_lobby(lobby: object, game: str, rng: random.Random, now: float) -> list[Action]:
     """Inputs that choose ``game`` in the lobby, join some stations and start it."""
     from table.display.screens import LobbyScreen
-    from table.games import registry
+    from table.games import lobby_games, registry
 
     assert isinstance(lobby, LobbyScreen)
     engine = registry()[game]
@@ -218,7 +218,7 @@ def plan_lobby(lobby: object, game: str, rng: random.Random, now: float) -> list
 
     # Cursor to the top ("game"), then push until the wanted game shows.
     add("turn", 0, {"delta": -lobby.cursor})
-    names = list(registry())
+    names = lobby_games()  # in the order the lobby's game line goes through them
     steps = (names.index(game) - names.index(lobby.settings.game)) % len(names)
     for _ in range(steps):
         add("push", 0)

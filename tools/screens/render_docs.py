@@ -30,9 +30,9 @@ from table.display.snapshots import (
     CELEBRATED,
     celebration_frames,
     flow_moments,
+    game_pictures,
     render_all,
     shell_moments,
-    shimo_moments,
 )
 from table.games import registry
 
@@ -75,10 +75,10 @@ def celebrations(out: Path) -> list[Path]:
 
 def main(out: Path) -> list[Path]:
     # Lazily chained: a moment's picture must be drawn before the walk goes on.
-    written = render_all(out, ((1920, 1080),), lambda: itertools.chain(shell_moments(), shimo_moments()))
+    written = render_all(out, ((1920, 1080),), lambda: itertools.chain(shell_moments(), game_pictures()))
     wanted = {"menu", "shimo-3-racing"}
     written += render_all(out, ((1280, 720),),
-                          lambda: ((n, s) for n, s in itertools.chain(shell_moments(), shimo_moments()) if n in wanted))
+                          lambda: ((n, s) for n, s in itertools.chain(shell_moments(), game_pictures()) if n in wanted))
     flows = out / "flows"
     written += render_all(flows, ((1920, 1080), (1280, 720)),
                           lambda: ((n.replace("/", "-"), s) for n, s in flow_moments()))
@@ -93,7 +93,7 @@ def german(out: Path) -> list[Path]:
 
     set_language("de")
     try:
-        return render_all(out, ((1920, 1080),), lambda: itertools.chain(shell_moments(), shimo_moments()))
+        return render_all(out, ((1920, 1080),), lambda: itertools.chain(shell_moments(), game_pictures()))
     finally:
         set_language("en")
 

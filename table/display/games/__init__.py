@@ -9,7 +9,7 @@ given (and a renderer's own caches).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
@@ -33,14 +33,20 @@ class RenderContext:
     paused: bool = False
 
 
+Picture = Callable[[pygame.Surface], None]
+"""A still picture: paints the whole of the surface it is given (its size is the display's)."""
+
+
 @dataclass(frozen=True)
 class PlayerOption:
-    """A setting each player chooses for himself in the lobby (Shimo's level, say).
+    """A setting each player chooses for himself in the lobby (a level of difficulty, say).
 
-    The lobby shows it as a line; a push on it moves the pushing station's own value to
-    the next of ``values``; the game starts with ``option`` set to the list of the
-    players' values in seating order. ``label``, ``hint`` and ``detail`` are message ids;
-    ``detail`` (shown on a joined station's panel) has a ``{value}`` field.
+    The lobby shows it as a line (``label`` beside ``hint``); a push on it moves the
+    pushing station's own value to the next of ``values`` (after the last, the first);
+    every station starts at the first. The game starts with ``option`` set to the list
+    of the players' values in seating order. ``label``, ``hint`` and ``detail`` are
+    message ids; ``detail`` is what a joined station's panel says instead of "playing",
+    with a ``{value}`` field (several options' details are joined by " · ").
     """
 
     option: str
@@ -75,16 +81,23 @@ class GameRenderer:
 
     * :meth:`prepare`: steps that build ahead what the first frames would stop for (the
       table runs them while nobody plays);
-    * :meth:`celebration`: which engine events the table celebrates, as what, with what words;
+    * :meth:`celebration`: which engine events the table celebrates, as what, with what
+      words (default: none);
     * ``banner_at``: where a celebration's banner settles (centre as a share of the
       width, top in theme units), over the board rather than over words being read;
-    * ``sounds``: the sound each engine event makes (names of the table's sounds:
-      ``go``, ``first``, ``buzzer``, ``chime``, ``gong``, ``win``, ``fanfare``, ``tick``);
-    * :meth:`score_text`: a score in words (default: points);
-    * ``variant_names``: how the lobby names the variants (message ids);
-    * ``player_options``: the lines each player sets for himself in the lobby;
-    * ``showcase_phase``: a view phase in which the table menu is opened for the pictures
-      of every game's flows (``None``: the game's first phase with a deadline);
+    * ``sounds``: the sound each engine event makes, by event kind (names of the table's
+      sounds in :func:`table.loop.sound.make_sounds`: ``go``, ``first``, ``buzzer``,
+      ``chime``, ``gong``, ``win``, ``fanfare``, ``tick``); an event not named is silent;
+    * :meth:`score_text`: a score in words, for the ranking (default: points);
+    * ``variant_names``: how the lobby names the variants, by variant (message ids; a
+      variant not named shows as it is);
+    * ``player_options``: the lines each player sets for himself in the lobby
+      (:class:`PlayerOption`), in the order the lobby shows them;
+    * ``showcase_phase``: the view phase in which the table menu is opened for the
+      pictures of the game's flows, some rounds in (``None``: any phase with a deadline;
+      see :func:`table.display.snapshots.showcase`);
+    * :meth:`pictures`: still pictures of the game's own beyond those every game gets
+      (for ``table screens`` and the docs), by name;
     * :meth:`outputs`: extra outputs the game drives (speech), built from the config;
     * :meth:`data_problems`: problems in the screen's own data files, for ``check-config``.
     """
@@ -124,10 +137,20 @@ class GameRenderer:
         """A score of ``n`` in words, in the language in force."""
         return ngettext("{n} point", "{n} points", n).format(n=n)
 
+    def pictures(self) -> Iterator[tuple[str, Picture]]:
+        """``(name, picture)`` for each still picture of the game's own; the names are
+        file names without ``.png`` (unique among every game's)."""
+        return iter(())
+
     def outputs(self, config_dir: Path | None) -> list[Output]:
+        """The outputs the game drives besides the screen, set up from the data files
+        under ``config_dir`` (``None``: the directory in force); raises
+        :class:`table.common.errors.TableError` for a bad file."""
         return []
 
     def data_problems(self, config_dir: Path | None) -> list[str]:
+        """Every problem in the screen's own data files under ``config_dir``, one
+        sentence each (the same checks :meth:`outputs` makes)."""
         return []
 
 

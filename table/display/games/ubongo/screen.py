@@ -21,7 +21,7 @@ import math
 from dataclasses import replace
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pygame
 
@@ -42,6 +42,7 @@ from table.display.theme import (
     Colour,
     Theme,
 )
+from table.games.base import Event
 
 FLIGHT = 0.9
 """Seconds a taken gem takes to fly to its new owner."""
@@ -382,6 +383,31 @@ class UbongoRenderer(GameRenderer):
     """``RENDERER`` for the ``ubongo`` engine; ``draw`` changes only the surface."""
 
     game = "ubongo"
+    # Over the gem board's upper rows.
+    banner_at = (0.31, 14.0)
+    sounds: ClassVar[dict[str, str]] = {
+        "sand_start": "go",
+        "finished": "chime",
+        "gems_taken": "chime",
+        "too_late": "buzzer",
+        "sand_out": "gong",
+        "game_over": "fanfare",
+    }
+    variant_names: ClassVar[dict[str, str]] = {"easy": N_("easy side"), "hard": N_("hard side")}
+    showcase_phase = "sand"
+
+    def celebration(self, event: Event, name: str) -> tuple[str, str] | None:
+        """The first to finish a round, and the gems taken."""
+        detail = event.detail if isinstance(event.detail, dict) else {}
+        if event.kind == "finished" and detail.get("place") == 1:
+            return "first", _("{name} finished first").format(name=name)
+        if event.kind == "gems_taken":
+            return "round", _("{name} takes the gems").format(name=name)
+        return None
+
+    def score_text(self, n: int) -> str:
+        """Gems of one colour: what ranks a player."""
+        return ngettext("{n} gem of one colour", "{n} gems of one colour", n).format(n=n)
 
     def draw(self, surface: pygame.Surface, view: dict[str, Any], ctx: RenderContext) -> None:
         paint_all(surface, self.parts(view, ctx.theme, ctx.paused), ctx.now)

@@ -8,15 +8,17 @@ turned, sand running, round result, final ranking).
 from __future__ import annotations
 
 import math
-from typing import Any
+from collections.abc import Iterator
+from typing import Any, ClassVar
 
 import pygame
 
-from table.common.i18n import _, ngettext
+from table.common.i18n import N_, _, ngettext
 from table.display import draw
-from table.display.games import GameRenderer, RenderContext
+from table.display.games import GameRenderer, Picture, PlayerOption, RenderContext
 from table.display.layers import Part, fill, paint_all
 from table.display.theme import ACCENT, BACKGROUND, BAD, GOOD, PANEL, PANEL_LIGHT, TEXT, TEXT_DIM, Theme
+from table.games.base import Event
 
 STATUS_COLOURS = {
     "called": ACCENT,
@@ -35,6 +37,41 @@ def _seconds_left(view: dict[str, Any], now: float) -> float | None:
 
 class ShimoRenderer(GameRenderer):
     game = "ubongo_shimo"
+    # Between the seconds (or the round's headline) and the message below.
+    banner_at = (0.5, 43.0)
+    sounds: ClassVar[dict[str, str]] = {
+        "cards_turned": "go",
+        "ubongo": "first",
+        "simultaneous_call": "buzzer",
+        "solved": "chime",
+        "sand_out": "gong",
+        "gem": "win",
+        "game_over": "fanfare",
+        "flip": "go",
+    }
+    variant_names: ClassVar[dict[str, str]] = {
+        "standard": N_("standard"),
+        "running-sand": N_("running sand"),
+        "advanced": N_("advanced"),
+        "advanced-running-sand": N_("advanced, running sand"),
+    }
+    player_options = (PlayerOption("levels", N_("Your level"), N_("push your knob to change your own level"),
+                                   N_("playing · level {value}"), (1, 2, 3, 4)),)
+    showcase_phase = "solving"
+
+    def celebration(self, event: Event, name: str) -> tuple[str, str] | None:
+        """The first call of a round, and a round's gem."""
+        if event.kind == "ubongo":
+            return "first", _("Ubongo! {name} was first").format(name=name)
+        if event.kind == "gem":
+            return "round", _("{name} wins the round").format(name=name)
+        return None
+
+    def pictures(self) -> Iterator[tuple[str, Picture]]:
+        """Every phase of a round and of a game, from real states (``shimo-N-phase``)."""
+        from table.display.games.ubongo_shimo.pictures import pictures
+
+        return pictures(self)
 
     def draw(self, surface: pygame.Surface, view: dict[str, Any], ctx: RenderContext) -> None:
         paint_all(surface, self.parts(view, ctx.theme, ctx.paused), ctx.now)

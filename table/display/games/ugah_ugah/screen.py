@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
+from typing import Any, ClassVar
 
 import pygame
 
@@ -35,6 +35,7 @@ from table.display.theme import (
     Theme,
     ink_on,
 )
+from table.games.base import Event
 
 CHIP_FACE: Colour = (214, 186, 140)
 CHIP_EDGE: Colour = (120, 92, 56)
@@ -111,6 +112,26 @@ def on_circle(centre: tuple[float, float], radius: float, place: float) -> tuple
 
 class UgahRenderer(GameRenderer):
     game = "ugah_ugah"
+    # Inside the circle of chips, above the spoils cards.
+    banner_at = (0.28, 24.0)
+    sounds: ClassVar[dict[str, str]] = {
+        "spoils": "fanfare",
+        "hunters_moved": "chime",
+        "chip_given": "tick",
+        "tray_problem": "buzzer",
+        "game_over": "fanfare",
+    }
+    variant_names: ClassVar[dict[str, str]] = {"standard": N_("standard"),
+                                              "uncertain-hunting": N_("uncertain hunting")}
+    showcase_phase = "choose"
+
+    def celebration(self, event: Event, name: str) -> tuple[str, str] | None:
+        """A spoils card kept, and a hunt over."""
+        if event.kind == "spoils_kept":
+            return "round", _("{name} keeps a spoils card").format(name=name)
+        if event.kind == "hunters_moved":
+            return "round", _("{name}'s hunt is over").format(name=name)
+        return None
 
     def draw(self, surface: pygame.Surface, view: dict[str, Any], ctx: RenderContext) -> None:
         paint_all(surface, self.parts(view, ctx.theme, ctx.paused), ctx.now)

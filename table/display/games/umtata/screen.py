@@ -13,13 +13,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from functools import lru_cache
-from typing import Any
+from pathlib import Path
+from typing import Any, ClassVar
 
 import pygame
 
 from table.common.i18n import N_, _, language
 from table.display import draw
-from table.display.games import GameRenderer, RenderContext
+from table.display.games import GameRenderer, Output, RenderContext
 from table.display.games.umtata.map import (
     TILE_COLOURS,
     draw_focus,
@@ -42,6 +43,7 @@ from table.display.theme import (
     Theme,
     text,
 )
+from table.games.base import Event
 from table.games.umtata.board import SECTORS, load_board
 
 PHASE_HINT = {
@@ -188,6 +190,42 @@ class UmtataRenderer(GameRenderer):
     """Draws every phase of an Umtata game from the public view."""
 
     game = "umtata"
+    # Over the sea and the coasts at the map's top edge: no name there.
+    banner_at = (0.31, 1.0)
+    sounds: ClassVar[dict[str, str]] = {
+        "round_started": "go",
+        "locked": "tick",
+        "tataaa": "first",
+        "answer_right": "win",
+        "answer_wrong": "tick",
+        "revealed": "go",
+        "game_over": "fanfare",
+    }
+    variant_names: ClassVar[dict[str, str]] = {"standard": N_("standard")}
+    showcase_phase = "guess"
+
+    def celebration(self, event: Event, name: str) -> tuple[str, str] | None:
+        """The first Tataaa of a round, and a right answer."""
+        detail = event.detail if isinstance(event.detail, dict) else {}
+        if event.kind == "tataaa" and detail.get("rank") == 1:
+            return "first", _("Tataaa! {name} was first").format(name=name)
+        if event.kind == "answer_right":
+            return "round", _("{name} is right!").format(name=name)
+        return None
+
+    def outputs(self, config_dir: Path | None) -> list[Output]:
+        """The question read aloud (``umtata/speech.toml``; see
+        :mod:`table.display.games.umtata.speech`)."""
+        from table.display.games.umtata.speech import SpeechOutput, speaker_for
+
+        return [SpeechOutput(speaker_for(config_dir))]
+
+    def data_problems(self, config_dir: Path | None) -> list[str]:
+        """Every problem in ``umtata/speech.toml``."""
+        from table.common.datafiles import data_file
+        from table.display.games.umtata.speech import SETTINGS_FILE, settings_problems
+
+        return settings_problems(data_file(SETTINGS_FILE, config_dir))[1]
 
     def __init__(self) -> None:
         self._bottoms: list[tuple[object, int]] = []

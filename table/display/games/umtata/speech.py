@@ -28,6 +28,8 @@ from table.common.i18n import language
 log = logging.getLogger("table.umtata.speech")
 
 ENGINES = ("espeak-ng", "espeak")
+SETTINGS_FILE = "umtata/speech.toml"
+"""The speech settings, under the config directory (else the shipped ones)."""
 Runner = Callable[[Sequence[str]], object]
 
 
@@ -100,7 +102,7 @@ def load_settings(path: Path | None = None) -> SpeechSettings:
     """Settings from ``umtata/speech.toml`` (config directory, else shipped); defaults
     when the file is missing, :class:`SpeechConfigError` naming the file and key when a
     value is wrong (the same checks as ``table check-config``)."""
-    settings, problems = settings_problems(path or data_file("umtata/speech.toml"))
+    settings, problems = settings_problems(path or data_file(SETTINGS_FILE))
     if problems:
         raise SpeechConfigError(problems)
     return settings
@@ -156,3 +158,28 @@ class QuestionSpeaker:
             log.warning("speech engine failed: %s", exc)
             return False
         return True
+
+
+def speaker_for(config_dir: Path | None) -> QuestionSpeaker:
+    """The speaker set up by ``umtata/speech.toml`` of ``config_dir`` (``None``: the
+    directory in force), else the shipped one; raises :class:`SpeechConfigError`."""
+    return QuestionSpeaker(load_settings(data_file(SETTINGS_FILE, config_dir)))
+
+
+class SpeechOutput:
+    """Reads each new question aloud through ``speaker``, when enabled (an output of the
+    table loop, see :class:`table.display.games.Output`)."""
+
+    def __init__(self, speaker: QuestionSpeaker) -> None:
+        self.speaker = speaker
+        self._state: object = None
+        log.info("speech: %s", speaker.status())
+
+    def update(self, session: Any, now: float) -> None:
+        if session is None or session.engine.name != "umtata" or session.state is self._state:
+            return
+        self._state = session.state
+        self.speaker.on_view(session.view(None))
+
+    def close(self) -> None:
+        return None
