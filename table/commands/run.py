@@ -212,8 +212,7 @@ class Runner:
         wait_notifier = Notifier()
         self.journal = open_journal_resilient(journal_path or config.journal_path(),
                                               create_folder=journal_path is None and not config.journal,
-                                              on_wait=lambda message: (wait_notifier.status(message),
-                                                                       wait_notifier.watchdog()))
+                                              on_wait=wait_notifier.waiting)
         wait_notifier.close()
         if self.journal.start_report:
             log.info("%s", self.journal.start_report)

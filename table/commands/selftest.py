@@ -18,12 +18,15 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from table.common.errors import TableError
 from table.common.i18n import LANGUAGES, N_, _, set_language
 from table.hardware.config import HardwareConfig, load_hardware
 from table.hardware.interfaces import Hourglass, StationInput, Stations
+
+if TYPE_CHECKING:  # the dice reader imports OpenCV, loaded only for the camera check
+    from table.dice.capture import Frame
 
 PARTS = ("stations", "leds", "camera", "display")
 
@@ -250,40 +253,21 @@ def format_results(results: Sequence[Result]) -> str:
 
 # --- camera and display on the real machine ------------------------------------------------
 
-def _grab_one(spec: str) -> Any:
+def _grab_one(spec: str) -> Frame | None:
     """One frame from ``spec`` (``auto``, ``pi``, ``usb[:N]`` or a picture file), or None.
 
-    Uses the dice reader's frame sources (``table.dice.capture``) when they are
-    installed, so the self-test sees the camera exactly as the game will."""
-    import cv2
+    Uses the dice reader's frame sources (``table.dice.capture``), so the self-test sees
+    the camera exactly as the game will."""
+    from table.dice.capture import open_source  # imports OpenCV: only when the camera is checked
 
     specs = ["pi", "usb:0"] if spec == "auto" else [spec]
-    try:
-        from table.dice.capture import open_source  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:
-        open_source = None
     for one in specs:
         try:
-            if open_source is not None:
-                source = open_source(one)
-                try:
-                    frame = source.grab()
-                finally:
-                    source.close()
-            elif one == "pi":
-                from picamera2 import Picamera2  # type: ignore[import-not-found,unused-ignore]
-
-                cam = Picamera2()
-                cam.start()
-                frame = cv2.cvtColor(cam.capture_array(), cv2.COLOR_RGB2BGR)
-                cam.close()
-            elif one.startswith("usb"):
-                cap = cv2.VideoCapture(int(one.split(":", 1)[1]) if ":" in one else 0)
-                ok, frame = cap.read() if cap.isOpened() else (False, None)
-                cap.release()
-                frame = frame if ok else None
-            else:
-                frame = cv2.imread(one, cv2.IMREAD_COLOR)
+            source = open_source(one)
+            try:
+                frame = source.grab()
+            finally:
+                source.close()
         except Exception:  # no such camera here: try the next kind
             frame = None
         if frame is not None:

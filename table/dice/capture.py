@@ -19,11 +19,11 @@ from typing import Protocol
 
 import cv2
 import numpy as np
-from numpy.typing import NDArray
 
 from table.common.errors import TableError
+from table.dice.pictures import Image, u8
 
-Frame = NDArray[np.uint8]
+Frame = Image
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp"}
 
 
@@ -59,8 +59,8 @@ class ImageFiles:
             img = None
         if img is None:
             raise TableError(f"{path} is not a picture OpenCV can read")
-        self._last = img
-        return img
+        self._last = u8(img)  # IMREAD_COLOR decodes to 8-bit BGR
+        return self._last
 
     def close(self) -> None:
         self._next = len(self._paths)
@@ -78,7 +78,7 @@ class Webcam:
 
     def grab(self) -> Frame | None:
         ok, frame = self._cap.read()
-        return frame if ok else None
+        return u8(frame) if ok else None
 
     def close(self) -> None:
         self._cap.release()
@@ -89,7 +89,7 @@ class PiCamera:
 
     def __init__(self, width: int = 640, height: int = 640) -> None:
         try:
-            from picamera2 import Picamera2  # type: ignore[import-not-found]
+            from picamera2 import Picamera2
         except ImportError as exc:
             raise TableError("picamera2 is not installed (apt install python3-picamera2 on the Pi)") from exc
         self._cam = Picamera2()

@@ -29,9 +29,9 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
-from numpy.typing import NDArray
 
-Image = NDArray[np.uint8]
+from table.dice.pictures import F32, Image, f32, u8
+
 FBox = tuple[float, float, float, float]
 
 
@@ -49,11 +49,13 @@ class Condition:
     clutter: int = 0  # this many keys, cables and labels on the surface
 
 
-def _surface(kind: str, h: int, w: int, rng: np.random.Generator) -> NDArray[np.float32]:
+def _surface(kind: str, h: int, w: int, rng: np.random.Generator) -> F32:
+    yy: F32
+    xx: F32
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     if kind == "wood":
         phase = rng.uniform(0, 6.28)
-        grain = np.sin(yy / rng.uniform(3, 6) + 2 * np.sin(xx / 120 + phase)) * 0.5 + 0.5
+        grain: F32 = np.sin(yy / rng.uniform(3, 6) + 2 * np.sin(xx / 120 + phase)) * 0.5 + 0.5
         base = np.array([90, 140, 185], np.float32)
         return base * (0.9 + 0.12 * grain[..., None])
     if kind == "paper":
@@ -76,14 +78,15 @@ def _surface(kind: str, h: int, w: int, rng: np.random.Generator) -> NDArray[np.
                 x += word + 8
         return img.astype(np.float32)
     if kind == "cloth":
-        weave = (np.sin(xx / 2.1) * np.sin(yy / 2.1)) * 10
+        weave: F32 = (np.sin(xx / 2.1) * np.sin(yy / 2.1)) * 10
         base = np.array([110, 60, 40], np.float32) * rng.uniform(0.8, 1.2)
         return base + weave[..., None]
     if kind == "stone":  # grey speckled stone: grain at the scale of pips, but no round dots
-        speck = cv2.GaussianBlur(rng.normal(0, 1, (h, w)).astype(np.float32), (0, 0), rng.uniform(0.8, 2.0))
+        speck = f32(cv2.GaussianBlur(rng.normal(0, 1, (h, w)).astype(np.float32), (0, 0), rng.uniform(0.8, 2.0)))
         speck /= max(float(speck.std()), 1e-3)
-        veins = cv2.GaussianBlur(rng.normal(0, 1, (h // 16 + 1, w // 16 + 1)).astype(np.float32), (0, 0), 1.5)
-        veins = cv2.resize(veins / max(float(veins.std()), 1e-3), (w, h), interpolation=cv2.INTER_CUBIC)
+        veins = f32(cv2.GaussianBlur(rng.normal(0, 1, (h // 16 + 1, w // 16 + 1)).astype(np.float32), (0, 0), 1.5))
+        veins /= max(float(veins.std()), 1e-3)
+        veins = f32(cv2.resize(veins, (w, h), interpolation=cv2.INTER_CUBIC))
         base = np.array([150, 150, 145], np.float32) * rng.uniform(0.7, 1.1)
         return base * (1 + 0.07 * speck[..., None] + 0.08 * veins[..., None])
     if kind == "felt":  # a green card-table felt: fine fibres, a little mottled
@@ -101,10 +104,10 @@ def _replace_surface(img: Image, boxes: list[FBox], kind: str, rng: np.random.Ge
     for x0, y0, x1, y1 in boxes:
         centre = (int((x0 + x1) / 2), int((y0 + y1) / 2))
         cv2.circle(keep, centre, int(0.62 * max(x1 - x0, y1 - y0)), 1.0, -1)
-    keep = cv2.GaussianBlur(keep, (0, 0), 2)[..., None]
+    keep = f32(cv2.GaussianBlur(keep, (0, 0), 2))[..., None]
     floor = _surface(kind, h, w, rng)
     # The new floor keeps the photo's light: its brightness is scaled by the old floor's.
-    light = cv2.GaussianBlur(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY).astype(np.float32), (0, 0), 25)
+    light = f32(cv2.GaussianBlur(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY).astype(np.float32), (0, 0), 25))
     floor *= (light / max(float(np.median(light)), 1.0))[..., None]
     return np.clip(img * keep + floor * (1 - keep), 0, 255).astype(np.uint8)
 
@@ -172,10 +175,10 @@ def _tilt(img: Image, boxes: list[FBox], degrees: float, rng: np.random.Generato
     h, w = img.shape[:2]
     shrink = 1 - np.cos(np.radians(degrees))  # how much the far edge narrows and the view squashes
     squash = np.cos(np.radians(degrees))
-    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    src = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
     inset = 0.5 * w * shrink * 1.6
     top = h * (1 - squash) / 2
-    dst = np.float32([[inset, top], [w - inset, top], [w, h - top * 0.2], [0, h - top * 0.2]])
+    dst = np.array([[inset, top], [w - inset, top], [w, h - top * 0.2], [0, h - top * 0.2]], np.float32)
     m = cv2.getPerspectiveTransform(src, dst)
     turns = int(rng.integers(0, 4))  # the far side is any of the four
     rot = np.array([[0, 1, 0], [-1, 0, w], [0, 0, 1]], np.float64)  # quarter turn of a square view
@@ -183,10 +186,11 @@ def _tilt(img: Image, boxes: list[FBox], degrees: float, rng: np.random.Generato
     for _ in range(turns):
         full = rot @ full
     m = np.linalg.inv(full) @ m @ full
-    out = cv2.warpPerspective(img, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+    out = u8(cv2.warpPerspective(img, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT))
     moved = []
     for x0, y0, x1, y1 in boxes:
-        pts = cv2.perspectiveTransform(np.float32([[[x0, y0], [x1, y0], [x1, y1], [x0, y1]]]), m)[0]
+        corners = np.array([[[x0, y0], [x1, y0], [x1, y1], [x0, y1]]], np.float32)
+        pts = cv2.perspectiveTransform(corners, m)[0]
         moved.append((float(pts[:, 0].min()), float(pts[:, 1].min()), float(pts[:, 0].max()), float(pts[:, 1].max())))
     return out, moved
 
@@ -203,9 +207,11 @@ def apply_condition(
     if cond.tilt:
         out, boxes = _tilt(out, boxes, cond.tilt, rng)
     h, w = out.shape[:2]
-    f = out.astype(np.float32) * np.float32(cond.cast)
+    f = out.astype(np.float32) * np.array(cond.cast, np.float32)
     if cond.ramp:
         angle = rng.uniform(0, 2 * np.pi)
+        yy: F32
+        xx: F32
         yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
         along = ((xx - w / 2) * np.cos(angle) + (yy - h / 2) * np.sin(angle)) / max(w, h)
         f *= (1 - cond.ramp * (along + 0.5))[..., None]

@@ -25,8 +25,9 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from table.dice.pictures import Image, f32, f32_planes, u8, u8_planes
+
 Box = tuple[int, int, int, int]
-Image = NDArray[np.uint8]
 
 
 @dataclass(frozen=True)
@@ -58,12 +59,12 @@ def _background(
     if mask is None:
         bg = median
     else:
-        keep = cv2.resize((1 - mask).astype(np.float32), (80, 80), interpolation=cv2.INTER_AREA)
+        keep = f32(cv2.resize((1 - mask).astype(np.float32), (80, 80), interpolation=cv2.INTER_AREA))
         keep = (keep > 0.99).astype(np.float32)
-        num = cv2.blur(small.astype(np.float32) * keep[..., None], (BG_WINDOW, BG_WINDOW))
-        den = cv2.blur(keep, (BG_WINDOW, BG_WINDOW))[..., None]
+        num = f32(cv2.blur(small.astype(np.float32) * keep[..., None], (BG_WINDOW, BG_WINDOW)))
+        den = f32(cv2.blur(keep, (BG_WINDOW, BG_WINDOW)))[..., None]
         bg = np.where(den > 0.05, num / np.maximum(den, 1e-3), median).astype(np.float32)
-    return _BandedBackground(cv2.split(bg + np.float32(1.0)), w, h)
+    return _BandedBackground(f32_planes(cv2.split(bg + np.float32(1.0))), w, h)
 
 
 BG_WINDOW = 11
@@ -90,19 +91,19 @@ class _BandedBackground:
         w, f = self.width, self.factor
         if not f:
             if self.full is None:
-                self.full = [cv2.resize(p, (w, self.height), interpolation=cv2.INTER_LINEAR) for p in self.planes]
+                self.full = [f32(cv2.resize(p, (w, self.height), interpolation=cv2.INTER_LINEAR)) for p in self.planes]
             return [p[y0:y1] for p in self.full]
         s0, s1 = max(y0 // f - 1, 0), min(-(-y1 // f) + 1, 80)
         cut = y0 - s0 * f
         return [
-            cv2.resize(p[s0:s1], (w, (s1 - s0) * f), interpolation=cv2.INTER_LINEAR)[cut : cut + y1 - y0]
+            f32(cv2.resize(p[s0:s1], (w, (s1 - s0) * f), interpolation=cv2.INTER_LINEAR))[cut : cut + y1 - y0]
             for p in self.planes
         ]
 
 
 def _texture(grey: Image) -> Image:
     """Local texture: mean |pixel - its 5x5 mean| over 7x7 (pips and die edges are high)."""
-    return cv2.blur(cv2.absdiff(grey, cv2.blur(grey, (5, 5))), (7, 7))
+    return u8(cv2.blur(cv2.absdiff(grey, cv2.blur(grey, (5, 5))), (7, 7)))
 
 
 def _die_mask(
@@ -121,7 +122,11 @@ def _die_mask(
     for y0 in range(0, h, STRIP):
         rows = slice(y0, min(y0 + STRIP, h))
         below = bg.rows(y0, min(y0 + STRIP, h))
-        r = [cv2.divide(cv2.add(p[rows], 1.0, dtype=cv2.CV_32F), b) for p, b in zip(planes, below, strict=True)]
+        # One pass converts and adds; OpenCV takes the scalar 1.0, which its stubs do not list.
+        r = [
+            cv2.divide(cv2.add(p[rows], 1.0, dtype=cv2.CV_32F), b)  # type: ignore[call-overload]
+            for p, b in zip(planes, below, strict=True)
+        ]
         lum = (r[0] + r[1] + r[2]) * np.float32(1 / 3)
         hue = cv2.max(cv2.max(cv2.absdiff(r[0], lum), cv2.absdiff(r[1], lum)), cv2.absdiff(r[2], lum))
         tex = texture[rows]
@@ -144,7 +149,7 @@ def tray_area(grey: Image, frame_dark: int = 70) -> NDArray[np.uint8] | None:
     for k in range(1, n):
         _, _, bw, bh, _ = st[k]
         if bw > w // 2 and bh > h // 2:
-            rim = (lab == k).astype(np.uint8)
+            rim: Image = (lab == k).astype(np.uint8)
             inside = np.zeros_like(rim)
             # The hull of the rim's outer outline is the hull of all its pixels, from far
             # fewer points.
@@ -189,21 +194,21 @@ def find_dice(
     looked for and, when found, its inside is used, else the whole frame.
     """
     s = settings or DetectSettings()
-    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    grey = u8(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
     if area is None:
         area = tray_area(grey, s.frame_dark)
     texture = _texture(grey)
-    planes = cv2.split(image)
-    small = cv2.resize(image, (80, 80), interpolation=cv2.INTER_AREA)
-    size = (image.shape[1], image.shape[0])
+    planes = u8_planes(cv2.split(image))
+    small = u8(cv2.resize(image, (80, 80), interpolation=cv2.INTER_AREA))
+    shape = (image.shape[1], image.shape[0])
     median = cv2.medianBlur(small, 15).astype(np.float32)
-    first = _die_mask(planes, texture, _background(small, median, size, None), s, strong=True)
-    grown = cv2.dilate(first, np.ones((GROW, GROW), np.uint8))
-    mask = _die_mask(planes, texture, _background(small, median, size, grown), s)
+    first = _die_mask(planes, texture, _background(small, median, shape, None), s, strong=True)
+    grown = u8(cv2.dilate(first, np.ones((GROW, GROW), np.uint8)))
+    mask = _die_mask(planes, texture, _background(small, median, shape, grown), s)
     if area is not None:
         mask[area == 0] = 0
-    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+    mask = u8(cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)))
+    mask = u8(cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8)))
     n, lab, st, _ = cv2.connectedComponentsWithStats(mask)
     sizes = [
         max(bw, bh) for _, _, bw, bh, a in st[1:] if 300 <= a <= 5000 and 0.7 < bw / bh < 1.4 and a > 0.55 * bw * bh
@@ -252,7 +257,7 @@ def background_texture(image: Image, boxes: list[Box], area: NDArray[np.uint8] |
 
     Both are infinite when nothing is left at all.
     """
-    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    grey = u8(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
     if area is None:
         area = tray_area(grey)
     away = np.ones(grey.shape, np.uint8)

@@ -29,11 +29,15 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
 
 from table.dice.cnn import CLASSES, ConvNet
+
+if TYPE_CHECKING:  # onnx is optional: imported at run time only when its engine is used
+    from onnx import TensorProto
 
 F32 = NDArray[np.float32]
 Runner = Callable[[F32], F32]
@@ -45,8 +49,8 @@ def to_onnx(nets: Sequence[ConvNet]) -> bytes:
     from onnx import TensorProto, checker, helper, numpy_helper
 
     nodes = [helper.make_node("Transpose", ["x"], ["nchw"], perm=[0, 3, 1, 2])]
-    weights = []
-    outputs = []
+    weights: list[TensorProto] = []
+    outputs: list[str] = []
     for j, net in enumerate(nets):
         h, k = "nchw", 0
         for i, layer in enumerate(net.arch):
@@ -90,7 +94,7 @@ def to_onnx(nets: Sequence[ConvNet]) -> bytes:
     return bytes(model.SerializeToString())
 
 
-def _array(values: F32, name: str) -> object:
+def _array(values: F32, name: str) -> TensorProto:
     from onnx import numpy_helper
 
     return numpy_helper.from_array(np.ascontiguousarray(values, np.float32), name)

@@ -47,7 +47,8 @@ def average_numpy(nets: Sequence[ConvNet], x: F32) -> F32:
     # The networks' matrix products release the GIL, so the members run side by side,
     # one core each (45 crops: 30 ms one after the other, 16 ms side by side on two cores).
     parts = list(_workers().map(lambda net: net.probabilities(x), nets))
-    return np.sum(parts, axis=0, dtype=np.float32) / np.float32(len(parts))
+    total: F32 = np.stack(parts).sum(axis=0, dtype=np.float32)  # (N, classes): summed over the members
+    return total / np.float32(len(parts))
 
 
 def _view(x: F32, k: int) -> F32:

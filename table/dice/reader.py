@@ -28,6 +28,7 @@ from table.dice.capture import FrameSource, wait_until_settled
 from table.dice.detect import Box, background_texture, find_dice, tray_area
 from table.dice.features import canonical_crop, face_inputs
 from table.dice.model import FaceModel
+from table.dice.pictures import u8
 from table.dice.settings import ReaderSettings, load_settings
 from table.dice.symbols import REJECT_BELOW, SymbolSet, decide
 
@@ -108,7 +109,7 @@ class DiceReader:
         area = self._area(frame)
         if area is None and self.symbols is None and self.settings.general_model is not None:
             # Found once for the die finder and the choice of networks (both look inside it).
-            rim = tray_area(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
+            rim = tray_area(u8(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)))
             area = rim if rim is not None else np.ones(frame.shape[:2], np.uint8)
         boxes, _ = find_dice(frame, area=area)
         out: list[DieReading] = []
@@ -233,7 +234,7 @@ def load_image(path: Path) -> NDArray[np.uint8]:
         raise ImageError(f"{path}: not an image OpenCV can read (damaged, or larger than it accepts)") from exc
     if img is None:
         raise ImageError(f"{path}: a damaged picture (OpenCV cannot decode it)")
-    return img
+    return u8(img)  # IMREAD_COLOR decodes to 8-bit BGR
 
 
 def tray_faces(readings: list[DieReading], min_confidence: float) -> list[int | str] | None:

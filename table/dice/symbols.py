@@ -25,6 +25,7 @@ from numpy.typing import NDArray
 from table.common.errors import TableError
 from table.dice.detect import Box
 from table.dice.features import SIDE, canonical_crop
+from table.dice.pictures import f32
 
 RINGS = 14
 ANGLES = 72
@@ -47,16 +48,18 @@ def _polar(grey: NDArray[np.float32], dx: float = 0.0, dy: float = 0.0) -> NDArr
 def face_signature(image: NDArray[np.uint8], box: Box) -> NDArray[np.float32]:
     """The die's face as normalised grey SIDE x SIDE (what templates store)."""
     crop = canonical_crop(image, box, pad=0.0)
-    grey = cv2.cvtColor(crop.astype(np.float32), cv2.COLOR_BGR2GRAY)
+    grey = f32(cv2.cvtColor(crop.astype(np.float32), cv2.COLOR_BGR2GRAY))
     centre = grey[_CENTRE]
-    return ((grey - centre.mean()) / (centre.std() + 1e-3)).astype(np.float32)
+    signature: NDArray[np.float32] = ((grey - centre.mean()) / (centre.std() + 1e-3)).astype(np.float32)
+    return signature
 
 
 def _best_correlation(spec: NDArray[np.complex64], templates: NDArray[np.complex64]) -> NDArray[np.float32]:
     """Max over angle shifts of the correlation of ``spec`` with each template."""
     cross = (templates * np.conj(spec)[None]).sum(axis=2)  # (n, harmonics)
     corr = np.fft.irfft(cross, n=ANGLES, axis=1)
-    return corr.max(axis=1).astype(np.float32)
+    best: NDArray[np.float32] = corr.max(axis=1).astype(np.float32)
+    return best
 
 
 @dataclass

@@ -14,6 +14,8 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from table.dice.pictures import f32
+
 SYMBOLS = ("bone", "spear", "fire", "leaf", "moon", "skull")
 
 
@@ -21,7 +23,10 @@ def _draw_symbol(face: NDArray[np.uint8], symbol: str, ink: tuple[int, int, int]
     s = face.shape[0]
     c = s // 2
     u = s / 100.0
-    p = lambda x, y: (int(c + x * u), int(c + y * u))  # noqa: E731 - tiny local helper
+
+    def p(x: float, y: float) -> tuple[int, int]:
+        return int(c + x * u), int(c + y * u)
+
     t = max(2, int(7 * u))
     if symbol == "bone":
         cv2.line(face, p(-22, 22), p(22, -22), ink, int(12 * u))
@@ -77,9 +82,10 @@ def render_tray(
         m = cv2.getRotationMatrix2D((face.shape[1] / 2, face.shape[0] / 2), angle, scale)
         m[0, 2] += cx - face.shape[1] / 2
         m[1, 2] += cy - face.shape[0] / 2
-        warped = cv2.warpAffine(face, m, (size, size))
-        cover = cv2.warpAffine(np.ones(face.shape[:2], np.float32), m, (size, size))[..., None]
-        shadow = cv2.GaussianBlur(cv2.warpAffine(cover, np.float32([[1, 0, 4], [0, 1, 4]]), (size, size)), (9, 9), 0)
+        warped = f32(cv2.warpAffine(face, m, (size, size)))
+        cover = f32(cv2.warpAffine(np.ones(face.shape[:2], np.float32), m, (size, size)))[..., None]
+        offset = np.array([[1, 0, 4], [0, 1, 4]], np.float32)
+        shadow = f32(cv2.GaussianBlur(cv2.warpAffine(cover, offset, (size, size)), (9, 9), 0))
         frame *= 1 - 0.3 * shadow[..., None]
         frame = frame * (1 - cover) + warped * cover
         ys, xs = np.nonzero(cover[..., 0] > 0.5)
@@ -91,6 +97,6 @@ def render_tray(
     frame *= light[..., None] * rng.uniform(0.75, 1.15)
     k = int(rng.choice([1, 3, 5]))
     if k > 1:
-        frame = cv2.GaussianBlur(frame, (k, k), 0)
+        frame = f32(cv2.GaussianBlur(frame, (k, k), 0))
     frame += rng.normal(0, rng.uniform(2, 8), frame.shape)
     return np.clip(frame, 0, 255).astype(np.uint8), truth

@@ -188,8 +188,8 @@ def samples(photos: list[tuple[str, NDArray[np.uint8], Labels]], side: int) -> t
         for k in sorted(keep):
             crops.append(canonical_crop(img, negatives[k], side=side))
             classes.append(0)
-        for b, face in lab:
-            crops.append(canonical_crop(img, b, side=side))
+        for labelled, face in lab:
+            crops.append(canonical_crop(img, labelled, side=side))
             classes.append(face)
     if not crops:
         return np.zeros((0, side, side, 4), np.float32), np.zeros(0, np.int64)

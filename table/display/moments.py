@@ -339,6 +339,8 @@ def tension_parts(size: tuple[int, int], theme: Theme, deadline: float, clock: C
                     band.right = strip.right
             surface.fill(BAD, band)
 
-        out.append(Part(f"tension:{side}", strip, deadline, paint,
-                        live=lambda now, strip=strip: (width(now), strip)))
+        def live(now: float, strip: pygame.Rect = strip) -> tuple[object, pygame.Rect]:
+            return width(now), strip
+
+        out.append(Part(f"tension:{side}", strip, deadline, paint, live=live))
     return out

@@ -29,7 +29,7 @@ import pygame
 from table.common.i18n import LANGUAGE_NAMES, N_, _, language, next_language, ngettext, set_language
 from table.display import draw, moments
 from table.display.games import PlayerOption, renderer_parts, renderers
-from table.display.layers import Part, fill, paint_all, whole
+from table.display.layers import Live, Paint, Part, fill, paint_all, whole
 from table.display.theme import ACCENT, BACKGROUND, GOOD, PANEL, PANEL_LIGHT, TEXT, TEXT_DIM, Colour, Theme
 from table.games import lobby_games, registry
 from table.games.base import Action, GameSetup, knob_choice
@@ -96,10 +96,14 @@ def retimed(parts: list[Part], clock: Callable[[float], float]) -> list[Part]:
     """``parts`` made for another time scale (a game's time) driven by the table's clock."""
     out = []
     for part in parts:
-        live = part.live
-        out.append(Part(part.name, part.rect, part.key,
-                        lambda s, t, paint=part.paint: paint(s, clock(t)), part.base,
-                        None if live is None else (lambda t, live=live: live(clock(t)))))
+        def paint(s: pygame.Surface, t: float, inner: Paint = part.paint) -> object:
+            return inner(s, clock(t))
+
+        def live(t: float, inner: Live | None = part.live) -> tuple[object, pygame.Rect]:
+            assert inner is not None  # passed on only for a live part
+            return inner(clock(t))
+
+        out.append(Part(part.name, part.rect, part.key, paint, part.base, None if part.live is None else live))
     return out
 
 
@@ -635,7 +639,11 @@ class TableMenuScreen(Screen):
         for i, (key, _label) in enumerate(MENU_ITEMS):
             row = self._row_rect(box, i)
             state = (i == self.cursor, self.confirming == key, language())
-            out.append(Part(f"menu:line{i}", row, state, lambda s, t, i=i, row=row: self._line(s, row, i)))
+
+            def paint_line(s: pygame.Surface, t: float, i: int = i, row: pygame.Rect = row) -> None:
+                self._line(s, row, i)
+
+            out.append(Part(f"menu:line{i}", row, state, paint_line))
         return out
 
     def _row_rect(self, box: pygame.Rect, i: int) -> pygame.Rect:
@@ -731,7 +739,7 @@ class AttractScreen(Screen):
         self.started = started
         self.demo: Session | None = None
         self.rounds_played = 0
-        self._memo: tuple[object, tuple[int, int], list[Part]] | None = None
+        self._memo: tuple[object, tuple[tuple[int, int], str], list[Part]] | None = None
         self._new_demo(0.0)
 
     def _new_demo(self, t: float) -> None:
@@ -818,12 +826,14 @@ class AttractScreen(Screen):
     of the title sixty times a second, an idle kiosk's largest share of the CPU."""
 
     @classmethod
-    def _pulse(cls, now: float) -> tuple[int, ...]:
+    def _pulse(cls, now: float) -> Colour:
         pulse = round((0.5 + 0.5 * math.sin(now * 3)) * cls.PULSE_LEVELS) / cls.PULSE_LEVELS
-        return tuple(int(c * (0.6 + 0.4 * pulse)) for c in ACCENT)
+        r, g, b = ACCENT
+        level = 0.6 + 0.4 * pulse
+        return int(r * level), int(g * level), int(b * level)
 
     def _title(self, surface: pygame.Surface, band: pygame.Rect, title: str, now: float) -> None:
-        draw.label(surface, self.theme, title, band.center, "large",  # type: ignore[arg-type]
+        draw.label(surface, self.theme, title, band.center, "large",
                    self._pulse(self.shown_time(now) / self.SPEED), "center",
                    bold=True, max_width=band.width - self.theme.px(4), box=band)
 

@@ -204,7 +204,7 @@ def walk_until(game: str, surface: pygame.Surface, done: Callable[[Table], bool]
             inputs.add(Action(action.kind, at, action.station, action.value))
         clock.now = max(clock.now, at)
         table.step(clock.now)
-    return table, clock, inputs if done(table) else None
+    return (table, clock, inputs) if done(table) else None
 
 
 CELEBRATED = ("first", "round", "final")

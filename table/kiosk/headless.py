@@ -212,7 +212,7 @@ def run_headless(
     clock = clock or VirtualClock()
     notifier = notifier or Notifier()
     stop = stop or threading.Event()
-    journal = open_journal_resilient(journal_path, on_wait=notifier.status)
+    journal = open_journal_resilient(journal_path, on_wait=notifier.waiting)
     try:
         return _play(journal, scenario, clock, notifier, stop, on_action)
     finally:

@@ -101,6 +101,13 @@ class Notifier:
         """A one-line status that ``systemctl status table`` shows."""
         return self.notify(f"STATUS={text}")
 
+    def waiting(self, text: str) -> None:
+        """While the table waits on something before it can go on (another program's lock
+        on the journal): ``text`` as the status, and a watchdog ping, so that a long wait
+        is not taken for a hang. Fits ``open_daemon_journal``'s ``on_wait``."""
+        self.status(text)
+        self.watchdog()
+
     def stopping(self, status: str = "stopping") -> bool:
         """Tell systemd a clean stop has begun (so a slow stop is not a hang)."""
         return self.notify("STOPPING=1", f"STATUS={status}")

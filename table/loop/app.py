@@ -351,8 +351,7 @@ class Table:
     def _journal_warning(self, fault: str) -> Part:
         """A red band over the bottom of the picture while the journal cannot be written:
         the game goes on, but whoever runs the table must know a power cut would lose it."""
-        from table.display.draw import text
-        from table.display.theme import BAD, TEXT
+        from table.display.theme import BAD, TEXT, text
 
         theme = self.theme
         band = pygame.Rect(0, self.surface.get_height() - theme.px(6.5), self.surface.get_width(), theme.px(6.5))

@@ -35,7 +35,8 @@ def tone(freqs: list[float], seconds: float, volume: float = 0.5, decay: float =
         wave += np.sign(s) * 0.6 if square else s
     wave /= max(1, len(freqs))
     envelope = np.exp(-decay * t) * np.minimum(1.0, t * 200)  # 5 ms attack: no click
-    return (wave * envelope * volume * 32767).astype(np.int16)
+    samples: np.ndarray = (wave * envelope * volume * 32767).astype(np.int16)
+    return samples
 
 
 def sequence(parts: list[np.ndarray], gap: float = 0.04) -> np.ndarray:
@@ -151,9 +152,13 @@ class SoundOutput:
         try:
             import pygame
 
-            if not pygame.mixer.get_init():
+            mixer = pygame.mixer.get_init()  # (frequency, format, channels); None while closed
+            if mixer is None:
                 self.driver = open_mixer()
-            _, _, channels = pygame.mixer.get_init()
+                mixer = pygame.mixer.get_init()
+            if mixer is None:  # (open_mixer raises first: said for the type checker)
+                raise pygame.error("the mixer did not open")
+            _, _, channels = mixer
             for name, samples in make_sounds().items():
                 data = samples if channels == 1 else np.repeat(samples[:, None], channels, axis=1)
                 snd = pygame.sndarray.make_sound(np.ascontiguousarray(data))

@@ -61,6 +61,7 @@ def _input_to_action(raw: Mapping[str, Any], where: str, problems: list[str],
     if msg:
         problems.append(f"{where}: t (the time in seconds) {msg}")
         return None
+    seconds = float(raw["t"])  # there, and a number: checked just above
     station = raw.get("station")
     value: JSONValue = raw.get("value")
     if station is not None and (not isinstance(station, int) or isinstance(station, bool)):
@@ -115,7 +116,7 @@ def _input_to_action(raw: Mapping[str, Any], where: str, problems: list[str],
     extra = sorted(set(raw) - known)
     if extra:
         problems.append(f"{where}: unknown key(s) {', '.join(extra)}{did_you_mean(extra[0], sorted(known))}")
-    return Action.from_json({"kind": kind, "t": float(t), "station": station, "value": value})
+    return Action.from_json({"kind": kind, "t": seconds, "station": station, "value": value})
 
 
 def parse_scenario(data: Mapping[str, Any], path: str = "<scenario>") -> Scenario:

@@ -63,6 +63,15 @@ def test_watchdog_pings_at_half_the_interval(listener: tuple[socket.socket, str]
         assert received(sock) == ["WATCHDOG=1"]
 
 
+def test_waiting_sets_the_status_and_feeds_the_watchdog(listener: tuple[socket.socket, str]) -> None:
+    sock, path = listener
+    n = Notifier({"NOTIFY_SOCKET": path, "WATCHDOG_USEC": "10000000", "WATCHDOG_PID": str(os.getpid())})
+    n.waiting("the journal is locked by another program; waiting for it")
+    assert received(sock) == ["STATUS=the journal is locked by another program; waiting for it"]
+    assert received(sock) == ["WATCHDOG=1"]
+    n.close()
+
+
 def test_watchdog_meant_for_another_process_is_ignored(listener: tuple[socket.socket, str]) -> None:
     _, path = listener
     n = Notifier({"NOTIFY_SOCKET": path, "WATCHDOG_USEC": "10000000", "WATCHDOG_PID": "1"})

@@ -387,11 +387,11 @@ def _event(state: UgahState, t: float, kind: str, station: StationId | None = No
 class UgahUgah(GameEngine[UgahState]):
     """The Ugah Ugah! engine (see the module docstring for the flow)."""
 
-    name: str = "ugah_ugah"
-    title: str = "Ugah Ugah!"
-    variants: tuple[str, ...] = (STANDARD, UNCERTAIN)
-    min_stations: int = 2
-    max_stations: int = 4
+    name = "ugah_ugah"
+    title = "Ugah Ugah!"
+    variants = (STANDARD, UNCERTAIN)
+    min_stations = 2
+    max_stations = 4
     option_names = frozenset({"chips", "pips", "dice_reader", "colours"})
 
     # -- setup ------------------------------------------------------------------------

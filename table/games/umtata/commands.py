@@ -20,9 +20,12 @@ import argparse
 import sys
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from table.common.errors import TableError
+
+if TYPE_CHECKING:  # the deck module is imported when a deck command runs
+    from table.games.umtata.deck import Question
 
 
 def register(subparsers: Any) -> None:
@@ -109,7 +112,7 @@ def run_check(args: argparse.Namespace) -> int:
         # The deck the files join: the deck in force without the files they replace by name.
         context_problems: list[str] = []
         rest = [q for p in _in_force() if p.name not in names for q in read_questions(p, context_problems)]
-        good = []
+        good: list[Question] = []
         for lang in own_langs:
             mine = [q for q in own if q.language == lang]
             report = check_questions([q for q in rest if q.language == lang] + mine, board, complete=False)

@@ -126,7 +126,7 @@ class UmtataEngine(GameEngine[UmtataState]):
 
     name = "umtata"
     title = "Wo ist bitte Umtata?"
-    variants: tuple[str, ...] = ("standard",)
+    variants = ("standard",)
     min_stations = 2
     max_stations = 5
     option_names = frozenset({"target", "first_reader", "deck", "whole_deck", "colours", "language"})

@@ -436,8 +436,11 @@ class UbongoRenderer(GameRenderer):
         for row, gems in enumerate(view["board"]):
             top = math.floor(layout.grid_top + layout.row_h * row) - 2
             band = pygame.Rect(layout.board.x, top, layout.board.width, math.ceil(layout.row_h) + 5)
-            out.append(Part(f"ubongo:row{row}", band, (tuple(gems), layout.board.size),
-                            lambda s, t, row=row: self._row(s, theme, view, layout, row), base=True))
+
+            def paint_row(s: pygame.Surface, t: float, row: int = row) -> None:
+                self._row(s, theme, view, layout, row)
+
+            out.append(Part(f"ubongo:row{row}", band, (tuple(gems), layout.board.size), paint_row, base=True))
         # Figures, reach marks and panels change with nearly every input: they sit above the
         # base layer (nothing there overlaps them), so a change repaints only them.
         above: list[Part] = []
@@ -447,9 +450,12 @@ class UbongoRenderer(GameRenderer):
                           lambda s, t: self._reach(s, theme, view, layout)))
         for row, items in sorted(self._figure_rows(view).items()):
             field = layout.field_rect(row)
+
+            def paint_figures(s: pygame.Surface, t: float, row: int = row, items: list[int] = items) -> None:
+                self._figure_row(s, theme, layout, row, items)
+
             above.append(Part(f"ubongo:figures{row}", field.inflate(round(2 * u), round(2 * u)),
-                              (tuple(items), colours, field),
-                              lambda s, t, row=row, items=items: self._figure_row(s, theme, layout, row, items)))
+                              (tuple(items), colours, field), paint_figures))
         legend = pygame.Rect(layout.board.x, layout.legend_y - round(2.5 * u), layout.board.width, round(5 * u))
         out.append(Part("ubongo:legend", legend, tuple(view["colours"]),
                         lambda s, t: self._legend(s, theme, view, layout), base=True))
@@ -500,7 +506,7 @@ class UbongoRenderer(GameRenderer):
                       player: dict[str, Any] = player) -> None:
                 self._panel(s, theme, view, player, panel, ctx(t))
 
-            if moving:
+            if moving and deadline is not None:  # (moving implies a deadline: said for the type checker)
                 def left_s(t: float, panel: pygame.Rect = panel) -> tuple[object, pygame.Rect]:
                     return math.ceil(max(0.0, deadline - t)), panel
 

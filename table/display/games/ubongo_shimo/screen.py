@@ -101,8 +101,11 @@ class ShimoRenderer(GameRenderer):
         for i, p in enumerate(players):
             rect = pygame.Rect(area.left + gap + i * (width + gap), area.top + gap, width, area.height - 2 * gap)
             key = (rect, p, p["station"] in may_act, self._round_note(view, p))
-            out.append(Part(f"shimo:player{p['station']}", rect, key,
-                            lambda s, t, i=i: self._players(s, area, view, theme, only=i), base=True))
+
+            def paint_player(s: pygame.Surface, t: float, i: int = i) -> None:
+                self._players(s, area, view, theme, only=i)
+
+            out.append(Part(f"shimo:player{p['station']}", rect, key, paint_player, base=True))
         out += [part for part in live if part.live is not None]
         if paused:
             out.append(Part("shimo:paused", full, None, lambda s, t: self._paused(s, theme), base=True))
@@ -202,7 +205,7 @@ class ShimoRenderer(GameRenderer):
         # The gems still in the middle, lowest first: the next one is what this round wins.
         gems = view.get("gems_left", [])
         r = theme.px(2.2)
-        x = w - pad - r
+        x: float = w - pad - r
         for value in reversed(gems):
             draw.gem(surface, (x, theme.px(5.5)), r, value)
             x -= r * 2.8

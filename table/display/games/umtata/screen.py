@@ -301,10 +301,10 @@ class UmtataRenderer(GameRenderer):
         out = [Part("umtata:question", header, key, lambda s, t: self._header(s, view, theme, column), base=True)]
         if answering:
             box = pygame.Rect(column.x, bottom + u(1), column.w, u(17))
-            key = (box, answering, view["tataaa_order"], theme.colours, theme.height, language())
-            bottom = self._measured(key, lambda: self._answer_box(scratch, view, theme, box, board))
+            answer_key = (box, answering, view["tataaa_order"], theme.colours, theme.height, language())
+            bottom = self._measured(answer_key, lambda: self._answer_box(scratch, view, theme, box, board))
             area = pygame.Rect(outer.x, header.bottom, outer.w, bottom + u(0.5) - header.bottom)
-            out.append(Part("umtata:answer", area, (area, key),
+            out.append(Part("umtata:answer", area, (area, answer_key),
                             lambda s, t: self._answer_box(s, view, theme, box, board), base=True))
         top = bottom + u(1.5)
         players = pygame.Rect(column.x, top, column.w, column.bottom - top)
