@@ -16,7 +16,7 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 import pygame
 import pytest
-from textfit import game_screens, shell_screens
+from display.textfit import game_screens, shell_screens
 
 from table.common import i18n
 from table.common.config import ConfigError, parse_config

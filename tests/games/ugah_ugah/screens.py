@@ -13,14 +13,14 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+from games.ugah_ugah.table_helper import Table
 from table.games.base import GameSetup
 from table.games.ugah_ugah.engine import ENGINE, THROW, UgahState
 from table.play.autoplay import play_randomly
 from table.play.session import Session
-from ugah_ugah.table_helper import Table
 
 NAMES = ("Ada", "Ben", "Cleo", "Dev")
-OUT = Path(__file__).resolve().parents[2] / "docs" / "screens" / "ugah_ugah"
+OUT = Path(__file__).resolve().parents[3] / "docs" / "screens" / "ugah_ugah"
 
 
 def _midgame(players: int, variant: str = "standard", seed: int = 4, actions: int = 90) -> Table:

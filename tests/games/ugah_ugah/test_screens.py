@@ -12,10 +12,10 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 import pygame
 
+from games.ugah_ugah.screens import states
 from table.display.games import RenderContext, renderers
 from table.display.theme import Theme
 from table.games.ugah_ugah.engine import ENGINE
-from ugah_ugah.screens import states
 
 STATES = states()
 
