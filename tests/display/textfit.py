@@ -1,9 +1,9 @@
 """Every screen of every game, in every language, as pictures whose text is measured.
 
-Used by ``tests/test_text_fit.py`` and, as a script, to write the German screenshots of
+Used by ``tests/display/test_text_fit.py`` and, as a script, to write the German screenshots of
 the games whose moments live with their tests::
 
-    SDL_VIDEODRIVER=dummy PYTHONPATH=tests .venv/bin/python -m textfit de docs/screens/de
+    SDL_VIDEODRIVER=dummy PYTHONPATH=tests .venv/bin/python -m display.textfit de docs/screens/de
 
 (the shell and Ubongo Shimo come from ``tools/screens/render_docs.py --lang de docs/screens/de``.)
 """

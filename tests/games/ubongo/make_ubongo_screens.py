@@ -1,6 +1,6 @@
 """Screenshots of every Ubongo phase, drawn headless from real game states.
 
-Run ``SDL_VIDEODRIVER=dummy python tests/ubongo/make_ubongo_screens.py [DIR]`` from
+Run ``SDL_VIDEODRIVER=dummy python tests/games/ubongo/make_ubongo_screens.py [DIR]`` from
 the worktree root to refresh ``docs/screens/ubongo/``; the tests call :func:`make`
 with a temporary directory.
 """

@@ -1,6 +1,6 @@
 """Every phase of Ugah Ugah! on the display, as states and as PNG files.
 
-``python -m tests.ugah_ugah.screens`` (from the worktree root, SDL dummy driver)
+``PYTHONPATH=tests python -m games.ugah_ugah.screens`` (from the checkout, SDL dummy driver)
 writes ``docs/screens/ugah_ugah/*.png``; the tests render the same states at both
 display sizes.
 """

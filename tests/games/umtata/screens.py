@@ -1,6 +1,6 @@
 """Render every Umtata phase to docs/screens/umtata/ (also used by the screen test).
 
-Run: SDL_VIDEODRIVER=dummy PYTHONPATH=tests .venv/bin/python -m umtata.screens
+Run: SDL_VIDEODRIVER=dummy PYTHONPATH=tests .venv/bin/python -m games.umtata.screens
 """
 
 from __future__ import annotations
