@@ -175,6 +175,7 @@ def test_unknown_option_and_command_exit_2_in_one_line() -> None:
         assert len(proc.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.heavy
 def test_the_run_command_plays_attract_mode_headless(tmp_path: Path) -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "table", "run", "--seconds", "3", "--journal", str(tmp_path / "j.db"),

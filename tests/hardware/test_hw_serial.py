@@ -196,6 +196,7 @@ def bad_line(rng: random.Random) -> bytes:
     return b"\n"  # empty
 
 
+@pytest.mark.heavy
 def test_hundred_thousand_random_and_malformed_lines_do_not_crash(
     rig: tuple[SerialBridge, FakeBridge, queue.Queue[StationInput]],
 ) -> None:

@@ -17,6 +17,8 @@ from table.display.games import RenderContext, renderers
 from table.display.theme import Theme
 from table.games.ugah_ugah.engine import ENGINE
 
+pytestmark = pytest.mark.heavy  # draws: left out of the fast tier
+
 STATES = states()
 
 

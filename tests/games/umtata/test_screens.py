@@ -23,6 +23,8 @@ from table.display.theme import Theme
 from table.games.umtata.board import load_board
 from table.games.umtata.engine import ENGINE
 
+pytestmark = pytest.mark.heavy  # draws: left out of the fast tier
+
 
 @pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)])
 def test_every_phase_renders(size: tuple[int, int]) -> None:
