@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import subprocess
 import sys
@@ -173,6 +174,19 @@ def test_unknown_option_and_command_exit_2_in_one_line() -> None:
         assert proc.returncode == 2
         assert proc.stderr.startswith("table: ") and "Traceback" not in proc.stderr
         assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_a_reader_that_stops_reading_is_no_mistake() -> None:
+    # ``table deck review | head``: the pipe's reader is gone before the table has written all.
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        proc = subprocess.run([sys.executable, "-m", "table", "deck", "review"], stdout=write_end,
+                              stderr=subprocess.PIPE, text=True, cwd="/", check=False, timeout=60)
+    finally:
+        os.close(write_end)
+    assert proc.stderr == ""
+    assert proc.returncode == 141  # what a shell reports for a program stopped by SIGPIPE
 
 
 @pytest.mark.heavy
