@@ -3,8 +3,9 @@
 The fast tier is every test under the folders in :data:`FAST_TIER` (the engines and
 sessions, the game contract's conformance, the hardware logic, the config checks and the
 command line) except those marked ``heavy`` or ``slow``. A new test in those folders is in
-the tier; mark it ``@pytest.mark.heavy`` when it draws screens or plays thousands of
-inputs. Outside those folders nothing is even imported, which keeps collection short.
+the tier; mark it ``@pytest.mark.heavy`` when it draws screens, plays thousands of
+inputs or waits seconds in real time. Outside those folders nothing is even imported,
+which keeps collection short.
 """
 
 from __future__ import annotations
