@@ -18,6 +18,7 @@ import importlib
 import logging
 import os
 import pkgutil
+import select
 import sys
 from collections.abc import Sequence
 
@@ -60,7 +61,35 @@ def setup_logging(verbosity: int) -> None:
     logging.basicConfig(level=max(logging.DEBUG, level), format=fmt, stream=sys.stderr)
 
 
+def _stdout_reader_gone() -> bool:
+    """True when standard output is a pipe whose reading end was closed (``table ... | head``).
+
+    Tells that case from a broken pipe elsewhere (a socket), which is still reported."""
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(events & select.POLLERR for _, events in poller.poll(0))
+    except (AttributeError, OSError, ValueError):
+        return False
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; its exit status, 141 (as if killed by SIGPIPE) when the reader
+    of standard output stopped reading, which is no mistake and says nothing."""
+    try:
+        return _run(argv)
+    except BrokenPipeError as exc:
+        if not _stdout_reader_gone():
+            sys.stderr.write(f"table: {exc}\n")
+            return 2
+        # Python flushes stdout once more at exit: send what is left to /dev/null so that
+        # this flush cannot fail again (the Python documentation's recipe for SIGPIPE).
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
+
+
+def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     setup_logging(args.verbose)
@@ -69,7 +98,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        return int(func(args) or 0)
+        status = int(func(args) or 0)
+        sys.stdout.flush()  # a closed pipe shows here, not in the flush at exit
+        return status
+    except BrokenPipeError:
+        raise
     except TableError as exc:
         sys.stderr.write(f"table: {exc}\n")
         return exc.exit_status

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import subprocess
 import sys
@@ -175,6 +176,20 @@ def test_unknown_option_and_command_exit_2_in_one_line() -> None:
         assert len(proc.stderr.strip().splitlines()) == 1
 
 
+def test_a_reader_that_stops_reading_is_no_mistake() -> None:
+    # ``table deck review | head``: the pipe's reader is gone before the table has written all.
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        proc = subprocess.run([sys.executable, "-m", "table", "deck", "review"], stdout=write_end,
+                              stderr=subprocess.PIPE, text=True, cwd="/", check=False, timeout=60)
+    finally:
+        os.close(write_end)
+    assert proc.stderr == ""
+    assert proc.returncode == 141  # what a shell reports for a program stopped by SIGPIPE
+
+
+@pytest.mark.heavy
 def test_the_run_command_plays_attract_mode_headless(tmp_path: Path) -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "table", "run", "--seconds", "3", "--journal", str(tmp_path / "j.db"),

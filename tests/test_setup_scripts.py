@@ -121,3 +121,70 @@ def test_scripts_table_runs_the_venvs_table(tmp_path: Path) -> None:
     done = subprocess.run(["bash", str(root / "scripts" / "table"), "wiring", "--help"], capture_output=True,
                           text=True, timeout=60, check=True)
     assert done.stdout.strip() == "table wiring --help"
+
+
+def make_run_tests_copy(tmp_path: Path) -> Path:
+    """A checkout whose setup does nothing and whose python records where and how it ran."""
+    root = tmp_path / "checkout"
+    (root / "scripts").mkdir(parents=True)
+    shutil.copy2(CHECKOUT / "scripts" / "run-tests", root / "scripts" / "run-tests")
+    (root / "scripts" / "setup-env").write_text("#!/bin/sh\nexit 0\n")
+    (root / "scripts" / "setup-env").chmod(0o755)
+    (root / "tests" / "games" / "umtata").mkdir(parents=True)
+    (root / "tests" / "games" / "umtata" / "test_engine.py").write_text("")
+    bin_dir = root / ".venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    fake = bin_dir / "python"
+    fake.write_text(f'#!/bin/sh\necho "$PWD|$*|${{PYTHONDONTWRITEBYTECODE:-}}" >> "{root}/python-calls"\n')
+    fake.chmod(0o755)
+    return root
+
+
+def run_tests(root: Path, cwd: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], list[list[str]]]:
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    done = subprocess.run(["bash", str(root / "scripts" / "run-tests"), *args], capture_output=True, text=True,
+                          cwd=cwd, env=env, timeout=60)
+    calls = root / "python-calls"
+    lines = calls.read_text().splitlines() if calls.exists() else []
+    calls.unlink(missing_ok=True)
+    return done, [line.split("|") for line in lines]
+
+
+def test_run_tests_runs_the_whole_suite_from_an_empty_folder_then_the_linters(tmp_path: Path) -> None:
+    root = make_run_tests_copy(tmp_path)
+    done, calls = run_tests(root, tmp_path, "-x")
+    assert done.returncode == 0, done.stderr
+    (where, pytest, _), ruff, mypy = calls
+    assert where != str(root) and where != str(tmp_path)
+    assert pytest.split() == ["-m", "pytest", "-c", f"{root}/pyproject.toml", "--rootdir", str(root), "-x",
+                              f"{root}/tests"]
+    assert ruff[1].startswith("-m ruff check") and mypy[1] == "-m mypy"
+
+
+def test_run_tests_paths_replace_the_tests_folder_and_count_from_the_callers_folder(tmp_path: Path) -> None:
+    root = make_run_tests_copy(tmp_path)
+    _, calls = run_tests(root, root, "tests/games/umtata")
+    assert calls[0][1].split()[-1] == f"{root}/tests/games/umtata"
+    _, calls = run_tests(root, root / "tests" / "games", "-k", "umtata", "umtata/test_engine.py::test_x")
+    assert calls[0][1].split()[-3:] == ["-k", "umtata", f"{root}/tests/games/umtata/test_engine.py::test_x"]
+    done, calls = run_tests(root, root, "tests/umtata")
+    assert done.returncode == 2 and calls == []
+    assert done.stderr.strip() == f"run-tests: there is no test file or folder tests/umtata (looked in {root})"
+
+
+def test_run_tests_quiet_keeps_the_summary_line(tmp_path: Path) -> None:
+    # pyproject.toml's addopts has -q already; a second -q would hide "N passed".
+    root = make_run_tests_copy(tmp_path)
+    _, calls = run_tests(root, root, "-q")
+    assert "-q" not in calls[0][1].split()
+
+
+def test_run_tests_fast_runs_the_tier_without_linters_and_says_how_long(tmp_path: Path) -> None:
+    root = make_run_tests_copy(tmp_path)
+    done, calls = run_tests(root, root, "--fast")
+    assert done.returncode == 0, done.stderr
+    assert len(calls) == 1  # no ruff, no mypy
+    _, pytest, dont_write = calls[0]
+    assert "--fast" in pytest.split() and pytest.split()[-1] == f"{root}/tests"
+    assert dont_write == ""  # compiled tests are kept: recompiling costs more than the tier
+    assert "run-tests: the fast tier took" in done.stderr

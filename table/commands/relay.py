@@ -44,6 +44,10 @@ def cmd_relay(args: argparse.Namespace) -> int:
         ca_file=Path(values["ca_file"]) if values.get("ca_file") else None,
     )
     relay = Relay(config)
+    # Until the broker answers nothing else is said: tell the user what the relay waits for.
+    sys.stderr.write(f"table relay: publishing table {config.table}'s journal to the broker at "
+                     f"{config.host}:{config.port} once it answers (stop it with Ctrl-C)\n")
+    sys.stderr.flush()
     stop = threading.Event()
     with sigterm_stops(stop):
         relay.run(stop)

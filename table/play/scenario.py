@@ -56,7 +56,7 @@ def _input_to_action(raw: Mapping[str, Any], where: str, problems: list[str],
     if not isinstance(kind, str):
         problems.append(f"{where}: needs kind = one of press, turn, push, dice, {', '.join(sorted(META_KINDS))}")
         return None
-    t = raw.get("t")
+    t: Any = raw.get("t")  # checked by _time below
     msg = _time(t)
     if msg:
         problems.append(f"{where}: t (the time in seconds) {msg}")
@@ -269,14 +269,42 @@ def run_scenario(scenario: Scenario, journal: Journal | None = None) -> Session:
     return session
 
 
+def _station_name(station: object) -> str:
+    """A station as the report prints it: counted from 1 (files and the engines count from 0)."""
+    try:
+        return f"station {int(str(station)) + 1}"
+    except ValueError:
+        return f"station {station!r}"
+
+
+def _stations(value: object) -> str:
+    if not isinstance(value, list):
+        return repr(value)
+    return ", ".join(_station_name(s) for s in value) if value else "none"
+
+
 def check_expectations(scenario: Scenario, report: Mapping[str, Any]) -> list[str]:
-    """Differences between the scenario's ``[expect]`` table and the report."""
+    """Differences between the scenario's ``[expect]`` table and the report, one sentence
+    each, naming stations as the report prints them (from 1)."""
     problems: list[str] = []
     for key, want in scenario.expect.items():
         got = report.get(key)
         if key == "scores" and isinstance(want, dict):
             want = {str(k): v for k, v in want.items()}
-        if got != want:
+        if got == want:
+            continue
+        if key == "scores" and isinstance(want, dict) and isinstance(got, dict):
+            for station in sorted(set(want) | set(got), key=lambda k: (not k.isdigit(), k.zfill(20))):
+                who = f"scores: {_station_name(station)}"
+                if station not in got:
+                    problems.append(f"{who} expected {want[station]!r}, but it did not play")
+                elif station not in want:
+                    problems.append(f"{who} got {got[station]!r}, which [expect] does not list")
+                elif want[station] != got[station]:
+                    problems.append(f"{who} expected {want[station]!r}, got {got[station]!r}")
+        elif key == "winners":
+            problems.append(f"winners: expected {_stations(want)}, got {_stations(got)}")
+        else:
             problems.append(f"{key}: expected {want!r}, got {got!r}")
     return problems
 

@@ -132,6 +132,7 @@ class Relay:
         self._last_status: tuple[str, float] = ("", 0.0)
         self._connected_since: float | None = None
         self._last_error = "not connected yet"
+        self._said_unreachable = False  # one line per outage, not one per retry
         self.published = 0
         self.acks = 0
         client = mqtt.Client(
@@ -151,6 +152,7 @@ class Relay:
         will = self._status_payload(online=False, reason="connection to the table lost")
         client.will_set(contract.status_topic(self.table), contract.encode(will), qos=1, retain=True)
         client.on_connect = self._on_connect
+        client.on_connect_fail = self._on_connect_fail
         client.on_disconnect = self._on_disconnect
         client.on_publish = self._on_publish
         self.client = client
@@ -161,12 +163,23 @@ class Relay:
             self._last_error = f"the broker refused the connection ({reason})"
             log.warning("%s", self._last_error)
             return
-        log.info("connected to %s:%d", self.config.host, self.config.port)
+        if self._said_unreachable:
+            log.warning("reached the broker at %s:%d; publishing", self.config.host, self.config.port)
+            self._said_unreachable = False
+        else:
+            log.info("connected to %s:%d", self.config.host, self.config.port)
         self._connected_since = time.time()
         self._republish = True
         self._last_status = ("", 0.0)
         self._seen_version = None
         self._connected.set()
+
+    def _on_connect_fail(self, client: Any, userdata: Any) -> None:
+        self._last_error = "no answer (is the broker running, is the address right?)"
+        if not self._said_unreachable:
+            log.warning("cannot reach the broker at %s:%d; trying again every few seconds, and the journal "
+                        "keeps everything until it answers", self.config.host, self.config.port)
+            self._said_unreachable = True
 
     def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
         if self._connected.is_set() and not self._stopping:

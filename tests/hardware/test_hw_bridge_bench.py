@@ -18,6 +18,7 @@ TWO = [{"button": 2, "led": 3, "encoder": (4, 5), "switch": 6},
 T = Timing(settle=0.015, tie_window=0.0005, debounce=0.030)
 
 
+@pytest.mark.heavy
 def test_ten_thousand_pairs_with_300_leds_at_30_fps_are_exact() -> None:
     rig = Rig(TWO, seed=20, timing=T, leds=300, fps=30)
     pairs = one_ms_pairs(rig, [2, 7], 10_000)
@@ -42,6 +43,7 @@ def test_the_bench_sees_what_an_interrupt_blackout_does() -> None:
     assert wrong > 50 and (lost, doubled) == (0, 0)
 
 
+@pytest.mark.heavy
 def test_delivery_up_to_40_ms_late_through_the_bridge_has_no_phantom_press() -> None:
     rig = Rig(TWO, seed=22, timing=T, table_late_us=40_000)
     pairs = one_ms_pairs(rig, [2, 7], 10_000)

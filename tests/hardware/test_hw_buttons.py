@@ -417,12 +417,14 @@ def run_gpio_pairs(max_delay: float, seed: int) -> tuple[tuple[int, int, int], G
     return misordered_pairs(pairs, presses), stations, len(presses)
 
 
+@pytest.mark.heavy
 def test_ten_thousand_bouncy_pairs_delivered_up_to_10_ms_late_are_exact_through_gpio() -> None:
     (misordered, lost, doubled), stations, n = run_gpio_pairs(0.010, seed=5)
     assert (misordered, lost, doubled, n) == (0, 0, 0, 20_000)
     assert stations.core.unordered == 0
 
 
+@pytest.mark.heavy
 def test_delivery_up_to_40_ms_late_gives_no_phantom_press_and_counts_what_it_cannot_order() -> None:
     (misordered, lost, doubled), stations, n = run_gpio_pairs(0.040, seed=6)
     diag = stations.diagnostics()

@@ -154,6 +154,7 @@ def test_off_a_pi_gpio_is_unavailable_in_one_sentence(capsys: Capture) -> None:
 
 # --- the self-test walked through on mock pins ---------------------------------------------
 
+@pytest.mark.heavy  # waits out the self-test's real timeouts
 def test_selftest_walks_every_station_on_mock_pins() -> None:
     cfg = load_hardware(SHIPPED)
     factory = timed_factory()

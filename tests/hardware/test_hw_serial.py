@@ -196,6 +196,7 @@ def bad_line(rng: random.Random) -> bytes:
     return b"\n"  # empty
 
 
+@pytest.mark.heavy
 def test_hundred_thousand_random_and_malformed_lines_do_not_crash(
     rig: tuple[SerialBridge, FakeBridge, queue.Queue[StationInput]],
 ) -> None:
@@ -224,6 +225,7 @@ def test_frame_encoding_round_trips() -> None:
     assert decode_frame(record.rstrip(b"\n")) == (10, frame)
 
 
+@pytest.mark.heavy  # waits out the self-test's real timeouts
 def test_selftest_through_the_serial_bridge(tmp_path: Path) -> None:
     from table.commands.selftest import SelfTest, Step, build_backends
     from table.hardware.config import parse_hardware

@@ -1,9 +1,11 @@
 """Draw the reader's boxes and faces on a few tray-d6 photos for docs/dice.md.
 
-    python tools/dice/doc_pictures.py [--held-out] PHOTO_NUMBER...
-    python tools/dice/doc_pictures.py --label-errors
-    python tools/dice/doc_pictures.py --condition desk [--model FILE] [--shrink] [--drop-below X] PHOTO_NUMBER...
-    python tools/dice/doc_pictures.py --condition desk --general-model config/dice/faces-general.npz PHOTO_NUMBER...
+    python tools/dice/doc_pictures.py --photos DIR [--held-out] PHOTO_NUMBER...
+    python tools/dice/doc_pictures.py --photos DIR --label-errors
+    python tools/dice/doc_pictures.py --photos DIR --condition desk [--model FILE] [--shrink] [--drop-below X] \
+        PHOTO_NUMBER...
+    python tools/dice/doc_pictures.py --photos DIR --condition desk --general-model config/dice/faces-general.npz \
+        PHOTO_NUMBER...
 
 Writes ``docs/images/dice/photo-NNN.jpg``: green = read right, red = wrong face or
 matching no labelled die, orange = unsure (below min_confidence), white outline = a
@@ -26,7 +28,9 @@ import cv2
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
-DATA = ROOT.parent / "shared" / "data" / "dice" / "tray-d6"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from evaluate import PHOTOS_HELP, photo_folder  # noqa: E402
 
 from table.dice.cnn import ConvNet  # noqa: E402
 from table.dice.model import FaceModel  # noqa: E402
@@ -47,18 +51,18 @@ def _tile(frame: cv2.typing.MatLike, cx: int, cy: int, text: str) -> cv2.typing.
     return tile
 
 
-def label_remarks(out: Path) -> None:
+def label_remarks(photos: Path, out: Path) -> None:
     """Close-ups of the label errors and unlabelled dice listed above."""
-    labels = list(load_labels(DATA).items())
+    labels = list(load_labels(photos).items())
     wrong = []
     for k, corner, said, shows in LABEL_ERRORS:
         name, lab = labels[k]
-        frame = cv2.imread(str(DATA / name))
+        frame = cv2.imread(str(photos / name))
         box = next(b for b, face in lab if face == said and (round(b[0]), round(b[1])) == corner)
         centre = int((box[0] + box[2]) / 2), int((box[1] + box[3]) / 2)
         wrong.append(_tile(frame, *centre, f"photo {k}: label {said}, shows {shows}"))
     missing = [
-        _tile(cv2.imread(str(DATA / labels[k][0])), *centre, f"photo {k}: a {face}, no label")
+        _tile(cv2.imread(str(photos / labels[k][0])), *centre, f"photo {k}: a {face}, no label")
         for k, centre, face in UNLABELLED
     ]
     for name, tiles in (("label-errors.jpg", wrong), ("unlabelled-dice.jpg", missing)):
@@ -71,6 +75,7 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     ap = argparse.ArgumentParser()
     ap.add_argument("photos", nargs="*", type=int)
+    ap.add_argument("--photos", dest="folder", required=True, type=Path, help=PHOTOS_HELP)
     ap.add_argument("--label-errors", action="store_true")
     ap.add_argument("--held-out", action="store_true")
     ap.add_argument("--folds", type=int, default=4)
@@ -84,9 +89,10 @@ def main() -> None:
                     help="with --condition: the reader choosing its networks per frame (general_model); "
                          "pictures named CONDITION-auto-NNN.jpg")
     a = ap.parse_args()
+    photos = photo_folder(a.folder)
     if a.label_errors:
-        label_remarks(out)
-    labels = list(load_labels(DATA).items())
+        label_remarks(photos, out)
+    labels = list(load_labels(photos).items())
     reader = DiceReader()
     cond = None
     if a.condition:
@@ -106,9 +112,9 @@ def main() -> None:
             nets = [ConvNet.load(folder / f"dice_fold{k % a.folds}_seed{s}.npz") for s in range(a.members)]
             reader._model = FaceModel(nets)
         name, lab = labels[k]
-        frame = cv2.imread(str(DATA / name))
+        frame = cv2.imread(str(photos / name))
         if cond is not None:  # the condition's picture, its boxes moved with the dice
-            _, frame, lab = conditioned(DATA, [name], dict(labels), cond)[0]
+            _, frame, lab = conditioned(photos, [name], dict(labels), cond)[0]
         rd = reader.read(frame)
         # Paired as the figures are: IoU >= 0.5 for the tray photos, any overlap for a condition.
         pairs = {j: i for i, j in match([b for b, _ in lab], [r.box for r in rd], OVERLAP if cond else MIN_IOU)}

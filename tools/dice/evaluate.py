@@ -1,7 +1,7 @@
 """Measure the dice reader on the tray-d6 photos (development aid and docs figures).
 
-    /work/venv/bin/python tools/dice/evaluate.py read  [--show 0,5] [--min-iou 0.5]
-    /work/venv/bin/python tools/dice/evaluate.py detect
+    python tools/dice/evaluate.py read --photos DIR [--show 0,5] [--min-iou 0.5]
+    python tools/dice/evaluate.py detect --photos DIR
 
 ``read`` runs the real reader (config/dice) on every photo and prints the share of
 labelled dice read right, the share of reported dice that match no labelled die and
@@ -20,9 +20,17 @@ import cv2
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
-DATA = ROOT.parent / "shared" / "data" / "dice" / "tray-d6"
 
 from table.dice.score import MIN_IOU, OVERLAP, Score, iou, load_labels, match  # noqa: E402,F401
+
+PHOTOS_HELP = "the folder of the tray-d6 photos and their labels.csv (docs/dice.md, Data and licence)"
+
+
+def photo_folder(path: Path) -> Path:
+    """``--photos``, checked: the photos are not in the repository, so say where they go."""
+    if not (path / "labels.csv").is_file():
+        sys.exit(f"{path} holds no labels.csv: --photos takes {PHOTOS_HELP}")
+    return path
 
 
 def main() -> None:
@@ -31,16 +39,18 @@ def main() -> None:
 
     ap = argparse.ArgumentParser()
     ap.add_argument("what", choices=["detect", "read"])
+    ap.add_argument("--photos", required=True, type=Path, help=PHOTOS_HELP)
     ap.add_argument("--show", default="")
     ap.add_argument("--min-iou", type=float, default=MIN_IOU)
     a = ap.parse_args()
     show = {int(v) for v in a.show.split(",") if v}
-    labels = load_labels(DATA)
+    photos = photo_folder(a.photos)
+    labels = load_labels(photos)
     if a.what == "detect":
         tot = hit = extra = 0
         miss: collections.Counter[int] = collections.Counter()
         for i, (name, lab) in enumerate(labels.items()):
-            img = cv2.imread(str(DATA / name))
+            img = cv2.imread(str(photos / name))
             boxes, _ = find_dice(img)
             m = match([b for b, _ in lab], boxes, a.min_iou)
             tot += len(lab)
@@ -53,7 +63,7 @@ def main() -> None:
     score = Score()
     loose = Score()
     for i, (name, lab) in enumerate(labels.items()):
-        img = cv2.imread(str(DATA / name))
+        img = cv2.imread(str(photos / name))
         rd = reader.read(img)
         found = [(r.box, r.face, r.confidence) for r in rd]
         score.add(lab, found, reader.settings.min_confidence, a.min_iou)

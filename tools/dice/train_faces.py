@@ -1,7 +1,7 @@
 """Train the die-face network on the tray-d6 photos; report k-fold-by-photo figures.
 
     pip install -r tools/dice/requirements.txt        # JAX, for training only
-    python tools/dice/train_faces.py [--folds 4] [--members 2] [--save]
+    python tools/dice/train_faces.py --photos DIR [--folds 4] [--members 2] [--save]
 
 Samples are what the reader sees at run time: every box the die finder proposes (four
 samples each). A box paired with a labelled die (IoU >= 0.5) is an example of that face,
@@ -44,7 +44,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from evaluate import DATA  # noqa: E402
+from evaluate import PHOTOS_HELP, photo_folder  # noqa: E402
 
 from table.dice.cnn import CLASSES, ConvNet, save_members  # noqa: E402
 from table.dice.detect import find_dice  # noqa: E402
@@ -64,10 +64,10 @@ Specs = tuple[NDArray[np.float32], NDArray[np.int32], NDArray[np.int64], NDArray
 Image = NDArray[np.uint8]
 
 
-def _photo_specs(args: tuple[int, str, list[tuple[tuple[float, float, float, float], int]]]) -> Specs:
+def _photo_specs(args: tuple[Path, int, str, list[tuple[tuple[float, float, float, float], int]]]) -> Specs:
     """Boxes, classes, photo index and 'is a labelled box' of one photo's samples."""
-    p, name, lab = args
-    img = cv2.imread(str(DATA / name))
+    photos, p, name, lab = args
+    img = cv2.imread(str(photos / name))
     boxes, _ = find_dice(img)
     pairs = {j: i for i, j in match([b for b, _ in lab], boxes)}
     out: list[tuple[tuple[float, float, float, float], int, bool]] = []
@@ -86,12 +86,12 @@ def _photo_specs(args: tuple[int, str, list[tuple[tuple[float, float, float, flo
     )
 
 
-def build() -> tuple[list[Image], Specs]:
+def build(photos: Path) -> tuple[list[Image], Specs]:
     """The photos and every sample's box, class, photo index and 'is a labelled box'."""
-    labels = load_labels(DATA)
+    labels = load_labels(photos)
     with Pool(2) as pool:
-        parts = pool.map(_photo_specs, [(p, n, lab) for p, (n, lab) in enumerate(labels.items())])
-    images = [cv2.imread(str(DATA / n)) for n in labels]
+        parts = pool.map(_photo_specs, [(photos, p, n, lab) for p, (n, lab) in enumerate(labels.items())])
+    images = [cv2.imread(str(photos / n)) for n in labels]
     return images, tuple(np.concatenate([part[k] for part in parts]) for k in range(4))  # type: ignore[return-value]
 
 
@@ -219,6 +219,7 @@ def train(
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--photos", required=True, type=Path, help=PHOTOS_HELP)
     ap.add_argument("--folds", type=int, default=4, help="0: no cross-validation")
     ap.add_argument("--epochs", type=int, default=30)
     ap.add_argument("--side", type=int, default=SIDE)
@@ -230,10 +231,9 @@ def main() -> None:
     ap.add_argument("--fold-nets", default="/tmp", help="folder for every network trained (kept for a later look)")
     ap.add_argument("--reuse", action="store_true", help="load the networks an earlier run left in --fold-nets")
     a = ap.parse_args()
-    if not (DATA / "labels.csv").is_file():
-        sys.exit(f"the tray-d6 photos are not at {DATA}")
+    photos = photo_folder(a.photos)
     t0 = time.time()
-    images, specs = build()
+    images, specs = build(photos)
     y, photo, labelled = specs[1], specs[2], specs[3]
     print(f"{len(y)} samples ({(~labelled).sum()} from proposals) in {time.time() - t0:.0f}s", flush=True)
 
@@ -256,7 +256,7 @@ def main() -> None:
     meta: dict[str, object] = {"arch": a.arch, "side": a.side, "epochs": a.epochs, "folds": a.folds}
     meta.update(members=a.members, seed=a.seed)
     if a.folds:
-        labels = list(load_labels(DATA).items())
+        labels = list(load_labels(photos).items())
         strict, loose = Score(), Score()
         for k in range(a.folds) if a.only is None else [a.only]:
             tr = photo % a.folds != k

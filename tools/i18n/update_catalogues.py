@@ -5,7 +5,7 @@ Collects every message marked with ``_``, ``N_``, ``ngettext`` or ``pgettext`` i
 translations already there and dropping messages the source no longer has. English
 message ids are the English text, so ``en.po`` gets each id as its own translation;
 ``de.po`` shows new messages with an empty ``msgstr`` to be translated by hand
-(``tests/test_i18n.py`` fails until every one is).
+(``tests/common/test_i18n.py`` fails until every one is).
 """
 
 from __future__ import annotations

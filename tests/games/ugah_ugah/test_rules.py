@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from games.ugah_ugah.table_helper import Table
 from table.common.datafiles import defaults_dir
 from table.common.errors import TableError
 from table.games.base import Action, GameSetup, SetupError, check_setup, rng_for
@@ -33,7 +34,6 @@ from table.games.ugah_ugah.engine import (
     hunters_met,
     parse_chips,
 )
-from ugah_ugah.table_helper import Table
 
 CONFIG_DIR = defaults_dir()
 

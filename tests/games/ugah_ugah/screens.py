@@ -1,6 +1,6 @@
 """Every phase of Ugah Ugah! on the display, as states and as PNG files.
 
-``python -m tests.ugah_ugah.screens`` (from the worktree root, SDL dummy driver)
+``PYTHONPATH=tests python -m games.ugah_ugah.screens`` (from the checkout, SDL dummy driver)
 writes ``docs/screens/ugah_ugah/*.png``; the tests render the same states at both
 display sizes.
 """
@@ -13,14 +13,14 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+from games.ugah_ugah.table_helper import Table
 from table.games.base import GameSetup
 from table.games.ugah_ugah.engine import ENGINE, THROW, UgahState
 from table.play.autoplay import play_randomly
 from table.play.session import Session
-from ugah_ugah.table_helper import Table
 
 NAMES = ("Ada", "Ben", "Cleo", "Dev")
-OUT = Path(__file__).resolve().parents[2] / "docs" / "screens" / "ugah_ugah"
+OUT = Path(__file__).resolve().parents[3] / "docs" / "screens" / "ugah_ugah"
 
 
 def _midgame(players: int, variant: str = "standard", seed: int = 4, actions: int = 90) -> Table:

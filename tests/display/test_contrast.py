@@ -25,8 +25,8 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 import numpy as np
 import pygame
 import pytest
-from textfit import SIZES, game_screens
 
+from display.textfit import SIZES, game_screens
 from table.common.i18n import LANGUAGES, set_language
 from table.display import draw
 from table.display import theme as theme_module

@@ -12,7 +12,7 @@ from table.games.base import GameSetup
 from table.loop.tray import TrayWatcher, camera_watcher
 from table.play.session import Session
 
-PHOTOS = Path(__file__).resolve().parents[2] / "shared" / "data" / "dice" / "tray-d6"
+PHOTOS = Path(__file__).resolve().parents[3] / "shared" / "data" / "dice" / "tray-d6"
 
 
 def ugah(dice_reader: bool = True) -> Session:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
+from games.umtata.conftest import PARIS, WORLD_CUP, answer, guess, new, sector, tataaa
 from table.games.base import Action, GameSetup
 from table.games.umtata.engine import ANSWER, ENGINE, GUESS, OVER, REVEAL
-from umtata.conftest import PARIS, WORLD_CUP, answer, guess, new, sector, tataaa
 
 
 def test_rulebook_example_world_cup_2006() -> None:

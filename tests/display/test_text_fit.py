@@ -11,8 +11,8 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 import pygame
 import pytest
-from textfit import SIZES, game_screens, misfits, shell_screens
 
+from display.textfit import SIZES, game_screens, misfits, shell_screens
 from table.common.i18n import LANGUAGES, set_language
 from table.display.theme import Theme, text
 

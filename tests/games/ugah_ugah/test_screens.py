@@ -12,10 +12,12 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 import pygame
 
+from games.ugah_ugah.screens import states
 from table.display.games import RenderContext, renderers
 from table.display.theme import Theme
 from table.games.ugah_ugah.engine import ENGINE
-from ugah_ugah.screens import states
+
+pytestmark = pytest.mark.heavy  # draws: left out of the fast tier
 
 STATES = states()
 

@@ -1,9 +1,9 @@
 """Every screen of every game, in every language, as pictures whose text is measured.
 
-Used by ``tests/test_text_fit.py`` and, as a script, to write the German screenshots of
+Used by ``tests/display/test_text_fit.py`` and, as a script, to write the German screenshots of
 the games whose moments live with their tests::
 
-    SDL_VIDEODRIVER=dummy PYTHONPATH=tests .venv/bin/python -m textfit de docs/screens/de
+    SDL_VIDEODRIVER=dummy PYTHONPATH=tests .venv/bin/python -m display.textfit de docs/screens/de
 
 (the shell and the games' own pictures come from ``tools/screens/render_docs.py --lang de docs/screens/de``.)
 """
@@ -56,12 +56,12 @@ def paint_clipped(surface: pygame.Surface, parts: Iterable[Part], now: float) ->
 
 def game_screens() -> Iterator[tuple[str, Paint]]:
     """(name, painter) for every moment of the four games the tests keep."""
-    here = Path(__file__).resolve().parent
-    if str(here / "ubongo") not in sys.path:
-        sys.path.insert(0, str(here / "ubongo"))
+    ubongo = Path(__file__).resolve().parents[1] / "games" / "ubongo"
+    if str(ubongo) not in sys.path:
+        sys.path.insert(0, str(ubongo))
+    from games.ugah_ugah.screens import states as ugah_states
+    from games.umtata.screens import phases as umtata_phases
     from make_ubongo_screens import SHOTS
-    from ugah_ugah.screens import states as ugah_states
-    from umtata.screens import phases as umtata_phases
 
     umtata = registry()["umtata"]
     for name, state in umtata_phases().items():

@@ -11,7 +11,7 @@ from table.play.journal import Journal
 from table.play.scenario import check_expectations, load_scenario, run_scenario
 from table.play.session import Session
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SCENARIOS = sorted((ROOT / "docs" / "scenarios").glob("ubongo-*.toml"))
 
 

@@ -14,6 +14,7 @@ import numpy as np
 import pygame
 import pytest
 
+from games.umtata.screens import phases, render
 from table.display.games import renderers
 from table.display.games.umtata.map import GREY_ID0, draw_map, label_layout, load_map, map_rect_for, raster
 from table.display.games.umtata.screen import map_area
@@ -21,7 +22,8 @@ from table.display.games.umtata.speech import QuestionSpeaker, SpeechSettings
 from table.display.theme import Theme
 from table.games.umtata.board import load_board
 from table.games.umtata.engine import ENGINE
-from umtata.screens import phases, render
+
+pytestmark = pytest.mark.heavy  # draws: left out of the fast tier
 
 
 @pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)])

@@ -10,7 +10,7 @@ from table.play.journal import Journal
 from table.play.scenario import check_expectations, load_scenario, run_scenario
 from table.play.session import Session
 
-SCENARIOS = sorted((Path(__file__).resolve().parents[2] / "docs" / "scenarios").glob("ugah-*.toml"))
+SCENARIOS = sorted((Path(__file__).resolve().parents[3] / "docs" / "scenarios").glob("ugah-*.toml"))
 
 
 def test_there_are_ugah_scenarios() -> None:

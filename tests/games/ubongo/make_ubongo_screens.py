@@ -1,6 +1,6 @@
 """Screenshots of every Ubongo phase, drawn headless from real game states.
 
-Run ``SDL_VIDEODRIVER=dummy python tests/ubongo/make_ubongo_screens.py [DIR]`` from
+Run ``SDL_VIDEODRIVER=dummy python tests/games/ubongo/make_ubongo_screens.py [DIR]`` from
 the worktree root to refresh ``docs/screens/ubongo/``; the tests call :func:`make`
 with a temporary directory.
 """
@@ -18,7 +18,7 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 import pygame
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
 from ubongo_driver import Table
 

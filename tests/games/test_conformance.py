@@ -9,6 +9,7 @@ nothing must be ignored, not raise.
 from __future__ import annotations
 
 import json
+import os
 import random
 from pathlib import Path
 
@@ -20,7 +21,9 @@ from table.play.autoplay import play_randomly
 from table.play.journal import Journal
 from table.play.session import Session
 
-SEEDS = range(12)
+# The fast tier (pytest --fast sets TABLE_FAST_TIER) plays 3 seeds per setup: enough to catch
+# a broken contract in seconds; the full suite plays 12.
+SEEDS = range(3 if os.environ.get("TABLE_FAST_TIER") == "1" else 12)
 
 
 def setups_for(name: str) -> list[GameSetup]:

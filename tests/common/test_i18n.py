@@ -16,7 +16,7 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 import pygame
 import pytest
-from textfit import game_screens, shell_screens
+from display.textfit import game_screens, shell_screens
 
 from table.common import i18n
 from table.common.config import ConfigError, parse_config
@@ -163,6 +163,7 @@ def _english_only_words() -> set[str]:
     return english - german - GAME_WORDS - _title_words()
 
 
+@pytest.mark.heavy
 def test_no_german_screen_shows_an_english_word() -> None:
     """Every line drawn on every screen of every game in German, scanned for words only
     the English catalogue has (the names of players and the question deck's own text
@@ -233,6 +234,7 @@ def _texts(table: object, clock: object) -> list[str]:
     return [d.message for d in drawn]
 
 
+@pytest.mark.heavy
 def test_the_table_starts_in_table_toml_language_and_the_lobby_knob_switches_every_screen_at_once() -> None:
     from table.games.base import Action
 

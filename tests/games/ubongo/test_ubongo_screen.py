@@ -10,11 +10,14 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 import pygame
+import pytest
 from make_ubongo_screens import SHOTS, make
 
 from table.display.games import RenderContext, renderers
 from table.display.games.ubongo.screen import GEM_SHAPES, RENDERER, _with_player_colours, gem_points
 from table.display.theme import STATION_COLOURS, Theme
+
+pytestmark = pytest.mark.heavy  # draws: left out of the fast tier
 
 
 def test_renderer_is_registered_for_the_engine() -> None:

@@ -27,7 +27,7 @@ def test_every_screen_renders_with_content(tmp_path: Path, moments: object) -> N
 
 
 def test_committed_screenshots_exist_for_the_menu_and_every_games_own_picture() -> None:
-    docs = Path(__file__).resolve().parent.parent / "docs" / "screens"
+    docs = Path(__file__).resolve().parents[2] / "docs" / "screens"
     names = [name for name, _ in shell_moments()] + [name for name, _ in game_pictures()]
     assert any(name.startswith("shimo-") for name in names)
     missing = [n for n in names if not (docs / f"{n}.png").is_file()]

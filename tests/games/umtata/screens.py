@@ -1,6 +1,6 @@
 """Render every Umtata phase to docs/screens/umtata/ (also used by the screen test).
 
-Run: SDL_VIDEODRIVER=dummy PYTHONPATH=tests .venv/bin/python -m umtata.screens
+Run: SDL_VIDEODRIVER=dummy PYTHONPATH=tests .venv/bin/python -m games.umtata.screens
 """
 
 from __future__ import annotations
@@ -14,15 +14,15 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 import pygame
 
+from games.umtata.conftest import WELTMEISTER, WORLD_CUP, answer, guess, sector, tataaa
 from table.common.i18n import language
 from table.display.games import RenderContext
 from table.display.games.umtata.map import draw_map
 from table.display.theme import Theme
 from table.games.base import Action, GameSetup
 from table.games.umtata.engine import ENGINE, UmtataState
-from umtata.conftest import WELTMEISTER, WORLD_CUP, answer, guess, sector, tataaa
 
-OUT = Path(__file__).resolve().parents[2] / "docs" / "screens" / "umtata"
+OUT = Path(__file__).resolve().parents[3] / "docs" / "screens" / "umtata"
 NAMES = ("Steven", "Andreas", "Frank", "Maria")
 
 

@@ -16,15 +16,15 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 import numpy as np
 import pygame
 import pytest
-from textfit import SIZES
 
+from display.textfit import SIZES
 from table.display.games.ubongo.screen import FLIGHT, RENDERER
 from table.display.layers import Part
 from table.display.screens import GameScreen
 from table.display.snapshots import CELEBRATED, run_frames, walk_until
 from table.display.theme import TextDrawn, Theme, record_text, recording
 
-sys.path.insert(0, str(Path(__file__).resolve().parent / "ubongo"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "games" / "ubongo"))
 from make_ubongo_screens import _sand
 
 GAMES = ("ubongo_shimo", "ubongo", "umtata", "ugah_ugah")

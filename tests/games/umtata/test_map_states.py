@@ -19,6 +19,8 @@ import pytest
 import table.display.games.umtata.map as um
 from table.games.umtata.board import load_board
 
+pytestmark = pytest.mark.heavy  # draws: left out of the fast tier
+
 
 def reference(width: int, height: int, marked: set[str], focus: str | None, dim: bool) -> np.ndarray:
     """The state's map drawn the slow, obvious way (no cut-outs, no labelled backdrop, no
