@@ -22,10 +22,12 @@ topic deny venue/v1/venue/#
 
 pattern write venue/v1/%u/#
 """
-# The broker settings the shipped ``table-venue.conf`` and the test broker share: a
-# client's id is its user name, so no one takes another account's session (or the
-# venue's persistent one) by connecting with its id.
-SETTINGS = ("per_listener_settings false", "allow_anonymous false", "use_username_as_clientid true")
+# The broker settings the shipped ``table-venue.conf`` and the test broker share.
+SETTINGS = ("per_listener_settings false", "allow_anonymous false")
+# A client's id is its user name, so no one takes another account's session (or the
+# venue's persistent one) by connecting with its id. Mosquitto takes it per listener:
+# it must follow the listener line.
+LISTENER_SETTINGS = ("use_username_as_clientid true",)
 
 
 def free_port() -> int:
@@ -71,6 +73,7 @@ class LocalBroker:
             f"password_file {pw}",
             f"acl_file {self.dir / 'acl'}",
             f"listener {self.port} 127.0.0.1",
+            *LISTENER_SETTINGS,
             *([f"certfile {tls[0]}", f"keyfile {tls[1]}", "tls_version tlsv1.2"] if tls else []),
             "max_queued_messages 100000",
             "log_dest stderr",
