@@ -90,19 +90,26 @@ def schema() -> dict[str, Any]:
 
 
 @cache
-def _validator() -> Any:
+def _validator(kind: str | None = None) -> Any:
+    """The whole schema's validator, or (``kind``) the one of that message type alone."""
     from jsonschema import Draft202012Validator
 
-    return Draft202012Validator(schema())
+    whole = schema()
+    if kind is None:
+        return Draft202012Validator(whole)
+    return Draft202012Validator({"$schema": whole["$schema"], "$defs": whole["$defs"], "$ref": f"#/$defs/{kind}"})
 
 
 def validate(payload: object) -> None:
     """Raise :class:`ContractError` (one sentence) when ``payload`` breaks the schema."""
-    errors = sorted(_validator().iter_errors(payload), key=lambda e: list(e.absolute_path))
+    kind = payload.get("type") if isinstance(payload, dict) else None
+    # Checked against its own type's definition, the first error names the field, not the whole message.
+    validator = _validator(kind) if kind in ("status", "event", "result") else _validator()
+    errors = sorted(validator.iter_errors(payload), key=lambda e: list(e.absolute_path))
     if errors:
         err = errors[0]
         where = "/".join(str(p) for p in err.absolute_path) or "the message"
-        raise ContractError(f"{where}: {err.message}")
+        raise ContractError(f"{where}: {err.message}"[:300])
 
 
 def encode(payload: dict[str, Any]) -> bytes:
