@@ -462,3 +462,13 @@ def test_a_dead_mqtt_loop_is_started_again_and_the_page_says_so_meanwhile(tmp_pa
             publisher.close()
         venue.stop()
         broker.kill()
+
+
+def test_the_schema_writes_down_the_bounds_the_venue_checks() -> None:
+    bounds = contract.schema()["x-bounds"]
+    assert (bounds["max_bytes"], bounds["max_depth"], bounds["seq_step"]) == (
+        contract.MAX_PAYLOAD, contract.MAX_DEPTH, contract.SEQ_STEP)
+    assert (bounds["ahead_s"], bounds["behind_s"], bounds["max_game_s"]) == (
+        contract.AHEAD_S, contract.BEHIND_S, contract.MAX_GAME_S)
+    defs = contract.schema()["$defs"]
+    assert defs["table_time"]["maximum"] == contract.MAX_GAME_S
