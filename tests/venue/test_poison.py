@@ -94,6 +94,30 @@ def test_random_bytes_raise_nothing_but_contract_errors(raw: bytes) -> None:
         contract.decode(raw, "venue/v1/T1/status", now=time.time())
 
 
+tricky_text = st.text(alphabet=st.sampled_from('[]{}"\\/ab\u00e9\u2603\U0001f3b2'), max_size=12)
+plain_values = st.recursive(
+    st.none() | st.booleans() | tricky_text | st.integers(min_value=contract.INT64_MIN, max_value=contract.INT64_MAX)
+    | st.floats(allow_nan=False, allow_infinity=False),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(tricky_text, inner, max_size=4), max_leaves=30)
+
+
+def _depth(value: Any) -> int:
+    if isinstance(value, dict):
+        return 1 + max(map(_depth, value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max(map(_depth, value), default=0)
+    return 0
+
+
+@FAST
+@given(plain_values, st.booleans())
+def test_the_bounded_parser_reads_what_json_reads(value: Any, ascii_only: bool) -> None:
+    """Brackets, quotes and backslashes inside strings do not count as nesting."""
+    raw = json.dumps(value, ensure_ascii=ascii_only).encode("utf-8")
+    if _depth(value) <= contract.MAX_DEPTH and len(raw) <= contract.MAX_PAYLOAD:
+        assert contract.parse(raw) == json.loads(raw)
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.integers(min_value=1, max_value=30_000), st.sampled_from(["[", "{\"a\":"]), st.booleans())
 def test_nesting_is_bounded_without_recursion(depth: int, opener: str, closed: bool) -> None:
