@@ -291,6 +291,8 @@ def stored_problem(payload: dict[str, Any], now: float) -> str | None:
         text = json.dumps(payload, allow_nan=True, sort_keys=True)
         checked = parse(text.encode("utf-8"))
         validate(checked)
+        if str(checked["table"]).lower() in RESERVED:
+            return f"{checked['table']!r} is the venue program's user, not a table"
         check_bounds(checked, now, old=True)
     except ContractError as exc:
         return str(exc)

@@ -295,16 +295,17 @@ def test_stored_rows_that_break_the_bounds_are_set_aside_on_start(tmp_path: Path
     row(good, started=good["started"] + 0.001, finished=good["finished"] + 0.001)  # re-stamped game 1
     con.execute("INSERT INTO tables VALUES ('T9', ?, ?)", (json.dumps(_status("T9", sent=now + 86400)), now))
     con.execute("INSERT INTO tables VALUES ('T8', ?, ?)", (json.dumps(_status("T8")), now))
+    con.execute("INSERT INTO tables VALUES ('venue', ?, ?)", (json.dumps(_status("venue")), now))
     con.commit()
     con.close()
 
     venue = Venue(VenueConfig(db=db))
     try:
         state = _strict_json(venue.snapshot())
-        assert state["results"] == 1 and state["counts"]["set_aside"] == 8
+        assert state["results"] == 1 and state["counts"]["set_aside"] == 9
         assert [t["table"] for t in state["tables"]] == ["T8"]
         reasons = [r["reason"] for r in venue.store.set_aside_rows()]
-        assert any("re-stamped" in r for r in reasons) and len(reasons) == 8
+        assert any("re-stamped" in r for r in reasons) and len(reasons) == 9
     finally:
         venue.stop()
     again = Venue(VenueConfig(db=db))  # what was set aside stays aside; the good result stays
