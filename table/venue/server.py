@@ -215,10 +215,13 @@ class Venue:
             if game and last is not None and (last["game"], last["started"]) == (game["id"], game["started"]) \
                     and last["seq"] > game["seq"] + contract.SEQ_STEP:
                 # The status is the table's word on its game: an event that far ahead of it was implausible.
+                # (Counted apart from the dropped messages: the event was taken when it came.)
                 del self._last_events[table]
-                self._drop(contract.status_topic(table), f"set aside event seq {last['seq']}: the status says "
-                           f"the game is at seq {game['seq']}")
+                self.counts["set_aside"] += 1
+                log.warning("set aside %s's event seq %d: its status says the game is at seq %d", table,
+                            last["seq"], game["seq"])
             self.store.set_status(table, payload)
+            self.counts["statuses"] += 1
         else:
             self._take_event(table, payload)
             return

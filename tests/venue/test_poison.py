@@ -134,6 +134,52 @@ def test_nesting_is_bounded_without_recursion(depth: int, opener: str, closed: b
             contract.parse(raw)
 
 
+OUTCOMES = ("results", "statuses", "events", "duplicates", "stale", "invalid")
+
+
+def _valid(kind: str) -> tuple[str, dict[str, Any]]:
+    if kind == "result":
+        return "venue/v1/T1/results/1", _result()
+    if kind == "event":
+        return "venue/v1/T1/games/1/events", _event(3)
+    game = {"id": 1, "started": STARTED, "engine": "ubongo", "title": "Ubongo", "variant": "standard", "round": 1,
+            "over": False, "paused": False, "seq": 2, "players": [{"station": 0, "name": "Ada", "score": 1}],
+            "last_input": STARTED}
+    return "venue/v1/T1/status", _status(game=game, health={"camera": "ok", "leds": "ok", "stations": "ok"})
+
+
+def _paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Every place in a payload a value sits (keys of objects, indexes of lists)."""
+    out = [prefix] if prefix else []
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else []
+    for key, inner in items:
+        out += _paths(inner, (*prefix, key))
+    return out
+
+
+@FAST
+@given(st.lists(st.tuples(st.sampled_from(["result", "event", "status"]), st.integers(min_value=0),
+                          json_values), min_size=1, max_size=8))
+def test_a_valid_payload_with_any_value_anywhere_never_breaks_the_venue(changes: list[tuple[str, int, Any]]) -> None:
+    """Every message is accounted for once: taken, a duplicate, stale or counted invalid."""
+    venue = _venue()
+    try:
+        for kind, where, value in changes:
+            topic, payload = _valid(kind)
+            paths = _paths(payload)
+            path = paths[where % len(paths)]
+            target = payload
+            for key in path[:-1]:
+                target = target[key]
+            target[path[-1]] = value
+            venue.handle(topic, _raw(payload))
+        assert sum(venue.counts[k] for k in OUTCOMES) == venue.counts["received"] == len(changes)
+        assert venue.counts.get("errors", 0) == 0
+        _strict_json(venue.snapshot())
+    finally:
+        venue.stop()
+
+
 BAD_NUMBERS = [math.inf, -math.inf, math.nan, 2**64, 2**63, -(2**63) - 1, 10**30, -(10**18), 10**400]
 
 
@@ -237,7 +283,7 @@ def test_the_status_sets_aside_an_event_far_ahead_of_it() -> None:
         assert venue._last_events["T1"]["seq"] == 9_000_000
         # ...until the table's status says where the game is: then the event is set aside.
         venue.handle("venue/v1/T1/status", _raw(_status(game=game)))
-        assert "T1" not in venue._last_events
+        assert "T1" not in venue._last_events and venue.counts["set_aside"] == 1
         venue.handle("venue/v1/T1/games/1/events", _raw(_event(11, started=started)))
         assert venue._last_events["T1"]["seq"] == 11
     finally:
