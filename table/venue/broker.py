@@ -23,7 +23,7 @@ topic deny venue/v1/venue/#
 pattern write venue/v1/%u/#
 """
 # The broker settings the shipped ``table-venue.conf`` and the test broker share.
-SETTINGS = ("per_listener_settings false", "allow_anonymous false")
+SETTINGS = ("per_listener_settings false", "allow_anonymous false", "persistent_client_expiration 1w")
 # A client's id is its user name, so no one takes another account's session (or the
 # venue's persistent one) by connecting with its id. Mosquitto takes it per listener:
 # it must follow the listener line.
