@@ -6,6 +6,7 @@ import argparse
 import logging
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ log = logging.getLogger(__name__)
 def _import(db: Path, specs: list[str]) -> int:
     """Add the finished games of tables' journals (``TABLE=JOURNAL``) to the venue's file."""
     from table.play.journal import JournalError, open_existing
+    from table.venue import contract
     from table.venue.follow import JournalFollower
     from table.venue.store import VenueStore
 
@@ -32,7 +34,13 @@ def _import(db: Path, specs: list[str]) -> int:
             try:
                 for game in follower.finished_games(0.0, follower.first_position(float("inf"))):
                     total += 1
-                    added += store.add_result(follower.result_message(game).payload)
+                    payload = follower.result_message(game).payload
+                    # The bounds a received result must keep (it may be old): the venue would set it aside.
+                    problem = contract.stored_problem(payload, time.time())
+                    if problem is not None:
+                        sys.stderr.write(f"{table}: game {game} of {path} left out: {problem}\n")
+                        continue
+                    added += store.add_result(payload)
             except JournalError:
                 raise
             finally:

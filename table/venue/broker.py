@@ -1,8 +1,9 @@
 """Running a throw-away Mosquitto on loopback, for tests and ``bench/bench_venue.py``.
 
-:class:`LocalBroker` writes a config with the shipped ACL's rules (one user per
-table, a read-only ``venue`` user), starts ``mosquitto`` on 127.0.0.1 on a free port,
-and can be killed and started again on the same port with the same store.
+:class:`LocalBroker` writes a config with the shipped ACL's rules and settings (one
+user per table, a read-only ``venue`` user, client ids bound to users), starts
+``mosquitto`` on 127.0.0.1 on a free port, and can be killed and started again on
+the same port with the same store.
 """
 
 from __future__ import annotations
@@ -17,9 +18,16 @@ from pathlib import Path
 
 ACL = """user venue
 topic read venue/v1/#
+topic deny venue/v1/venue/#
 
 pattern write venue/v1/%u/#
 """
+# The broker settings the shipped ``table-venue.conf`` and the test broker share.
+SETTINGS = ("per_listener_settings false", "allow_anonymous false", "persistent_client_expiration 1w")
+# A client's id is its user name, so no one takes another account's session (or the
+# venue's persistent one) by connecting with its id. Mosquitto takes it per listener:
+# it must follow the listener line.
+LISTENER_SETTINGS = ("use_username_as_clientid true",)
 
 
 def free_port() -> int:
@@ -61,11 +69,11 @@ class LocalBroker:
         lines = [
             # As root, mosquitto would switch to its own user, who cannot read a private test directory.
             f"user {getpass.getuser()}",
-            "per_listener_settings false",
-            "allow_anonymous false",
+            *SETTINGS,
             f"password_file {pw}",
             f"acl_file {self.dir / 'acl'}",
             f"listener {self.port} 127.0.0.1",
+            *LISTENER_SETTINGS,
             *([f"certfile {tls[0]}", f"keyfile {tls[1]}", "tls_version tlsv1.2"] if tls else []),
             "max_queued_messages 100000",
             "log_dest stderr",

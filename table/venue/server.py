@@ -4,9 +4,17 @@ Contract:
 
 * The subscriber keeps a persistent MQTT session (QoS 1), so what the tables send
   while ``table venue`` is down is delivered when it is back; retained statuses and
-  results fill a fresh start. Every payload is checked against the schema and must
-  name the table whose topic it came on; anything else is counted and dropped.
-* Results go into the venue's SQLite file (:class:`VenueStore`), at most once each.
+  results fill a fresh start. Every payload is read within the contract's bounds
+  (:func:`contract.decode`), must name the table whose topic it came on, and an
+  event's ``seq`` may move forward only by ``contract.SEQ_STEP``; anything else is
+  counted (``counts["invalid"]``, the page shows it), logged in one line,
+  acknowledged and dropped.
+* No message makes the venue deaf: nothing a message does escapes the handler, and
+  the MQTT loop runs under a supervisor that starts it again (a fresh connection:
+  the broker resends what was not acknowledged) if it fails anyway. ``connected``
+  on the page is true only while the loop runs and the broker has accepted it.
+* Results go into the venue's SQLite file (:class:`VenueStore`), at most once each;
+  stored rows that break the bounds are set aside on start and never served.
 * The HTTP server answers ``GET`` and ``HEAD`` only: ``/`` (wall view),
   ``/leaderboard``, ``/api/state`` (JSON) and ``/events`` (server-sent events: the
   whole state, sent within ``push_s`` of any change). No request changes anything.
@@ -65,6 +73,15 @@ class Venue:
         self._snapshot: tuple[int, bytes] = (-1, b"")
         self._connected = False
         self.client: Any = None
+        self.last_dropped: dict[str, Any] | None = None
+        self._stopping = threading.Event()
+        self._loop: threading.Thread | None = None
+        set_aside = self.store.set_aside(
+            lambda r: contract.stored_problem(r, time.time()), lambda st: contract.stored_problem(st, time.time()))
+        if set_aside:
+            self.counts["set_aside"] += set_aside
+            log.warning("set aside %d stored result(s) or status(es) that break the venue's bounds "
+                        "(table set_aside in %s)", set_aside, config.db)
 
     # -- MQTT --------------------------------------------------------------------------------
     def start_mqtt(self) -> None:
@@ -72,7 +89,9 @@ class Venue:
         from paho.mqtt.enums import CallbackAPIVersion
 
         cfg = self.config
-        client_id = cfg.client_id or f"table-venue-{socket.gethostname()}"[:64]
+        # The shipped broker binds client ids to user names (use_username_as_clientid): the
+        # id is the user's own, so no table can take the venue's persistent session.
+        client_id = cfg.client_id or cfg.username or f"table-venue-{socket.gethostname()}"[:64]
         client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=False,
                              protocol=mqtt.MQTTv311)
         client.reconnect_delay_set(min_delay=1, max_delay=5)
@@ -84,14 +103,51 @@ class Venue:
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
         client.on_message = self._on_message
-        client.connect_async(cfg.host, cfg.port, keepalive=10)
-        client.loop_start()
         self.client = client
+        self._stopping.clear()
+        self._start_loop()
+
+    def _start_loop(self) -> None:
+        self._loop = threading.Thread(target=self._run_loop, name="venue-mqtt", daemon=True)
+        self._loop.start()
+
+    def _run_loop(self) -> None:
+        """paho's network loop, started again whenever it fails (the supervisor)."""
+        client = self.client
+        while not self._stopping.is_set():
+            client.connect_async(self.config.host, self.config.port, keepalive=10)
+            try:
+                client.loop_forever(retry_first_connection=True)
+            except Exception as exc:  # whatever kills the loop, the venue must hear again
+                self.counts["restarts"] += 1
+                log.error("the venue's MQTT loop failed (%s: %s); starting it again", type(exc).__name__,
+                          str(exc)[:200])
+            self._connected = False
+            self._changed()
+            # A clean return is a disconnect() by stop(); anything else waits a moment and reconnects.
+            self._stopping.wait(1.0)
+
+    def watch(self) -> None:
+        """Start the MQTT loop again if its thread is gone (called periodically by :func:`serve`)."""
+        if self.client is not None and not self._stopping.is_set() and (self._loop is None
+                                                                          or not self._loop.is_alive()):
+            self.counts["restarts"] += 1
+            log.error("the venue's MQTT thread had stopped; starting it again")
+            self._connected = False
+            self._changed()
+            self._start_loop()
+
+    @property
+    def connected(self) -> bool:
+        """True while the MQTT loop runs and the broker has accepted the venue."""
+        return self._connected and self._loop is not None and self._loop.is_alive()
 
     def stop(self) -> None:
+        self._stopping.set()
         if self.client is not None:
             self.client.disconnect()
-            self.client.loop_stop()
+            if self._loop is not None:
+                self._loop.join(timeout=5)
         self.store.close()
 
     def _on_connect(self, client: Any, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
@@ -110,17 +166,32 @@ class Venue:
         self._changed()
 
     def _on_message(self, client: Any, userdata: Any, msg: Any) -> None:
-        self.handle(msg.topic, msg.payload)
+        # paho acknowledges (PUBACK) when this returns: it must return, whatever the message.
+        try:
+            topic = msg.topic
+        except (UnicodeDecodeError, ValueError):
+            topic = "(a topic that is not UTF-8)"
+        self.handle(topic, msg.payload)
 
     def handle(self, topic: str, raw: bytes) -> None:
-        """Take one message (from the broker, or a test): validate, dedupe, store."""
+        """Take one message (from the broker, or a test): validate, dedupe, store. Never raises."""
         self.counts["received"] += 1
         try:
-            payload = contract.decode(raw, topic)
+            payload = contract.decode(raw, topic, now=time.time())
+            self._take(payload)
         except contract.ContractError as exc:
-            self.counts["invalid"] += 1
-            log.warning("dropped a message on %s: %s", topic[:120], exc)
-            return
+            self._drop(topic, str(exc))
+        except Exception as exc:  # one message must never make the venue deaf
+            self.counts["errors"] += 1
+            self._drop(topic, f"the venue failed on it ({type(exc).__name__}: {str(exc)[:200]})")
+
+    def _drop(self, topic: str, reason: str) -> None:
+        self.counts["invalid"] += 1
+        self.last_dropped = {"topic": topic[:120], "reason": reason[:300], "at": time.time()}
+        log.warning("dropped a message on %s: %s", topic[:120], reason)
+        self._changed()
+
+    def _take(self, payload: dict[str, Any]) -> None:
         kind = payload["type"]
         table = payload["table"]
         if kind == "result":
@@ -139,15 +210,43 @@ class Venue:
             if not payload["online"] and old is not None and old.get("game") and "game" not in payload:
                 payload = {**payload, "game": old.get("game"), "health": old.get("health")}
                 payload = {k: v for k, v in payload.items() if v is not None}
-            self.store.set_status(table, payload)
-        else:
+            game = payload.get("game")
             last = self._last_events.get(table)
-            key = (payload["game"], payload["started"])
-            if last is not None and (last["game"], last["started"]) == key and last["seq"] >= payload["seq"]:
+            if game and last is not None and (last["game"], last["started"]) == (game["id"], game["started"]) \
+                    and last["seq"] > game["seq"] + contract.SEQ_STEP:
+                # The status is the table's word on its game: an event that far ahead of it was implausible.
+                # (Counted apart from the dropped messages: the event was taken when it came.)
+                del self._last_events[table]
+                self.counts["set_aside"] += 1
+                log.warning("set aside %s's event seq %d: its status says the game is at seq %d", table,
+                            last["seq"], game["seq"])
+            self.store.set_status(table, payload)
+            self.counts["statuses"] += 1
+        else:
+            self._take_event(table, payload)
+            return
+        self._changed()
+
+    def _take_event(self, table: str, payload: dict[str, Any]) -> None:
+        """Keep an event if it is the newest of its game and follows the last known seq plausibly."""
+        key = (payload["game"], payload["started"])
+        seq = payload["seq"]
+        last = self._last_events.get(table)
+        known: list[int] = []
+        if last is not None and (last["game"], last["started"]) == key:
+            if last["seq"] >= seq:
                 self.counts["duplicates"] += 1
                 return
-            self._last_events[table] = payload
-            self.counts["events"] += 1
+            known.append(last["seq"])
+        status = self.store.status(table)
+        game = status.get("game") if status else None
+        if isinstance(game, dict) and (game.get("id"), game.get("started")) == key:
+            known.append(int(game.get("seq", -1)))
+        if known and seq > max(known) + contract.SEQ_STEP:
+            raise contract.ContractError(f"seq {seq} jumps more than {contract.SEQ_STEP} past {max(known)}, "
+                                         "the last one known of the game")
+        self._last_events[table] = payload
+        self.counts["events"] += 1
         self._changed()
 
     def _changed(self) -> None:
@@ -175,7 +274,8 @@ class Venue:
                 game = {**game, "round": event["round"], "over": event["over"], "seq": event["seq"],
                         "players": [{**p, "score": scores.get(str(p["station"]), p["score"])}
                                     for p in game["players"]],
-                        "last_input": max(game.get("last_input") or 0, game["started"] + event["t"])}
+                        # Table time may run ahead of the clock (a scripted table): never after now.
+                        "last_input": min(now, max(game.get("last_input") or 0, game["started"] + event["t"]))}
             played = [r for r in results if r["table"] == table]
             tables.append({
                 "table": table, "online": status.get("online", False), "reason": status.get("reason", ""),
@@ -183,7 +283,8 @@ class Venue:
                 "games_played": len(played),
             })
         return {
-            "now": now, "hours": self.config.hours, "stale_s": self.config.stale_s, "connected": self._connected,
+            "now": now, "hours": self.config.hours, "stale_s": self.config.stale_s, "connected": self.connected,
+            "last_dropped": self.last_dropped,
             "tables": tables, "leaderboard": leaderboard(results), "recent": results[-8:][::-1],
             "results": len(results), "counts": dict(self.counts), "version": self.version,
         }
@@ -321,7 +422,8 @@ def serve(config: VenueConfig, stop: threading.Event, on_ready: Any = None) -> N
     if on_ready is not None:
         on_ready(httpd.server_address)
     try:
-        stop.wait()
+        while not stop.wait(1.0):
+            venue.watch()
     finally:
         httpd.shutdown()
         venue.stop()

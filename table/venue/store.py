@@ -2,7 +2,13 @@
 
 Results are keyed by ``(table, game, started)``: a second delivery of the same
 result (QoS 1 after a reconnect, the relay's republish, a retained copy, an import
-from the table's journal) changes nothing. The file can always be rebuilt: delete it
+from the table's journal) changes nothing. A table plays one game at a time, so a
+result of the same table and game number whose play overlaps a stored one's is
+that game again (re-stamped), and changes nothing either.
+
+Rows that break the contract's bounds (stored before they existed, or written by
+something else) are moved to ``set_aside`` by :meth:`VenueStore.set_aside`, with
+the reason, and never served. The file can always be rebuilt: delete it
 and start ``table venue`` (the broker's retained results come back), or import the
 tables' journals with ``table venue --import TABLE=JOURNAL``.
 """
@@ -13,8 +19,12 @@ import json
 import sqlite3
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+# Says why a stored payload may not be served (None: it may).
+Problem = Callable[[dict[str, Any]], "str | None"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS results (
@@ -37,7 +47,17 @@ CREATE TABLE IF NOT EXISTS tables (
     status TEXT NOT NULL,
     received REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS set_aside (
+    kind TEXT NOT NULL,
+    tbl TEXT,
+    body TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    at REAL NOT NULL
+);
 """
+
+_RESULT_COLUMNS = ("tbl, game, started, finished, engine, title, variant, rounds, actions, reason, players, "
+                   "received")
 
 
 class VenueStore:
@@ -58,8 +78,14 @@ class VenueStore:
             self._db.close()
 
     def add_result(self, r: dict[str, Any]) -> bool:
-        """Store a result payload; False if it was already there (a duplicate)."""
+        """Store a result payload; False if it was already there (a duplicate, see the module docstring)."""
         with self._lock:
+            same = self._db.execute(
+                "SELECT 1 FROM results WHERE tbl = ? AND game = ? AND started <= ? AND finished >= ? LIMIT 1",
+                (r["table"], r["game"], r["finished"], r["started"]),
+            ).fetchone()
+            if same is not None:
+                return False
             cur = self._db.execute(
                 "INSERT OR IGNORE INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (r["table"], r["game"], r["started"], r["finished"], r["engine"], r["title"], r["variant"],
@@ -89,13 +115,81 @@ class VenueStore:
         """Results finished at or after ``since``, oldest first, as result payloads."""
         with self._lock:
             rows = self._db.execute(
-                "SELECT tbl, game, started, finished, engine, title, variant, rounds, actions, reason, players, "
-                "received FROM results WHERE finished >= ? ORDER BY finished, tbl, game",
+                f"SELECT {_RESULT_COLUMNS} FROM results WHERE finished >= ? ORDER BY finished, tbl, game",
                 (since,),
             ).fetchall()
-        return [
-            {"table": r[0], "game": r[1], "started": r[2], "finished": r[3], "engine": r[4], "title": r[5],
-             "variant": r[6], "rounds": r[7], "actions": r[8], "reason": r[9], "players": json.loads(r[10]),
-             "received": r[11]}
-            for r in rows
-        ]
+        return [_result(r) for r in rows]
+
+    def set_aside(self, result_problem: Problem, status_problem: Problem) -> int:
+        """Move the stored results and statuses that may not be served to ``set_aside``.
+
+        A result is set aside when ``result_problem`` names a reason (its payload as a
+        table sent it, rebuilt from the row) or when it repeats an earlier-received
+        result of the same game (overlapping play); a status when ``status_problem``
+        does. Returns how many rows were moved.
+        """
+        moved = 0
+        now = time.time()
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT rowid, {_RESULT_COLUMNS} FROM results ORDER BY received, rowid").fetchall()
+            kept: dict[tuple[Any, Any], list[tuple[float, float]]] = {}
+            for row in rows:
+                reason = _stored_result_problem(row[1:], result_problem)
+                if reason is None:
+                    plays = kept.setdefault((row[1], row[2]), [])
+                    if any(s <= row[4] and row[3] <= f for s, f in plays):
+                        reason = "the same game as a result received before it (re-stamped)"
+                    else:
+                        plays.append((row[3], row[4]))
+                if reason is not None:
+                    body = json.dumps([_text(v) for v in row[1:]])
+                    self._db.execute("INSERT INTO set_aside VALUES ('result', ?, ?, ?, ?)",
+                                     (_text(row[1]), body, reason, now))
+                    self._db.execute("DELETE FROM results WHERE rowid = ?", (row[0],))
+                    moved += 1
+            for tbl, text in self._db.execute("SELECT tbl, status FROM tables").fetchall():
+                try:
+                    status = json.loads(text)
+                    reason = status_problem(status) if isinstance(status, dict) else "not a JSON object"
+                except ValueError as exc:
+                    reason = f"not JSON ({exc})"
+                if reason is not None:
+                    self._db.execute("INSERT INTO set_aside VALUES ('status', ?, ?, ?, ?)",
+                                     (_text(tbl), _text(text), reason, now))
+                    self._db.execute("DELETE FROM tables WHERE tbl = ?", (tbl,))
+                    moved += 1
+        return moved
+
+    def set_aside_rows(self) -> list[dict[str, Any]]:
+        """What :meth:`set_aside` moved, oldest first."""
+        with self._lock:
+            rows = self._db.execute("SELECT kind, tbl, body, reason, at FROM set_aside ORDER BY rowid").fetchall()
+        return [{"kind": k, "table": t, "body": b, "reason": r, "at": a} for k, t, b, r, a in rows]
+
+
+def _result(r: tuple[Any, ...]) -> dict[str, Any]:
+    return {"table": r[0], "game": r[1], "started": r[2], "finished": r[3], "engine": r[4], "title": r[5],
+            "variant": r[6], "rounds": r[7], "actions": r[8], "reason": r[9], "players": json.loads(r[10]),
+            "received": r[11]}
+
+
+def _stored_result_problem(row: tuple[Any, ...], problem: Problem) -> str | None:
+    """Why a stored result row may not be served: unreadable, or ``problem`` of its payload."""
+    try:
+        r = _result(row)
+    except (ValueError, TypeError) as exc:
+        return f"its players are not JSON ({exc})"
+    payload = {k: v for k, v in r.items() if k != "received"}
+    payload = {"v": 1, "type": "result", **payload}
+    try:
+        return problem(payload)
+    except Exception as exc:  # a row that breaks the check itself is set aside too
+        return f"cannot be checked ({type(exc).__name__}: {exc})"
+
+
+def _text(value: object) -> str:
+    """A stored value as text for ``set_aside`` (bytes and other odd types included)."""
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    return str(value)

@@ -105,13 +105,14 @@ def test_venue_keeps_each_result_once_and_counts_junk(tmp_path: Path) -> None:
 
 def test_offline_status_keeps_the_last_game(tmp_path: Path) -> None:
     venue = Venue(VenueConfig(db=tmp_path / "venue.db"))
+    now = time.time()  # an online status must lie within the venue's window of its clock
     try:
-        game = {"id": 1, "started": 1.0, "engine": "ubongo", "title": "Ubongo", "variant": "standard", "round": 2,
-                "over": False, "paused": False, "seq": 4, "players": [{"station": 0, "name": "Ada", "score": 3}],
-                "last_input": 2.0}
-        online = {"v": 1, "type": "status", "table": "T1", "online": True, "sent": 100.0, "game": game,
+        game = {"id": 1, "started": now - 99, "engine": "ubongo", "title": "Ubongo", "variant": "standard",
+                "round": 2, "over": False, "paused": False, "seq": 4,
+                "players": [{"station": 0, "name": "Ada", "score": 3}], "last_input": now - 98}
+        online = {"v": 1, "type": "status", "table": "T1", "online": True, "sent": now, "game": game,
                   "health": {"camera": "fault", "leds": "ok", "stations": "ok"}}
-        will = {"v": 1, "type": "status", "table": "T1", "online": False, "sent": 50.0,
+        will = {"v": 1, "type": "status", "table": "T1", "online": False, "sent": now - 50,
                 "reason": "connection to the table lost"}
         venue.handle("venue/v1/T1/status", contract.encode(online))
         venue.handle("venue/v1/T1/status", contract.encode(will))  # the will carries its connect time

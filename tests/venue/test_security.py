@@ -1,7 +1,8 @@
 """The broker's users and ACL as shipped, and the relay over TLS (docs/venue.md, Security).
 
 A table may write only below its own topic and reads nothing; the venue user reads
-and writes nothing; strangers are refused. With TLS, the relay checks the broker's
+and writes nothing (not even as a table called ``venue``); strangers are refused; a
+client's id is its account's, so no one takes another's connection or session. With TLS, the relay checks the broker's
 certificate against the venue's CA and a result still arrives.
 """
 
@@ -17,8 +18,7 @@ from typing import Any
 
 import pytest
 
-from table.venue import contract
-from table.venue.broker import ACL, LocalBroker, free_port, wait_port
+from table.venue.broker import ACL, LISTENER_SETTINGS, SETTINGS, LocalBroker, free_port, wait_port
 from venue.helpers import get_json, spawn, table_cmd, wait_for
 
 REPO = Path(__file__).resolve().parents[2]
@@ -82,31 +82,145 @@ def test_the_shipped_acl_is_the_one_tested() -> None:
     assert rules == [line for line in ACL.splitlines() if line]
     conf = (REPO / "packaging" / "mosquitto" / "table-venue.conf").read_text()
     assert "allow_anonymous false" in conf and "acl_file /etc/mosquitto/table-venue.acl" in conf
+    lines = [line for line in conf.splitlines() if line and not line.startswith("#")]
+    assert set(SETTINGS) <= set(lines)
+    # Mosquitto applies a listener's settings to the listener line before them.
+    listener = lines.index("listener 1883")
+    assert all(lines.index(setting) > listener for setting in LISTENER_SETTINGS)
 
 
-def test_a_table_writes_only_its_own_topics(tmp_path: Path) -> None:
-    broker = LocalBroker(tmp_path / "broker", {"T1": "one", "T2": "two", "venue": "v"})
+class Account:
+    """One connection as one account, with the client id and session it asks for."""
+
+    def __init__(self, port: int, user: str, password: str, client_id: str, clean: bool = True) -> None:
+        import paho.mqtt.client as mqtt
+        from paho.mqtt.enums import CallbackAPIVersion
+
+        self.got: list[tuple[str, bytes]] = []
+        self.connects = 0
+        self.drops = 0
+        self.subscribed = threading.Event()
+        self.client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=clean,
+                                  protocol=mqtt.MQTTv311)
+        self.client.username_pw_set(user, password)
+        self.client.reconnect_delay_set(5, 5)  # a dropped connection stays visible for a while
+        self.client.on_connect = self._on_connect
+        self.client.on_disconnect = self._on_disconnect
+        self.client.on_subscribe = lambda *a: self.subscribed.set()
+        self.client.on_message = lambda c, u, m: self.got.append((m.topic, bytes(m.payload)))
+        self.topics: list[str] = []
+        self.client.connect("127.0.0.1", port, keepalive=30)
+        self.client.loop_start()
+        wait_for(lambda: self.connects, 5, f"{user} connected")
+
+    def _on_connect(self, client: Any, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
+        if not reason.is_failure:
+            self.connects += 1
+            for topic in self.topics:
+                client.subscribe(topic, 1)
+
+    def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
+        self.drops += 1
+
+    def subscribe(self, *topics: str) -> None:
+        self.topics += topics
+        self.subscribed.clear()
+        self.client.subscribe([(t, 1) for t in topics])
+        assert self.subscribed.wait(5)
+
+    def publish(self, topic: str, payload: bytes) -> None:
+        self.client.publish(topic, payload, qos=1).wait_for_publish(5)
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+
+
+ACCOUNTS = {"T1": "one", "T2": "two", "venue": "v"}
+# Every topic an account might try: its own, another table's, the venue's name as a table,
+# another version, the broker's own and something else entirely.
+TOPICS = ["venue/v1/T1/status", "venue/v1/T1/results/1", "venue/v1/T2/status", "venue/v1/T2/games/1/events",
+          "venue/v1/venue/status", "venue/v1/venue/results/1", "venue/v2/T1/status", "venue/T1", "$SYS/forged",
+          "other/topic"]
+
+
+def test_each_account_publishes_and_reads_only_what_it_should(tmp_path: Path) -> None:
+    """Every account tries every topic: only a table's own topics take its messages; only the venue reads."""
+    watcher_acl = "\nuser watcher\ntopic read #\ntopic read $SYS/#\n"
+    broker = LocalBroker(tmp_path / "broker", {**ACCOUNTS, "watcher": "w"}, extra_acl=watcher_acl)
     broker.start()
-    inboxes: list[Inbox] = []
+    open_: list[Account] = []
     try:
-        venue = Inbox(broker.port, "venue", "v", "venue/v1/#")
-        spy = Inbox(broker.port, "T2", "two", "venue/v1/#")  # a table trying to read
-        inboxes += [venue, spy]
-        assert venue.ready.wait(5) and spy.ready.wait(5)
-        status = {"v": 1, "type": "status", "table": "T2", "online": False, "sent": time.time()}
-        _publish(broker.port, "T1", "one", "venue/v1/T2/status", contract.encode(status))  # forged
-        _publish(broker.port, "venue", "v", "venue/v1/T2/status", contract.encode(status))  # venue is read-only
-        _publish(broker.port, "T2", "two", "venue/v1/T2/status", contract.encode(status))  # its own: allowed
-        wait_for(lambda: venue.got, 5, "the allowed message")
-        time.sleep(0.5)
-        assert len(venue.got) == 1, venue.got
-        assert spy.got == []
+        watcher = Account(broker.port, "watcher", "w", "watcher")
+        open_.append(watcher)
+        watcher.subscribe("#", "$SYS/forged")
+        # One connection per account (a second one would take over the first: ids are bound to users).
+        accounts = {user: Account(broker.port, user, pw, f"client-{user}") for user, pw in ACCOUNTS.items()}
+        open_ += accounts.values()
+        for account in accounts.values():
+            account.subscribe("#", "venue/v1/#", "$SYS/forged")
+        for account in accounts.values():
+            account.got.clear()  # the $SYS/... the broker may send itself
+        expected = set()
+        for user, account in accounts.items():
+            for topic in TOPICS:
+                payload = f"{user}->{topic}".encode()
+                account.publish(topic, payload)
+                if user != "venue" and topic.startswith(f"venue/v1/{user}/"):
+                    expected.add((topic, payload))
+        wait_for(lambda: len(watcher.got) >= len(expected), 5, "the allowed messages")
+        time.sleep(0.5)  # anything let through by mistake would arrive now
+        assert set(watcher.got) == expected, sorted(set(watcher.got) ^ expected)
+        # Only the venue reads, and it reads the tables' topics.
+        assert accounts["T1"].got == [] and accounts["T2"].got == []
+        assert set(accounts["venue"].got) == expected
+        assert all(account.drops == 0 for account in accounts.values())
         stranger = Inbox(broker.port, "T1", "wrong password", "venue/v1/#")
-        inboxes.append(stranger)
-        assert stranger.ready.wait(5) and stranger.refused
+        try:
+            assert stranger.ready.wait(5) and stranger.refused
+        finally:
+            stranger.close()
     finally:
-        for inbox in inboxes:
-            inbox.close()
+        for account in open_:
+            account.close()
+        broker.kill()
+
+
+def test_no_table_takes_another_accounts_client_id_or_session(tmp_path: Path) -> None:
+    """Client ids are bound to accounts: a table using the venue's or another table's id throws no one off."""
+    import socket
+
+    broker = LocalBroker(tmp_path / "broker", ACCOUNTS)
+    broker.start()
+    open_: list[Account] = []
+    try:
+        # The venue's persistent session: subscribed, then away for a while.
+        venue = Account(broker.port, "venue", "v", "venue", clean=False)
+        venue.subscribe("venue/v1/#")
+        venue.close()
+        t2 = Account(broker.port, "T2", "two", "table-relay-T2")
+        open_.append(t2)
+        # T1 connects with every id it should not have: the venue's (its user name, as the program
+        # picks it, and the older host-name form), T2's relay's and T2's user name, with a clean
+        # session each time.
+        for client_id in ("venue", f"table-venue-{socket.gethostname()}"[:64], "table-relay-T2", "T2"):
+            intruder = Account(broker.port, "T1", "one", client_id)
+            intruder.close()
+        time.sleep(0.5)
+        assert t2.drops == 0 and t2.connects == 1, "T2 was thrown off by a client id it owns"
+        # The venue's queue outlived every intruder: what T2 sent while it was away is waiting.
+        t2.publish("venue/v1/T2/results/1", b"kept for the venue")
+        back = Account(broker.port, "venue", "v", "venue", clean=False)
+        open_.append(back)
+        wait_for(lambda: back.got, 5, "the venue's queued message")
+        assert back.got == [("venue/v1/T2/results/1", b"kept for the venue")]
+        # And a venue connected meanwhile is not thrown off by a table using its id.
+        Account(broker.port, "T2", "two", "venue").close()
+        time.sleep(0.5)
+        assert back.drops == 0
+    finally:
+        for account in open_:
+            account.close()
         broker.kill()
 
 
