@@ -533,7 +533,7 @@ def _scenes() -> list[tuple[str, RaceState, bool]]:
 
 
 def _scene_painter(state: RaceState, paused: bool) -> Any:
-    from textfit import _parts_painter
+    from display.textfit import _parts_painter
 
     return _parts_painter(NAME, ENGINE.view(state, None), state.now, paused)
 
@@ -542,9 +542,9 @@ def _scene_painter(state: RaceState, paused: bool) -> Any:
 def test_every_line_fits_stays_apart_and_contrasts(language: str) -> None:
     """The table's own measures of its screens (text in its box, no overlaps, big enough,
     4.5:1 contrast) on every phase and on the moments random play may miss."""
-    from test_contrast import low_contrast
-    from test_layout import _problems
-    from textfit import SIZES, misfits
+    from display.test_contrast import low_contrast
+    from display.test_layout import _problems
+    from display.textfit import SIZES, misfits
 
     from table.display.snapshots import game_moments
 
