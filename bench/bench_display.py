@@ -229,7 +229,7 @@ def shell_frames(size: tuple[int, int]) -> dict[str, tuple[list[float], list[flo
         value = {"delta": next(deltas)} if kind == "turn" else None
         inputs.add(Action(kind, t0 + 0.25 * (k + 1), k % 4, value))
     frames("lobby", 11.0)
-    if table.play.session is not None:
+    if table.session is not None:
         raise RuntimeError("the lobby's scripted inputs started a game: the lobby's figures would be the game's")
     table.lobby.settings.joined = [0, 1, 2, 3]
     table.start_game(GameSetup("ubongo_shimo", "running-sand", (0, 1, 2, 3)), seed=5)

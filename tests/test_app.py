@@ -53,7 +53,7 @@ def test_lobby_joins_players_and_starts_a_journaled_game(tmp_path: Path) -> None
     assert isinstance(table.screens[-1], LobbyScreen)
     start_shimo(table, clock, inputs)
     assert isinstance(table.screens[-1], GameScreen)
-    session = table.play.session
+    session = table.session
     assert session is not None and session.setup.stations == (0, 1)
     run(table, clock, inputs, Action("press", 10.0, 1), until=12.0)
     assert session.view()["callers"] == [1]
@@ -62,7 +62,7 @@ def test_lobby_joins_players_and_starts_a_journaled_game(tmp_path: Path) -> None
     assert isinstance(screen, GameScreen)
     deadline = session.view()["deadline"]
     assert deadline - screen._render_now(clock.now) == pytest.approx(58.0, abs=0.1)
-    record = table.play.journal.unfinished() if table.play.journal else None
+    record = table.journal.unfinished() if table.journal else None
     assert record is not None and [a.kind for a in record.actions] == ["tick", "press"]
 
 
@@ -83,7 +83,7 @@ def test_a_restart_resumes_the_same_game_at_the_same_moment(tmp_path: Path) -> N
     table, clock, inputs = make_table(tmp_path)
     start_shimo(table, clock, inputs)
     run(table, clock, inputs, Action("press", 10.0, 0), until=20.0)
-    before = table.play.session
+    before = table.session
     assert before is not None
     # Crash: no close, nothing else written. A new table on the same journal resumes.
     config = TableConfig(stations=4)
@@ -101,7 +101,7 @@ def test_a_game_that_stopped_paused_resumes_paused_and_a_push_continues(tmp_path
     table, clock, inputs = make_table(tmp_path)
     start_shimo(table, clock, inputs)
     run(table, clock, inputs, Action("long_push", 5.0, 0), until=6.0)
-    assert table.play.session is not None and table.play.session.paused
+    assert table.session is not None and table.session.paused
     clock2 = VirtualClock(0.0)
     inputs2 = ScriptedInputs()
     again = Table(TableConfig(stations=4), clock2, pygame.Surface((640, 360)), Journal(tmp_path / "j.db"),
@@ -117,7 +117,7 @@ def test_long_push_opens_the_table_menu_which_pauses_and_undoes(tmp_path: Path) 
     start_shimo(table, clock, inputs)
     run(table, clock, inputs, Action("press", 10.0, 0), Action("long_push", 12.0, 1), until=13.0)
     assert isinstance(table.screens[-1], TableMenuScreen)
-    session = table.play.session
+    session = table.session
     assert session is not None and session.paused
     # Down to "Undo", push twice (confirmation), the call is taken back and the game runs on.
     run(table, clock, inputs, Action("turn", 0.1, 1, {"delta": 2}), Action("push", 0.2, 1), Action("push", 0.3, 1),
@@ -132,7 +132,7 @@ def test_table_menu_pause_keeps_the_game_paused_until_a_push(tmp_path: Path) -> 
     run(table, clock, inputs, Action("long_push", 5.0, 0), Action("turn", 5.1, 0, {"delta": 1}),
         Action("push", 5.2, 0), until=30.0)
     assert isinstance(table.screens[-1], PausedScreen)
-    session = table.play.session
+    session = table.session
     assert session is not None and session.paused
     run(table, clock, inputs, Action("push", 0.1, 3), until=0.2)
     assert not session.paused and isinstance(table.screens[-1], GameScreen)
@@ -143,9 +143,9 @@ def test_table_menu_end_game_and_back_to_the_lobby(tmp_path: Path) -> None:
     start_shimo(table, clock, inputs)
     run(table, clock, inputs, Action("long_push", 5.0, 0), Action("turn", 5.1, 0, {"delta": 4}),
         Action("push", 5.2, 0), Action("push", 5.3, 0), until=6.0)
-    session = table.play.session
+    session = table.session
     assert session is not None and session.is_over()
-    assert table.play.journal is not None and table.play.journal.unfinished() is None
+    assert table.journal is not None and table.journal.unfinished() is None
     run(table, clock, inputs, Action("press", 3.0, 2), until=3.5)
     assert table.screens == [table.lobby]
 

@@ -252,7 +252,7 @@ def test_the_table_starts_in_table_toml_language_and_the_lobby_knob_switches_eve
           *[Action("push", 0.2 + 0.05 * k, 1) for k in range(pushes)],
           Action("press", 0.8, 0), Action("press", 0.9, 1),
           Action("turn", 1.0, 1, {"sector": 15, "sectors": 16}), Action("push", 1.1, 1), seconds=1.5)
-    session = table.play.session  # type: ignore[attr-defined]
+    session = table.session  # type: ignore[attr-defined]
     assert session is not None and session.engine.name == "umtata"
     assert session.setup.options["language"] == "de"  # the deck follows the language (journaled with the game)
     texts = " ".join(_texts(table, clock))

@@ -109,7 +109,7 @@ def test_the_table_loop_repaints_exactly_what_changed() -> None:
         nonlocal frames, partial
         for step in range(round(seconds * 30)):
             clock.advance(1 / 30)
-            session = table.play.session
+            session = table.session
             if play and session is not None and not session.is_over() and step % 7 == 0:
                 legal = list(session.engine.legal_actions(session.state))
                 if legal:
@@ -136,7 +136,7 @@ def test_the_table_loop_repaints_exactly_what_changed() -> None:
         inputs.add(*joins, Action("turn", t + 0.4, 0, {"delta": -table.lobby.cursor}), *pushes,
                    Action("turn", t + 1.0, 0, {"sector": 15, "sectors": 16}), Action("push", t + 1.2, 1))
         run(1.5)
-        assert table.play.session is not None and table.session.engine.name == target
+        assert table.session is not None and table.session.engine.name == target
         run(12.0, play=True)
         t = clock.now
         inputs.add(Action("long_push", t + 0.1, 0), Action("turn", t + 0.5, 0, {"delta": 1}),
@@ -148,10 +148,10 @@ def test_the_table_loop_repaints_exactly_what_changed() -> None:
         inputs.add(Action("long_push", t + 0.1, 0), Action("turn", t + 0.4, 0, {"delta": 4}),
                    Action("push", t + 0.6, 0), Action("push", t + 0.8, 0))
         run(1.5)
-        if table.play.session is not None:
+        if table.session is not None:
             inputs.add(Action("press", clock.now + 2.5, 0))
             run(3.0)
-        assert table.play.session is None, "ending the game from the menu did not reach the lobby"
+        assert table.session is None, "ending the game from the menu did not reach the lobby"
     table.push_screen(AttractScreen(table, table.theme, clock.now, seed=9))
     run(40.0)
     assert frames > 300 and partial > frames // 2
@@ -239,11 +239,11 @@ def test_a_still_table_asks_for_no_frames_and_a_running_sand_for_every_one() -> 
         table.step(clock.now)
     assert table.next_change(clock.now) is None  # ...then sleeps until an input
     table.attract_enabled = True
-    assert table.next_change(clock.now) == table.last_input + table.common.config.timing.attract_after_s
+    assert table.next_change(clock.now) == table.last_input + table.config.timing.attract_after_s
     table.start_game(GameSetup("ubongo_shimo", "running-sand", (0, 1)), seed=3)
     clock.advance(1 / 60)
     table.step(clock.now)
-    session = table.play.session
+    session = table.session
     assert session is not None and session.deadline() is not None
     # The countdown and then the sand move every frame.
     assert table.live and table.next_change(clock.now) == clock.now
@@ -307,7 +307,7 @@ def test_the_demo_draws_at_its_own_frame_rate_and_wakes_in_between_draw_nothing(
     clock = VirtualClock(100.0)
     table = Table(TableConfig(stations=4), clock, pygame.Surface(SIZE), None, attract=True)
     table.step(clock.now)
-    clock.now = table.last_input + table.common.config.timing.attract_after_s + 0.001
+    clock.now = table.last_input + table.config.timing.attract_after_s + 0.001
     table.step(clock.now)
     top = table.screens[-1]
     assert isinstance(top, AttractScreen)

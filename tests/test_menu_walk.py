@@ -61,7 +61,7 @@ def test_menu_choice_ends_in_a_screen_that_says_what_happened(game: str, phase: 
     found = walk_to(game, phase, pygame.Surface((1280, 720)))
     assert found is not None, f"the walk never reached {game} {phase}"
     table, clock, inputs = found
-    session = table.play.session
+    session = table.session
     assert session is not None
     if paused:
         menu_choice(table, clock, inputs, "pause")
@@ -90,7 +90,7 @@ def test_menu_choice_ends_in_a_screen_that_says_what_happened(game: str, phase: 
         assert not table.live
         # A press leaves for the lobby.
         run_frames(table, clock, inputs, [Action("press", 0.1, 1)], 0.5)
-        assert table.play.session is None
+        assert table.session is None
         return
     if choice == "pause":
         assert isinstance(top, PausedScreen) and session.paused

@@ -42,7 +42,7 @@ def test_a_moment_shows_in_the_players_colour_and_then_goes(game: str, kind: str
     found = walk_until(game, pygame.Surface((1280, 720)), showing)
     assert found is not None and showing(found[0])
     table, clock, inputs = found
-    session = table.play.session
+    session = table.session
     assert session is not None
     moment = next(m for m in _game_screen(table).moments if m.kind == kind)
     theme = player_theme(table.theme, session)
@@ -64,7 +64,7 @@ def test_a_moment_shows_in_the_players_colour_and_then_goes(game: str, kind: str
 
 def test_celebrations_can_be_switched_off_but_menu_notices_still_show() -> None:
     def called(table: object) -> bool:
-        s = table.play.session  # type: ignore[attr-defined]
+        s = table.session  # type: ignore[attr-defined]
         return s is not None and bool(s.view(None).get("callers"))
 
     found = walk_until("ubongo_shimo", pygame.Surface((1280, 720)), called, celebrations=False)
@@ -78,14 +78,14 @@ def test_celebrations_can_be_switched_off_but_menu_notices_still_show() -> None:
 
 def test_the_last_ten_seconds_of_sand_pulse_red_at_the_edges() -> None:
     def sand_running(table: object) -> bool:
-        s = table.play.session  # type: ignore[attr-defined]
+        s = table.session  # type: ignore[attr-defined]
         view = s.view(None) if s is not None else {}
         return view.get("phase") == "racing"
 
     found = walk_until("ubongo_shimo", pygame.Surface((1280, 720)), sand_running, celebrations=True)
     assert found is not None and sand_running(found[0])
     table, clock, _ = found
-    session = table.play.session
+    session = table.session
     assert session is not None
     screen = _game_screen(table)
 

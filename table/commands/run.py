@@ -312,7 +312,7 @@ class Runner:
         """Scripted inputs due by clock time ``now``, at their exact game times; the run
         ends when the game does, or after the last input once nothing is due by ``until``."""
         table = self.table
-        session = table.play.session
+        session = table.session
         if session is None:
             self.stop = True
             return

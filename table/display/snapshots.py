@@ -229,8 +229,8 @@ def walk_to(game: str, phase: str, surface: pygame.Surface, seed: int = 3,
     """A table loop whose game (random legal play, fixed seed) has reached ``phase``
     (the view's phase), or None if that play never gets there. Inputs go through the
     table's screens as a station's would, at the game's times on a virtual clock."""
-    return walk_until(game, surface, lambda table: table.play.session is not None
-                      and table.play.session.view(None).get("phase") == phase, seed, celebrations)
+    return walk_until(game, surface, lambda table: table.session is not None
+                      and table.session.view(None).get("phase") == phase, seed, celebrations)
 
 
 def walk_until(game: str, surface: pygame.Surface, done: Callable[[Table], bool], seed: int = 3,
@@ -246,7 +246,7 @@ def walk_until(game: str, surface: pygame.Surface, done: Callable[[Table], bool]
     table = Table(config, clock, surface, None, inputs=[inputs], seed_source=lambda: seed, attract=False)
     n = _players(game)
     table.start_game(GameSetup(game, registry()[game].variants[0], tuple(range(n)), NAMES[:n]), seed=seed)
-    session = table.play.session
+    session = table.session
     assert session is not None
     rng = random.Random(seed)
     for _ in range(4000):
@@ -325,9 +325,9 @@ def flow_moments(games: list[str] | None = None) -> Iterator[tuple[str, Snapshot
 
         def shot(surface: pygame.Surface, game: str = game, phase: str = phase, choice: str | None = None) -> None:
             # Some rounds in, so that the scores on the ranking differ.
-            found = walk_until(game, surface, lambda table: table.play.session is not None
-                               and table.play.session.view(None).get("phase") == phase
-                               and int(table.play.session.view(None).get("round", 0) or 0) >= 3, celebrations=False)
+            found = walk_until(game, surface, lambda table: table.session is not None
+                               and table.session.view(None).get("phase") == phase
+                               and int(table.session.view(None).get("round", 0) or 0) >= 3, celebrations=False)
             assert found is not None, f"{game} never reached {phase}"
             table, clock, inputs = found
             if choice is None:

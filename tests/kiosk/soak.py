@@ -152,7 +152,7 @@ def soak(hours: float, journal_path: Path, seed: int = 1, step_s: float = 1.0, s
                         guests.add(lobby_plan.pop(0))
                         stats.inputs += 1
                 elif isinstance(top, GameScreen | TableMenuScreen) or top.overlay:
-                    session = table.play.session
+                    session = table.session
                     if session is None:
                         pass
                     elif isinstance(top, TableMenuScreen) or top.overlay:
@@ -173,14 +173,14 @@ def soak(hours: float, journal_path: Path, seed: int = 1, step_s: float = 1.0, s
                             guests.add(Action(action.kind, t, action.station, action.value))
                             stats.inputs += 1
             clock.now = now + step_s
-            before = table.play.session
+            before = table.session
             if table.step(clock.now):
                 stats.frames += 1
             stats.steps += 1
-            if before is not None and before.is_over() and table.play.session is None:
+            if before is not None and before.is_over() and table.session is None:
                 stats.games_finished += 1
-            if table.play.session is not None and table.play.session is not before:
-                stats.games_started[table.play.session.setup.game] += 1
+            if table.session is not None and table.session is not before:
+                stats.games_started[table.session.setup.game] += 1
             if int(clock.now) % 3600 == 0:
                 gc.collect()
                 stats.rss_hourly.append(rss_bytes())

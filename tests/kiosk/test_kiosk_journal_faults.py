@@ -48,7 +48,7 @@ def test_a_journal_fault_mid_game_shows_a_warning_and_loses_nothing(tmp_path: Pa
     table = Table(TableConfig(stations=4), clock, surface, journal, inputs=[inputs], seed_source=lambda: 42)
     run(table, clock, inputs, Action("press", 0.1, 0), Action("press", 0.2, 1),
         Action("turn", 1.0, 0, {"sector": 15, "sectors": 16}), Action("push", 1.2, 0), until=1.5)
-    assert table.play.session is not None and table.game_id is not None
+    assert table.session is not None and table.game_id is not None
     other = sqlite3.connect(path, isolation_level=None)
     other.execute("BEGIN IMMEDIATE")
     presses = [Action("press", 2.0 + i * 7.0, i % 2) for i in range(40)]

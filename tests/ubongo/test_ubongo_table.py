@@ -60,7 +60,7 @@ def test_a_round_through_the_table_loop_and_a_resume(tmp_path: Path) -> None:
         Action("push", 0.4, 2),
         until=4.0,
     )
-    session = table.play.session
+    session = table.session
     assert session is not None and session.view()["phase"] == "sand"
     run(
         table,
