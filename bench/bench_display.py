@@ -30,7 +30,8 @@ from table.common.config import TableConfig
 from table.display.games import renderers
 from table.display.theme import Theme
 from table.games.base import GameSetup
-from table.loop.app import Table, VirtualClock
+from table.loop.app import Table
+from table.play.clock import VirtualClock
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -220,8 +220,9 @@ class Runner:
         self.clock: Callable[[], float] = time.monotonic
         if speed != 1.0:
             # A scripted run may go faster than real time: the table's clock runs at ``speed``.
-            origin = time.monotonic()
-            self.clock = lambda: origin + (time.monotonic() - origin) * speed
+            from table.play.clock import ScaledClock
+
+            self.clock = ScaledClock(speed, at=time.monotonic())
         hardware = hardware or HardwareConfig()
         layout = hardware.leds.hourglass_layout()
         self.sim_stations = SimStations(config.stations, self.clock, config.timing.long_push_s)

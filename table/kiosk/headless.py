@@ -38,77 +38,21 @@ import os
 import signal
 import sys
 import threading
-import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
-from typing import Protocol
 
 from table.common.errors import TableError
 from table.games.base import TICK, Action, GameError
 from table.kiosk.systemd import Notifier, refuse_root
+from table.play.clock import Clock, ScaledClock, VirtualClock
 from table.play.journal import GameRecord, Journal, JournalError
 from table.play.scenario import Scenario, load_scenario, script_steps
 from table.play.session import Session
 
 log = logging.getLogger(__name__)
-
-
-# -- clocks ------------------------------------------------------------------------------
-class Clock(Protocol):
-    """Table time for the loop. ``start`` fixes where table time begins (a resumed
-    game continues at its last journaled time); ``wait_until`` returns when table
-    time ``t`` has come, or early (False) when ``should_stop()`` turns true.
-    ``idle`` is called at least every ``slice`` seconds of waiting (watchdog pings).
-    """
-
-    def start(self, table_t: float) -> None: ...
-
-    def wait_until(self, t: float, should_stop: Callable[[], bool], idle: Callable[[], None]) -> bool: ...
-
-
-class VirtualClock:
-    """Time jumps to the next input at once: a whole evening runs in milliseconds."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def start(self, table_t: float) -> None:
-        self.now = table_t
-
-    def wait_until(self, t: float, should_stop: Callable[[], bool], idle: Callable[[], None]) -> bool:
-        idle()
-        self.now = max(self.now, t)
-        return not should_stop()
-
-
-class ScaledClock:
-    """Real time, ``speed`` times faster (1.0 is the wall clock); sleeps in short slices."""
-
-    def __init__(self, speed: float = 1.0, slice_s: float = 0.05) -> None:
-        if speed <= 0:
-            raise ValueError("the clock speed must be positive")
-        self.speed = speed
-        self.slice_s = slice_s
-        self._origin = time.monotonic()
-
-    def start(self, table_t: float) -> None:
-        self._origin = time.monotonic() - table_t / self.speed
-
-    def now(self) -> float:
-        return (time.monotonic() - self._origin) * self.speed
-
-    def wait_until(self, t: float, should_stop: Callable[[], bool], idle: Callable[[], None]) -> bool:
-        while True:
-            idle()
-            if should_stop():
-                return False
-            left = (t - self.now()) / self.speed
-            if left <= 0:
-                return True
-            time.sleep(min(left, self.slice_s))
 
 
 # -- the journal, opened so that the table always starts ------------------------------------

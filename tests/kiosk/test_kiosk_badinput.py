@@ -29,13 +29,13 @@ import pytest
 
 from table.cli import build_parser, main
 from table.kiosk.headless import (
-    VirtualClock,
     open_journal_resilient,
     random_script,
     resumable_game,
     run_headless,
     scenario_toml,
 )
+from table.play.clock import VirtualClock
 from table.play.journal import Journal, JournalError
 from table.play.scenario import parse_scenario
 

@@ -25,7 +25,8 @@ from pathlib import Path
 import pytest
 
 from table.games.base import Action
-from table.kiosk.headless import VirtualClock, random_script, run_headless, scenario_toml
+from table.kiosk.headless import random_script, run_headless, scenario_toml
+from table.play.clock import VirtualClock
 from table.play.journal import Journal, JournalBusy, JournalError
 from table.play.journal_open import check_wal, open_daemon_journal
 from table.play.scenario import Scenario, parse_scenario
