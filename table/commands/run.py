@@ -204,7 +204,7 @@ class Runner:
         self.surface = offscreen((width, height), self.window)
         self.script = script
         self.speed = speed
-        from table.kiosk.headless import open_journal_resilient
+        from table.play.resume import open_journal_resilient
 
         # Faults (full disk, read-only folder, a lock) are waited out or played through from
         # memory; only a journal SQLite reports corrupt is set aside. The table's own default
@@ -282,8 +282,8 @@ class Runner:
 
     def _start_script(self) -> None:
         """Resume the script's game from the journal where it stopped, or start it."""
-        from table.kiosk.headless import _same_game, script_position
         from table.play.journal import JournalError
+        from table.play.resume import same_game, script_position
 
         scenario = self.script
         try:
@@ -295,7 +295,7 @@ class Runner:
             if unreadable is not None:
                 self.journal.finish(unreadable, None)
             latest = None
-        if latest is not None and _same_game(scenario, latest.engine, latest.setup.to_json(), latest.seed):
+        if latest is not None and same_game(scenario, latest.engine, latest.setup.to_json(), latest.seed):
             if latest.finished:
                 log.info("the script's game is already finished in %s", self.journal.path)
                 self.stop = True

@@ -154,7 +154,7 @@ class Table:
         """Resume the journal's unfinished game, if any, at the moment it stopped."""
         if self.journal is None:
             return False
-        from table.kiosk.headless import resumable_game
+        from table.play.resume import resumable_game
 
         # A game this build cannot replay is closed and logged; it never stops the table.
         found = resumable_game(self.journal)
