@@ -12,7 +12,7 @@ from pathlib import Path
 import pygame
 import pytest
 
-from table.display.snapshots import render_all, shell_moments, shimo_moments
+from table.loop.snapshots import render_all, shell_moments, shimo_moments
 
 
 @pytest.mark.parametrize("moments", [shell_moments, shimo_moments], ids=["shell", "shimo"])
@@ -34,8 +34,8 @@ def test_committed_screenshots_exist_for_the_menu_and_every_shimo_phase() -> Non
 
 
 def test_table_screens_covers_every_phase_of_every_game() -> None:
-    from table.display.snapshots import all_moments, phase_walk
     from table.games import registry
+    from table.loop.snapshots import all_moments, phase_walk
 
     names = [name for name, _ in all_moments()]
     for game, engine in registry().items():
