@@ -24,6 +24,7 @@ from table.common.config import TableConfig
 from table.common.datafiles import data_file
 from table.common.errors import TableError
 from table.display.layers import offscreen
+from table.display.sim_window import draw_stations_bar
 from table.hardware.config import HardwareConfig
 from table.kiosk.faults import arm_test_fault, hang_for_the_watchdog
 from table.kiosk.systemd import EXIT_LEAVE_KIOSK, LeaveGesture, Notifier
@@ -411,7 +412,7 @@ class Runner:
                int(now * 4) % 2 if blinking else 0)
         if key != self._sim_key:
             self._sim_key = key
-            sim.draw(self.window, bar, self.bar_theme, now)
+            sim.layout = draw_stations_bar(self.window, bar, self.bar_theme, now, sim)
             out.append(bar)
         side = pygame.Rect(self.window.get_width() - SIM_SIDE, 0, SIM_SIDE, self.window.get_height())
         frame = tuple(self.screen_hourglass.frame)
