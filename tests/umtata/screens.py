@@ -19,7 +19,8 @@ from table.display.games import RenderContext
 from table.display.games.umtata.map import draw_map
 from table.display.theme import Theme
 from table.games.base import Action, GameSetup
-from table.games.umtata.engine import ENGINE, UmtataState
+from table.games.umtata.engine import ENGINE
+from table.games.umtata.state import UmtataState
 from umtata.conftest import WELTMEISTER, WORLD_CUP, answer, guess, sector, tataaa
 
 OUT = Path(__file__).resolve().parents[2] / "docs" / "screens" / "umtata"

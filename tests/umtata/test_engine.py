@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 
 from table.games.base import Action, GameSetup
-from table.games.umtata.engine import ANSWER, ENGINE, GUESS, OVER, REVEAL
+from table.games.umtata.engine import ENGINE
+from table.games.umtata.state import ANSWER, GUESS, OVER, REVEAL
 from umtata.conftest import PARIS, WORLD_CUP, answer, guess, new, sector, tataaa
 
 
