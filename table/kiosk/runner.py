@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from table.common.config import TableConfig
 from table.common.datafiles import data_file
@@ -29,6 +29,10 @@ from table.hardware.config import HardwareConfig
 from table.kiosk.faults import arm_test_fault, hang_for_the_watchdog
 from table.kiosk.systemd import EXIT_LEAVE_KIOSK, LeaveGesture, Notifier
 from table.loop.outputs import draw_led_hourglass
+from table.play.journal import Journal
+
+if TYPE_CHECKING:
+    from table.loop.app import Output
 
 log = logging.getLogger("table.run")
 
@@ -75,6 +79,24 @@ def _hardware_backends(config: TableConfig, hardware: HardwareConfig, clock: Cal
     return GpioStations(hardware, timing, clock=clock), make_hourglass(hardware.leds)
 
 
+def _open_journal(config: TableConfig, journal_path: Path | None) -> Journal:
+    """The daemon's journal. Faults (full disk, read-only folder, a lock) are waited out
+    or played through from memory; only a journal SQLite reports corrupt is set aside.
+    The table's own default place may be created; a folder given on the command line
+    must exist."""
+    from table.play.resume import open_journal_resilient
+
+    wait_notifier = Notifier()
+    journal = open_journal_resilient(journal_path or config.journal_path(),
+                                     create_folder=journal_path is None and not config.journal,
+                                     on_wait=lambda message: (wait_notifier.status(message),
+                                                              wait_notifier.watchdog()))
+    wait_notifier.close()
+    if journal.start_report:
+        log.info("%s", journal.start_report)
+    return journal
+
+
 WAKE = None  # set to a pygame user event type once pygame is imported
 
 _woken = threading.Event()
@@ -100,26 +122,9 @@ class Runner:
     def __init__(self, config: TableConfig, *, sim: bool, headless: bool, journal_path: Path | None,
                  attract_now: bool = False, hardware: HardwareConfig | None = None,
                  config_dir: Path | None = None, script: Any = None, speed: float = 1.0) -> None:
-        global WAKE
-        if headless:
-            os.environ["SDL_VIDEODRIVER"] = "dummy"
-            os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
-        import pygame
+        from table.loop.app import Table
+        from table.play.gamedata import game_options
 
-        from table.hardware.sim import SimStations
-        from table.loop.app import Output, Table
-        from table.loop.outputs import ButtonLeds, HourglassOutput, ScreenHourglass, SpeechOutput, StationInputs
-        from table.loop.sound import SoundOutput
-
-        try:
-            pygame.display.init()
-        except pygame.error as exc:
-            # No display device, or no right to it (the unit's DeviceAllow=char-drm).
-            raise TableError(f"the display cannot be opened with SDL's "
-                             f"'{os.environ.get('SDL_VIDEODRIVER', 'default')}' driver ({exc}); it needs a "
-                             "screen and the right to open /dev/dri (the unit's DeviceAllow=char-drm rw)") from None
-        pygame.font.init()
-        WAKE = pygame.event.custom_type() if WAKE is None else WAKE
         self.config = config
         self.sim = sim
         self.headless = headless
@@ -128,79 +133,17 @@ class Runner:
         # (stations wake the loop from their threads; SDL brings only a window's close).
         self.sdl_poll_s = SDL_POLL_SIM_S if sim and not headless else SDL_POLL_S
         self.stop = False
-        width, height = config.display.width, config.display.height
-        self.size = (width, height)
-        # On the console (SDL's KMS/DRM driver: a kiosk without GPIO, such as the QEMU
-        # image) the table owns the whole screen; simulated stations then come from a
-        # keyboard, and the simulator's bar and LED column would only hide the game.
-        self.console = not headless and os.environ.get("SDL_VIDEODRIVER", "").lower() == "kmsdrm"
-        if sim and not headless and not self.console:
-            # Fit the display, the stations bar and the LED hourglass on a laptop screen.
-            scale = min(1.0, 1280 / width)
-            self.disp_size = (int(width * scale), int(height * scale))
-            self.window = pygame.display.set_mode((self.disp_size[0] + SIM_SIDE, self.disp_size[1] + SIM_BAR))
-            pygame.display.set_caption("The game table (simulator)")
-        elif headless:
-            self.disp_size = (width, height)
-            self.window = pygame.display.set_mode((width + (SIM_SIDE if sim else 0), height + (SIM_BAR if sim else 0)))
-        else:
-            flags = pygame.FULLSCREEN if config.display.fullscreen else 0
-            self.window = pygame.display.set_mode((width, height), flags)
-            pygame.mouse.set_visible(False)
-            self.disp_size = (width, height)
-        # In the window's pixel format, rows padded for SDL's fast blits (see offscreen).
-        self.surface = offscreen((width, height), self.window)
         self.script = script
         self.speed = speed
-        from table.play.resume import open_journal_resilient
-
-        # Faults (full disk, read-only folder, a lock) are waited out or played through from
-        # memory; only a journal SQLite reports corrupt is set aside. The table's own default
-        # place may be created; a folder given on the command line must exist.
-        wait_notifier = Notifier()
-        self.journal = open_journal_resilient(journal_path or config.journal_path(),
-                                              create_folder=journal_path is None and not config.journal,
-                                              on_wait=lambda message: (wait_notifier.status(message),
-                                                                       wait_notifier.watchdog()))
-        wait_notifier.close()
-        if self.journal.start_report:
-            log.info("%s", self.journal.start_report)
+        self._open_display()
+        self.journal = _open_journal(config, journal_path)
         self.clock: Callable[[], float] = time.monotonic
         if speed != 1.0:
             # A scripted run may go faster than real time: the table's clock runs at ``speed``.
             from table.play.clock import ScaledClock
 
             self.clock = ScaledClock(speed, at=time.monotonic())
-        hardware = hardware or HardwareConfig()
-        layout = hardware.leds.hourglass_layout()
-        self.sim_stations = SimStations(config.stations, self.clock, config.timing.long_push_s)
-        self.screen_hourglass = ScreenHourglass(layout)
-        stations, hourglass = (self.sim_stations, self.screen_hourglass) if sim else \
-            _hardware_backends(config, hardware, self.clock)
-        self.station_inputs = StationInputs(stations, wake)
-        self.station_inputs.start()
-        from table.display.games.umtata.speech import QuestionSpeaker, load_settings
-        from table.display.theme import STATION_COLOURS
-
-        speaker = QuestionSpeaker(load_settings(data_file("umtata/speech.toml", config_dir)))
-        outputs: list[Output] = [SoundOutput(config.sound.volume, config.sound.enabled),
-                                 ButtonLeds(stations, config.stations, self.clock),
-                                 HourglassOutput(hourglass, STATION_COLOURS, max_fps=hardware.leds.fps),
-                                 SpeechOutput(speaker)]
-        inputs: list[Any] = [self.station_inputs, self.sim_stations] if sim else [self.station_inputs]
-        if config.tray.camera:
-            from table.loop.tray import camera_watcher
-
-            tray = camera_watcher(config.tray.camera, self.clock, wake)
-            inputs.append(tray)
-            outputs.append(tray)
-        if sim:
-            # The simulator's tray line reads a picture with the real reader (loaded on
-            # first use: OpenCV and the face model need not slow the start).
-            self.sim_stations.dice_reader = _read_picture
-            self.sim_stations.dice_teacher = _teach_reader
-        from table.play.gamedata import game_options
-
+        inputs, outputs = self._wire(hardware or HardwareConfig(), config_dir)
         self.table = Table(config, self.clock, self.surface, self.journal, inputs=inputs, outputs=outputs,
                            game_options=game_options(config, config_dir))
         self.script_pos = 0
@@ -227,6 +170,85 @@ class Runner:
         self.ready_sent = False
         self.leave = LeaveGesture(0, config.stations - 1)
         self.table.input_filter = self._leave_filter
+
+    def _open_display(self) -> None:
+        """SDL's display and the window: the simulator's (the table's picture, the stations
+        bar and the LED column), the headless one, or the whole screen; and the surface
+        the table draws on."""
+        global WAKE
+        if self.headless:
+            os.environ["SDL_VIDEODRIVER"] = "dummy"
+            os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+        import pygame
+
+        try:
+            pygame.display.init()
+        except pygame.error as exc:
+            # No display device, or no right to it (the unit's DeviceAllow=char-drm).
+            raise TableError(f"the display cannot be opened with SDL's "
+                             f"'{os.environ.get('SDL_VIDEODRIVER', 'default')}' driver ({exc}); it needs a "
+                             "screen and the right to open /dev/dri (the unit's DeviceAllow=char-drm rw)") from None
+        pygame.font.init()
+        WAKE = pygame.event.custom_type() if WAKE is None else WAKE
+        sim, headless, config = self.sim, self.headless, self.config
+        width, height = config.display.width, config.display.height
+        self.size = (width, height)
+        # On the console (SDL's KMS/DRM driver: a kiosk without GPIO, such as the QEMU
+        # image) the table owns the whole screen; simulated stations then come from a
+        # keyboard, and the simulator's bar and LED column would only hide the game.
+        self.console = not headless and os.environ.get("SDL_VIDEODRIVER", "").lower() == "kmsdrm"
+        if sim and not headless and not self.console:
+            # Fit the display, the stations bar and the LED hourglass on a laptop screen.
+            scale = min(1.0, 1280 / width)
+            self.disp_size = (int(width * scale), int(height * scale))
+            self.window = pygame.display.set_mode((self.disp_size[0] + SIM_SIDE, self.disp_size[1] + SIM_BAR))
+            pygame.display.set_caption("The game table (simulator)")
+        elif headless:
+            self.disp_size = (width, height)
+            self.window = pygame.display.set_mode((width + (SIM_SIDE if sim else 0), height + (SIM_BAR if sim else 0)))
+        else:
+            flags = pygame.FULLSCREEN if config.display.fullscreen else 0
+            self.window = pygame.display.set_mode((width, height), flags)
+            pygame.mouse.set_visible(False)
+            self.disp_size = (width, height)
+        # In the window's pixel format, rows padded for SDL's fast blits (see offscreen).
+        self.surface = offscreen((width, height), self.window)
+
+    def _wire(self, hardware: HardwareConfig, config_dir: Path | None) -> tuple[list[Any], list[Output]]:
+        """Start the stations (the simulator's or the hardware config's) and make the
+        outputs; returns the table loop's inputs and outputs."""
+        from table.display.games.umtata.speech import QuestionSpeaker, load_settings
+        from table.display.theme import STATION_COLOURS
+        from table.hardware.sim import SimStations
+        from table.loop.outputs import ButtonLeds, HourglassOutput, ScreenHourglass, SpeechOutput, StationInputs
+        from table.loop.sound import SoundOutput
+
+        config, sim = self.config, self.sim
+        layout = hardware.leds.hourglass_layout()
+        self.sim_stations = SimStations(config.stations, self.clock, config.timing.long_push_s)
+        self.screen_hourglass = ScreenHourglass(layout)
+        stations, hourglass = (self.sim_stations, self.screen_hourglass) if sim else \
+            _hardware_backends(config, hardware, self.clock)
+        self.station_inputs = StationInputs(stations, wake)
+        self.station_inputs.start()
+        speaker = QuestionSpeaker(load_settings(data_file("umtata/speech.toml", config_dir)))
+        outputs: list[Output] = [SoundOutput(config.sound.volume, config.sound.enabled),
+                                 ButtonLeds(stations, config.stations, self.clock),
+                                 HourglassOutput(hourglass, STATION_COLOURS, max_fps=hardware.leds.fps),
+                                 SpeechOutput(speaker)]
+        inputs: list[Any] = [self.station_inputs, self.sim_stations] if sim else [self.station_inputs]
+        if config.tray.camera:
+            from table.loop.tray import camera_watcher
+
+            tray = camera_watcher(config.tray.camera, self.clock, wake)
+            inputs.append(tray)
+            outputs.append(tray)
+        if sim:
+            # The simulator's tray line reads a picture with the real reader (loaded on
+            # first use: OpenCV and the face model need not slow the start).
+            self.sim_stations.dice_reader = _read_picture
+            self.sim_stations.dice_teacher = _teach_reader
+        return inputs, outputs
 
     def _start_script(self) -> None:
         """Resume the script's game from the journal where it stopped, or start it."""
