@@ -24,8 +24,8 @@ from _common import machine, median, pct
 
 from table.display.moments import DURATIONS
 from table.display.screens import GameScreen
-from table.display.snapshots import CELEBRATED, walk_until
 from table.games import registry
+from table.loop.snapshots import CELEBRATED, walk_until
 
 FPS = 30.0
 

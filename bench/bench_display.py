@@ -30,7 +30,8 @@ from table.common.config import TableConfig
 from table.display.games import renderers
 from table.display.theme import Theme
 from table.games.base import GameSetup
-from table.loop.app import Table, VirtualClock
+from table.loop.app import Table
+from table.play.clock import VirtualClock
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -248,8 +249,8 @@ def cpu_share(mode: str, seconds: float = 60.0) -> float:
     """Share of one core the real loop (``Runner``, headless simulator) uses over
     ``seconds``: ``attract`` (the demo), ``menu`` (the lobby, nobody touching it) or
     ``round`` (an Ubongo Shimo round whose sand runs from the start)."""
-    from table.commands.run import Runner
     from table.common.config import load_config
+    from table.kiosk.runner import Runner
 
     with tempfile.TemporaryDirectory() as tmp:
         runner = Runner(load_config(), sim=True, headless=True, journal_path=Path(tmp) / "j.db",
@@ -276,8 +277,8 @@ def input_to_frame(wait_for_input: bool, samples: int = 300) -> list[float]:
     import random
     import threading
 
-    from table.commands.run import Runner, wake
     from table.common.config import load_config
+    from table.kiosk.runner import Runner, wake
 
     with tempfile.TemporaryDirectory() as tmp:
         runner = Runner(load_config(), sim=True, headless=True, journal_path=Path(tmp) / "j.db")

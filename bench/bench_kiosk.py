@@ -33,9 +33,10 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from table.games.base import GameSetup  # noqa: E402
-from table.kiosk.headless import random_script, resumable_game, scenario_toml  # noqa: E402
 from table.play.autoplay import next_random_action  # noqa: E402
 from table.play.journal import Journal  # noqa: E402
+from table.play.resume import resumable_game  # noqa: E402
+from table.play.scenario_writer import random_script, scenario_toml  # noqa: E402
 from table.play.session import Session  # noqa: E402
 
 

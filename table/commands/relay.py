@@ -29,7 +29,7 @@ def cmd_relay(args: argparse.Namespace) -> int:
         return 0
     if not values.get("table"):
         raise SettingsError("the relay needs the table's id: --table ID or 'table' in [relay] of the config")
-    from table.kiosk.headless import sigterm_stops
+    from table.kiosk.signals import sigterm_stops
     from table.venue.relay import Relay, RelayConfig
 
     config = RelayConfig(

@@ -30,7 +30,7 @@ def _default_dir() -> Path:
 
 def cmd_screens(args: argparse.Namespace) -> int:
     from table.common.i18n import set_language
-    from table.display.snapshots import render_all
+    from table.loop.snapshots import render_all
 
     out = Path(args.directory) if args.directory else _default_dir()
     if out.exists() and not out.is_dir():

@@ -60,7 +60,7 @@ def cmd_venue(args: argparse.Namespace) -> int:
     db = Path(values.get("db", "venue.db"))
     if args.import_journal:
         return _import(db, args.import_journal)
-    from table.kiosk.headless import sigterm_stops
+    from table.kiosk.signals import sigterm_stops
     from table.venue.server import VenueConfig, serve
 
     config = VenueConfig(

@@ -12,10 +12,7 @@ stored in ``config/dice/faces.npz``; nothing is downloaded at run time.
 
 from __future__ import annotations
 
-import functools
-import os
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -32,23 +29,6 @@ F32 = NDArray[np.float32]
 # costs little (measured in docs/dice.md).
 VIEWS = 8
 SURE = 0.95
-
-
-@functools.cache
-def _workers() -> ThreadPoolExecutor:
-    """One shared pool for the ensemble's members, made on first use."""
-    return ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 1), thread_name_prefix="dice-net")
-
-
-def average_numpy(nets: Sequence[ConvNet], x: F32) -> F32:
-    """The networks' mean probabilities with the numpy forward pass (engine ``numpy``)."""
-    if len(nets) == 1:
-        return nets[0].probabilities(x)
-    # The networks' matrix products release the GIL, so the members run side by side,
-    # one core each (45 crops: 30 ms one after the other, 16 ms side by side on two cores).
-    parts = list(_workers().map(lambda net: net.probabilities(x), nets))
-    total: F32 = np.stack(parts).sum(axis=0, dtype=np.float32)  # (N, classes): summed over the members
-    return total / np.float32(len(parts))
 
 
 def _view(x: F32, k: int) -> F32:

@@ -32,6 +32,7 @@ from table.common.datafiles import data_file
 from table.common.errors import TableError
 from table.hardware.buttons import Timing
 from table.hardware.interfaces import HourglassLayout
+from table.hardware.pinmap import wiring_problems
 
 HARDWARE_FILE = "hardware.toml"
 
@@ -289,8 +290,6 @@ def parse_hardware(data: Mapping[str, Any], source: str, *, check_pins: bool = T
     if leds.layout == "matrix" and leds.matrices == 1 and leds.height % 2:
         problems.append(f"{source}: leds.height: one matrix needs an even number of rows (two halves)")
     if check_pins:
-        from table.hardware.pinmap import wiring_problems
-
         problems.extend(wiring_problems(cfg))
     if problems:
         raise HardwareConfigError(problems)

@@ -9,10 +9,62 @@ keeps for itself (the HAT ID EEPROM on GPIO 0 and 1).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
-from table.hardware.config import HardwareConfig
+
+# What the checks read of a wiring: the shape of table.hardware.config.HardwareConfig,
+# which runs them when it loads (so this module stays below it and imports nothing of it).
+class StationPins(Protocol):
+    @property
+    def knob(self) -> str: ...
+
+    def pins(self) -> Mapping[str, int]: ...
+
+
+class LedPins(Protocol):
+    @property
+    def backend(self) -> str: ...
+
+    @property
+    def pin(self) -> int: ...
+
+
+class BusesOn(Protocol):
+    @property
+    def i2c(self) -> bool: ...
+
+    @property
+    def spi(self) -> bool: ...
+
+    @property
+    def uart(self) -> bool: ...
+
+    @property
+    def pwm(self) -> bool: ...
+
+
+class Wiring(Protocol):
+    """A table's wiring as ``hardware.toml`` gives it (``source``: the file, for messages)."""
+
+    @property
+    def source(self) -> str: ...
+
+    @property
+    def backend(self) -> str: ...
+
+    @property
+    def stations(self) -> Sequence[StationPins]: ...
+
+    @property
+    def leds(self) -> LedPins: ...
+
+    @property
+    def buses(self) -> BusesOn: ...
+
+    @property
+    def mcp3008_chip_select(self) -> int: ...
 
 # Header position -> GPIO number, or the name of a power/ground pin.
 HEADER: dict[int, int | str] = {
@@ -42,7 +94,7 @@ class PinUse:
     label: str
 
 
-def pin_uses(cfg: HardwareConfig) -> Iterator[PinUse]:
+def pin_uses(cfg: Wiring) -> Iterator[PinUse]:
     """Every GPIO of the Pi the configured table uses (stations on GPIO, LED data).
 
     With ``input.backend = "serial"`` (or ``"sim"``) the stations are not on the
@@ -57,11 +109,11 @@ def pin_uses(cfg: HardwareConfig) -> Iterator[PinUse]:
         yield PinUse(10, "leds.backend", "LED data (SPI0 MOSI)")
 
 
-def _on_pins(cfg: HardwareConfig) -> bool:
+def _on_pins(cfg: Wiring) -> bool:
     return cfg.backend == "gpio"
 
 
-def _buses_in_use(cfg: HardwareConfig) -> dict[str, str]:
+def _buses_in_use(cfg: Wiring) -> dict[str, str]:
     """Bus -> why it is in use."""
     out: dict[str, str] = {}
     if cfg.buses.i2c:
@@ -81,7 +133,7 @@ def _buses_in_use(cfg: HardwareConfig) -> dict[str, str]:
     return out
 
 
-def reserved_pins(cfg: HardwareConfig) -> dict[int, str]:
+def reserved_pins(cfg: Wiring) -> dict[int, str]:
     """GPIO -> what reserves it (the buses in use and the ID EEPROM)."""
     out = dict(ALWAYS_RESERVED)
     for bus in _buses_in_use(cfg):
@@ -89,7 +141,7 @@ def reserved_pins(cfg: HardwareConfig) -> dict[int, str]:
     return out
 
 
-def wiring_problems(cfg: HardwareConfig) -> list[str]:
+def wiring_problems(cfg: Wiring) -> list[str]:
     """One sentence per problem, each naming the file and key path."""
     src = cfg.source
     problems: list[str] = []
@@ -127,7 +179,7 @@ def wiring_problems(cfg: HardwareConfig) -> list[str]:
     return problems
 
 
-def header_rows(cfg: HardwareConfig) -> list[tuple[int, str, str]]:
+def header_rows(cfg: Wiring) -> list[tuple[int, str, str]]:
     """(header position, pin name, what the table connects there) for all 40 pins."""
     uses: dict[int, str] = {}
     for use in pin_uses(cfg):
@@ -156,7 +208,7 @@ def header_rows(cfg: HardwareConfig) -> list[tuple[int, str, str]]:
     return rows
 
 
-def format_header(cfg: HardwareConfig) -> str:
+def format_header(cfg: Wiring) -> str:
     """The header as two columns, odd positions left, even right, as on the board."""
     rows = header_rows(cfg)
     by_pos = {p: (n, u) for p, n, u in rows}

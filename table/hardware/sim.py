@@ -1,4 +1,4 @@
-"""The simulator's virtual stations: keys and mouse in a window, and their on-screen picture.
+"""The simulator's virtual stations: keys and mouse in a window become station inputs.
 
 Key map (one keyboard column per station, shown on screen):
 
@@ -16,19 +16,19 @@ click a station's button, click left or right of its knob to turn, or on the kno
 centre to push (hold for a long push). The tray: Enter opens a line where typed faces
 ("3 5 1") or a picture file's path are entered; the dice reader reads pictures, and
 ``teach FOLDER`` teaches it a folder of labelled photos (as ``table dice teach``).
+
+The stations' picture in the window is drawn by :mod:`table.display.sim_window`, which
+hands back where each button and knob is (``layout``) for the mouse.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import pygame
 
-from table.display import draw
-from table.display.theme import ACCENT, BACKGROUND, PANEL, PANEL_LIGHT, TEXT, TEXT_DIM, Theme
 from table.games.base import Action
 from table.hardware.interfaces import InputSink, LedState, StationInput, Stations
 
@@ -62,6 +62,7 @@ class SimStations(Stations):
     dice_reader: Callable[[str], list[Any] | None] | None = None
     # ``teach FOLDER`` typed on the tray line: adapts the reader, returns the one-line report.
     dice_teacher: Callable[[str], str] | None = None
+    # Where each station's button and knob is in the window (from the last drawing).
     layout: dict[int, dict[str, pygame.Rect]] = field(default_factory=dict)
 
     # -- Stations ----------------------------------------------------------------------
@@ -193,41 +194,8 @@ class SimStations(Stations):
         out, self.queue = self.queue, []
         return out
 
-    # -- the picture of the virtual stations --------------------------------------------
-    def draw(self, surface: pygame.Surface, area: pygame.Rect, theme: Theme, now: float) -> None:
-        """Draw the stations bar (button with LED, knob with its position, key map)."""
-        pygame.draw.rect(surface, BACKGROUND, area)
-        n = self.stations
-        gap = 8
-        w = (area.width - gap * (n + 1)) // n
-        self.layout = {}
-        for s in range(n):
-            rect = pygame.Rect(area.left + gap + s * (w + gap), area.top + gap, w, area.height - 2 * gap - 24)
-            colour = theme.station_colour(s)
-            draw.panel(surface, rect, PANEL, 10, colour, 3)
-            draw.label(surface, theme, f"Station {s + 1}", (rect.left + 10, rect.top + 6), "small", colour,
-                       bold=True)
-            r = min(rect.height // 3 - 2, w // 6)
-            button = pygame.Rect(0, 0, 2 * r, 2 * r)
-            button.center = (rect.left + w // 4, rect.centery + 10)
-            led = self.leds.get(s, "on")
-            lit = led == "on" or (led == "blink" and int(now * 4) % 2 == 0)
-            pygame.draw.circle(surface, colour if lit else PANEL_LIGHT, button.center, r)
-            pygame.draw.circle(surface, TEXT, button.center, r, 2)
-            knob = pygame.Rect(0, 0, 2 * r + 40, 2 * r)
-            knob.center = (rect.left + 3 * w // 4 - 10, rect.centery + 10)
-            pygame.draw.circle(surface, PANEL_LIGHT, knob.center, r)
-            angle = self.knob.get(s, 0) * (2 * math.pi / 16) - math.pi / 2
-            tip = (knob.centerx + r * 0.8 * math.cos(angle), knob.centery + r * 0.8 * math.sin(angle))
-            pygame.draw.line(surface, ACCENT, knob.center, tip, 4)
-            if s in self.held_push:
-                pygame.draw.circle(surface, ACCENT, knob.center, r, 3)
-            keys = f"{PRESS_KEYS[s]} · {LEFT_KEYS[s].upper()}/{RIGHT_KEYS[s].upper()} · {PUSH_KEYS[s].upper()}"
-            draw.label(surface, theme, keys, (rect.right - 10, rect.top + 6), "small", TEXT_DIM, "topright")
-            self.layout[s] = {"button": button, "knob": knob}
-        hint = self.tray_message or (
-            "Keys per station: button · turn left/right · push (hold 2 s: table menu) · Enter: dice tray"
-        )
-        if self.typing is not None:
-            hint = f"Tray> {self.typing}_"
-        draw.label(surface, theme, hint, (area.centerx, area.bottom - 4), "small", TEXT, "midbottom")
+    # -- what the simulator's window shows of them (drawn by table.display.sim_window) ------
+    def key_hint(self, station: int) -> str:
+        """The keys of ``station``: button, turn left/right, push."""
+        s = station
+        return f"{PRESS_KEYS[s]} · {LEFT_KEYS[s].upper()}/{RIGHT_KEYS[s].upper()} · {PUSH_KEYS[s].upper()}"

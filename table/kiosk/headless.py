@@ -6,7 +6,7 @@ inputs and the wall clock by a :class:`Clock` (virtual, or real time at a speed)
 
 Contract of :func:`run_headless`:
 
-* The journal is opened with :func:`open_journal_resilient`: a journal SQLite reports
+* The journal is opened with :func:`table.play.resume.open_journal_resilient`: a journal SQLite reports
   corrupt is renamed aside (the log says so, and what could be read is copied into a
   fresh one); a damaged tail is set aside by :class:`table.play.journal.Journal`; a full
   disk or a read-only folder only holds the writes in memory. What is not a journal
@@ -35,119 +35,23 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-import signal
 import sys
 import threading
-import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from types import FrameType
-from typing import Protocol
 
 from table.common.errors import TableError
-from table.games.base import TICK, Action, GameError
+from table.games.base import Action
+from table.kiosk.signals import sigterm_stops
 from table.kiosk.systemd import Notifier, refuse_root
-from table.play.journal import GameRecord, Journal, JournalError
+from table.play.clock import Clock, ScaledClock, VirtualClock
+from table.play.journal import Journal, JournalError
+from table.play.resume import open_journal_resilient, same_game, script_position
 from table.play.scenario import Scenario, load_scenario, script_steps
 from table.play.session import Session
 
 log = logging.getLogger(__name__)
-
-
-# -- clocks ------------------------------------------------------------------------------
-class Clock(Protocol):
-    """Table time for the loop. ``start`` fixes where table time begins (a resumed
-    game continues at its last journaled time); ``wait_until`` returns when table
-    time ``t`` has come, or early (False) when ``should_stop()`` turns true.
-    ``idle`` is called at least every ``slice`` seconds of waiting (watchdog pings).
-    """
-
-    def start(self, table_t: float) -> None: ...
-
-    def wait_until(self, t: float, should_stop: Callable[[], bool], idle: Callable[[], None]) -> bool: ...
-
-
-class VirtualClock:
-    """Time jumps to the next input at once: a whole evening runs in milliseconds."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def start(self, table_t: float) -> None:
-        self.now = table_t
-
-    def wait_until(self, t: float, should_stop: Callable[[], bool], idle: Callable[[], None]) -> bool:
-        idle()
-        self.now = max(self.now, t)
-        return not should_stop()
-
-
-class ScaledClock:
-    """Real time, ``speed`` times faster (1.0 is the wall clock); sleeps in short slices."""
-
-    def __init__(self, speed: float = 1.0, slice_s: float = 0.05) -> None:
-        if speed <= 0:
-            raise ValueError("the clock speed must be positive")
-        self.speed = speed
-        self.slice_s = slice_s
-        self._origin = time.monotonic()
-
-    def start(self, table_t: float) -> None:
-        self._origin = time.monotonic() - table_t / self.speed
-
-    def now(self) -> float:
-        return (time.monotonic() - self._origin) * self.speed
-
-    def wait_until(self, t: float, should_stop: Callable[[], bool], idle: Callable[[], None]) -> bool:
-        while True:
-            idle()
-            if should_stop():
-                return False
-            left = (t - self.now()) / self.speed
-            if left <= 0:
-                return True
-            time.sleep(min(left, self.slice_s))
-
-
-# -- the journal, opened so that the table always starts ------------------------------------
-def open_journal_resilient(path: str | Path, *, create_folder: bool = False, wait_s: float = 30.0,
-                           on_wait: Callable[[str], None] | None = None) -> Journal:
-    """Open ``path`` as the daemon's journal: faults are not damage, and only a file
-    SQLite reports corrupt is set aside (see :mod:`table.play.journal_open`)."""
-    from table.play.journal_open import open_daemon_journal
-
-    return open_daemon_journal(path, create_folder=create_folder, wait_s=wait_s, on_wait=on_wait)
-
-
-def resumable_game(journal: Journal) -> tuple[GameRecord, Session] | None:
-    """The journal's unfinished game, replayed, or None.
-
-    A game that cannot be replayed (unreadable setup, a game or variant this build
-    does not have) must not keep the table from starting: it is marked finished
-    without an outcome (its rows stay in the journal for ``table replay``) and the
-    log says why. ``table run`` calls this on start, as the scripted daemon does.
-    """
-    try:
-        record = journal.unfinished()
-    except JournalError as exc:
-        # An unreadable setup: close the game (its rows stay for ``table replay``).
-        log.warning("%s; the table starts without resuming it", exc)
-        game = journal.unfinished_id()
-        if game is not None:
-            journal.finish(game, None)
-        return None
-    if record is None:
-        return None
-    try:
-        session = Session.replay(record.engine, record.setup, record.seed, record.actions)
-    except (GameError, ValueError, TypeError) as exc:
-        log.warning("journal game %d (%s) cannot be resumed (%s); closed without an outcome, still in %s",
-                    record.id, record.engine, exc, journal.path)
-        journal.finish(record.id, None)
-        return None
-    return record, session
 
 
 # -- the loop -------------------------------------------------------------------------------
@@ -159,40 +63,6 @@ class HeadlessResult:
     game_id: int
     resumed_from: int  # journaled actions replayed at start (0 for a new game)
     stopped: bool  # True when SIGTERM (``stop``) ended the run before the script did
-
-
-def _same_game(scenario: Scenario, engine: str, setup_json: object, seed: int) -> bool:
-    return engine == scenario.setup.game and setup_json == scenario.setup.to_json() and seed == scenario.seed
-
-
-def script_position(scenario: Scenario, journaled: Sequence[Action]) -> tuple[int, Session] | None:
-    """Where the script stands once the journal's actions are in: the index of the
-    first input not yet fed, and the session at that point.
-
-    Plays the script in memory the way the loop feeds it until as many actions have
-    been journaled as the journal holds. Inputs that change nothing are not
-    journaled, so counting inputs or comparing times would not be exact; this is.
-    None if the journal does not follow this script.
-    """
-    session = Session.start(scenario.setup.game, scenario.setup, scenario.seed)
-    if not journaled:
-        return 0, session
-    count = 0
-    mismatch = False
-
-    def record(action: Action) -> None:
-        nonlocal count, mismatch
-        if count >= len(journaled) or action != journaled[count]:
-            mismatch = True
-        count += 1
-
-    for index, is_input, action in script_steps(session, scenario.inputs, 0, scenario.until):
-        session.apply(action, record)
-        if mismatch:
-            return None
-        if count == len(journaled):
-            return (index + 1 if is_input else index), session
-    return None
 
 
 def run_headless(
@@ -238,7 +108,7 @@ def _play(
         if unreadable is not None:
             journal.finish(unreadable, None)
         found = None
-    if found is not None and _same_game(scenario, found.engine, found.setup.to_json(), found.seed):
+    if found is not None and same_game(scenario, found.engine, found.setup.to_json(), found.seed):
         game_id = found.id
         journaled = found.actions
         session = Session.replay(found.engine, found.setup, found.seed, journaled)
@@ -295,102 +165,7 @@ def _play(
     return HeadlessResult(session, game_id, len(journaled), not running)
 
 
-# -- scripts made by random legal play -------------------------------------------------------
-def random_script(game: str, seed: int, stations: int | None = None, meta_rate: float = 0.02,
-                  variant: str | None = None) -> dict[str, object]:
-    """A scenario (as TOML data) whose inputs are a random legal game of ``game``.
-
-    The inputs are what :func:`table.play.autoplay.play_randomly` chose, ticks left out
-    (the runner delivers them), so playing the script reproduces that game exactly.
-    Used by the kill test, the soak test and ``bench/bench_kiosk.py``.
-    """
-    import random
-
-    from table.games import get_engine
-    from table.games.base import GameSetup
-    from table.play.autoplay import play_randomly
-
-    engine = get_engine(game)
-    n = engine.max_stations if stations is None else stations
-    setup = GameSetup(game=game, variant=variant or engine.variants[0], stations=tuple(range(n)))
-    session = Session.start(game, setup, seed)
-    actions: list[Action] = []
-    play_randomly(session, random.Random(f"script:{game}:{seed}"), actions.append, meta_rate=meta_rate)
-    return {
-        "description": f"random legal play of {game}, seed {seed}",
-        "game": game,
-        "variant": setup.variant,
-        "seed": seed,
-        "stations": list(setup.stations),
-        "input": [_scenario_input(a) for a in actions if a.kind != TICK],
-    }
-
-
-def _scenario_input(action: Action) -> dict[str, object]:
-    """An action as a scenario ``[[input]]`` table (a tray reading is written as ``faces``)."""
-    out = action.to_json()
-    value = out.get("value")
-    if action.kind == "dice" and isinstance(value, Mapping) and set(value) == {"faces"}:
-        del out["value"]
-        out["faces"] = list(value["faces"])
-    return out
-
-
-def _toml_value(value: object) -> str:
-    import json
-
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return repr(value)
-    if isinstance(value, str):
-        return json.dumps(value)
-    if isinstance(value, list | tuple):
-        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{json.dumps(str(k))} = {_toml_value(v)}" for k, v in value.items()) + "}"
-    raise ValueError(f"cannot write {value!r} as TOML")
-
-
-def scenario_toml(data: dict[str, object]) -> str:
-    """TOML text for a scenario dict (top-level keys, then ``[[input]]`` tables)."""
-    lines = [f"{k} = {_toml_value(v)}" for k, v in data.items() if k not in ("input", "expect", "options")]
-    for table in ("options", "expect"):
-        section = data.get(table)
-        if isinstance(section, dict):
-            lines.append(f"\n[{table}]")
-            lines += [f"{json_key(k)} = {_toml_value(v)}" for k, v in section.items()]
-    inputs = data.get("input", [])
-    assert isinstance(inputs, list)
-    for raw in inputs:
-        lines.append("\n[[input]]")
-        lines += [f"{k} = {_toml_value(v)}" for k, v in raw.items()]
-    return "\n".join(lines) + "\n"
-
-
-def json_key(key: object) -> str:
-    import json
-
-    return json.dumps(str(key))
-
-
 # -- process lifecycle ------------------------------------------------------------------------
-@contextmanager
-def sigterm_stops(stop: threading.Event) -> Iterator[None]:
-    """Turn SIGTERM (and SIGINT) into ``stop.set()`` for the duration; restore after."""
-
-    def handler(signum: int, frame: FrameType | None) -> None:
-        log.info("signal %d: stopping cleanly after the current action", signum)
-        stop.set()
-
-    old = {sig: signal.signal(sig, handler) for sig in (signal.SIGTERM, signal.SIGINT)}
-    try:
-        yield
-    finally:
-        for sig, previous in old.items():
-            signal.signal(sig, previous)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m table.kiosk.headless``: the scripted daemon (see the module docstring)."""
     parser = argparse.ArgumentParser(prog="python -m table.kiosk.headless", description=__doc__.split("\n")[0])

@@ -36,8 +36,6 @@ from table.play.session import Session
 
 log = logging.getLogger(__name__)
 
-Clock = Callable[[], float]
-
 PREPARE_AFTER_S = 2.0
 """Seconds without an input before the table builds ahead what the games' first frames
 would otherwise stop to build (a map of Europe: about 0.37 s here, seconds on a Pi); a step
@@ -78,19 +76,6 @@ class ScriptedInputs:
         return ready
 
 
-class VirtualClock:
-    """A clock that only moves when told to: headless runs in virtual time."""
-
-    def __init__(self, start: float = 0.0) -> None:
-        self.now = start
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
-
-
 class Table:
     """The table: screens, the current game, its journal, and the outputs.
 
@@ -102,7 +87,7 @@ class Table:
     def __init__(
         self,
         config: TableConfig,
-        clock: Clock,
+        clock: Callable[[], float],
         surface: pygame.Surface,
         journal: Journal | None = None,
         inputs: Iterable[InputSource] = (),
@@ -169,7 +154,7 @@ class Table:
         """Resume the journal's unfinished game, if any, at the moment it stopped."""
         if self.journal is None:
             return False
-        from table.kiosk.headless import resumable_game
+        from table.play.resume import resumable_game
 
         # A game this build cannot replay is closed and logged; it never stops the table.
         found = resumable_game(self.journal)

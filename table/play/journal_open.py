@@ -390,7 +390,7 @@ def check_journal_path(path: str | Path, *, create_folder: bool = False) -> Path
 
 
 def open_daemon_journal(path: str | Path, *, create_folder: bool = False, wait_s: float = 30.0,
-                        on_wait: Callable[[str], None] | None = None) -> Journal:
+                        on_wait: Callable[[str], object] | None = None) -> Journal:
     """Open ``path`` as the daemon's journal (see the module docstring).
 
     Raises :class:`JournalError` with one sentence for what a person must fix (not a
@@ -412,7 +412,7 @@ def open_daemon_journal(path: str | Path, *, create_folder: bool = False, wait_s
     return journal
 
 
-def _open_checked(p: Path, wait_s: float, on_wait: Callable[[str], None] | None) -> Journal:
+def _open_checked(p: Path, wait_s: float, on_wait: Callable[[str], object] | None) -> Journal:
     notes: list[str] = []
     wal = Path(str(p) + "-wal")
     if wal.exists() and p.exists():

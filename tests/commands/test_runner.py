@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from table.commands.run import Runner
 from table.common.config import load_config
 from table.display.screens import LeaveKioskScreen, TableMenuScreen
 from table.games.base import GameSetup
+from table.kiosk.runner import Runner
 from table.kiosk.systemd import EXIT_LEAVE_KIOSK
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")

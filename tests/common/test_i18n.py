@@ -204,7 +204,8 @@ def _deck_words(screen: str) -> set[str]:
 
 def _lobby_table(language: str = "en") -> tuple[object, object, object]:
     from table.common.config import TableConfig
-    from table.loop.app import ScriptedInputs, Table, VirtualClock
+    from table.loop.app import ScriptedInputs, Table
+    from table.play.clock import VirtualClock
     from table.play.gamedata import game_options
 
     pygame.display.init()

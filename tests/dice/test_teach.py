@@ -17,7 +17,6 @@ import numpy as np
 import pytest
 
 from table.cli import main
-from table.commands.run import _teach_reader
 from table.common import datafiles
 from table.dice import teach as teach_module
 from table.dice.cnn import ConvNet
@@ -25,6 +24,7 @@ from table.dice.reader import DiceReader, read_tray_image
 from table.dice.settings import load_settings
 from table.dice.teach import load_teach_set, split
 from table.hardware.sim import SimStations
+from table.kiosk.runner import _teach_reader
 
 TEACH = Path(__file__).resolve().parent / "data" / "teach"
 

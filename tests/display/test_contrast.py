@@ -31,8 +31,8 @@ from table.common.i18n import LANGUAGES, set_language
 from table.display import draw
 from table.display import theme as theme_module
 from table.display.games.umtata import map as umtata_map
-from table.display.snapshots import all_moments
 from table.display.theme import PANEL, TextDrawn, Theme, record_text, recording, text
+from table.loop.snapshots import all_moments
 
 MIN_CONTRAST = 4.5
 CORE_ALPHA = 200

@@ -21,8 +21,9 @@ from table.display.screens import AttractScreen
 from table.display.theme import Theme
 from table.games import lobby_games, registry
 from table.games.base import Action, GameSetup
-from table.loop.app import PREPARE_AFTER_S, ScriptedInputs, Table, VirtualClock
+from table.loop.app import PREPARE_AFTER_S, ScriptedInputs, Table
 from table.play.autoplay import next_random_action
+from table.play.clock import VirtualClock
 from table.play.session import Session
 
 SIZE = (1280, 720)

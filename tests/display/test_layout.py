@@ -12,8 +12,8 @@ import pygame
 import pytest
 
 from table.common.i18n import LANGUAGES, set_language
-from table.display.snapshots import all_moments
 from table.display.theme import recording
+from table.loop.snapshots import all_moments
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 

@@ -10,10 +10,10 @@ import pygame
 import pytest
 
 from table.display.screens import GameScreen, PausedScreen
-from table.display.snapshots import MENU_CHOICES, menu_choice, phase_walk, run_frames, walk_to
 from table.display.theme import recording
 from table.games import registry
 from table.games.base import Action
+from table.loop.snapshots import MENU_CHOICES, menu_choice, phase_walk, run_frames, walk_to
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 

@@ -11,8 +11,8 @@ import pytest
 
 from table.display.moments import DURATIONS
 from table.display.screens import GameScreen, player_theme
-from table.display.snapshots import menu_choice, run_frames, walk_until
 from table.display.theme import BAD, recording
+from table.loop.snapshots import menu_choice, run_frames, walk_until
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 

@@ -21,8 +21,8 @@ from display.textfit import SIZES
 from table.display.games.ubongo.screen import FLIGHT, RENDERER
 from table.display.layers import Part
 from table.display.screens import GameScreen
-from table.display.snapshots import CELEBRATED, run_frames, walk_until
 from table.display.theme import TextDrawn, Theme, record_text, recording
+from table.loop.snapshots import CELEBRATED, run_frames, walk_until
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "games" / "ubongo"))
 from make_ubongo_screens import _sand

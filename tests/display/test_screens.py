@@ -12,7 +12,7 @@ from pathlib import Path
 import pygame
 import pytest
 
-from table.display.snapshots import game_pictures, render_all, shell_moments
+from table.loop.snapshots import game_pictures, render_all, shell_moments
 
 
 @pytest.mark.parametrize("moments", [shell_moments, game_pictures], ids=["shell", "games' own"])
@@ -35,8 +35,8 @@ def test_committed_screenshots_exist_for_the_menu_and_every_games_own_picture() 
 
 
 def test_table_screens_covers_every_phase_of_every_game() -> None:
-    from table.display.snapshots import all_moments, phase_walk
     from table.games import registry
+    from table.loop.snapshots import all_moments, phase_walk
 
     names = [name for name, _ in all_moments()]
     for game, engine in registry().items():

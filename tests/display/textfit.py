@@ -24,9 +24,9 @@ import pygame
 
 from table.display.games import renderers
 from table.display.layers import Part
-from table.display.snapshots import shell_moments
 from table.display.theme import TextDrawn, Theme, record_text
 from table.games import registry
+from table.loop.snapshots import shell_moments
 
 Paint = Callable[[pygame.Surface], None]
 

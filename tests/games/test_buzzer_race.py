@@ -198,8 +198,9 @@ def test_the_catalogue_is_chained_after_the_tables() -> None:
 # -- the table loop -----------------------------------------------------------------------
 def _table(language: str = "en") -> tuple[Any, Any, Any]:
     from table.common.config import TableConfig
-    from table.loop.app import ScriptedInputs, Table, VirtualClock
+    from table.loop.app import ScriptedInputs, Table
     from table.loop.sound import SoundOutput
+    from table.play.clock import VirtualClock
     from table.play.gamedata import game_options
 
     pygame.display.init()
@@ -295,7 +296,7 @@ def test_the_lobby_names_its_variants_in_its_own_words() -> None:
 
 
 def test_the_table_menu_skips_a_waiting_round() -> None:
-    from table.display.snapshots import menu_choice
+    from table.loop.snapshots import menu_choice
 
     table, clock, inputs = _table()
     _choose_in_lobby(table, clock, inputs)
@@ -361,7 +362,7 @@ def test_the_buttons_stay_armed_for_a_false_start_and_the_first_keeps_its_light(
 def test_the_first_press_is_celebrated_with_the_games_own_words() -> None:
     from table.display.games import renderers
     from table.display.screens import GameScreen
-    from table.display.snapshots import walk_until
+    from table.loop.snapshots import walk_until
 
     renderer = renderers()[NAME]
     session = Session.start(NAME, GameSetup(NAME, "standard", (0, 1), NAMES[:2]), 3)
@@ -380,7 +381,7 @@ def test_the_first_press_is_celebrated_with_the_games_own_words() -> None:
 
 
 def test_the_end_is_celebrated() -> None:
-    from table.display.snapshots import celebration_frames
+    from table.loop.snapshots import celebration_frames
 
     assert celebration_frames(NAME, "final", (640, 360), fps=4)
 
@@ -418,7 +419,7 @@ def _journaled(path: Path) -> int:
 def test_the_headless_daemon_killed_at_random_moments_loses_nothing_and_replays(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from table.cli import main
-    from table.kiosk.headless import random_script, scenario_toml
+    from table.play.scenario_writer import random_script, scenario_toml
 
     data = random_script(NAME, seed=11, stations=3, meta_rate=0.03)
     data["names"] = list(NAMES)
@@ -468,8 +469,8 @@ def _table_screens(language: str, out: Path, monkeypatch: pytest.MonkeyPatch,
     of one kind (``game_moments`` or ``flow_moments``: the whole set takes a minute):
     the pictures written (relative names) and every line drawn."""
     from table.cli import main
-    from table.display import snapshots
     from table.display.theme import TextDrawn, record_text
+    from table.loop import snapshots
 
     source = getattr(snapshots, moments)
     monkeypatch.setattr(snapshots, "all_moments", lambda: source([NAME]))
@@ -546,7 +547,7 @@ def test_every_line_fits_stays_apart_and_contrasts(language: str) -> None:
     from display.test_layout import _problems
     from display.textfit import SIZES, misfits
 
-    from table.display.snapshots import game_moments
+    from table.loop.snapshots import game_moments
 
     pygame.display.init()
     pygame.font.init()
@@ -593,7 +594,7 @@ def test_check_config_knows_its_section_and_options(toml: str, words: str, tmp_p
 def test_its_results_reach_the_venue_page(tmp_path: Path) -> None:
     import threading
 
-    from table.kiosk.headless import random_script, scenario_toml
+    from table.play.scenario_writer import random_script, scenario_toml
     from table.venue import contract
     from table.venue.follow import JournalFollower, Position
     from table.venue.server import Venue, VenueConfig, make_http_server

@@ -101,9 +101,10 @@ def soak(hours: float, journal_path: Path, seed: int = 1, step_s: float = 1.0, s
     from table.common.config import TableConfig
     from table.display.screens import AttractScreen, GameScreen, LobbyScreen, TableMenuScreen
     from table.games import registry
-    from table.loop.app import Table, VirtualClock
+    from table.loop.app import Table
     from table.loop.sound import SoundOutput
     from table.play.autoplay import next_random_action
+    from table.play.clock import VirtualClock
     from table.play.journal import Journal
 
     pygame.display.init()

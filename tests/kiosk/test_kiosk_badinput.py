@@ -28,16 +28,12 @@ from pathlib import Path
 import pytest
 
 from table.cli import build_parser, main
-from table.kiosk.headless import (
-    VirtualClock,
-    open_journal_resilient,
-    random_script,
-    resumable_game,
-    run_headless,
-    scenario_toml,
-)
+from table.kiosk.headless import run_headless
+from table.play.clock import VirtualClock
 from table.play.journal import Journal, JournalError
+from table.play.resume import open_journal_resilient, resumable_game
 from table.play.scenario import parse_scenario
+from table.play.scenario_writer import random_script, scenario_toml
 
 CORPUS = Path(__file__).resolve().parents[1] / "badinput"
 REPO = CORPUS.parents[1]

@@ -25,10 +25,12 @@ from pathlib import Path
 import pytest
 
 from table.games.base import Action
-from table.kiosk.headless import VirtualClock, random_script, run_headless, scenario_toml
+from table.kiosk.headless import run_headless
+from table.play.clock import VirtualClock
 from table.play.journal import Journal, JournalBusy, JournalError
 from table.play.journal_open import check_wal, open_daemon_journal
 from table.play.scenario import Scenario, parse_scenario
+from table.play.scenario_writer import random_script, scenario_toml
 from table.play.session import canonical
 
 GAMES = (("ubongo_shimo", 1), ("ubongo", 1), ("ugah_ugah", 1))

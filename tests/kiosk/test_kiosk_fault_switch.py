@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from table.commands.run import TEST_FAULTS, requested_test_fault
 from table.common.errors import TableError
+from table.kiosk.faults import TEST_FAULTS, requested_test_fault
 
 TABLE = Path(sys.executable).with_name("table")
 

@@ -17,9 +17,12 @@ import pytest
 
 from table.games import registry
 from table.games.base import Action
-from table.kiosk.headless import VirtualClock, random_script, run_headless, scenario_toml, script_position
+from table.kiosk.headless import run_headless
+from table.play.clock import VirtualClock
 from table.play.journal import Journal
+from table.play.resume import script_position
 from table.play.scenario import Scenario, parse_scenario, run_scenario
+from table.play.scenario_writer import random_script, scenario_toml
 from table.play.session import canonical
 
 

@@ -13,7 +13,8 @@ from table.common.config import TableConfig
 from table.display.games.umtata.speech import QuestionSpeaker, SpeechSettings, settings_problems
 from table.display.theme import BAD
 from table.games.base import Action
-from table.loop.app import ScriptedInputs, Table, VirtualClock
+from table.loop.app import ScriptedInputs, Table
+from table.play.clock import VirtualClock
 from table.play.journal import Journal, sqlite_fault
 from table.play.journal_open import open_daemon_journal
 

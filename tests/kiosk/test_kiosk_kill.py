@@ -26,9 +26,9 @@ from pathlib import Path
 import pytest
 
 from table.games import registry
-from table.kiosk.headless import random_script, scenario_toml
 from table.play.journal import Journal
 from table.play.scenario import load_scenario, run_scenario
+from table.play.scenario_writer import random_script, scenario_toml
 from table.play.session import Session, canonical
 
 TOTAL_KILLS = 100

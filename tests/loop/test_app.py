@@ -11,7 +11,8 @@ import pytest
 from table.common.config import TableConfig, TimingConfig, load_config
 from table.display.screens import AttractScreen, GameScreen, LobbyScreen, PausedScreen, TableMenuScreen
 from table.games.base import Action
-from table.loop.app import ScriptedInputs, Table, VirtualClock
+from table.loop.app import ScriptedInputs, Table
+from table.play.clock import VirtualClock
 from table.play.journal import Journal
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")

@@ -14,8 +14,9 @@ from table.display.theme import STATION_COLOURS
 from table.games.base import Action, GameSetup
 from table.hardware.hourglass import END_COLOUR
 from table.hardware.interfaces import HourglassLayout, InputSink, LedState, StationInput, Stations
-from table.loop.app import ScriptedInputs, Table, VirtualClock
+from table.loop.app import ScriptedInputs, Table
 from table.loop.outputs import ButtonLeds, HourglassOutput, ScreenHourglass, StationInputs
+from table.play.clock import VirtualClock
 
 
 class RecordingStations(Stations):

@@ -93,8 +93,8 @@ def test_the_real_reader_on_a_photo_folder_answers_a_ubongo_roll() -> None:
 
 @pytest.mark.skipif(not PHOTOS.is_dir(), reason="the shared tray photos are not here (../shared/data/dice/tray-d6)")
 def test_the_simulators_tray_reads_a_picture_with_the_real_reader_or_takes_typed_faces() -> None:
-    from table.commands.run import _read_picture
     from table.hardware.sim import SimStations
+    from table.kiosk.runner import _read_picture
 
     sim = SimStations(4, time.monotonic, dice_reader=_read_picture)
     sim.submit_tray(str(PHOTOS / "IMG_20191208_112554.jpg"))

@@ -14,8 +14,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from table.kiosk.headless import random_script, scenario_toml
 from table.play.scenario import load_scenario
+from table.play.scenario_writer import random_script, scenario_toml
 
 
 def finished_scenario(tmp: Path, name: str, game: str, seed: int, names: list[str]) -> Path:

@@ -26,7 +26,8 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 import pygame
 from PIL import Image
 
-from table.display.snapshots import (
+from table.games import registry
+from table.loop.snapshots import (
     CELEBRATED,
     celebration_frames,
     flow_moments,
@@ -34,7 +35,6 @@ from table.display.snapshots import (
     render_all,
     shell_moments,
 )
-from table.games import registry
 
 FPS = 10.0
 GIF_SIZE = (640, 360)

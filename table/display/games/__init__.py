@@ -95,7 +95,7 @@ class GameRenderer:
       (:class:`PlayerOption`), in the order the lobby shows them;
     * ``showcase_phase``: the view phase in which the table menu is opened for the
       pictures of the game's flows, some rounds in (``None``: any phase with a deadline;
-      see :func:`table.display.snapshots.showcase`);
+      see :func:`table.loop.snapshots.showcase`);
     * :meth:`pictures`: still pictures of the game's own beyond those every game gets
       (for ``table screens`` and the docs), by name;
     * :meth:`outputs`: extra outputs the game drives (speech), built from the config;

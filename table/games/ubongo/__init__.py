@@ -10,7 +10,8 @@ from typing import Any
 from table.common.datafiles import data_file
 from table.games.contract import Game
 from table.games.ubongo.die import load_die
-from table.games.ubongo.engine import ENGINE, Ubongo, UbongoState
+from table.games.ubongo.engine import ENGINE, Ubongo
+from table.games.ubongo.state import UbongoState
 
 
 def config_options(config_dir: Path | None) -> dict[str, Any]:

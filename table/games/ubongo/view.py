@@ -6,10 +6,11 @@ and holdings it says, per station, what that station is expected to do next.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from typing import Protocol
 
-from table.games.base import JSONValue, StationId
-from table.games.ubongo.engine import (
+from table.games.base import Action, JSONValue, StationId
+from table.games.ubongo.state import (
     COLOURS,
     COUNTDOWN,
     OVER,
@@ -23,10 +24,18 @@ from table.games.ubongo.engine import (
     UbongoState,
 )
 
-if TYPE_CHECKING:
-    from table.games.ubongo.engine import Ubongo
-
 RECENT_EVENTS = 40
+
+
+class Engine(Protocol):
+    """What the view asks the engine: the game's name, the scores, who may act now."""
+
+    @property
+    def name(self) -> str: ...
+
+    def scores(self, state: UbongoState) -> Mapping[StationId, int]: ...
+
+    def legal_actions(self, state: UbongoState) -> Sequence[Action]: ...
 
 
 def _prompt(state: UbongoState, station: StationId) -> tuple[str, str]:
@@ -64,7 +73,7 @@ def _prompt(state: UbongoState, station: StationId) -> tuple[str, str]:
     return "", ""
 
 
-def public_view(engine: Ubongo, state: UbongoState) -> dict[str, JSONValue]:
+def public_view(engine: Engine, state: UbongoState) -> dict[str, JSONValue]:
     """The view described in the module docstring (see ``docs/screens/ubongo/``)."""
     round_taken: dict[StationId, list[str]] = {}
     round_start = 0

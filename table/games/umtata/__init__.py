@@ -1,7 +1,8 @@
 """Wo ist bitte Umtata?: the board, the question deck and the rules engine."""
 
 from table.games.contract import Game
-from table.games.umtata.engine import ENGINE, UmtataEngine, UmtataState
+from table.games.umtata.engine import ENGINE, UmtataEngine
+from table.games.umtata.state import UmtataState
 
 GAME = Game(ENGINE, "table.display.games.umtata:RENDERER", commands="table.games.umtata.commands:register",
             lobby_order=30)

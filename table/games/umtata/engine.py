@@ -18,7 +18,7 @@ shuffled half, false), ``language`` ("en" or "de": which shipped deck is played,
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from table.games.base import (
@@ -40,58 +40,19 @@ from table.games.base import (
 from table.games.contract import GameEngine
 from table.games.umtata.board import SECTORS, Board, Country, load_board, sector_parts
 from table.games.umtata.deck import DEFAULT_LANGUAGE, Question, check_language, deck_from_option, default_deck
-
-GUESS = "guess"
-ANSWER = "answer"
-REVEAL = "reveal"
-OVER = "over"
-
-STEP_SECTOR = "sector"
-STEP_COUNTRY = "country"
-
-TATAAA_POINTS = 3
-TARGET = 16
-
-
-@dataclass(frozen=True)
-class Attempt:
-    """One Tataaa answer: who (player index), which country id, and whether it was right."""
-
-    player: int
-    country: str
-    right: bool
-
-
-@dataclass(frozen=True)
-class UmtataState:
-    """The whole game. Players are indexed by their position in ``setup.stations``.
-
-    ``cards`` are deck indices of the cards in play, front first; round ``r`` uses
-    ``cards[(r - 1) % len(cards)]`` (a used card goes to the back). ``knobs`` are the
-    knob cursors (sectors, hidden), ``guesses`` the locked sectors (hidden until the
-    reveal), ``tataaa`` the Tataaa players in press order, ``attempts`` their answers
-    so far, ``step``/``pick`` where the current answerer is in choosing a country.
-    ``round_points`` holds the last scored round's points (shown at the reveal).
-    """
-
-    setup: GameSetup
-    seed: int
-    events: tuple[Event, ...]
-    round: int
-    phase: str
-    target: int
-    scores: tuple[int, ...]
-    reader: int
-    cards: tuple[int, ...]
-    knobs: tuple[int, ...]
-    guesses: tuple[int | None, ...]
-    tataaa: tuple[int, ...]
-    attempts: tuple[Attempt, ...] = ()
-    step: str = STEP_SECTOR
-    pick: int = 0
-    round_points: tuple[int, ...] = ()
-    winners: tuple[int, ...] = ()
-
+from table.games.umtata.state import (
+    ANSWER,
+    GUESS,
+    OVER,
+    REVEAL,
+    STEP_COUNTRY,
+    STEP_SECTOR,
+    TARGET,
+    TATAAA_POINTS,
+    Attempt,
+    UmtataState,
+)
+from table.games.umtata.view import build_view
 
 _DECK_CACHE: dict[int, tuple[Any, tuple[Question, ...]]] = {}
 
@@ -249,8 +210,6 @@ class UmtataEngine(GameEngine[UmtataState]):
         )
 
     def view(self, state: UmtataState, station: StationId | None) -> dict[str, JSONValue]:
-        from table.games.umtata.view import build_view
-
         return build_view(self, state, station)
 
     # -- the guessing step ---------------------------------------------------------

@@ -8,20 +8,36 @@ for a display at the station (the shared screen must not show them).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import Protocol
 
 from table.common.i18n import N_
-from table.games.base import JSONValue, StationId
-from table.games.umtata.board import sector_parts
+from table.games.base import Action, JSONValue, StationId
+from table.games.umtata.board import Board, Country, sector_parts
+from table.games.umtata.deck import Question
+from table.games.umtata.state import ANSWER, GUESS, OVER, REVEAL, STEP_SECTOR, UmtataState
 
-if TYPE_CHECKING:
-    from table.games.umtata.engine import UmtataEngine, UmtataState
+
+class Engine(Protocol):
+    """What the view asks the engine: the board, this round's card, who answers, the
+    countries offered, who may act now, and the game's name."""
+
+    @property
+    def name(self) -> str: ...
+
+    def board(self) -> Board: ...
+
+    def question(self, state: UmtataState) -> Question: ...
+
+    def answerer(self, state: UmtataState) -> int | None: ...
+
+    def choices(self, state: UmtataState) -> Sequence[Country]: ...
+
+    def legal_actions(self, state: UmtataState) -> Sequence[Action]: ...
 
 
-def _next_step(engine: UmtataEngine, state: UmtataState, player: int) -> str:
+def _next_step(engine: Engine, state: UmtataState, player: int) -> str:
     """One short line: what this player is expected to do now."""
-    from table.games.umtata.engine import ANSWER, GUESS, OVER, REVEAL, STEP_SECTOR
-
     if state.phase == GUESS:
         if state.guesses[player] is not None:
             return N_("locked - wait")
@@ -40,9 +56,7 @@ def _next_step(engine: UmtataEngine, state: UmtataState, player: int) -> str:
     return ""
 
 
-def build_view(engine: UmtataEngine, state: UmtataState, station: StationId | None) -> dict[str, JSONValue]:
-    from table.games.umtata.engine import ANSWER, OVER, REVEAL, STEP_SECTOR
-
+def build_view(engine: Engine, state: UmtataState, station: StationId | None) -> dict[str, JSONValue]:
     board = engine.board()
     stations = state.setup.stations
     question = engine.question(state)

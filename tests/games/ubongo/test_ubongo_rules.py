@@ -9,7 +9,8 @@ import pytest
 from ubongo_driver import Table
 
 from table.games.base import Action, GameSetup, SetupError, rng_for
-from table.games.ubongo.engine import COLOURS, ENGINE, deal_board
+from table.games.ubongo.engine import ENGINE, deal_board
+from table.games.ubongo.state import COLOURS
 
 R, G, B, V, Y, L = "red", "green", "brown", "violet", "yellow", "blue"
 PLAIN = [[R] * 12, [G] * 12, [B] * 12, [V] * 12, [Y] * 12, [L] * 12]

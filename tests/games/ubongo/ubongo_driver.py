@@ -11,7 +11,8 @@ from dataclasses import replace
 from typing import Any
 
 from table.games.base import Action, GameSetup
-from table.games.ubongo.engine import ENGINE, UbongoState
+from table.games.ubongo.engine import ENGINE
+from table.games.ubongo.state import UbongoState
 
 
 class Table:

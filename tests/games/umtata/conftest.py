@@ -8,7 +8,8 @@ import pytest
 
 from table.games.base import Action, GameSetup
 from table.games.umtata.board import load_board, sector_of
-from table.games.umtata.engine import ENGINE, UmtataState
+from table.games.umtata.engine import ENGINE
+from table.games.umtata.state import UmtataState
 
 WORLD_CUP = {
     "country": "it",

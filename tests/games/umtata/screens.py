@@ -20,7 +20,8 @@ from table.display.games import RenderContext
 from table.display.games.umtata.map import draw_map
 from table.display.theme import Theme
 from table.games.base import Action, GameSetup
-from table.games.umtata.engine import ENGINE, UmtataState
+from table.games.umtata.engine import ENGINE
+from table.games.umtata.state import UmtataState
 
 OUT = Path(__file__).resolve().parents[3] / "docs" / "screens" / "umtata"
 NAMES = ("Steven", "Andreas", "Frank", "Maria")

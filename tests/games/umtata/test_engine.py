@@ -6,7 +6,8 @@ import json
 
 from games.umtata.conftest import PARIS, WORLD_CUP, answer, guess, new, sector, tataaa
 from table.games.base import Action, GameSetup
-from table.games.umtata.engine import ANSWER, ENGINE, GUESS, OVER, REVEAL
+from table.games.umtata.engine import ENGINE
+from table.games.umtata.state import ANSWER, GUESS, OVER, REVEAL
 
 
 def test_rulebook_example_world_cup_2006() -> None:

@@ -20,7 +20,8 @@ from table.display.screens import AttractScreen, LeaveKioskScreen, PausedScreen,
 from table.display.theme import Theme, note_cover
 from table.games import lobby_games, registry
 from table.games.base import Action, GameSetup
-from table.loop.app import ScriptedInputs, Table, VirtualClock
+from table.loop.app import ScriptedInputs, Table
+from table.play.clock import VirtualClock
 from table.play.session import Session
 
 Snapshot = Callable[[pygame.Surface], None]
