@@ -94,7 +94,14 @@ def _given(files: list[Path]) -> list[Path]:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    from table.games.umtata.deck import LANGUAGES, check_deck, check_questions, deck_files, read_questions
+    from table.games.umtata.deck import (
+        LANGUAGES,
+        Question,
+        check_deck,
+        check_questions,
+        deck_files,
+        read_questions,
+    )
 
     board = _setup(args)
     if args.files:
@@ -109,7 +116,7 @@ def run_check(args: argparse.Namespace) -> int:
         # The deck the files join: the deck in force without the files they replace by name.
         context_problems: list[str] = []
         rest = [q for p in _in_force() if p.name not in names for q in read_questions(p, context_problems)]
-        good = []
+        good: list[Question] = []
         for lang in own_langs:
             mine = [q for q in own if q.language == lang]
             report = check_questions([q for q in rest if q.language == lang] + mine, board, complete=False)

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from table.common.i18n import N_
 from table.games.base import (
     PRESS,
     PUSH,
@@ -30,6 +31,7 @@ from table.games.base import (
     Event,
     GameSetup,
     JSONValue,
+    Message,
     Outcome,
     SetupError,
     StationId,
@@ -126,7 +128,7 @@ class UmtataEngine(GameEngine[UmtataState]):
 
     name = "umtata"
     title = "Wo ist bitte Umtata?"
-    variants: tuple[str, ...] = ("standard",)
+    variants = ("standard",)
     min_stations = 2
     max_stations = 5
     option_names = frozenset({"target", "first_reader", "deck", "whole_deck", "colours", "language"})
@@ -245,7 +247,7 @@ class UmtataEngine(GameEngine[UmtataState]):
         return Outcome(
             scores={s: state.scores[p] for p, s in enumerate(stations)},
             winners=tuple(stations[p] for p in state.winners),
-            reason=f"reached {state.target} points",
+            reason=Message(N_("reached {target} points"), {"target": state.target}),
         )
 
     def view(self, state: UmtataState, station: StationId | None) -> dict[str, JSONValue]:
