@@ -9,17 +9,22 @@ table.toml), and every screen draws its text through :func:`_` at paint time, so
 switch shows on the next frame. Screens that cache pictures include :func:`language`
 in their keys.
 
-Engines stay pure and language-free: the few words their public views carry (a
-player's next step, a phase name) are English message ids marked with :func:`N_`, and
-the renderers translate them. Command-line messages stay English.
+Engines stay pure and language-free: the words their public views carry (a player's
+next step, what just happened, why a game was won) are *messages*: an English message id
+marked with :func:`N_` (or :func:`N_plural`) and the parameters that fill its
+``{fields}``, as JSON data (``table.games.base.Message``). The renderers word them in
+the language in force with :func:`word`; the JSON report and the venue get them in
+English (:func:`format_message` without a catalogue). Command-line messages stay English.
 """
 
 from __future__ import annotations
 
 import gettext
 import io
+from collections.abc import Callable, Mapping
 from functools import cache
 from importlib import resources
+from typing import Any
 
 LANGUAGES: tuple[str, ...] = ("en", "de")
 """The languages the table has catalogues for; the first is the default."""
@@ -111,6 +116,66 @@ def N_(message: str) -> str:
     """Mark ``message`` for the catalogues without translating it now (engines' view
     strings, tables of labels): whoever shows it later passes it through :func:`_`."""
     return message
+
+
+def N_plural(singular: str, plural: str) -> tuple[str, str]:
+    """Mark the two forms of a counted message for the catalogues without translating
+    them now (what :func:`N_` is for :func:`ngettext`); whoever shows the message picks
+    the form for its count."""
+    return singular, plural
+
+
+MessageData = str | Mapping[str, Any] | None
+"""A message as views carry it: ``{"id": msgid, "params": {...}}``, with ``"plural"``
+and ``"count"`` for a counted one; a parameter may itself be a message. A bare string
+is a message id without parameters; ``None`` or an empty id is no message."""
+
+
+def _same(message: str) -> str:
+    return message
+
+
+def _english_plural(singular: str, plural: str, n: int) -> str:
+    return singular if n == 1 else plural
+
+
+def format_message(
+    message: MessageData,
+    gettext: Callable[[str], str] = _same,
+    ngettext: Callable[[str, str, int], str] = _english_plural,
+) -> str:
+    """``message`` in words: its id looked up with ``gettext`` (or its forms with
+    ``ngettext`` for its count), its ``{fields}`` filled from its parameters, each
+    parameter that is a message worded first the same way. Without catalogue functions
+    it is the English the message ids are written in (what the JSON report prints).
+    A message whose fields its parameters do not fill is shown unfilled, never raised."""
+    if message is None:
+        return ""
+    if isinstance(message, str):
+        return gettext(message) if message else ""
+    ident = message.get("id")
+    if not isinstance(ident, str) or not ident:
+        return ""
+    raw = message.get("params")
+    params = {
+        str(k): format_message(v, gettext, ngettext) if _is_message(v) else v
+        for k, v in (raw.items() if isinstance(raw, Mapping) else ())
+    }
+    plural, count = message.get("plural"), message.get("count")
+    text = ngettext(ident, plural, count) if isinstance(plural, str) and isinstance(count, int) else gettext(ident)
+    try:
+        return text.format(**params)
+    except (KeyError, IndexError, ValueError):
+        return text
+
+
+def _is_message(value: object) -> bool:
+    return isinstance(value, Mapping) and isinstance(value.get("id"), str)
+
+
+def word(message: MessageData) -> str:
+    """A view's message (see :data:`MessageData`) in the language in force."""
+    return format_message(message, _, ngettext)
 
 
 def in_language(code: str, message: str) -> str:

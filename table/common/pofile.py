@@ -170,12 +170,12 @@ def compile_po(po: Path, mo: Path) -> None:
     mo.write_bytes(mo_bytes(read_po(po)))
 
 
-_MARKERS = {"_": "gettext", "N_": "gettext", "ngettext": "ngettext", "pgettext": "pgettext"}
+_MARKERS = {"_": "gettext", "N_": "gettext", "ngettext": "ngettext", "N_plural": "ngettext", "pgettext": "pgettext"}
 
 
 def extract_source(source: str, name: str = "<source>") -> list[Entry]:
     """The messages marked in Python ``source``: ``_("…")``, ``N_("…")``,
-    ``ngettext("…", "…", n)`` and ``pgettext("context", "…")`` (also as attributes, such
+    ``ngettext("…", "…", n)``, ``N_plural("…", "…")`` and ``pgettext("context", "…")`` (also as attributes, such
     as ``i18n._``), with a ``#:`` comment naming where each stands."""
     found: list[Entry] = []
     for node in ast.walk(ast.parse(source, name)):

@@ -10,7 +10,9 @@ of that and talks to an engine only through this interface:
 * ``next_deadline(state)`` says when the game wants a ``tick`` (sand runs out ...).
 * ``is_over(state)`` / ``outcome(state)`` tell when and how the game ended.
 * ``view(state, station)`` is what one station (or, with ``None``, the public
-  display) may see, as JSON-compatible data; hidden things are removed here.
+  display) may see, as JSON-compatible data; hidden things are removed here. Words for
+  the players travel as :class:`Message` data (message id and parameters), never as
+  sentences: the screens word them in the table's language.
 
 Time is an input: every :class:`Action` carries ``t``, the game time in seconds at
 which the input happened (for presses: the edge timestamp). Engines never read a
@@ -23,6 +25,8 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
+
+from table.common.i18n import format_message
 
 StationId = int
 """A station's index, 0-based, in seating order (clockwise)."""
@@ -189,18 +193,73 @@ class GameSetup:
 
 
 @dataclass(frozen=True)
+class Message:
+    """Words for the players as data: ``id`` is the English message id (a gettext msgid,
+    marked where it is written with :func:`table.common.i18n.N_`), ``params`` fill its
+    ``{fields}``. A counted message has the plural id in ``plural`` and the number that
+    picks the form in ``count`` (both marked with :func:`table.common.i18n.N_plural`;
+    :func:`counted` builds one).
+
+    Views carry messages as :meth:`to_json` data and the screens word them in the
+    language in force (:func:`table.common.i18n.word`); :meth:`english` is the message
+    in the English its ids are written in, for the JSON report and the venue.
+    """
+
+    id: str
+    params: Mapping[str, MessageParam] = field(default_factory=dict)
+    plural: str | None = None
+    count: int | None = None
+
+    def to_json(self) -> dict[str, JSONValue]:
+        """``{"id": ..., "params": {...}}``, with ``plural`` and ``count`` when counted."""
+        out: dict[str, JSONValue] = {
+            "id": self.id,
+            "params": {k: v.to_json() if isinstance(v, Message) else v for k, v in self.params.items()},
+        }
+        if self.plural is not None:
+            out["plural"] = self.plural
+            out["count"] = self.count
+        return out
+
+    def english(self) -> str:
+        """The message in English, its ids' own words (no catalogue)."""
+        return format_message(self.to_json())
+
+
+MessageParam = str | int | float | bool | None | Message
+"""What fills a message's ``{field}``: a plain value (a name, a number), or a message
+(a card's or a hunter's name) that is worded first."""
+
+
+def counted(forms: tuple[str, str], count: int, **params: MessageParam) -> Message:
+    """A message with a singular and a plural form (``N_plural("…", "…")``), the form
+    chosen by ``count``."""
+    return Message(forms[0], params, plural=forms[1], count=count)
+
+
+def message_json(message: Message | None) -> dict[str, JSONValue] | None:
+    """A message as view data, or ``None`` for none."""
+    return message.to_json() if message is not None else None
+
+
+NO_REASON = Message("")
+"""The reason of an outcome that gives none."""
+
+
+@dataclass(frozen=True)
 class Outcome:
-    """How a game ended: final scores by station, the winner(s), and why."""
+    """How a game ended: final scores by station, the winner(s), and why (a message;
+    the JSON report and the journal keep it in English)."""
 
     scores: Mapping[StationId, int]
     winners: tuple[StationId, ...]
-    reason: str = ""
+    reason: Message = NO_REASON
 
     def to_json(self) -> dict[str, JSONValue]:
         return {
             "scores": {str(k): v for k, v in sorted(self.scores.items())},
             "winners": list(self.winners),
-            "reason": self.reason,
+            "reason": self.reason.english(),
         }
 
 

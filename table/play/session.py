@@ -24,8 +24,9 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from table.common.i18n import N_
 from table.games import get_engine
-from table.games.base import TICK, Action, Engine, GameSetup, JSONValue, Outcome, check_setup
+from table.games.base import TICK, Action, Engine, GameSetup, JSONValue, Message, Outcome, check_setup
 
 PAUSE = "pause"
 RESUME = "resume"
@@ -174,7 +175,7 @@ class Session:
             standing = {s: self.standing(s, scores) for s in scores}
             best = max(standing.values(), default=())
             winners = tuple(s for s, v in standing.items() if v == best) if scores else ()
-            return Outcome(scores=scores, winners=winners, reason="ended from the table menu")
+            return Outcome(scores=scores, winners=winners, reason=Message(N_("ended from the table menu")))
         return None
 
     def standing(self, station: int, scores: dict[int, int] | None = None) -> tuple[int, ...]:
@@ -215,7 +216,7 @@ class Session:
             "rounds": int(self.state.round),
             "scores": {str(k): v for k, v in sorted(scores.items())},
             "winners": list(outcome.winners) if outcome else [],
-            "reason": outcome.reason if outcome else "",
+            "reason": outcome.reason.english() if outcome else "",
             "events": [e.to_json() for e in self.state.events],
             "actions": self.applied,
         }

@@ -269,7 +269,7 @@ class JournalFollower:
             "variant": row.setup.variant[:40],
             "actions": len(actions),
             "rounds": int(session.state.round),
-            "reason": (outcome.reason if outcome else "closed without an outcome")[:200],
+            "reason": (outcome.reason.english() if outcome else "closed without an outcome")[:200],
             "players": players_of(session, scores, winners),
         }
         return Message(Position(row.id, len(actions)), contract.result_topic(self.table, row.id), payload, True)

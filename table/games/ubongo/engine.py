@@ -27,12 +27,14 @@ Decisions where the rulebook is silent are listed in ``docs/rules-decisions.md``
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from table.common.i18n import N_, N_plural
 from table.games.base import (
     DICE,
+    NO_REASON,
     PRESS,
     PUSH,
     SKIP_ROUND,
@@ -42,15 +44,19 @@ from table.games.base import (
     Event,
     GameSetup,
     JSONValue,
+    Message,
+    MessageParam,
     Outcome,
     SetupError,
     StationId,
+    counted,
     knob_choice,
     rng_for,
     turn_delta,
     turn_sector,
 )
 from table.games.contract import GameEngine
+from table.games.timed import game_time, next_round_press_at, on_tick, results_held, show_results, too_late, turn_sand
 from table.games.ubongo.die import die_from_options
 from table.games.ubongo.state import (
     COLOURS,
@@ -160,7 +166,7 @@ class Ubongo(GameEngine[UbongoState]):
                         out.append(Action(TURN, now, s, {"delta": -1}))
                     out.append(Action(PUSH, now, s))
         elif state.phase == RESULTS:
-            at = max(now, (state.results_at or 0.0) + state.rules.results_hold)
+            at = next_round_press_at(state, state.rules)
             out += [Action(PRESS, at, s) for s in state.setup.stations]
         return out
 
@@ -174,17 +180,15 @@ class Ubongo(GameEngine[UbongoState]):
         """Apply one input; inputs that mean nothing now return ``state`` unchanged."""
         if state.phase == OVER:
             return state
-        t = max(action.t, state.now)
+        t = game_time(state, action)
         if action.kind == TICK:
-            if state.deadline is None or t < state.deadline:
-                return state
-            return self._expire(replace(state, now=t), state.deadline)
+            return on_tick(state, t, self._expire)
         if action.kind == SKIP_ROUND:
             if state.phase in (ROLL, COUNTDOWN, SAND):
                 return self._skip_round(replace(state, now=t), t)
             return state
-        if state.deadline is not None and t >= state.deadline:
-            return state  # the loop delivers the expiry first; a late input is too late
+        if too_late(state, t):
+            return state
         if action.kind == DICE:
             return self._dice(state, action, t)
         station = action.station
@@ -198,7 +202,7 @@ class Ubongo(GameEngine[UbongoState]):
             if state.phase == SAND and station not in state.finishers:
                 return self._finish_puzzle(state, station, t)
             if state.phase == RESULTS:
-                if state.results_at is not None and t - state.results_at < state.rules.results_hold:
+                if results_held(state, state.rules, t):
                     return state
                 return self._next_round(replace(state, now=t), t)
         return state
@@ -271,9 +275,7 @@ class Ubongo(GameEngine[UbongoState]):
         )
 
     def _turn_hourglass(self, state: UbongoState, at: float) -> UbongoState:
-        state = replace(
-            state, phase=SAND, hourglass=state.hourglass + 1, sand_started=at, deadline=at + state.rules.sand
-        )
+        state = turn_sand(replace(state, phase=SAND, hourglass=state.hourglass + 1), at, state.rules.sand)
         return _with_event(state, at, "sand_start", None, {"hourglass": state.hourglass})
 
     def _finish_puzzle(self, state: UbongoState, station: StationId, t: float) -> UbongoState:
@@ -339,8 +341,7 @@ class Ubongo(GameEngine[UbongoState]):
         state = _with_event(state, at, "round_end", None, {"round": state.round, "why": why})
         if state.round >= ROUNDS:
             return self._end_of_game(state, at)
-        deadline = at + state.rules.next_round_after if state.rules.next_round_after > 0 else None
-        return replace(state, phase=RESULTS, deadline=deadline, results_at=at)
+        return show_results(state, at, state.rules)
 
     def _next_round(self, state: UbongoState, t: float) -> UbongoState:
         return self._start_round(replace(state, round=state.round + 1), t)
@@ -357,7 +358,7 @@ class Ubongo(GameEngine[UbongoState]):
         winners = tuple(s for s in state.setup.stations if keys[s] == best)
         reason = explain_win(state, winners)
         state = replace(state, phase=OVER, deadline=None, winners=winners, reason=reason)
-        return _with_event(state, at, "game_over", None, {"winners": list(winners), "reason": reason})
+        return _with_event(state, at, "game_over", None, {"winners": list(winners), "reason": reason.english()})
 
     # -- results ----------------------------------------------------------------------
     def scores(self, state: UbongoState) -> dict[StationId, int]:
@@ -372,7 +373,7 @@ class Ubongo(GameEngine[UbongoState]):
     def outcome(self, state: UbongoState) -> Outcome | None:
         if state.phase != OVER:
             return None
-        return Outcome(scores=self.scores(state), winners=state.winners, reason=state.reason)
+        return Outcome(scores=self.scores(state), winners=state.winners, reason=state.reason or NO_REASON)
 
     def view(self, state: UbongoState, station: StationId | None) -> dict[str, JSONValue]:
         """Everything in Ubongo is public; the view adds each station's next step."""
@@ -394,35 +395,50 @@ def _move_within(current: int, action: Action, lo: int, hi: int) -> int:
     return current
 
 
-def explain_win(state: UbongoState, winners: tuple[StationId, ...]) -> str:
-    """One sentence: why the winners won, naming the tie-break colour rank when one was needed."""
+def explain_win(state: UbongoState, winners: tuple[StationId, ...]) -> Message:
+    """Why the winners won, naming the tie-break colour rank when one was needed."""
     keys = {s: state.ranking_key(s) for s in state.setup.stations}
     best = keys[winners[0]]
     others = [keys[s] for s in state.setup.stations if s not in winners]
-    names = _join(state.setup.name_of(s) for s in winners)
+    names = join_names([state.setup.name_of(s) for s in winners])
     if not others:
-        return f"complete tie: {names} share the win"
+        return Message(N_("complete tie: {names} share the win"), {"names": names})
     runner = max(others)
     depth = next(i for i in range(len(best)) if best[i] != runner[i])
     if depth == 0:
         if len(winners) > 1:
-            return f"most gems of one colour ({best[0]}); {names} are tied on every colour and share the win"
-        return f"most gems of one colour: {best[0]}"
-    tied_names = _join(state.setup.name_of(s) for s in state.setup.stations if keys[s] in (best, runner))
-    ordinal = ("best", "2nd", "3rd", "4th", "5th", "6th")[depth]
-    tied = ", ".join(str(best[i]) for i in range(depth))
-    colours = "colour" if depth == 1 else f"{depth} colours"
-    verb = "share the win (tied on every colour)" if len(winners) > 1 else "wins"
-    return (
-        f"{tied_names} tied on the best {colours} ({tied}); "
-        f"the {ordinal} colour decided {best[depth]} to {runner[depth]}: {names} {verb}"
-    )
+            return Message(N_("most gems of one colour ({n}); {names} are tied on every colour and share the win"),
+                           {"n": best[0], "names": names})
+        return Message(N_("most gems of one colour: {n}"), {"n": best[0]})
+    tied_names = join_names([state.setup.name_of(s) for s in state.setup.stations if keys[s] in (best, runner)])
+    if len(winners) > 1:
+        forms = N_plural("{tied_names} tied on the best colour ({tied}); the {which} colour decided {a} to {b}: "
+                         "{names} share the win (tied on every colour)",
+                         "{tied_names} tied on the best {depth} colours ({tied}); the {which} colour decided "
+                         "{a} to {b}: {names} share the win (tied on every colour)")
+    else:
+        forms = N_plural("{tied_names} tied on the best colour ({tied}); the {which} colour decided {a} to {b}: "
+                         "{names} wins",
+                         "{tied_names} tied on the best {depth} colours ({tied}); the {which} colour decided "
+                         "{a} to {b}: {names} wins")
+    return counted(forms, depth, tied_names=tied_names, tied=", ".join(str(best[i]) for i in range(depth)),
+                   which=ordinal(depth + 1), a=best[depth], b=runner[depth], names=names, depth=depth)
 
 
-def _join(names: Iterable[str]) -> str:
-    """``A``, ``A and B``, ``A, B and C``."""
-    items = list(names)
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+def ordinal(n: int) -> Message:
+    """``2nd``, ``3rd``, ``4th``, ... as a message."""
+    if n == 2:
+        return Message(N_("2nd"))
+    if n == 3:
+        return Message(N_("3rd"))
+    return Message(N_("{n}th"), {"n": n})
+
+
+def join_names(names: Sequence[str]) -> MessageParam:
+    """``A``, ``A and B``, ``A, B and C`` (the last ``and`` in the language shown)."""
+    if len(names) == 1:
+        return names[0]
+    return Message(N_("{names} and {last}"), {"names": ", ".join(names[:-1]), "last": names[-1]})
 
 
 ENGINE = Ubongo()

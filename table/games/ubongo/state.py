@@ -11,9 +11,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from table.games import timed
 from table.games.base import (
     Event,
     GameSetup,
+    Message,
     SetupError,
     StationId,
 )
@@ -38,7 +40,7 @@ PLACE = "place"
 ROLL = "roll"
 COUNTDOWN = "countdown"  # the die is shown; the sand starts when this runs out
 SAND = "sand"
-RESULTS = "results"
+RESULTS = timed.RESULTS
 OVER = "over"
 
 
@@ -115,7 +117,7 @@ class UbongoState:
     boards_played: int = 0
     results_at: float | None = None
     winners: tuple[StationId, ...] = ()
-    reason: str = ""
+    reason: Message | None = None
     events: tuple[Event, ...] = ()
 
     def seat(self, station: StationId) -> int:

@@ -1,7 +1,8 @@
 """The public view of an Ubongo game: JSON-compatible data for the display and LEDs.
 
 Nothing in Ubongo is secret, so one view serves every station. Besides the board
-and holdings it says, per station, what that station is expected to do next.
+and holdings it says, per station, what that station is expected to do next (``status``,
+a word for the screen's logic, and ``prompt``, a message for the players).
 """
 
 from __future__ import annotations
@@ -9,7 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
-from table.games.base import Action, JSONValue, StationId
+from table.common.i18n import N_, N_plural
+from table.games.base import Action, JSONValue, Message, StationId, counted, message_json
+from table.games.timed import sand_view
 from table.games.ubongo.state import (
     COLOURS,
     COUNTDOWN,
@@ -20,7 +23,6 @@ from table.games.ubongo.state import (
     ROLL,
     ROUNDS,
     SAND,
-    TAKE,
     UbongoState,
 )
 
@@ -38,39 +40,39 @@ class Engine(Protocol):
     def legal_actions(self, state: UbongoState) -> Sequence[Action]: ...
 
 
-def _prompt(state: UbongoState, station: StationId) -> tuple[str, str]:
+def _prompt(state: UbongoState, station: StationId) -> tuple[str, Message | None]:
     """(status, what to do next) for one station."""
     i = state.seat(station)
     phase = state.phase
     if phase == PLACE:
         if state.figures[i] is None:
-            return "placing", "Turn to choose your start row, push to place"
-        return "placed", "Figure placed - waiting for the others"
+            return "placing", Message(N_("Turn to choose your start row, push to place"))
+        return "placed", Message(N_("Figure placed - waiting for the others"))
     if phase == ROLL:
         if station == state.start_player:
-            return "rolling", "Throw the die into the tray (or turn to set it, push)"
-        return "waiting", "Take a puzzle board; the die is being thrown"
+            return "rolling", Message(N_("Throw the die into the tray (or turn to set it, push)"))
+        return "waiting", Message(N_("Take a puzzle board; the die is being thrown"))
     if phase == COUNTDOWN:
         row = state.die.symbols[state.symbol].row if state.symbol is not None else 0
-        return "ready", f"Take a board and look at row {row}: the sand starts"
+        return "ready", Message(N_("Take a board and look at row {row}: the sand starts"), {"row": row})
     if phase == SAND:
         if station not in state.finishers:
-            return "solving", "Press when your puzzle is done"
+            return "solving", Message(N_("Press when your puzzle is done"))
         if station in state.takers:
-            return "took", "Gems taken - done this round"
+            return "took", Message(N_("Gems taken - done this round"))
         allowance = state.allowance(station)
         if allowance == 0:
-            return "taking", f"Push to take the {TAKE} front gems of your row"
-        rows = "row" if allowance == 1 else "rows"
-        return "moving", f"Turn: move up to {allowance} {rows}, push to take {TAKE}"
+            return "taking", Message(N_("Push to take the 2 front gems of your row"))
+        return "moving", counted(N_plural("Turn: move up to {n} row, push to take 2",
+                                          "Turn: move up to {n} rows, push to take 2"), allowance, n=allowance)
     if phase == RESULTS:
-        return "results", "Press for the next round"
+        return "results", Message(N_("Press for the next round"))
     if phase == OVER:
         if station in state.winners:
-            return "winner", "Winner!"
+            return "winner", Message(N_("Winner!"))
         better = sum(1 for s in state.setup.stations if state.ranking_key(s) > state.ranking_key(station))
-        return "done", f"Place {better + 1}"
-    return "", ""
+        return "done", Message(N_("Place {place}"), {"place": better + 1})
+    return "", None
 
 
 def public_view(engine: Engine, state: UbongoState) -> dict[str, JSONValue]:
@@ -98,7 +100,7 @@ def public_view(engine: Engine, state: UbongoState) -> dict[str, JSONValue]:
             "figure": state.figures[i],
             "cursor": state.cursors[i],
             "status": status,
-            "prompt": prompt,
+            "prompt": message_json(prompt),
             "place": state.finishers.index(s) + 1 if finished else None,
             "allowance": state.allowance(s) if finished else None,
             "reach": list(state.reach(s)) if finished and state.phase == SAND else None,
@@ -143,7 +145,7 @@ def public_view(engine: Engine, state: UbongoState) -> dict[str, JSONValue]:
         "reveal_seconds": state.rules.reveal,
         "sand_started": state.sand_started,
         "hourglass": state.hourglass,
-        "sand": {"started": state.sand_started, "seconds": state.rules.sand},
+        "sand": sand_view(state, state.rules.sand),
         "dice_reader": state.rules.dice_reader,
         # The tray camera reads the one die while the round waits for it.
         "expects_dice": 1 if state.phase == ROLL and state.rules.dice_reader else None,
@@ -162,7 +164,7 @@ def public_view(engine: Engine, state: UbongoState) -> dict[str, JSONValue]:
         "tiebreak": tiebreak,
         "scores": {str(s): v for s, v in engine.scores(state).items()},
         "winners": list(state.winners),
-        "reason": state.reason,
+        "reason": message_json(state.reason),
         "events": [e.to_json() for e in state.events[-RECENT_EVENTS:]],
         "may_act": sorted({a.station for a in engine.legal_actions(state) if a.station is not None}),
     }

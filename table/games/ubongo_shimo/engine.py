@@ -30,7 +30,9 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from table.common.i18n import N_
+from table.games import timed
 from table.games.base import (
+    NO_REASON,
     PRESS,
     SKIP_ROUND,
     TICK,
@@ -38,11 +40,23 @@ from table.games.base import (
     Event,
     GameSetup,
     JSONValue,
+    Message,
     Outcome,
     SetupError,
     StationId,
+    message_json,
 )
 from table.games.contract import GameEngine
+from table.games.timed import (
+    game_time,
+    next_round_press_at,
+    on_tick,
+    results_held,
+    sand_view,
+    show_results,
+    too_late,
+    turn_sand,
+)
 
 STANDARD = "standard"
 RUNNING_SAND = "running-sand"
@@ -58,7 +72,7 @@ GEM_NAMES: Mapping[int, str] = {1: "amber", 2: "emerald", 3: "sapphire"}
 COUNTDOWN = "countdown"
 SOLVING = "solving"
 RACING = "racing"
-RESULTS = "results"
+RESULTS = timed.RESULTS
 OVER = "over"
 
 
@@ -134,7 +148,7 @@ class ShimoState:
     extra_rounds: int = 0
     results_at: float | None = None
     winners: tuple[StationId, ...] = ()
-    reason: str = ""
+    reason: Message | None = None
     events: tuple[Event, ...] = ()
 
     def player(self, station: StationId) -> Player:
@@ -205,7 +219,7 @@ class UbongoShimo(GameEngine[ShimoState]):
         if state.phase in (SOLVING, RACING):
             return [Action(PRESS, state.now, s) for s in state.contenders if s not in state.solvers]
         if state.phase == RESULTS:
-            at = max(state.now, (state.results_at or 0.0) + state.rules.results_hold)
+            at = next_round_press_at(state, state.rules)
             return [Action(PRESS, at, s) for s in state.setup.stations]
         return []
 
@@ -219,17 +233,15 @@ class UbongoShimo(GameEngine[ShimoState]):
         """Apply one input; inputs that mean nothing now return ``state`` unchanged."""
         if state.phase == OVER:
             return state
-        t = max(action.t, state.now)
+        t = game_time(state, action)
         if action.kind == TICK:
-            if state.deadline is None or t < state.deadline:
-                return state
-            return self._expire(replace(state, now=t), state.deadline)
+            return on_tick(state, t, self._expire)
         if action.kind == SKIP_ROUND:
             return self._skip_round(replace(state, now=t), t)
         if action.kind != PRESS or action.station is None:
             return state
-        if state.deadline is not None and t >= state.deadline:
-            return state  # the loop delivers the expiry first; a late press is too late
+        if too_late(state, t):
+            return state
         station = action.station
         if state.phase in (COUNTDOWN, SOLVING, RACING) and (
             station not in state.contenders or station in state.solvers
@@ -244,7 +256,7 @@ class UbongoShimo(GameEngine[ShimoState]):
         if state.phase == RACING:
             return self._late_press(replace(state, now=t), station, t)
         if state.phase == RESULTS and station in state.setup.stations:
-            if state.results_at is not None and t - state.results_at < state.rules.results_hold:
+            if results_held(state, state.rules, t):
                 return state
             return self._next_round(replace(state, now=t), t)
         return state
@@ -252,12 +264,12 @@ class UbongoShimo(GameEngine[ShimoState]):
     # -- phases -----------------------------------------------------------------------
     def _expire(self, state: ShimoState, at: float) -> ShimoState:
         if state.phase == COUNTDOWN:
-            deadline = at + state.rules.sand if state.running_sand else None
-            state = replace(state, phase=SOLVING, deadline=deadline,
-                            sand_started=at if state.running_sand else None)
+            state = replace(state, phase=SOLVING, deadline=None, sand_started=None)
+            if state.running_sand:
+                state = turn_sand(state, at, state.rules.sand)
             return replace(state, events=_event(state, at, "cards_turned"))
         if state.phase == SOLVING:  # running sand: nobody has called yet, flip it
-            state = replace(state, deadline=at + state.rules.sand, sand_started=at, flips=state.flips + 1)
+            state = turn_sand(replace(state, flips=state.flips + 1), at, state.rules.sand)
             return replace(state, events=_event(state, at, "flip", None, {"flips": state.flips}))
         if state.phase == RACING:
             return self._score_round(state, at)
@@ -268,13 +280,9 @@ class UbongoShimo(GameEngine[ShimoState]):
     def _call(self, state: ShimoState, station: StationId, t: float) -> ShimoState:
         if station not in state.contenders:
             return state
-        if state.running_sand:
-            deadline = state.deadline  # the sand that is running is not turned again
-            sand_started = state.sand_started
-        else:
-            deadline, sand_started = t + state.rules.sand, t
-        state = replace(state, phase=RACING, callers=(station,), call_t=t, solvers=(station,),
-                        deadline=deadline, sand_started=sand_started)
+        state = replace(state, phase=RACING, callers=(station,), call_t=t, solvers=(station,))
+        if not state.running_sand:  # (running sand: the sand that runs is not turned again)
+            state = turn_sand(state, t, state.rules.sand)
         return replace(state, events=_event(state, t, "ubongo", station))
 
     def _late_press(self, state: ShimoState, station: StationId, t: float) -> ShimoState:
@@ -326,15 +334,14 @@ class UbongoShimo(GameEngine[ShimoState]):
                         events=tuple(events), deadline=None)
         if in_extra:
             if winner is not None:
-                return self._finish(state, at, (winner,), "won the extra round")
+                return self._finish(state, at, (winner,), Message(N_("won the extra round")))
             return self._results(state, at)  # a tied call in the extra round: play another
         if state.round >= ROUNDS:
             return self._end_of_game(state, at)
         return self._results(state, at)
 
     def _results(self, state: ShimoState, at: float) -> ShimoState:
-        deadline = at + state.rules.next_round_after if state.rules.next_round_after > 0 else None
-        return replace(state, phase=RESULTS, deadline=deadline, results_at=at)
+        return show_results(state, at, state.rules)
 
     def _next_round(self, state: ShimoState, t: float) -> ShimoState:
         state = replace(state, round=state.round + 1)
@@ -347,20 +354,20 @@ class UbongoShimo(GameEngine[ShimoState]):
         best = max(p.points(rules) for p in state.players)
         top = [p for p in state.players if p.points(rules) == best]
         if len(top) == 1:
-            return self._finish(state, at, (top[0].station,), "most points")
+            return self._finish(state, at, (top[0].station,), Message(N_("most points")))
         most_cards = max(len(p.cards) for p in top)
         top = [p for p in top if len(p.cards) == most_cards]
         if len(top) == 1:
-            return self._finish(state, at, (top[0].station,), "tied on points, more cards")
+            return self._finish(state, at, (top[0].station,), Message(N_("tied on points, more cards")))
         tied = tuple(p.station for p in top)
         state = replace(state, extra_rounds=1, contenders=tied,
                         events=_event(state, at, "extra_round", None, {"players": list(tied)}))
         return self._results(state, at)
 
-    def _finish(self, state: ShimoState, at: float, winners: tuple[StationId, ...], reason: str) -> ShimoState:
+    def _finish(self, state: ShimoState, at: float, winners: tuple[StationId, ...], reason: Message) -> ShimoState:
         state = replace(state, phase=OVER, deadline=None, winners=winners, reason=reason)
         return replace(state, events=_event(state, at, "game_over", None,
-                                            {"winners": list(winners), "reason": reason}))
+                                            {"winners": list(winners), "reason": reason.english()}))
 
     def _skip_round(self, state: ShimoState, t: float) -> ShimoState:
         """Abandon the round (table menu): its gem goes to the box, nobody scores."""
@@ -386,7 +393,7 @@ class UbongoShimo(GameEngine[ShimoState]):
     def outcome(self, state: ShimoState) -> Outcome | None:
         if state.phase != OVER:
             return None
-        return Outcome(scores=self.scores(state), winners=state.winners, reason=state.reason)
+        return Outcome(scores=self.scores(state), winners=state.winners, reason=state.reason or NO_REASON)
 
     def view(self, state: ShimoState, station: StationId | None) -> dict[str, JSONValue]:
         """Everything is public in Ubongo Shimo; the view adds each station's next step."""
@@ -437,7 +444,7 @@ class UbongoShimo(GameEngine[ShimoState]):
             "deadline": state.deadline,
             "sand_seconds": rules.sand,
             "sand_started": state.sand_started,
-            "sand": {"started": state.sand_started, "seconds": rules.sand},
+            "sand": sand_view(state, rules.sand),
             "flips": state.flips,
             "callers": list(state.callers),
             "solvers": list(state.solvers),
@@ -446,7 +453,7 @@ class UbongoShimo(GameEngine[ShimoState]):
             "players": players,
             "scores": {str(p.station): p.points(rules) for p in state.players},
             "winners": list(state.winners),
-            "reason": state.reason,
+            "reason": message_json(state.reason),
             "may_act": [a.station for a in self.legal_actions(state)],
         }
 

@@ -45,8 +45,10 @@ from typing import Any
 from table.common.checks import read_text_input
 from table.common.datafiles import data_file
 from table.common.errors import TableError
+from table.common.i18n import N_, N_plural
 from table.games.base import (
     DICE,
+    NO_REASON,
     PRESS,
     PUSH,
     SKIP_ROUND,
@@ -55,10 +57,13 @@ from table.games.base import (
     Event,
     GameSetup,
     JSONValue,
+    Message,
     Outcome,
     SetupError,
     StationId,
+    counted,
     knob_choice,
+    message_json,
     rng_for,
 )
 from table.games.contract import GameEngine
@@ -82,7 +87,9 @@ SYMBOLS: tuple[str, ...] = (BONE, DINOSAUR, MAMMOTH, BIRD, MASHER, BREAKER)
 """The six faces of an Ugah die, in the order the knob offers them."""
 SPOILS_CARDS: tuple[str, ...] = (DINOSAUR, MAMMOTH, BIRD)
 HUNTERS: tuple[str, ...] = (MASHER, BREAKER)
-HUNTER_NAMES: Mapping[str, str] = {MASHER: "Mammoth Masher", BREAKER: "Bone Breaker"}
+HUNTER_NAMES: Mapping[str, str] = {MASHER: N_("Mammoth Masher"), BREAKER: N_("Bone Breaker")}
+CARD_NAMES: Mapping[str, str] = {DINOSAUR: N_("Dinosaur"), MAMMOTH: N_("Mammoth"), BIRD: N_("Bird")}
+"""The spoils cards' names as the view's messages name them (message ids)."""
 SYMBOL_NAMES: Mapping[str, str] = {
     BONE: "bone", DINOSAUR: "dinosaur", MAMMOTH: "mammoth", BIRD: "bird",
     MASHER: "Mammoth Masher", BREAKER: "Bone Breaker",
@@ -272,7 +279,8 @@ class UgahState:
     """Symbols of the last throw still in the tray (bones already aside)."""
     last_throw: tuple[str, ...] = ()
     aside: tuple[str, ...] = ()
-    tray_problem: str = ""
+    tray_problem: Message | None = None
+    """Why the last reading of the tray was not taken as a throw (None: it was, or none came)."""
     input_mode: str = TRAY
     manual_faces: tuple[str, ...] = ()
     manual_index: int = 0
@@ -288,7 +296,7 @@ class UgahState:
     kept: int | None = None
     ended_by_hunters: bool = False
     winners: tuple[StationId, ...] = ()
-    reason: str = ""
+    reason: Message | None = None
     events: tuple[Event, ...] = ()
 
     @property
@@ -521,7 +529,7 @@ class UgahUgah(GameEngine[UgahState]):
     def _start_throw(self, state: UgahState) -> UgahState:
         """Wait for the next throw; without a dice reader the knob entry starts at once."""
         mode = TRAY if state.rules.dice_reader else MANUAL
-        state = replace(state, phase=THROW, tray=(), tray_problem="", cursor=0, marked=(), input_mode=mode,
+        state = replace(state, phase=THROW, tray=(), tray_problem=None, cursor=0, marked=(), input_mode=mode,
                         manual_faces=(BONE,) * state.dice_in_play if mode == MANUAL else (), manual_index=0)
         return state
 
@@ -560,19 +568,23 @@ class UgahUgah(GameEngine[UgahState]):
             raw = ()
         faces = [self._symbol(state, f) for f in raw]
         readable = tuple(f for f in faces if f is not None)
-        problem = ""
+        problem: Message | None = None
         if unsure:
-            problem = "unsure"
+            problem = Message(N_("the camera is unsure of the dice"))
         elif len(faces) != state.dice_in_play:
-            problem = (f"the tray shows {len(faces)} {'die' if len(faces) == 1 else 'dice'}, "
-                       f"{state.dice_in_play} {'is' if state.dice_in_play == 1 else 'are'} in play")
+            n = state.dice_in_play
+            problem = Message(N_("{tray}, {in_play}"), {
+                "tray": counted(N_plural("the tray shows {shown} die", "the tray shows {shown} dice"), len(faces),
+                                shown=len(faces)),
+                "in_play": counted(N_plural("{n} is in play", "{n} are in play"), n, n=n)})
         elif len(readable) != len(faces):
-            problem = "a die in the tray could not be read"
-        if problem:
+            problem = Message(N_("a die in the tray could not be read"))
+        if problem is not None:
+            # The journal's events keep the problem in English ("unsure" when the reader gave up).
             event = _event(state, t, "tray_problem", state.station,
-                           {"problem": problem, "faces": [str(f) for f in raw]})
+                           {"problem": "unsure" if unsure else problem.english(), "faces": [str(f) for f in raw]})
             if unsure:  # the reader itself gives up: the player sets the dice, its guess pre-filled
-                return self._start_manual(replace(state, events=event, tray_problem="unsure"), readable, t)
+                return self._start_manual(replace(state, events=event, tray_problem=problem), readable, t)
             return replace(state, tray_problem=problem, events=event)
         return self._throw(state, readable, t, "tray")
 
@@ -591,7 +603,7 @@ class UgahUgah(GameEngine[UgahState]):
         tray = tuple(f for f in faces if f != BONE)
         state = replace(state, throws=state.throws + 1, last_throw=faces, tray=tray,
                         aside=state.aside + bones,
-                        dice_in_play=len(tray), tray_problem="", input_mode=TRAY, manual_faces=(),
+                        dice_in_play=len(tray), tray_problem=None, input_mode=TRAY, manual_faces=(),
                         manual_index=0, cursor=0, marked=())
         state = replace(state, events=_event(state, t, "throw", state.station,
                                              {"faces": list(faces), "bones": len(bones), "source": source}))
@@ -736,10 +748,11 @@ class UgahUgah(GameEngine[UgahState]):
         totals = {state.setup.stations[i]: state.points(i) for i in range(len(state.setup.stations))}
         best = max(totals.values())
         winners = tuple(s for s, v in totals.items() if v == best)
-        reason = "most munch points" if len(winners) == 1 else "tied on munch points: the win is shared"
+        reason = Message(N_("most munch points") if len(winners) == 1
+                         else N_("tied on munch points: the win is shared"))
         state = replace(state, phase=OVER, winners=winners, reason=reason, tray=(), marked=())
         return replace(state, events=_event(state, t, "game_over", None, {
-            "winners": list(winners), "reason": reason, "scores": {str(k): v for k, v in totals.items()}}))
+            "winners": list(winners), "reason": reason.english(), "scores": {str(k): v for k, v in totals.items()}}))
 
     # -- results ----------------------------------------------------------------------
     def final_scores(self, state: UgahState) -> dict[StationId, int]:
@@ -749,7 +762,7 @@ class UgahUgah(GameEngine[UgahState]):
     def outcome(self, state: UgahState) -> Outcome | None:
         if state.phase != OVER:
             return None
-        return Outcome(scores=self.final_scores(state), winners=state.winners, reason=state.reason)
+        return Outcome(scores=self.final_scores(state), winners=state.winners, reason=state.reason or NO_REASON)
 
     def view(self, state: UgahState, station: StationId | None) -> dict[str, JSONValue]:
         """What ``station`` (None: the public display) may see.
@@ -775,7 +788,7 @@ class UgahUgah(GameEngine[UgahState]):
             entry: dict[str, JSONValue] = {
                 "station": s, "name": state.setup.name_of(s), "chips": len(state.piles[i]),
                 "spoils": [c for c, h in zip(SPOILS_CARDS, state.spoils, strict=True) if h == s],
-                "active": i == state.active and not over, "prompt": self._prompt(state, s),
+                "active": i == state.active and not over, "prompt": message_json(self._prompt(state, s)),
             }
             if over or station == s:
                 entry["pile"] = [state.chip(c).to_json() for c in state.piles[i]]
@@ -817,7 +830,7 @@ class UgahUgah(GameEngine[UgahState]):
             "last_throw": list(state.last_throw),
             "tray": list(state.tray),
             "aside": list(state.aside),
-            "tray_problem": state.tray_problem,
+            "tray_problem": message_json(state.tray_problem),
             "input_mode": state.input_mode,
             "dice_reader": state.rules.dice_reader,
             # How many dice the tray camera should read now (None: no throw awaited from it).
@@ -835,41 +848,51 @@ class UgahUgah(GameEngine[UgahState]):
             "scores": scores,
             "scores_final": over,
             "winners": list(state.winners),
-            "reason": state.reason,
+            "reason": message_json(state.reason),
             "ended_by_hunters": state.ended_by_hunters,
             "hunters_met": hunters_met(state.circle, state.masher, state.breaker),
             "may_act": [] if over else [state.station],
-            "log": self._log(state),
+            "log": [m.to_json() for m in self._log(state)],
         }
 
-    def _log(self, state: UgahState, lines: int = 4) -> list[str]:
-        """The last few things that happened, in words, newest first (no hidden values)."""
+    def _log(self, state: UgahState, lines: int = 4) -> list[Message]:
+        """The last few things that happened, as messages, newest first (no hidden values)."""
         name = state.setup.name_of
-        out: list[str] = []
+        out: list[Message] = []
         for e in reversed(state.events):
             d = e.detail if isinstance(e.detail, Mapping) else {}
             who = name(e.station) if e.station is not None else ""
-            text = ""
+            said: Message | None = None
             if e.kind == "throw" and d.get("bones") == len(d.get("faces", ())) and d.get("bones"):
-                text = f"{who} threw only bones"
+                said = Message(N_("{who} threw only bones"), {"who": who})
             elif e.kind == "spoils":
                 giver = d.get("from")
-                text = f"{who} took the {d.get('card')} card" + (f" from {name(giver)}" if giver is not None
-                                                                 else "")
+                if giver is not None:
+                    said = Message(N_("{who} took the {card} card from {other}"),
+                                   {"who": who, "card": _card(d.get("card")), "other": name(giver)})
+                else:
+                    said = Message(N_("{who} took the {card} card"), {"who": who, "card": _card(d.get("card"))})
             elif e.kind == "spoils_left":
-                text = f"{who} left the {d.get('card')} card with {name(d['with'])}"
+                said = Message(N_("{who} left the {card} card with {other}"),
+                               {"who": who, "card": _card(d.get("card")), "other": name(d["with"])})
             elif e.kind == "hunters_moved":
                 steps = d.get("steps", {})
-                walked = [f"{HUNTER_NAMES[h]} {steps.get(h)}" for h in HUNTERS if steps.get(h)]
-                text = f"{who} moved " + " and ".join(walked)
+                walked = [h for h in HUNTERS if steps.get(h)]
+                if len(walked) == 2:
+                    said = Message(N_("{who} moved {hunter} {steps} and {other} {other_steps}"), {
+                        "who": who, "hunter": Message(HUNTER_NAMES[MASHER]), "steps": steps[MASHER],
+                        "other": Message(HUNTER_NAMES[BREAKER]), "other_steps": steps[BREAKER]})
+                elif walked:
+                    said = Message(N_("{who} moved {hunter} {steps}"),
+                                   {"who": who, "hunter": Message(HUNTER_NAMES[walked[0]]), "steps": steps[walked[0]]})
             elif e.kind == "chip_given":
-                text = f"{who} gave a chip to {name(d['to'])}"
-            elif e.kind == "chip_taken" and (not out or "gave" not in out[-1]):
-                text = f"{who} took a chip"
+                said = Message(_GAVE, {"who": who, "other": name(d["to"])})
+            elif e.kind == "chip_taken" and (not out or out[-1].id != _GAVE):
+                said = Message(N_("{who} took a chip"), {"who": who})
             elif e.kind == "turn_skipped":
-                text = f"{who}'s turn was skipped"
-            if text:
-                out.append(text)
+                said = Message(N_("{who}'s turn was skipped"), {"who": who})
+            if said is not None:
+                out.append(said)
             if len(out) >= lines:
                 break
         return out
@@ -879,33 +902,42 @@ class UgahUgah(GameEngine[UgahState]):
         in_gap = position in (MASHER_START, BREAKER_START)
         return {"place": None if in_gap else position % CHIPS_ON_CIRCLE, "in_gap": in_gap}
 
-    def _prompt(self, state: UgahState, station: StationId) -> str:
+    def _prompt(self, state: UgahState, station: StationId) -> Message | None:
         """What ``station`` is expected to do next, in a few words for the display."""
         if state.phase == OVER:
-            return "Winner!" if station in state.winners else "Game over"
+            return Message(N_("Winner!") if station in state.winners else N_("Game over"))
         if station != state.station:
-            return f"Watch {state.setup.name_of(state.station)}"
+            return Message(N_("Watch {name}"), {"name": state.setup.name_of(state.station)})
         if state.phase == THROW:
             n = state.dice_in_play
-            dice = "the die" if n == 1 else f"the {n} dice"
             if state.input_mode == MANUAL:
-                return f"Throw {dice}, set die {state.manual_index + 1} of {n}: turn, push"
+                return counted(N_plural("Throw the die, set die {i} of {n}: turn, push",
+                                        "Throw the {n} dice, set die {i} of {n}: turn, push"), n,
+                               i=state.manual_index + 1, n=n)
             if state.tray_problem:
-                return "Re-throw, or press to set the dice by knob"
-            return f"Throw {dice} into the tray"
+                return Message(N_("Re-throw, or press to set the dice by knob"))
+            return counted(N_plural("Throw the die into the tray", "Throw the {n} dice into the tray"), n, n=n)
         if state.phase == CHOOSE:
             if state.marked:
-                return "Mark more: turn, push; press to take out"
-            return "Choose a symbol: turn, push"
+                return Message(N_("Mark more: turn, push; press to take out"))
+            return Message(N_("Choose a symbol: turn, push"))
         if state.phase == SPOILS:
-            return f"Take the {state.spoils_card} card? turn, push"
+            return Message(N_("Take the {card} card? turn, push"), {"card": _card(state.spoils_card)})
         if state.phase == ORDER:
-            return "Which hunter moves first? turn, push"
+            return Message(N_("Which hunter moves first? turn, push"))
         if state.phase == KEEP:
-            return "Keep which chip? turn, push"
+            return Message(N_("Keep which chip? turn, push"))
         if state.phase == GIVE:
-            return "Give the other chip to? turn, push"
-        return ""
+            return Message(N_("Give the other chip to? turn, push"))
+        return None
+
+
+_GAVE = N_("{who} gave a chip to {other}")
+
+
+def _card(card: Any) -> Message:
+    """A spoils card's name as a message."""
+    return Message(CARD_NAMES.get(str(card), str(card)))
 
 
 ENGINE = UgahUgah()

@@ -97,7 +97,13 @@ def _given(files: list[Path]) -> list[Path]:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    from table.games.umtata.deck import LANGUAGES, check_deck, check_questions, deck_files, read_questions
+    from table.games.umtata.deck import (
+        LANGUAGES,
+        check_deck,
+        check_questions,
+        deck_files,
+        read_questions,
+    )
 
     board = _setup(args)
     if args.files:

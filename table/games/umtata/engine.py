@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from table.common.i18n import N_
 from table.games.base import (
     PRESS,
     PUSH,
@@ -30,6 +31,7 @@ from table.games.base import (
     Event,
     GameSetup,
     JSONValue,
+    Message,
     Outcome,
     SetupError,
     StationId,
@@ -206,7 +208,7 @@ class UmtataEngine(GameEngine[UmtataState]):
         return Outcome(
             scores={s: state.scores[p] for p, s in enumerate(stations)},
             winners=tuple(stations[p] for p in state.winners),
-            reason=f"reached {state.target} points",
+            reason=Message(N_("reached {target} points"), {"target": state.target}),
         )
 
     def view(self, state: UmtataState, station: StationId | None) -> dict[str, JSONValue]:

@@ -8,6 +8,7 @@ from collections import Counter
 import pytest
 from ubongo_driver import Table
 
+from table.common.i18n import format_message
 from table.games.base import Action, GameSetup, SetupError, rng_for
 from table.games.ubongo.engine import ENGINE, deal_board
 from table.games.ubongo.state import COLOURS
@@ -410,7 +411,7 @@ def test_most_gems_of_one_colour_wins_even_with_fewer_gems() -> None:
     outcome = ENGINE.outcome(table.state)
     assert outcome is not None and outcome.winners == (0,)
     assert dict(outcome.scores) == {0: 6, 1: 5}
-    assert outcome.reason == "most gems of one colour: 6"
+    assert outcome.reason.english() == "most gems of one colour: 6"
 
 
 def test_colour_tie_break_goes_down_several_colours() -> None:
@@ -424,7 +425,7 @@ def test_colour_tie_break_goes_down_several_colours() -> None:
     )
     outcome = ENGINE.outcome(table.state)
     assert outcome is not None and outcome.winners == (0,)
-    assert outcome.reason == (
+    assert outcome.reason.english() == (
         "Ada and Ben tied on the best 3 colours (4, 4, 2); the 4th colour decided 2 to 1: Ada wins"
     )
     ranking = table.view()["ranking"]
@@ -436,7 +437,7 @@ def test_tie_on_every_colour_is_a_shared_win() -> None:
     table = finish_with({0: [R, R, G, G], 1: [L, L, Y, Y], 2: [B, B, V, Y]})
     outcome = ENGINE.outcome(table.state)
     assert outcome is not None and outcome.winners == (0, 1)
-    assert outcome.reason == (
+    assert outcome.reason.english() == (
         "Player 1, Player 2 and Player 3 tied on the best colour (2); the 2nd colour "
         "decided 2 to 1: Player 1 and Player 2 share the win (tied on every colour)"
     )
@@ -447,13 +448,13 @@ def test_a_complete_tie_of_everyone_is_a_shared_win() -> None:
     table = finish_with({0: [R, G], 1: [Y, L]})
     outcome = ENGINE.outcome(table.state)
     assert outcome is not None and outcome.winners == (0, 1)
-    assert outcome.reason.startswith("complete tie")
+    assert outcome.reason.english().startswith("complete tie")
 
 
 # -- the view ----------------------------------------------------------------------------
 def test_view_is_json_and_tells_every_station_what_to_do() -> None:
     table = Table(4)
-    prompts = {p["prompt"] for p in table.view()["players"]}
+    prompts = {format_message(p["prompt"]) for p in table.view()["players"]}
     assert prompts == {"Turn to choose your start row, push to place"}
     table.place((0, 1, 2, 3))
     t = table.sand_start()
@@ -465,10 +466,11 @@ def test_view_is_json_and_tells_every_station_what_to_do() -> None:
     view = table.view()
     json.dumps(view)
     by = {p["station"]: p for p in view["players"]}
-    assert by[2]["prompt"] == "Turn: move up to 3 rows, push to take 2"
-    assert by[0]["prompt"] == "Turn: move up to 2 rows, push to take 2"
-    assert by[1]["prompt"] == "Gems taken - done this round"
-    assert by[3]["prompt"] == "Push to take the 2 front gems of your row"
+    # The prompts are messages (an id and its parameters); in English:
+    assert format_message(by[2]["prompt"]) == "Turn: move up to 3 rows, push to take 2"
+    assert format_message(by[0]["prompt"]) == "Turn: move up to 2 rows, push to take 2"
+    assert format_message(by[1]["prompt"]) == "Gems taken - done this round"
+    assert format_message(by[3]["prompt"]) == "Push to take the 2 front gems of your row"
     assert by[2]["reach"] == [0, 5] and by[3]["reach"] == [3, 3]
     assert view["may_act"] == [0, 2, 3]
     assert set(view["scores"]) == {"0", "1", "2", "3"}

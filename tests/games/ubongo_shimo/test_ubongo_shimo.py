@@ -233,7 +233,7 @@ def test_tie_on_points_and_cards_goes_to_an_extra_round_for_the_tied_players_onl
     next_round(s, 0)
     play_round(s, [(7, 1)])
     out = s.outcome()
-    assert out is not None and out.winners == (1,) and "extra round" in out.reason
+    assert out is not None and out.winners == (1,) and "extra round" in out.reason.english()
 
 
 # -- variants -----------------------------------------------------------------------------
@@ -305,7 +305,7 @@ def test_end_from_the_menu_reports_standings() -> None:
     s.apply(Action("end", s.last_t + 1))
     out = s.outcome()
     assert s.is_over() and out is not None and out.winners == (1,)
-    assert out.reason == "ended from the table menu"
+    assert out.reason.english() == "ended from the table menu"
 
 
 def test_results_may_move_on_by_themselves_when_configured() -> None:

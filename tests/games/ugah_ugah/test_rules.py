@@ -11,7 +11,8 @@ import pytest
 from games.ugah_ugah.table_helper import Table
 from table.common.datafiles import defaults_dir
 from table.common.errors import TableError
-from table.games.base import Action, GameSetup, SetupError, check_setup, rng_for
+from table.common.i18n import format_message
+from table.games.base import Action, GameSetup, Message, SetupError, check_setup, rng_for
 from table.games.ugah_ugah.engine import (
     BONE,
     BREAKER,
@@ -228,10 +229,10 @@ def test_a_wrong_number_of_dice_asks_for_a_re_throw_or_correction() -> None:
     table.throw("bird", "bird", "bone", "bird")
     s = table.state
     assert s.phase == THROW and s.dice_in_play == 5 and s.throws == 0
-    assert "4 dice" in s.tray_problem
-    assert ENGINE.view(s, None)["players"][0]["prompt"].startswith("Throw the 5 dice")
+    assert s.tray_problem is not None and "4 dice" in s.tray_problem.english()
+    assert format_message(ENGINE.view(s, None)["players"][0]["prompt"]).startswith("Throw the 5 dice")
     table.throw("bird", "bird", "bone", "bird", "mammoth")
-    assert table.state.phase == CHOOSE and table.state.tray_problem == ""
+    assert table.state.phase == CHOOSE and table.state.tray_problem is None
 
 
 def test_a_wrong_number_after_dice_were_set_aside() -> None:
@@ -245,7 +246,7 @@ def test_a_wrong_number_after_dice_were_set_aside() -> None:
 def test_an_unreadable_face_is_not_a_throw() -> None:
     table = Table()
     table.throw("bird", "x", "bone", "bird", 9)
-    assert table.state.tray_problem == "a die in the tray could not be read"
+    assert table.state.tray_problem == Message("a die in the tray could not be read")
     assert table.state.throws == 0
 
 
@@ -534,7 +535,7 @@ def test_ties_are_shared() -> None:
     table.throw("masher", "bone", "bone", "bone", "bone")
     out = ENGINE.outcome(table.state)
     assert out is not None and out.scores == {0: 5, 1: 5} and out.winners == (0, 1)
-    assert "shared" in out.reason
+    assert "shared" in out.reason.english()
 
 
 def test_the_final_view_reveals_everything() -> None:

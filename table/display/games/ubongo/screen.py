@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 
 import pygame
 
-from table.common.i18n import N_, _, ngettext
+from table.common.i18n import N_, _, ngettext, word
 from table.display import draw
 from table.display.draw import label, label_rect
 from table.display.games import GameRenderer, RenderContext
@@ -249,81 +249,6 @@ def _with_player_colours(theme: Theme, players: list[dict[str, Any]]) -> Theme:
 
 def _ordinal(n: int) -> str:
     return {1: _("1st"), 2: _("2nd"), 3: _("3rd")}.get(n, _("{n}th").format(n=n))
-
-
-def _join(names: list[str]) -> str:
-    """``A``, ``A and B``, ``A, B and C`` in the language in force."""
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + _(" and ") + names[-1]
-
-
-def _prompt(view: dict[str, Any], player: dict[str, Any]) -> str:
-    """What this player does next, from the view's facts (the engine's own prompt is English)."""
-    status = player["status"]
-    if status == "placing":
-        return _("Turn to choose your start row, push to place")
-    if status == "placed":
-        return _("Figure placed - waiting for the others")
-    if status == "rolling":
-        return _("Throw the die into the tray (or turn to set it, push)")
-    if status == "waiting":
-        return _("Take a puzzle board; the die is being thrown")
-    if status == "ready":
-        row = view["die"]["row"] if view.get("die") else 0
-        return _("Take a board and look at row {row}: the sand starts").format(row=row)
-    if status == "solving":
-        return _("Press when your puzzle is done")
-    if status == "took":
-        return _("Gems taken - done this round")
-    if status == "taking":
-        return _("Push to take the 2 front gems of your row")
-    if status == "moving":
-        return ngettext("Turn: move up to {n} row, push to take 2", "Turn: move up to {n} rows, push to take 2",
-                        int(player["allowance"] or 0)).format(n=player["allowance"])
-    if status == "results":
-        return _("Press for the next round")
-    if status == "winner":
-        return _("Winner!")
-    if status == "done":
-        better = sum(1 for q in view["players"] if q["ranking_key"] > player["ranking_key"])
-        return _("Place {place}").format(place=better + 1)
-    return _(str(player.get("prompt") or ""))
-
-
-def _reason(view: dict[str, Any]) -> str:
-    """Why the winners won (the engine's ``explain_win``, told from the view in the
-    language in force)."""
-    players = view["players"]
-    winners = [p for p in players if p["station"] in view["winners"]]
-    if not winners:
-        return ""
-    keys = {p["station"]: p["ranking_key"] for p in players}
-    best = winners[0]["ranking_key"]
-    names = _join([p["name"] for p in winners])
-    others = [keys[p["station"]] for p in players if p["station"] not in view["winners"]]
-    if not others:
-        return _("complete tie: {names} share the win").format(names=names)
-    runner = max(others)
-    depth = next(i for i in range(len(best)) if best[i] != runner[i])
-    if depth == 0:
-        if len(winners) > 1:
-            return _("most gems of one colour ({n}); {names} are tied on every colour and share the win").format(
-                n=best[0], names=names)
-        return _("most gems of one colour: {n}").format(n=best[0])
-    tied_names = _join([p["name"] for p in players if keys[p["station"]] in (best, runner)])
-    tied = ", ".join(str(best[i]) for i in range(depth))
-    which = _("2nd") if depth == 1 else _("3rd") if depth == 2 else _("{n}th").format(n=depth + 1)
-    if len(winners) > 1:
-        template = ngettext("{tied_names} tied on the best colour ({tied}); the {which} colour decided {a} to {b}: "
-                            "{names} share the win (tied on every colour)",
-                            "{tied_names} tied on the best {depth} colours ({tied}); the {which} colour decided "
-                            "{a} to {b}: {names} share the win (tied on every colour)", depth)
-    else:
-        template = ngettext("{tied_names} tied on the best colour ({tied}); the {which} colour decided {a} to {b}: "
-                            "{names} wins",
-                            "{tied_names} tied on the best {depth} colours ({tied}); the {which} colour decided "
-                            "{a} to {b}: {names} wins", depth)
-    return template.format(tied_names=tied_names, tied=tied, which=which, a=best[depth], b=runner[depth],
-                           names=names, depth=depth)
 
 
 # -- the screen ----------------------------------------------------------------------------
@@ -975,7 +900,7 @@ class UbongoRenderer(GameRenderer):
             label(surface, theme, line, (x, y), "small", line_colour, "topleft", bold=True,
                   max_width=rect.width - round(3 * u), box=rect)
         y += 3.8 * u
-        prompt = _prompt(view, player) if player["prompt"] else ""
+        prompt = word(player["prompt"])
         if prompt:
             # What this player does next, in full white (or the accent when it is their
             # move): body type when it fits in two lines, else the smaller type in three.
@@ -1081,7 +1006,7 @@ class UbongoRenderer(GameRenderer):
                 elif k == deciding:
                     label(surface, theme, "0", (x + 2.2 * u, cy), "large", TEXT_DIM, "midleft", bold=True)
             y += row_h
-        reason = _reason(view) if view.get("reason") else ""
+        reason = word(view.get("reason"))
         lines = draw.wrap(theme.font("body"), reason, rect.width - round(6 * u))
         ry = rect.bottom - 2 * u - len(lines) * 5.2 * u
         for ln in lines:

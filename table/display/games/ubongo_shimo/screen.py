@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 
 import pygame
 
-from table.common.i18n import N_, _, ngettext
+from table.common.i18n import N_, _, ngettext, word
 from table.display import draw
 from table.display.games import GameRenderer, Picture, PlayerOption, RenderContext
 from table.display.layers import Part, fill, paint_all
@@ -26,6 +26,15 @@ STATUS_COLOURS = {
     "winner": ACCENT,
     "not solved": BAD,
 }
+
+FINAL_REASONS = {
+    "most points": N_("Most points (gems plus cards)"),
+    "tied on points, more cards": N_("Tied on points: more cards decides"),
+    "won the extra round": N_("Tied on points and cards: won the extra round"),
+    "ended from the table menu": N_("Game ended early from the table menu"),
+}
+"""The final screen's fuller words for the engine's reasons (by message id); any other
+reason is shown as the message says it."""
 
 
 def _seconds_left(view: dict[str, Any], now: float) -> float | None:
@@ -304,12 +313,9 @@ class ShimoRenderer(GameRenderer):
         head_colour = theme.station_colour(view["winners"][0]) if len(view["winners"]) == 1 else ACCENT
         draw.label(surface, theme, head, (area.centerx, area.top + theme.px(7)), "title", head_colour, "center",
                    bold=True, max_width=area.width - theme.px(8), box=area)
-        reason = {
-            "most points": _("Most points (gems plus cards)"),
-            "tied on points, more cards": _("Tied on points: more cards decides"),
-            "won the extra round": _("Tied on points and cards: won the extra round"),
-            "ended from the table menu": _("Game ended early from the table menu"),
-        }.get(view.get("reason", ""), view.get("reason", ""))
+        message = view.get("reason")
+        said = FINAL_REASONS.get(message["id"]) if message else None
+        reason = _(said) if said else word(message)
         draw.label(surface, theme, reason, (area.centerx, area.top + theme.px(16)), "body", TEXT_DIM, "center",
                    max_width=area.width - theme.px(8), box=area)
         y = area.top + theme.px(23)

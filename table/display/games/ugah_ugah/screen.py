@@ -6,18 +6,18 @@ clockwise of the gap (where Mammoth Masher starts walking), place 30 the last (w
 Bone Breaker starts). Face-down chips show "?"; taken places stay as faint rings.
 Dice are drawn as coloured squares with a short name, so a symbol reads by colour,
 letters and a little picture. Everything comes from ``engine.view(state, None)``,
-which already hides face-down values and pile contents.
+which already hides face-down values and pile contents; its words (the players' next
+steps, the log, a tray problem) are messages, worded here with :func:`table.common.i18n.word`.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from typing import Any, ClassVar
 
 import pygame
 
-from table.common.i18n import N_, _, ngettext
+from table.common.i18n import N_, _, ngettext, word
 from table.display import draw
 from table.display.games import GameRenderer, RenderContext
 from table.display.layers import Part, fill, paint_all
@@ -63,37 +63,6 @@ TAB_NAMES = {"bone": N_("bone"), "dinosaur": N_("dinosaur"), "mammoth": N_("mamm
 CARD_NAMES = {"dinosaur": N_("Dinosaur"), "mammoth": N_("Mammoth"), "bird": N_("Bird")}
 """Message ids: every name here is shown through :func:`table.common.i18n._`."""
 
-
-def _prompt(view: dict[str, Any], p: dict[str, Any], names: dict[int, str]) -> str:
-    """What a player is expected to do next, told from the view (the engine's prompt is English)."""
-    phase = view["phase"]
-    if phase == "over":
-        return _("Winner!") if p["station"] in view["winners"] else _("Game over")
-    active = view["active"]
-    if p["station"] != active:
-        return _("Watch {name}").format(name=names.get(active, "?"))
-    if phase == "throw":
-        n = int(view["dice_in_play"])
-        manual = view.get("manual")
-        if manual:
-            return ngettext("Throw the die, set die {i} of {n}: turn, push",
-                            "Throw the {n} dice, set die {i} of {n}: turn, push", n).format(i=manual["index"] + 1, n=n)
-        if view.get("tray_problem"):
-            return _("Re-throw, or press to set the dice by knob")
-        return ngettext("Throw the die into the tray", "Throw the {n} dice into the tray", n).format(n=n)
-    if phase == "choose":
-        if (view.get("choice") or {}).get("marked"):
-            return _("Mark more: turn, push; press to take out")
-        return _("Choose a symbol: turn, push")
-    if phase == "spoils":
-        return _("Take the {card} card? turn, push").format(card=_(CARD_NAMES.get(view["spoils_card"], "?")))
-    if phase == "order":
-        return _("Which hunter moves first? turn, push")
-    if phase == "keep":
-        return _("Keep which chip? turn, push")
-    if phase == "give":
-        return _("Give the other chip to? turn, push")
-    return _(str(p.get("prompt") or ""))
 PLACES = 31
 SLOTS = 34
 """Angular slots around the circle: 31 chips and a gap three chips wide at the top."""
@@ -326,7 +295,7 @@ class UgahRenderer(GameRenderer):
                        max_width=width // 2)
         draw.label(surface, theme, _("{name}'s turn").format(name=names[active]), (x0, theme.px(7)), "title", colour,
                    bold=True, max_width=width)
-        prompt = next(_prompt(view, p, names) for p in view["players"] if p["station"] == active)
+        prompt = next(word(p["prompt"]) for p in view["players"] if p["station"] == active)
         box = pygame.Rect(x0, theme.px(17.5), width, theme.px(8))
         draw.panel(surface, box, PANEL_LIGHT, theme.px(1.2), colour, theme.px(0.5))
         draw.label(surface, theme, prompt, (box.left + pad, box.centery), "large", TEXT, "midleft", bold=True,
@@ -363,7 +332,7 @@ class UgahRenderer(GameRenderer):
             return y + theme.px(22)
         problem = view.get("tray_problem")
         if problem:
-            words = _tray_problem(problem, n)
+            words = word(problem)
             draw.label(surface, theme, words[0].upper() + words[1:], (x0, y), "body", BAD, bold=True,
                        max_width=width)
         else:
@@ -483,7 +452,7 @@ class UgahRenderer(GameRenderer):
                        bold=True, max_width=width)
             return
         for i, line in enumerate(view.get("log", [])[:1]):
-            draw.label(surface, theme, _log_line(line), (x0, y + i * theme.px(4.5)), "body",
+            draw.label(surface, theme, word(line), (x0, y + i * theme.px(4.5)), "body",
                        TEXT if i == 0 else TEXT_DIM,
                        max_width=width)
 
@@ -491,7 +460,6 @@ class UgahRenderer(GameRenderer):
     def _players(self, surface: pygame.Surface, area: pygame.Rect, view: dict[str, Any], theme: Theme) -> None:
         """One row per player: name, the face-down pile (count only), spoils cards, what to do next."""
         players = view["players"]
-        names = {q["station"]: q["name"] for q in players}
         n = max(1, len(players))
         gap = theme.px(0.8)
         pad = theme.px(2)
@@ -523,7 +491,7 @@ class UgahRenderer(GameRenderer):
                 self._die(surface, theme, (sx, rect.centery), min(theme.px(5), row_h - theme.px(1.5)), card)
                 sx += theme.px(5.8)
             # the active player's full prompt is in the big box above
-            prompt = _("Your turn") if p["active"] else _prompt(view, p, names)
+            prompt = _("Your turn") if p["active"] else word(p["prompt"])
             draw.label(surface, theme, prompt, (rect.right - theme.px(1.5), rect.centery), "body",
                        ACCENT if p["active"] else TEXT, "midright", bold=p["active"],
                        max_width=max(10, rect.right - sx - theme.px(3)), box=rect)
@@ -571,51 +539,6 @@ class UgahRenderer(GameRenderer):
                 if cx > rect.right - r - pad:
                     break
             y += row_h
-
-
-def _tray_problem(problem: str, n: int) -> str:
-    """The engine's tray problem (English) in the language in force."""
-    if problem == "unsure":
-        return _("the camera is unsure of the dice")
-    if problem == "a die in the tray could not be read":
-        return _("a die in the tray could not be read")
-    found = re.match(r"the tray shows (\d+) ", problem)
-    if found:
-        shown = int(found.group(1))
-        return (ngettext("the tray shows {shown} die", "the tray shows {shown} dice", shown).format(shown=shown)
-                + ", " + ngettext("{n} is in play", "{n} are in play", n).format(n=n))
-    return problem
-
-
-_LOG_PATTERNS: tuple[tuple[str, str], ...] = (
-    (r"(?P<who>.+) threw only bones$", N_("{who} threw only bones")),
-    (r"(?P<who>.+) took the (?P<card>\w+) card from (?P<other>.+)$", N_("{who} took the {card} card from {other}")),
-    (r"(?P<who>.+) took the (?P<card>\w+) card$", N_("{who} took the {card} card")),
-    (r"(?P<who>.+) left the (?P<card>\w+) card with (?P<other>.+)$", N_("{who} left the {card} card with {other}")),
-    (r"(?P<who>.+) moved (?P<steps>.+)$", N_("{who} moved {steps}")),
-    (r"(?P<who>.+) gave a chip to (?P<other>.+)$", N_("{who} gave a chip to {other}")),
-    (r"(?P<who>.+) took a chip$", N_("{who} took a chip")),
-    (r"(?P<who>.+)'s turn was skipped$", N_("{who}'s turn was skipped")),
-)
-"""The engine's log lines (English, from fixed patterns) and their message ids."""
-
-
-def _log_line(line: str) -> str:
-    """One of the engine's log lines in the language in force (the engine builds them from
-    the fixed patterns above; a line that matches none is shown as it is)."""
-    for pattern, message in _LOG_PATTERNS:
-        found = re.match(pattern, line)
-        if found:
-            parts = found.groupdict()
-            if "card" in parts:
-                parts["card"] = _(CARD_NAMES.get(parts["card"], parts["card"]))
-            if "steps" in parts:
-                steps = parts["steps"]
-                for hunter in ("Mammoth Masher", "Bone Breaker"):
-                    steps = steps.replace(hunter, _(hunter))
-                parts["steps"] = steps.replace(" and ", _(" and "))
-            return _(message).format(**parts)
-    return line
 
 
 RENDERER = UgahRenderer()
