@@ -23,7 +23,7 @@ import pytest
 from fakes.bridge import wait_for
 
 from table.common.datafiles import package_path
-from table.hardware.bridge_protocol import decode, encode, encode_frame
+from table.hardware.bridge_protocol import PROTOCOL_VERSION, decode, encode, encode_frame
 from table.hardware.buttons import Timing
 from table.hardware.interfaces import StationInput
 from table.hardware.serial_bridge import SerialBridge
@@ -178,7 +178,7 @@ def test_protocol_lines_agree_with_the_table(firmware: Any) -> None:
     assert decode(line.encode()).fields == ("2", "1", "123456789")
     assert line.startswith("$")
     assert logic.parse_line(encode("L", 1, "blink").decode()) == ("L", ["1", "blink"])
-    assert logic.parse_line("$L 1 blink*00") is None
+    assert logic.parse_line("$L 1 blink*0000") is None
     frame = [(1, 2, 3), (10, 36, 27)]
     record = encode_frame(frame, seq=200)
     assert logic.decode_frame(record[1:-1]) == (200, bytearray([1, 2, 3, 10, 36, 27]))
@@ -337,7 +337,8 @@ def test_table_firmware_shows_and_copies_the_shipped_files(tmp_path: Path, capsy
 
     assert main(["firmware", "--port", "/dev/ttyACM1"]) == 0
     out = capsys.readouterr().out
-    assert "protocol 2" in out and "mpremote connect /dev/ttyACM1 cp " in out and out.count(".py") == 3
+    assert f"protocol {PROTOCOL_VERSION}" in out and out.count(".py") == 3
+    assert "mpremote connect /dev/ttyACM1 cp " in out
     target = tmp_path / "pico"
     target.mkdir()
     (target / "config.py").write_text("STATIONS = []  # mine\n")
