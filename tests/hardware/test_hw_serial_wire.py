@@ -318,3 +318,21 @@ def test_the_firmware_counts_bad_table_lines() -> None:
             + encode("L", 0, "blink"))
     assert fw.bad_records == 4 and fw.led_state == ["blink"]
     assert decode(encode("L", 0, "on"), TABLE_VERBS).fields == ("0", "on")
+
+
+def test_an_old_firmware_is_named_by_the_reader_and_fails_the_selftest() -> None:
+    from table.commands.selftest import SelfTest
+
+    bridge, got = bridge_without_port()
+    for line in (encode_old("HELLO", 2, "table-bridge-2.0", 4), encode_old("B", 0, 1, 5000), b"$B 0 1*0000"):
+        bridge.handle_line(line.rstrip(b"\n"))
+    bridge.pump(1e9)
+    diag = bridge.diagnostics()
+    assert got == [] and diag["bridge"] == {"protocol": 2, "firmware": "table-bridge-2.0", "stations": 4}
+    assert diag["malformed"] == {"old_protocol": 2, "bad_crc": 1}
+    result = SelfTest(bridge, STATIONS, [], None, say=lambda step, text: None)._ordering()
+    assert result.status == "fail"
+    assert result.detail == ("0 unordered, 0 late edges (worst 0 ms), bridge table-bridge-2.0 protocol 2, "
+                             "3 bad records (1 bad_crc, 2 old_protocol), " + str(version_mismatch(2)))
+    bridge.handle_line(encode("HELLO", 3, "table-bridge-3.0", 4).rstrip(b"\n"))  # updated
+    assert bridge.diagnostics()["protocol_mismatch"] is None
