@@ -27,12 +27,10 @@ from hypothesis import strategies as st
 from table.common.datafiles import package_path
 from table.hardware.bridge_protocol import (
     FRAME_START,
-    TABLE_VERBS,
     Framer,
     MalformedLine,
     Report,
     crc16,
-    decode,
     decode_frame,
     encode,
     encode_frame,
@@ -296,28 +294,6 @@ def test_a_version_mismatch_says_which_end_to_update() -> None:
                                       "update the firmware (`table firmware` shows how)")
     assert version_mismatch(4, 3) == ("the I/O bridge speaks protocol 4 and the table protocol 3: "
                                       "update the table's software")
-
-
-def test_a_newer_firmware_answers_an_old_table_in_its_own_format() -> None:
-    out: list[str] = []
-    fw = FW.Bridge([{"button": 2}], out.append, FW.EdgeRing(), [1], 0)
-    fw.feed(encode_old("HELLO?", 2))
-    hello, error = (line.encode() for line in "".join(out).splitlines())
-    assert hello == encode_old("HELLO", 3, "table-bridge-3.0", 1).rstrip(b"\n")
-    assert b"update the table's software" in error and fw.bad_records == 0
-    out.clear()
-    fw.feed(encode("HELLO?", 3) + encode_old("HELLO?", 3))  # a new table asks in both formats
-    verbs = [decode(line.encode()).verb for line in "".join(out).splitlines()]
-    assert verbs == ["HELLO"] and fw.bad_records == 1  # only the new answer; the old probe counted
-
-
-def test_the_firmware_counts_bad_table_lines() -> None:
-    out: list[str] = []
-    fw = FW.Bridge([{"button": 2, "led": 3}], out.append, FW.EdgeRing(), [1], 0)
-    fw.feed(encode("L", "--1", "on") + encode("L", 9, "on") + encode("L", 0, "dim") + flip(encode("L", 0, "on"), [20])
-            + encode("L", 0, "blink"))
-    assert fw.bad_records == 4 and fw.led_state == ["blink"]
-    assert decode(encode("L", 0, "on"), TABLE_VERBS).fields == ("0", "on")
 
 
 def test_an_old_firmware_is_named_by_the_reader_and_fails_the_selftest() -> None:
