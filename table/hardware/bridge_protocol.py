@@ -189,11 +189,6 @@ def number(text: str, lo: int | None = None, hi: int | None = None) -> int:
     return value
 
 
-def int_field(msg: Message, index: int, lo: int | None = None, hi: int | None = None) -> int:
-    """Field ``index`` as an integer within ``lo..hi``; raises :class:`MalformedLine`."""
-    return number(msg.fields[index], lo, hi)
-
-
 @dataclass(frozen=True)
 class Report:
     """One checked line from the bridge: ``verb`` and its numbers in field order
