@@ -15,6 +15,7 @@ import binascii
 import importlib.util
 import queue
 import random
+import time
 from collections import Counter
 from pathlib import Path
 from types import ModuleType
@@ -154,6 +155,41 @@ def test_garbage_bytes_are_counted_and_never_raise(data: bytes) -> None:
     bridge.pump(1e9)
     diag = bridge.diagnostics()
     assert got == [] and diag["lines"] == diag["malformed_total"] >= 1  # every record was a bad one
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.one_of(st.binary(max_size=120), st.integers(0, 999)), max_size=40), st.data())
+def test_garbage_between_good_lines_costs_no_good_line(items: list[bytes | int], data: st.DataObject) -> None:
+    """Garbage (start bytes and newlines included) between good lines, the stream cut
+    into chunks anywhere: every good line is taken, every other record counted."""
+    stream = b"".join(encode("E", "good", x) if isinstance(x, int) else x for x in items) + b"\n"
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(stream)), max_size=8)))
+    bridge, got = bridge_without_port()
+    for a, b in zip([0, *cuts], [*cuts, len(stream)], strict=True):
+        bridge.receive(stream[a:b])
+    good = sum(isinstance(x, int) for x in items)
+    diag = bridge.diagnostics()
+    assert diag["bridge_errors"] == good and got == []
+    assert diag["lines"] == good + diag["malformed_total"]
+
+
+def test_a_field_like_minus_minus_one_no_longer_drops_the_link(tmp_path: Path) -> None:
+    """Regression: int("--1") raised out of the reader, which reopened the port and
+    lost the press buffered behind the bad line."""
+    fake = FakeBridge(tmp_path / "ttyBridge")
+    bridge = SerialBridge(str(tmp_path / "ttyBridge"), STATIONS, T, reconnect_every=0.05)
+    got: queue.Queue[StationInput] = queue.Queue()
+    bridge.start(got.put)
+    try:
+        assert wait_for(lambda: bridge.hello is not None)
+        now_us = int(time.monotonic() * 1e6)  # the fake bridge's clock runs with the real one
+        fake.send_raw(encode("B", "--1", 1, now_us) + encode("B", 1, 1, now_us))  # one write: one buffer
+        assert got.get(timeout=5).station == 1
+        diag = bridge.diagnostics()
+        assert diag["disconnects"] == 0 and diag["connects"] == 1 and diag["malformed"] == {"bad_number": 1}
+    finally:
+        bridge.stop()
+        fake.close()
 
 
 @settings(max_examples=300, deadline=None)
