@@ -50,8 +50,12 @@ def _crc_table():
 
 
 CRC_TABLE = _crc_table()
+
+
 def crc16(data, crc=0xFFFF):
-    """CRC-16/CCITT-FALSE of bytes ``data`` (crc16(b"123456789") == 0x29B1)."""
+    """CRC-16/CCITT-FALSE of bytes ``data`` (crc16(b"123456789") == 0x29B1). One table
+    look-up per byte: about 900 for a frame of 300 pixels, in the main loop (edges are
+    stamped by their interrupts meanwhile, so this only delays their sending)."""
     table = CRC_TABLE
     for b in data:
         crc = ((crc << 8) & 0xFFFF) ^ table[(crc >> 8) ^ b]
