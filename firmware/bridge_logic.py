@@ -482,11 +482,14 @@ class Bridge:
             self.bad_records += 1
 
     def _old_record(self, text):
-        """Not a protocol-3 line. An old table's HELLO? (while no new one has spoken) is
-        answered in its own format, so that it logs the mismatch; the rest is bad."""
+        """Not a protocol-3 line. An old table's HELLO? is answered in its own format, so
+        that it logs the mismatch - unless a new table has spoken: then it is that table's
+        probe for an old bridge, and ignored. Anything else is bad."""
         parsed = parse_line(text, old=True)
-        if parsed is None or parsed[0] != "HELLO?" or self.table_speaks:
+        if parsed is None or parsed[0] != "HELLO?":
             self.bad_records += 1
+            return
+        if self.table_speaks:
             return
         self.write(make_old_line("HELLO", PROTOCOL, FIRMWARE, self.count))
         self.write(make_old_line("E", "the I/O bridge speaks protocol %d and the table an older one:"
