@@ -1,7 +1,7 @@
 # The I/O bridge's logic, free of hardware: MicroPython on a Raspberry Pi Pico runs
 # it (main.py wires it to machine.Pin, the PIO LED strip and the USB serial port),
 # CPython runs it in the table's tests against simulated pins and a simulated clock.
-# Protocol version 2, see docs/serial-bridge.md. Kept to the subset of Python that
+# Protocol version 3, see docs/serial-bridge.md. Kept to the subset of Python that
 # MicroPython supports: no dataclasses, no typing, no f-string format specs.
 #
 # How an edge travels: a hard pin interrupt (EdgeRing.put, run inside the interrupt,
@@ -11,8 +11,8 @@
 
 import array
 
-PROTOCOL = 2
-FIRMWARE = "table-bridge-2.0"
+PROTOCOL = 3
+FIRMWARE = "table-bridge-3.0"
 TICKS_PERIOD = 1 << 30  # MicroPython's ticks_us() wraps at 2**30 on the RP2040
 HEARTBEAT_US = 1000000
 MAX_RECORD = 8192  # a binary frame of up to about 2,600 pixels
@@ -24,7 +24,10 @@ IRQ_RISING = 8
 
 # Framing: a record runs from a start byte to "\n". "$" starts a text line, STX a
 # binary LED frame; a start byte inside a record means the record before it was cut
-# off, and it is dropped (counted) without swallowing the next one.
+# off, and it is dropped (counted) without swallowing the next one. Every text line
+# ends in "*" and the CRC-16/CCITT-FALSE of its body (four upper-case hex digits),
+# every binary frame in the CRC of its payload (two bytes): a line with a few flipped
+# bits is dropped instead of becoming another station's press.
 TEXT_START = 0x24  # "$"
 FRAME_START = 0x02
 ESC = 0x1B
@@ -34,38 +37,86 @@ ESC = 0x1B
 ESCAPED = (0x01, 0x02, 0x03, 0x04, 0x0A, 0x0D, 0x1B, 0x24)
 
 
-def checksum(text):
+def _crc_table():
+    # CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF, not reflected), a byte at a time;
+    # MicroPython's binascii has no crc_hqx on every port, so the bridge carries its own
+    table = array.array("H", [0] * 256)
+    for n in range(256):
+        crc = n << 8
+        for _ in range(8):
+            crc = ((crc << 1) ^ 0x1021) if crc & 0x8000 else (crc << 1)
+        table[n] = crc & 0xFFFF
+    return table
+
+
+CRC_TABLE = _crc_table()
+
+
+def crc16(data, crc=0xFFFF):
+    """CRC-16/CCITT-FALSE of bytes ``data`` (crc16(b"123456789") == 0x29B1). One table
+    look-up per byte: about 900 for a frame of 300 pixels, in the main loop (edges are
+    stamped by their interrupts meanwhile, so this only delays their sending)."""
+    table = CRC_TABLE
+    for b in data:
+        crc = ((crc << 8) & 0xFFFF) ^ table[(crc >> 8) ^ b]
+    return crc
+
+
+def old_checksum(data):
     value = 0
-    for ch in text:
-        value ^= ord(ch)
+    for b in data:
+        value ^= b
     return value
 
 
 def make_line(verb, *fields):
     body = " ".join([verb] + [str(f) for f in fields])
-    return "$" + body + "*" + "%02X" % checksum(body) + "\n"
+    return "$" + body + "*" + "%04X" % crc16(body.encode()) + "\n"
 
 
-def parse_line(line):
+def make_old_line(verb, *fields):
+    """A protocol-2 line (XOR checksum): what an old table can read."""
+    body = " ".join([verb] + [str(f) for f in fields])
+    return "$" + body + "*" + "%02X" % old_checksum(body.encode()) + "\n"
+
+
+def _only(text, allowed):
+    for ch in text:
+        if ch not in allowed:
+            return False
+    return True
+
+
+def parse_line(line, old=False):
     """(verb, fields) of one text record (str, with or without "$"), or None when it
-    is malformed."""
+    is malformed: no or a wrong CRC (``old``: protocol 2's XOR checksum instead)."""
     line = line.strip()
     if line.startswith("$"):
         line = line[1:]
     if not line or len(line) > MAX_RECORD:
         return None
     star = line.rfind("*")
-    if star < 0 or len(line) - star != 3:
+    digits = 2 if old else 4
+    if star < 0 or len(line) - star != digits + 1 or not _only(line[star + 1:], "0123456789ABCDEF"):
         return None
     body = line[:star]
-    try:
-        given = int(line[star + 1:], 16)
-    except ValueError:
-        return None
-    if checksum(body) != given:
+    given = int(line[star + 1:], 16)
+    data = body.encode()
+    if (old_checksum(data) if old else crc16(data)) != given:
         return None
     parts = body.split(" ")
     return parts[0], parts[1:]
+
+
+def number(text, lo, hi):
+    """``text`` as an integer in lo..hi, spelt as the table spells numbers, or None."""
+    digits = text[1:] if text[:1] == "-" else text
+    if not digits or len(digits) > 19 or not _only(digits, "0123456789"):
+        return None
+    value = int(text)
+    if value < lo or value > hi:
+        return None
+    return value
 
 
 def escape(data):
@@ -93,11 +144,11 @@ def unescape(data):
 def decode_frame(record):
     """(seq, rgb bytes) of a binary frame record (without STX and newline), or None."""
     raw = unescape(record)
-    if raw is None or len(raw) < 4:
+    if raw is None or len(raw) < 5:
         return None
     seq, count = raw[0], raw[1] << 8 | raw[2]
-    pixels = raw[3:-1]
-    if len(pixels) != 3 * count or (sum(raw[:-1]) & 0xFF) != raw[-1]:
+    pixels = raw[3:-2]
+    if len(pixels) != 3 * count or crc16(raw[:-2]) != (raw[-2] << 8 | raw[-1]):
         return None
     return seq, pixels
 
@@ -283,6 +334,7 @@ class Bridge:
         self.frames = 0
         self.overflows_sent = 0
         self.state_wanted = True
+        self.table_speaks = False  # a valid protocol-3 record arrived since boot
 
     # --- reports ------------------------------------------------------------------
 
@@ -407,22 +459,38 @@ class Bridge:
             return
         parsed = parse_line(text)
         if parsed is None:
+            self._old_record(text)
+            return
+        self.table_speaks = True
+        verb, fields = parsed
+        if verb == "HELLO?" and len(fields) == 1:
+            self.hello()
+            self.state_wanted = True
+            version = number(fields[0], 0, 1 << 30)
+            if version != PROTOCOL:
+                self.write(make_line("E", "the table speaks protocol %s and the I/O bridge %d"
+                                     % (fields[0], PROTOCOL)))
+        elif verb == "ST?" and not fields:
+            self.state_wanted = True
+        elif verb == "L" and len(fields) == 2 and fields[1] in ("on", "off", "blink"):
+            station = number(fields[0], 0, self.count - 1)
+            if station is None:
+                self.bad_records += 1
+            else:
+                self.led_state[station] = fields[1]
+        else:
+            self.bad_records += 1
+
+    def _old_record(self, text):
+        """Not a protocol-3 line. An old table's HELLO? is answered in its own format, so
+        that it logs the mismatch - unless a new table has spoken: then it is that table's
+        probe for an old bridge, and ignored. Anything else is bad."""
+        parsed = parse_line(text, old=True)
+        if parsed is None or parsed[0] != "HELLO?":
             self.bad_records += 1
             return
-        verb, fields = parsed
-        try:
-            if verb == "HELLO?":
-                self.hello()
-                self.state_wanted = True
-            elif verb == "ST?" and not fields:
-                self.state_wanted = True
-            elif verb == "L" and len(fields) == 2 and fields[1] in ("on", "off", "blink"):
-                station = int(fields[0])
-                if 0 <= station < self.count:
-                    self.led_state[station] = fields[1]
-                else:
-                    self.bad_records += 1
-            else:
-                self.bad_records += 1
-        except ValueError:
-            self.bad_records += 1
+        if self.table_speaks:
+            return
+        self.write(make_old_line("HELLO", PROTOCOL, FIRMWARE, self.count))
+        self.write(make_old_line("E", "the I/O bridge speaks protocol %d and the table an older one:"
+                                      " update the table's software" % PROTOCOL))

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from table.common.errors import TableError
+from table.hardware.bridge_protocol import PROTOCOL_VERSION
 
 FILES = ("bridge_logic.py", "config.py", "main.py")
 
@@ -52,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
             raise TableError(f"cannot copy the firmware to {target}: {exc.strerror or exc}") from None
         folder = target
     files = " ".join(str(folder / name) for name in FILES)
-    print(f"I/O bridge firmware (protocol 2): {folder}")
+    print(f"I/O bridge firmware (protocol {PROTOCOL_VERSION}): {folder}")
     print("Stop the table (it holds the serial port), then copy and restart the Pico:")
     print(f"  mpremote connect {args.port} cp {files} : + reset")
     return 0

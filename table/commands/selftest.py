@@ -176,7 +176,9 @@ class SelfTest:
 
     def _ordering(self) -> Result:
         """The input path's health: inputs that arrived too late to be ordered, edges
-        later than the settle window, the serial bridge's firmware and bad records."""
+        later than the settle window, the serial bridge's firmware and bad records (by
+        reason). A bridge speaking another protocol version fails, with the sentence
+        that says which end to update."""
         assert self.stations is not None
         diag = self.stations.diagnostics()
         unordered, late = diag.get("unordered", 0), diag.get("late_edges", 0)
@@ -185,8 +187,13 @@ class SelfTest:
         if isinstance(bridge, dict):
             parts.append(f"bridge {bridge.get('firmware')} protocol {bridge.get('protocol')}")
         if "malformed_total" in diag:
-            parts.append(f"{diag['malformed_total']} bad records")
-        return Result("input ordering", "pass" if unordered == 0 else "fail", ", ".join(parts))
+            reasons = diag.get("malformed") or {}
+            detail = ", ".join(f"{n} {reason}" for reason, n in sorted(reasons.items()))
+            parts.append(f"{diag['malformed_total']} bad records" + (f" ({detail})" if detail else ""))
+        mismatch = diag.get("protocol_mismatch")
+        if mismatch:
+            parts.append(str(mismatch))
+        return Result("input ordering", "pass" if unordered == 0 and not mismatch else "fail", ", ".join(parts))
 
     def _confirm(self, question: str, **values: object) -> Result:
         """Ask ``question`` (a message id, formatted with ``values``); the result is named

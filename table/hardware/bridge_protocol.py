@@ -1,17 +1,19 @@
-"""The serial I/O bridge's protocol, version 2 (documented in docs/serial-bridge.md).
+"""The serial I/O bridge's protocol, version 3 (documented in docs/serial-bridge.md).
 
-The byte stream is cut into *records*, each from a start byte to ``\n``:
+The byte stream is cut into *records*, each from a start byte to ``\\n``:
 
-* ``$`` starts a text line: a verb, space-separated fields, then ``*`` and a
-  two-digit hex checksum (the XOR of every byte between ``$`` and ``*``). A line that
-  is too long, not ASCII, has no or a wrong checksum, an unknown verb, the wrong
-  number of fields or a field that is not a number is *malformed*: the reader counts
-  it under a reason and skips it - garbage never stops the table.
+* ``$`` starts a text line: a verb, space-separated fields, then ``*`` and the
+  CRC-16/CCITT-FALSE (polynomial 0x1021, initial value 0xFFFF, no reflection, no
+  final XOR) of every byte between ``$`` and ``*``, as four upper-case hex digits.
+  A line that is too long, has no or a wrong CRC, is not ASCII, has an unknown verb,
+  the wrong number of fields or a field that is not a number in its range is
+  *malformed*: the reader counts it under a reason and skips it - garbage never
+  stops the table, and never drops the link.
 * STX (0x02) starts a binary LED frame (table -> bridge): sequence number, pixel
-  count (2 bytes, big-endian), 3 bytes per pixel (r, g, b), then the low byte of the
-  sum of everything before it; every byte of that payload that is a framing or
-  console control byte (0x01-0x04, ``\n``, ``\r``, ESC, ``$``) is sent as ESC and the
-  byte XOR 0x40.
+  count (2 bytes, big-endian), 3 bytes per pixel (r, g, b), then the CRC-16 of
+  everything before it (2 bytes, big-endian); every byte of that payload that is a
+  framing or console control byte (0x01-0x04, ``\\n``, ``\\r``, ESC, ``$``) is sent
+  as ESC and the byte XOR 0x40.
 
 A start byte in the middle of a record means the record was cut off (a pulled
 cable, a reset): the broken part is counted (``cut``) and the new record read
@@ -39,16 +41,22 @@ Table -> bridge::
 ``<us>`` is the bridge's own 64-bit microsecond clock since it booted. Edges are
 stamped by the bridge when they happen, so USB and Python latency do not change
 who was first.
+
+Protocol 2 lines (an XOR checksum of two hex digits) are only *recognised*, never
+acted on: :func:`decode_old` finds an old bridge's ``HELLO`` so that the table can
+say which end to update.
 """
 
 from __future__ import annotations
 
+import binascii
 import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-PROTOCOL_VERSION = 2
+PROTOCOL_VERSION = 3
+OLD_PROTOCOL = 2  # the last protocol with XOR checksums: recognised, to name the mismatch
 MAX_LINE = 4096  # a text line
 MAX_RECORD = 8192  # any record; a binary frame of up to about 2,600 pixels
 TEXT_START = b"$"
@@ -56,6 +64,11 @@ FRAME_START = b"\x02"
 ESC = 0x1B
 ESCAPED = bytes((0x01, 0x02, 0x03, 0x04, 0x0A, 0x0D, 0x1B, 0x24))
 _ESCAPE_RE = re.compile(b"[" + re.escape(ESCAPED) + b"]")
+_CRC_DIGITS = re.compile(rb"[0-9A-F]{4}")
+_OLD_DIGITS = re.compile(rb"[0-9A-F]{2}")
+# the only spelling of a number the bridge sends: no sign on 0, no leading zeros, no
+# "+", "_" or spaces (which int() would accept), at most 19 digits (a 64-bit clock)
+_NUMBER = re.compile(r"0|-?[1-9][0-9]{0,18}")
 
 
 class MalformedLine(ValueError):
@@ -66,7 +79,15 @@ class MalformedLine(ValueError):
         self.reason = reason
 
 
-def checksum(body: bytes) -> int:
+def crc16(data: bytes) -> int:
+    """CRC-16/CCITT-FALSE of ``data`` (``crc16(b"123456789") == 0x29B1``); the
+    firmware computes the same from its own table (``bridge_logic.crc16``)."""
+    return binascii.crc_hqx(data, 0xFFFF)
+
+
+def old_checksum(body: bytes) -> int:
+    """Protocol 2's checksum: the XOR of the bytes (misses every even number of flips
+    in one bit column, so it only serves to recognise an old bridge)."""
     value = 0
     for byte in body:
         value ^= byte
@@ -74,9 +95,15 @@ def checksum(body: bytes) -> int:
 
 
 def encode(verb: str, *fields: object) -> bytes:
-    """One protocol line, with checksum and newline."""
+    """One protocol line, with CRC and newline."""
     body = " ".join([verb, *(str(f) for f in fields)]).encode("ascii")
-    return b"$" + body + b"*%02X\n" % checksum(body)
+    return b"$" + body + b"*%04X\n" % crc16(body)
+
+
+def encode_old(verb: str, *fields: object) -> bytes:
+    """One protocol-2 line (XOR checksum): the table's probe for an old bridge."""
+    body = " ".join([verb, *(str(f) for f in fields)]).encode("ascii")
+    return b"$" + body + b"*%02X\n" % old_checksum(body)
 
 
 @dataclass(frozen=True)
@@ -92,28 +119,7 @@ BRIDGE_VERBS: dict[str, int | None] = {
 TABLE_VERBS: dict[str, int | None] = {"HELLO?": 1, "ST?": 0, "L": 2}
 
 
-def decode(line: bytes, verbs: dict[str, int | None] = BRIDGE_VERBS) -> Message:
-    """Parse one line (with or without its newline); raises :class:`MalformedLine`."""
-    line = line.rstrip(b"\r\n")
-    if line.startswith(TEXT_START):
-        line = line[1:]
-    if len(line) > MAX_LINE:
-        raise MalformedLine("too_long")
-    if not line:
-        raise MalformedLine("empty")
-    star = line.rfind(b"*")
-    if star < 0 or len(line) - star != 3:
-        raise MalformedLine("no_checksum")
-    body, given = line[:star], line[star + 1:]
-    try:
-        text = body.decode("ascii")
-        expected = int(given.decode("ascii"), 16)
-    except (UnicodeDecodeError, ValueError):
-        raise MalformedLine("not_ascii") from None
-    if not text.isprintable():
-        raise MalformedLine("not_ascii")
-    if checksum(body) != expected:
-        raise MalformedLine("bad_checksum")
+def _split(text: str, verbs: dict[str, int | None]) -> Message:
     parts = text.split(" ")
     verb, fields = parts[0], tuple(parts[1:])
     if verb not in verbs:
@@ -124,15 +130,116 @@ def decode(line: bytes, verbs: dict[str, int | None] = BRIDGE_VERBS) -> Message:
     return Message(verb, fields)
 
 
-def int_field(msg: Message, index: int, lo: int | None = None, hi: int | None = None) -> int:
-    """Field ``index`` as an integer within ``lo..hi``; raises :class:`MalformedLine`."""
-    text = msg.fields[index]
-    if not text.lstrip("-").isdigit() or len(text) > 20:
+def _text(body: bytes) -> str:
+    try:
+        text = body.decode("ascii")
+    except UnicodeDecodeError:
+        raise MalformedLine("not_ascii") from None
+    if not text.isprintable():
+        raise MalformedLine("not_ascii")
+    return text
+
+
+def decode(line: bytes, verbs: dict[str, int | None] = BRIDGE_VERBS) -> Message:
+    """Parse one line (with or without ``$`` and newline); raises :class:`MalformedLine`
+    with the reason ``too_long``, ``empty``, ``no_crc``, ``bad_crc``, ``not_ascii``,
+    ``unknown_verb`` or ``bad_fields``."""
+    line = line.rstrip(b"\r\n")
+    if line.startswith(TEXT_START):
+        line = line[1:]
+    if len(line) > MAX_LINE:
+        raise MalformedLine("too_long")
+    if not line:
+        raise MalformedLine("empty")
+    star = line.rfind(b"*")
+    if star < 0 or len(line) - star != 5 or not _CRC_DIGITS.fullmatch(line, star + 1):
+        raise MalformedLine("no_crc")
+    body = line[:star]
+    if crc16(body) != int(line[star + 1:], 16):
+        raise MalformedLine("bad_crc")
+    return _split(_text(body), verbs)
+
+
+def decode_old(line: bytes, verbs: dict[str, int | None] = BRIDGE_VERBS) -> Message | None:
+    """A well-formed protocol-2 line (XOR checksum), or None. Only used to recognise
+    the other end's protocol; such lines are never acted on."""
+    line = line.rstrip(b"\r\n")
+    if line.startswith(TEXT_START):
+        line = line[1:]
+    star = line.rfind(b"*")
+    if star < 0 or len(line) - star != 3 or len(line) > MAX_LINE or not _OLD_DIGITS.fullmatch(line, star + 1):
+        return None
+    body = line[:star]
+    if old_checksum(body) != int(line[star + 1:], 16):
+        return None
+    try:
+        return _split(_text(body), verbs)
+    except MalformedLine:
+        return None
+
+
+def number(text: str, lo: int | None = None, hi: int | None = None) -> int:
+    """``text`` as an integer within ``lo..hi``; raises :class:`MalformedLine`
+    (``bad_number``: not spelt as the bridge spells numbers; ``out_of_range``)."""
+    if not _NUMBER.fullmatch(text):
         raise MalformedLine("bad_number")
     value = int(text)
     if (lo is not None and value < lo) or (hi is not None and value > hi):
         raise MalformedLine("out_of_range")
     return value
+
+
+@dataclass(frozen=True)
+class Report:
+    """One checked line from the bridge: ``verb`` and its numbers in field order
+    (HELLO: protocol, stations; its firmware name and E's text are in ``text``)."""
+
+    verb: str
+    values: tuple[int, ...]
+    text: str = ""
+
+
+MAX_DELTA = 10000  # encoder detents in one line: far more than a hand can turn
+
+
+def parse_report(line: bytes, stations: int) -> Report:
+    """Check one line from the bridge completely - framing, CRC, verb, every field and
+    its range for a table of ``stations`` stations; raises :class:`MalformedLine`.
+    A line that returns here is exactly what the bridge sent, or an error the CRC
+    did not catch that still spells a valid report."""
+    if line.startswith(FRAME_START):
+        raise MalformedLine("unknown_verb")  # frames only go to the bridge
+    msg = decode(line)
+    f = msg.fields
+    verb = msg.verb
+    if verb == "HELLO":
+        return Report(verb, (number(f[0], 0), number(f[2], 0, 16)), f[1])
+    if verb == "E":
+        return Report(verb, (), " ".join(f))
+    if verb == "K":
+        return Report(verb, (number(f[0], 0, 255),))
+    if verb == "T":
+        return Report(verb, (number(f[0], 0),))
+    station = number(f[0], 0, stations - 1)
+    if verb == "ST":
+        return Report(verb, (station, number(f[1], 0, 1), number(f[2], 0, 1), number(f[3], -1, 15),
+                             number(f[4], 0)))
+    if verb in ("B", "S"):
+        level = number(f[1], 0, 1)
+    elif verb == "R":
+        level = number(f[1], -MAX_DELTA, MAX_DELTA)
+    else:
+        level = number(f[1], 0, 15)
+    return Report(verb, (station, level, number(f[2], 0)))
+
+
+def version_mismatch(bridge: int, table: int = PROTOCOL_VERSION) -> str | None:
+    """The one sentence that says which end to update, or None when they agree."""
+    if bridge == table:
+        return None
+    update = ("the firmware (`table firmware` shows how)" if bridge < table
+              else "the table's software")
+    return f"the I/O bridge speaks protocol {bridge} and the table protocol {table}: update {update}"
 
 
 def escape(data: bytes) -> bytes:
@@ -155,16 +262,17 @@ def encode_frame(frame: Sequence[tuple[int, int, int]], seq: int = 0) -> bytes:
     n = len(frame)
     raw = bytearray((seq & 0xFF, n >> 8 & 0xFF, n & 0xFF))
     raw += bytes(itertools.chain.from_iterable(frame))
-    raw.append(sum(raw) & 0xFF)
+    crc = crc16(bytes(raw))
+    raw += bytes((crc >> 8, crc & 0xFF))
     return FRAME_START + escape(bytes(raw)) + b"\n"
 
 
 def decode_frame(record: bytes) -> tuple[int, list[tuple[int, int, int]]]:
     """(seq, pixels) of a binary frame record (with its STX, without the newline)."""
     raw = unescape(record.rstrip(b"\n")[1:])
-    if len(raw) < 4 or sum(raw[:-1]) & 0xFF != raw[-1]:
+    if len(raw) < 5 or crc16(raw[:-2]) != raw[-2] << 8 | raw[-1]:
         raise MalformedLine("bad_frame")
-    seq, count, pixels = raw[0], raw[1] << 8 | raw[2], raw[3:-1]
+    seq, count, pixels = raw[0], raw[1] << 8 | raw[2], raw[3:-2]
     if len(pixels) != 3 * count:
         raise MalformedLine("bad_frame")
     return seq, [(pixels[i], pixels[i + 1], pixels[i + 2]) for i in range(0, len(pixels), 3)]

@@ -10,8 +10,11 @@ Unplugging is normal life: a read or write error closes the port, the reader
 tries to open it again every ``reconnect_every`` seconds, and after a re-plug it
 asks the bridge who it is and sends the button LEDs again. The bridge answers with
 a state report (every input's level), which corrects what the table believes about
-held buttons without reporting a press. Malformed records are counted by reason and
-skipped; a record cut off by a pulled cable never swallows the next one.
+held buttons without reporting a press. Every line carries a CRC-16; a record that
+fails it, or any other check, is counted by reason and skipped - bad input never
+drops the link - and a record cut off by a pulled cable never swallows the next one.
+A bridge that speaks another protocol version is named in one sentence (logged, and
+``protocol_mismatch`` in :meth:`SerialBridge.diagnostics`).
 
 Absolute knobs: the bridge sends every reading of the data lines; the same
 :class:`~table.hardware.knobs.AbsoluteDecoder` as on GPIO waits until a reading is
@@ -34,14 +37,18 @@ from typing import Any
 
 from table.common.errors import TableError
 from table.hardware.bridge_protocol import (
-    FRAME_START,
     PROTOCOL_VERSION,
     Framer,
     MalformedLine,
-    decode,
+    Message,
+    Report,
+    decode_old,
     encode,
     encode_frame,
-    int_field,
+    encode_old,
+    number,
+    parse_report,
+    version_mismatch,
 )
 from table.hardware.buttons import StationCore, Timing, pump_until_stopped
 from table.hardware.hourglass import limit_frame
@@ -52,6 +59,7 @@ log = logging.getLogger("table.hardware.serial")
 
 MAX_PENDING = 16384  # a record longer than this without a newline is thrown away
 ACK_TIMEOUT = 0.5  # seconds without an acknowledgement before a frame counts as lost
+HELLO_RETRY = 1.0  # seconds without a HELLO before the table asks again, also in protocol 2
 
 
 class SerialBridge(Stations):
@@ -95,6 +103,10 @@ class SerialBridge(Stations):
         self.frames_dropped = 0
         self.bridge_errors = 0
         self.hello: dict[str, Any] | None = None
+        self.protocol_mismatch: str | None = None
+        self._answered = False  # a HELLO arrived on this connection
+        self._asked_at = float("-inf")
+        self._failures_logged = 0
         self.connected = threading.Event()
         self.state_reports = 0
         self.frames_replaced = 0
@@ -152,6 +164,7 @@ class SerialBridge(Stations):
             port=self.port_name,
             connected=self.connected.is_set(),
             bridge=self.hello,
+            protocol_mismatch=self.protocol_mismatch,
             lines=self.lines,
             malformed=dict(self.malformed),
             malformed_total=sum(self.malformed.values()),
@@ -230,6 +243,8 @@ class SerialBridge(Stations):
         with self._frame_lock:
             self._in_flight, self._waiting_frame = None, None
         self.connects += 1
+        self._answered = False
+        self._asked_at = self.clock()
         self.connected.set()
         log.info("I/O bridge connected on %s", self.port_name)
         self._write(encode("HELLO?", PROTOCOL_VERSION))
@@ -289,13 +304,29 @@ class SerialBridge(Stations):
                 continue
             if chunk:
                 self.receive(chunk)
+            self._ask_again()
+
+    def _ask_again(self) -> None:
+        """No HELLO on this connection for a while: ask again, once more in protocol 2's
+        line format as well, so that an old firmware answers and can be named."""
+        if self._answered or self._port is None or self.clock() - self._asked_at < HELLO_RETRY:
+            return
+        self._asked_at = self.clock()
+        self._write(encode("HELLO?", PROTOCOL_VERSION))
+        self._write(encode_old("HELLO?", PROTOCOL_VERSION))
 
     def receive(self, chunk: bytes) -> None:
         """Bytes read from the bridge: complete records are acted on."""
         framer = self._framer
         cut, too_long = framer.cut, framer.too_long
         for record in framer.feed(chunk):
-            self.handle_line(record)
+            try:
+                self.handle_line(record)
+            except Exception:  # a bug must cost one line, never the link (and its buffer)
+                self._count("failed")
+                self._failures_logged += 1
+                if self._failures_logged == 1 or self._failures_logged % 1000 == 0:
+                    log.exception("the I/O bridge reader failed on the record %r (skipped)", record[:80])
         for reason, n in (("cut", framer.cut - cut), ("too_long", framer.too_long - too_long)):
             if n:
                 self.lines += n
@@ -305,58 +336,71 @@ class SerialBridge(Stations):
         self.malformed[reason] = self.malformed.get(reason, 0) + 1
 
     def handle_line(self, line: bytes) -> None:
-        """Act on one line from the bridge (public for tests and the bench)."""
+        """Act on one record from the bridge (public for tests and the bench): checked
+        completely first (:func:`~table.hardware.bridge_protocol.parse_report`), and
+        counted under its reason and skipped if any check fails."""
         self.lines += 1
         try:
-            if line.startswith(FRAME_START):
-                raise MalformedLine("unknown_verb")  # frames only go to the bridge
-            msg = decode(line)
-            if msg.verb == "K":
-                self._frame_acked(int_field(msg, 0, 0, 255))
-                return
-            if msg.verb == "HELLO":
-                version = int_field(msg, 0, 0)
-                with self._lock:
-                    self._ticks = TickMapper()  # a boot or our HELLO?: a fresh clock mapping
-                    self._last_us = None
-                self.hello = {
-                    "protocol": version,
-                    "firmware": msg.fields[1],
-                    "stations": int_field(msg, 2, 0, 16),
-                }
-                if version != PROTOCOL_VERSION:
-                    log.error("the I/O bridge speaks protocol %s, the table %s: update the firmware",
-                              version, PROTOCOL_VERSION)
-                return
-            if msg.verb == "E":
-                self.bridge_errors += 1
-                log.warning("I/O bridge: %s", " ".join(msg.fields))
-                return
-            if msg.verb == "T":
-                self._edge_time(int_field(msg, 0, 0))
-                return
-            station = int_field(msg, 0, 0, self.stations - 1)
-            if msg.verb == "ST":
-                self._state(station, int_field(msg, 1, 0, 1), int_field(msg, 2, 0, 1),
-                            int_field(msg, 3, -1, 15), int_field(msg, 4, 0))
-                return
-            us = int_field(msg, 2, 0)
-            if msg.verb in ("B", "S"):
-                level = int_field(msg, 1, 0, 1)
-            elif msg.verb == "R":
-                level = int_field(msg, 1, -10000, 10000)
-            else:
-                level = int_field(msg, 1, 0, 15)
+            report = parse_report(line, self.stations)
         except MalformedLine as exc:
-            self._count(exc.reason)
+            old = decode_old(line) if exc.reason in ("no_crc", "bad_crc") else None
+            if old is not None:
+                self._old_line(old)
+            else:
+                self._count(exc.reason)
             return
+        self._act(report)
+
+    def _old_line(self, msg: Message) -> None:
+        """A protocol-2 line: counted, never acted on; its HELLO names the mismatch."""
+        self._count("old_protocol")
+        if msg.verb != "HELLO":
+            return
+        try:
+            version, stations = number(msg.fields[0], 0), number(msg.fields[2], 0, 16)
+        except MalformedLine:
+            return
+        if version != PROTOCOL_VERSION:  # (a new bridge also answers the old probe: ignored)
+            self._answered = True
+            self._hello(version, msg.fields[1], stations)
+
+    def _hello(self, version: int, firmware: str, stations: int) -> None:
+        self.hello = {"protocol": version, "firmware": firmware, "stations": stations}
+        mismatch = version_mismatch(version)
+        if mismatch is not None and mismatch != self.protocol_mismatch:
+            log.error("%s", mismatch[0].upper() + mismatch[1:])
+        self.protocol_mismatch = mismatch
+
+    def _act(self, report: Report) -> None:
+        verb, v = report.verb, report.values
+        if verb == "K":
+            self._frame_acked(v[0])
+            return
+        if verb == "HELLO":
+            with self._lock:
+                self._ticks = TickMapper()  # a boot or our HELLO?: a fresh clock mapping
+                self._last_us = None
+            self._answered = True
+            self._hello(v[0], report.text, v[1])
+            return
+        if verb == "E":
+            self.bridge_errors += 1
+            log.warning("I/O bridge: %s", report.text)
+            return
+        if verb == "T":
+            self._edge_time(v[0])
+            return
+        if verb == "ST":
+            self._state(*v)
+            return
+        station, level, us = v
         with self._lock:
             t = self._edge_time(us)
-            if msg.verb == "B":
+            if verb == "B":
                 self.core.button_edge(station, bool(level), t, self._last_edge)
-            elif msg.verb == "S":
+            elif verb == "S":
                 self.core.knob_switch_edge(station, bool(level), t, self._last_edge)
-            elif msg.verb == "R":
+            elif verb == "R":
                 self.core.turn_delta(station, level, t)
             else:
                 self._absolute[station].update_sector(level, t)

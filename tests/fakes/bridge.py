@@ -18,18 +18,23 @@ from pathlib import Path
 
 from table.hardware.bridge_protocol import (
     FRAME_START,
+    PROTOCOL_VERSION,
     TABLE_VERBS,
     Framer,
     MalformedLine,
+    Message,
     decode,
     decode_frame,
+    decode_old,
     encode,
+    encode_old,
 )
 
 
 class FakeBridge:
-    def __init__(self, link: Path, stations: int = 4, firmware: str = "fake-1.0", protocol: int = 2,
-                 ack: bool = True) -> None:
+    def __init__(self, link: Path, stations: int = 4, firmware: str = "fake-1.0",
+                 protocol: int = PROTOCOL_VERSION, ack: bool = True) -> None:
+        """``protocol`` 2: an old bridge, with protocol 2's XOR checksums both ways."""
         self.link = link
         self.stations = stations
         self.firmware = firmware
@@ -89,7 +94,7 @@ class FakeBridge:
             view = view[n:]
 
     def send(self, verb: str, *fields: object) -> None:
-        self.send_raw(encode(verb, *fields))
+        self.send_raw((encode if self.protocol >= 3 else encode_old)(verb, *fields))
 
     def hello(self) -> None:
         self.send("HELLO", self.protocol, self.firmware, self.stations)
@@ -124,10 +129,16 @@ class FakeBridge:
             if self.ack:
                 self.send("K", seq)
             return
-        try:
-            msg = decode(line, TABLE_VERBS)
-        except MalformedLine:
-            return
+        msg: Message | None
+        if self.protocol >= 3:
+            try:
+                msg = decode(line, TABLE_VERBS)
+            except MalformedLine:
+                return
+        else:
+            msg = decode_old(line, TABLE_VERBS)
+            if msg is None:
+                return
         if msg.verb == "HELLO?":
             self.hello_requests += 1
             self.hello()

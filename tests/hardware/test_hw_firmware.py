@@ -23,7 +23,14 @@ import pytest
 from fakes.bridge import wait_for
 
 from table.common.datafiles import package_path
-from table.hardware.bridge_protocol import decode, encode, encode_frame
+from table.hardware.bridge_protocol import (
+    PROTOCOL_VERSION,
+    TABLE_VERBS,
+    decode,
+    encode,
+    encode_frame,
+    encode_old,
+)
 from table.hardware.buttons import Timing
 from table.hardware.interfaces import StationInput
 from table.hardware.serial_bridge import SerialBridge
@@ -178,11 +185,56 @@ def test_protocol_lines_agree_with_the_table(firmware: Any) -> None:
     assert decode(line.encode()).fields == ("2", "1", "123456789")
     assert line.startswith("$")
     assert logic.parse_line(encode("L", 1, "blink").decode()) == ("L", ["1", "blink"])
-    assert logic.parse_line("$L 1 blink*00") is None
+    assert logic.parse_line("$L 1 blink*0000") is None
     frame = [(1, 2, 3), (10, 36, 27)]
     record = encode_frame(frame, seq=200)
     assert logic.decode_frame(record[1:-1]) == (200, bytearray([1, 2, 3, 10, 36, 27]))
     assert logic.escape(bytes(range(256))) .count(b"\n") == 0
+
+
+def test_a_newer_firmware_answers_an_old_table_in_its_own_format(firmware: Any) -> None:
+    logic, _, _ = firmware
+    out: list[str] = []
+    fw = logic.Bridge([{"button": 2}], out.append, logic.EdgeRing(), [1], 0)
+    fw.feed(encode_old("HELLO?", 2))
+    hello, error = (line.encode() for line in "".join(out).splitlines())
+    assert hello == encode_old("HELLO", 3, "table-bridge-3.0", 1).rstrip(b"\n")
+    assert b"update the table's software" in error and fw.bad_records == 0
+    out.clear()
+    fw.feed(encode("HELLO?", 3) + encode_old("HELLO?", 3))  # a new table asks in both formats
+    verbs = [decode(line.encode()).verb for line in "".join(out).splitlines()]
+    assert verbs == ["HELLO"] and fw.bad_records == 0  # only the new answer: the old probe is ignored
+
+
+def test_the_firmware_counts_bad_table_lines(firmware: Any) -> None:
+    logic, _, _ = firmware
+    out: list[str] = []
+    fw = logic.Bridge([{"button": 2, "led": 3}], out.append, logic.EdgeRing(), [1], 0)
+    fw.feed(encode("L", "--1", "on") + encode("L", 9, "on") + encode("L", 0, "dim")
+            + encode("L", 1, "on").replace(b"L 1", b"L 0")  # another station, the old CRC
+            + encode("L", 0, "blink"))
+    assert fw.bad_records == 4 and fw.led_state == ["blink"]
+    assert decode(encode("L", 0, "on"), TABLE_VERBS).fields == ("0", "on")
+
+
+def test_the_firmware_takes_no_table_line_or_frame_with_flipped_bits(firmware: Any) -> None:
+    _, main, clock = firmware
+    io = ListIO()
+    bridge = main.run(io, passes=1)
+    rng = random.Random(3)
+    broken = b""
+    lines = [encode("L", 0, "on"), encode("L", 3, "blink"), encode("ST?"), encode_frame([(9, 9, 9)] * 60, seq=7)]
+    for k in range(400):
+        record = bytearray(lines[k % 4])
+        for bit in rng.sample(range(8, 8 * (len(record) - 1)), rng.randint(1, 4)):  # keep start and end
+            record[bit >> 3] ^= 1 << (bit & 7)
+        broken += bytes(record) + (b"\n" if b"\n" in record[:-1] else b"")
+    io.incoming = broken
+    io.out.clear()
+    main_pass(bridge, io, clock)
+    assert bridge.led_state == ["off"] * 4 and bridge.strip.sm.words == []  # nothing taken
+    assert not any(line.startswith("$K") for line in "".join(io.out).splitlines())
+    assert bridge.bad_records >= 400  # a flipped newline or start byte can split a record in two
 
 
 # --- the whole program with stubbed pins ---------------------------------------------
@@ -337,7 +389,8 @@ def test_table_firmware_shows_and_copies_the_shipped_files(tmp_path: Path, capsy
 
     assert main(["firmware", "--port", "/dev/ttyACM1"]) == 0
     out = capsys.readouterr().out
-    assert "protocol 2" in out and "mpremote connect /dev/ttyACM1 cp " in out and out.count(".py") == 3
+    assert f"protocol {PROTOCOL_VERSION}" in out and out.count(".py") == 3
+    assert "mpremote connect /dev/ttyACM1 cp " in out
     target = tmp_path / "pico"
     target.mkdir()
     (target / "config.py").write_text("STATIONS = []  # mine\n")

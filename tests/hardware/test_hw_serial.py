@@ -14,13 +14,14 @@ import pytest
 from fakes.bridge import FakeBridge, wait_for
 
 from table.hardware.bridge_protocol import (
-    checksum,
+    PROTOCOL_VERSION,
+    crc16,
     decode_frame,
     encode,
     encode_frame,
 )
 from table.hardware.buttons import Timing
-from table.hardware.interfaces import HourglassLayout, StationInput
+from table.hardware.interfaces import HourglassLayout, LedState, StationInput
 from table.hardware.serial_bridge import BridgeHourglass, SerialBridge
 
 T = Timing(settle=0.015, tie_window=0.0005, debounce=0.030, long_push=0.2)  # short: real time passes
@@ -47,7 +48,7 @@ Rig = tuple[SerialBridge, FakeBridge, "queue.Queue[StationInput]"]
 
 def test_handshake_identifies_the_bridge(rig: Rig) -> None:
     bridge, fake, _ = rig
-    assert bridge.hello == {"protocol": 2, "firmware": "fake-1.0", "stations": 4}
+    assert bridge.hello == {"protocol": PROTOCOL_VERSION, "firmware": "fake-1.0", "stations": 4}
     assert fake.hello_requests == 1
     diag = bridge.diagnostics()
     assert diag["connected"] and diag["connects"] == 1 and diag["malformed_total"] == 0
@@ -134,12 +135,23 @@ def test_a_rebooted_bridge_clock_starts_again(
 
 
 def test_protocol_version_mismatch_is_reported(tmp_path: Path) -> None:
+    """An old firmware (protocol 2, XOR checksums) does not understand the table's
+    HELLO?; the table asks again in the old format, and names the mismatch."""
     fake = FakeBridge(tmp_path / "tty", protocol=2)
     bridge = SerialBridge(str(tmp_path / "tty"), 4, T, reconnect_every=0.05)
-    bridge.start(lambda item: None)
+    got: list[StationInput] = []
+    bridge.start(got.append)
     try:
         assert wait_for(lambda: bridge.hello is not None)
-        assert bridge.diagnostics()["bridge"]["protocol"] == 2
+        diag = bridge.diagnostics()
+        assert diag["bridge"]["protocol"] == 2 and diag["connected"]
+        assert diag["protocol_mismatch"] == (
+            "the I/O bridge speaks protocol 2 and the table protocol 3: "
+            "update the firmware (`table firmware` shows how)")
+        fake.send("B", 0, 1, 1_000_000)  # an old line is counted, never acted on
+        assert wait_for(lambda: bridge.diagnostics()["malformed"].get("old_protocol", 0) >= 6)
+        bridge.pump(time.monotonic() + 1)
+        assert got == [] and bridge.diagnostics()["stations"][0]["presses"] == 0
     finally:
         bridge.stop()
         fake.close()
@@ -177,9 +189,9 @@ def bad_line(rng: random.Random) -> bytes:
         alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ 0123456789-"
         noise = "".join(rng.choice(alphabet) for _ in range(rng.randrange(1, 40)))
         return noise.encode() + b"\n"
-    if kind == 1:  # wrong checksum
-        body = good_line(rng)[:-4]
-        return body + b"*%02X\n" % (checksum(body.lstrip(b"$")) ^ rng.randrange(1, 256))
+    if kind == 1:  # wrong CRC
+        body = good_line(rng)[:-6]
+        return body + b"*%04X\n" % (crc16(body.lstrip(b"$")) ^ rng.randrange(1, 1 << 16))
     if kind == 2:  # binary noise with a non-ASCII byte
         return bytes(rng.randrange(128, 256) for _ in range(1)) + bytes(
             rng.choice(NOISE) for _ in range(rng.randrange(0, 60))) + b"\n"
@@ -261,7 +273,7 @@ def test_selftest_through_the_serial_bridge(tmp_path: Path) -> None:
         fake.close()
     assert all(r.status == "pass" for r in results), results
     assert len(results) == 10
-    assert "bridge fake-1.0 protocol 2" in results[-2].detail
+    assert f"bridge fake-1.0 protocol {PROTOCOL_VERSION}" in results[-2].detail
     assert fake.frames and fake.frames[-1] == [(0, 0, 0)] * 10
 
 
@@ -271,7 +283,7 @@ def test_leds_changing_while_the_bridge_reconnects(rig: Rig) -> None:
     fake.unplug()
     assert wait_for(lambda: not bridge.connected.is_set())
     fake.replug()
-    states = ("on", "off", "blink")
+    states: tuple[LedState, ...] = ("on", "off", "blink")
     deadline = time.monotonic() + 1.0
     k = 0
     while time.monotonic() < deadline:
