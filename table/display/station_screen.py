@@ -20,7 +20,7 @@ import pygame
 StationLine = tuple[str, str]
 """One line of a station display: its text and its size, ``"big"`` or ``"small"``."""
 
-SIZES = {"big": 22, "small": 13}
+SIZES = {"big": 26, "small": 14}
 """Pixel sizes of pygame's default font that stay readable on a 0.96" OLED."""
 OLED_LIT = (120, 210, 255)
 """The simulator's colour for a lit pixel (the common blue-white OLED)."""
