@@ -130,3 +130,31 @@ def test_a_display_that_stops_answering_is_logged_not_raised() -> None:
     bus.devices.clear()
     displays.show(0, picture())  # type: ignore[arg-type]
     assert displays.failures == 1
+
+
+def test_check_config_warns_when_a_secret_knob_would_be_blind(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    from table.cli import main
+
+    config(tmp_path, "display = { mux_channel = 0 }", "display = { mux_channel = 1 }", "", "")
+    assert main(["check-config", str(tmp_path)]) == 0  # a warning, not a problem
+    out = capsys.readouterr().out
+    warnings = [line for line in out.splitlines() if line.startswith("warning: ")]
+    assert len(warnings) == 1
+    assert "S3, S4: Wo ist bitte Umtata? is played blind there" in warnings[0]
+    config(tmp_path, *["display = { mux_channel = %d }" % i for i in range(4)])
+    assert main(["check-config", str(tmp_path)]) == 0
+    assert "warning" not in capsys.readouterr().out
+
+
+def test_switches_and_the_simulator_are_never_blind(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from table.cli import main
+
+    (tmp_path / "hardware.toml").write_text((Path(__file__).parent / "wiring_examples" / "pi5-absolute.toml")
+                                            .read_text())
+    (tmp_path / "table.toml").write_text("[table]\nstations = 3\n")
+    assert main(["check-config", str(tmp_path)]) == 0
+    assert "warning" not in capsys.readouterr().out
+    (tmp_path / "hardware.toml").write_text('[input]\nbackend = "sim"\n')
+    assert main(["check-config", str(tmp_path)]) == 0
+    assert "warning" not in capsys.readouterr().out
