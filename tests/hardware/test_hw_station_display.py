@@ -10,7 +10,7 @@ import pytest
 from fakes.i2c import FakeI2C
 
 from table.common.errors import TableError
-from table.display.station_screen import station_picture
+from table.display.station_screen import StationPicture, station_picture
 from table.hardware.config import HardwareConfigError, StationDisplay, load_hardware
 from table.hardware.oled import OledDisplays, framebuffer_bytes
 from table.hardware.pinmap import format_header
@@ -76,7 +76,7 @@ def test_every_clash_on_the_bus_is_reported_at_once(tmp_path: Path) -> None:
 
 
 def test_two_displays_straight_on_the_bus_need_two_addresses(tmp_path: Path) -> None:
-    with pytest.raises(HardwareConfigError, match="S2.display.address: S1's display already answers at 0x3C"):
+    with pytest.raises(HardwareConfigError, match=r"S2\.display\.address: S1's display already answers at 0x3C"):
         load_hardware(config(tmp_path, "display = {}", "display = {}"))
     cfg = load_hardware(config(tmp_path, "display = {}", "display = { address = 0x3D }"))
     assert sorted(cfg.private_displays) == [0, 1]
@@ -85,12 +85,12 @@ def test_two_displays_straight_on_the_bus_need_two_addresses(tmp_path: Path) -> 
 def test_a_display_takes_the_i2c_pins(tmp_path: Path) -> None:
     path = config(tmp_path, "display = { mux_channel = 0 }")
     path.write_text(path.read_text().replace("encoder_a = 27", "encoder_a = 2"))
-    with pytest.raises(HardwareConfigError, match="S1.encoder_a: GPIO 2 is I2C1 SDA, reserved because the "
-                                                  "station displays use I2C"):
+    with pytest.raises(HardwareConfigError, match=r"S1\.encoder_a: GPIO 2 is I2C1 SDA, reserved because the "
+                                                  r"station displays use I2C"):
         load_hardware(path)
 
 
-def picture() -> object:
+def picture() -> StationPicture:
     return station_picture([("turn + push", "small"), ("North", "big"), ("green", "big")])
 
 
@@ -100,14 +100,14 @@ def test_the_real_driver_puts_the_picture_on_the_bus() -> None:
     displays.start()
     shown = picture()
     bus.writes.clear()
-    displays.show(2, shown)  # type: ignore[arg-type]
+    displays.show(2, shown)
     # The multiplexer is switched to S3's channel before the frame goes out ...
     frame_at = next(i for i, (a, d) in enumerate(bus.writes) if a == 0x3C and len(d) == 1025)
     assert (0x70, bytes([1 << 5])) in bus.writes[:frame_at]
     # ... and the frame is the picture, byte for byte, in the panel's page order.
-    assert bus.frames()[-1] == b"\x40" + bytes(framebuffer_bytes(shown))  # type: ignore[arg-type]
+    assert bus.frames()[-1] == b"\x40" + bytes(framebuffer_bytes(shown))
     driver = displays._drivers[2]
-    lit = [(x, y) for y in range(64) for x in range(128) if shown.lit(x, y)]  # type: ignore[attr-defined]
+    lit = [(x, y) for y in range(64) for x in range(128) if shown.lit(x, y)]
     assert len(lit) > 200  # the words are there: hundreds of pixels of text
     assert all(driver.pixel(x, y) for x, y in lit)
     assert sum(driver.pixel(x, y) for y in range(64) for x in range(128)) == len(lit)
@@ -128,7 +128,7 @@ def test_a_display_that_stops_answering_is_logged_not_raised() -> None:
     displays = OledDisplays({0: StationDisplay()}, i2c=bus)
     displays.start()
     bus.devices.clear()
-    displays.show(0, picture())  # type: ignore[arg-type]
+    displays.show(0, picture())
     assert displays.failures == 1
 
 
@@ -142,7 +142,7 @@ def test_check_config_warns_when_a_secret_knob_would_be_blind(tmp_path: Path,
     warnings = [line for line in out.splitlines() if line.startswith("warning: ")]
     assert len(warnings) == 1
     assert "S3, S4: Wo ist bitte Umtata? is played blind there" in warnings[0]
-    config(tmp_path, *["display = { mux_channel = %d }" % i for i in range(4)])
+    config(tmp_path, *[f"display = {{ mux_channel = {i} }}" for i in range(4)])
     assert main(["check-config", str(tmp_path)]) == 0
     assert "warning" not in capsys.readouterr().out
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pygame
 import pytest
 
-from table.display.station_screen import OLED_LIT, StationPicture, station_picture
 from table.display.sim_window import draw_stations_bar
+from table.display.station_screen import OLED_LIT, StationPicture, station_picture
 from table.display.theme import Theme
 from table.games.base import Action, GameSetup
 from table.hardware.interfaces import MonoPicture, StationDisplays
