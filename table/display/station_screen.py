@@ -108,3 +108,19 @@ def draw_station_picture(surface: pygame.Surface, rect: pygame.Rect, picture: On
     where = shown.get_rect(center=rect.center)
     surface.blit(shown, where)
     return where
+
+
+def check_pattern(station: int, size: tuple[int, int] = (128, 64)) -> StationPicture:
+    """The self-test's picture: a frame round the edge (every edge pixel lit, so a display
+    mounted off its window shows it), a checkered corner, and the station's name."""
+    w, h = size
+    base = station_picture([("", "small"), (f"S{station + 1}", "big")], size)
+    pixels = bytearray(base.pixels)
+    for x in range(w):
+        pixels[x] = pixels[(h - 1) * w + x] = 1
+    for y in range(h):
+        pixels[y * w] = pixels[y * w + w - 1] = 1
+    for y in range(2, 14):
+        for x in range(2, 14):
+            pixels[y * w + x] = (x // 2 + y // 2) % 2
+    return StationPicture(w, h, bytes(pixels))

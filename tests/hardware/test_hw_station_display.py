@@ -4,14 +4,19 @@ SSD1306 and TCA9548A drivers writing the station's picture to a fake bus."""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fakes.i2c import FakeI2C
 
+from table.commands.selftest import SelfTest, Step, station_displays_check
 from table.common.errors import TableError
-from table.display.station_screen import StationPicture, station_picture
+from table.display.station_screen import StationPicture, check_pattern, station_picture
 from table.hardware.config import HardwareConfigError, StationDisplay, load_hardware
+from table.hardware.interfaces import InputSink, LedState, StationInput, Stations
 from table.hardware.oled import OledDisplays, framebuffer_bytes
 from table.hardware.pinmap import format_header
 
@@ -158,3 +163,56 @@ def test_switches_and_the_simulator_are_never_blind(tmp_path: Path, capsys: pyte
     (tmp_path / "hardware.toml").write_text('[input]\nbackend = "sim"\n')
     assert main(["check-config", str(tmp_path)]) == 0
     assert "warning" not in capsys.readouterr().out
+
+
+class Installer(Stations):
+    """Stations whose installer answers every question of the self-test with ``answer``."""
+
+    def __init__(self, answer: str) -> None:
+        self.answer = answer
+        self.sink: InputSink | None = None
+
+    def start(self, sink: InputSink) -> None:
+        self.sink = sink
+
+    def stop(self) -> None:
+        self.sink = None
+
+    def set_leds(self, states: Mapping[int, LedState]) -> None:
+        return None
+
+    def diagnostics(self) -> dict[str, Any]:
+        return {}
+
+    def say(self, step: Step | None, text: str) -> None:
+        if step is not None and step.part == "confirm" and self.sink is not None:
+            self.sink(StationInput(self.answer, 0, time.monotonic()))
+
+
+@pytest.mark.parametrize(("answer", "status"), [("press", "pass"), ("push", "fail")])
+def test_selftest_shows_the_pattern_on_each_display(tmp_path: Path, answer: str, status: str) -> None:
+    cfg = load_hardware(config(tmp_path, "display = { mux_channel = 0 }", "display = { mux_channel = 1 }"))
+    bus = FakeI2C()
+    shown: list[bytes] = []
+    installer = Installer(answer)
+
+    def say(step: Step | None, text: str) -> None:
+        shown[:] = bus.frames()[-2:]  # what the two displays showed while the question was asked
+        installer.say(step, text)
+
+    check = station_displays_check(cfg, i2c=bus)
+    assert check is not None
+    test = SelfTest(installer, 2, ["encoder", "encoder"], None, say=say, timeout=1.0,
+                    station_displays=check)
+    [result] = test.run(["station-displays"])
+    assert (result.name, result.status) == ("station displays", status)
+    assert [frame[1:] for frame in shown] == [framebuffer_bytes(check_pattern(s)) for s in (0, 1)]
+    assert bus.frames()[-1] == b"\x40" + bytes(1024)  # dark again afterwards
+    assert station_displays_check(load_hardware(config(tmp_path, "", ""))) is None
+
+
+def test_the_test_pattern_lights_every_edge_pixel() -> None:
+    pattern = check_pattern(2)
+    assert all(pattern.lit(x, 0) and pattern.lit(x, 63) for x in range(128))
+    assert all(pattern.lit(0, y) and pattern.lit(127, y) for y in range(64))
+    assert sum(pattern.pixels) > 128 * 2 + 64 * 2 + 100  # the name "S3" too
