@@ -329,7 +329,7 @@ def station_displays_check(cfg: HardwareConfig, i2c: object = None) -> Callable[
         from table.display.station_screen import check_pattern
         from table.hardware.oled import OledDisplays
 
-        displays = OledDisplays(cfg.private_displays, i2c=i2c)
+        displays = OledDisplays(cfg.private_displays, i2c=i2c, background=False)
         try:
             displays.start()
         except TableError as exc:

@@ -104,8 +104,10 @@ def test_the_real_driver_puts_the_picture_on_the_bus() -> None:
     displays = OledDisplays({0: StationDisplay(mux_channel=3), 2: StationDisplay(mux_channel=5)}, i2c=bus)
     displays.start()
     shown = picture()
+    assert displays.flush()
     bus.writes.clear()
-    displays.show(2, shown)
+    displays.show(2, shown)  # written by the displays' own thread: the loop does not wait for the bus
+    assert displays.flush()
     # The multiplexer is switched to S3's channel before the frame goes out ...
     frame_at = next(i for i, (a, d) in enumerate(bus.writes) if a == 0x3C and len(d) == 1025)
     assert (0x70, bytes([1 << 5])) in bus.writes[:frame_at]
@@ -130,7 +132,7 @@ def test_a_missing_display_is_one_sentence() -> None:
 
 def test_a_display_that_stops_answering_is_logged_not_raised() -> None:
     bus = FakeI2C({0x3C})
-    displays = OledDisplays({0: StationDisplay()}, i2c=bus)
+    displays = OledDisplays({0: StationDisplay()}, i2c=bus, background=False)
     displays.start()
     bus.devices.clear()
     displays.show(0, picture())

@@ -85,6 +85,7 @@ def test_the_real_driver_gets_the_cursor_on_a_fake_bus() -> None:
     session = umtata()
     session.apply(Action("turn", 1.0, 0, {"delta": 6}))
     StationScreens(oled).update(session, 1.0)
+    assert oled.flush()
     expected = station_picture(station_lines(session, 0))
     assert bus.frames()[-1][1:] == framebuffer_bytes(expected)
     assert oled._drivers[0].pixel(*next((x, y) for y in range(64) for x in range(128) if expected.lit(x, y)))
