@@ -218,3 +218,12 @@ def test_the_test_pattern_lights_every_edge_pixel() -> None:
     assert all(pattern.lit(x, 0) and pattern.lit(x, 63) for x in range(128))
     assert all(pattern.lit(0, y) and pattern.lit(127, y) for y in range(64))
     assert sum(pattern.pixels) > 128 * 2 + 64 * 2 + 100  # the name "S3" too
+
+
+def test_check_config_names_a_missing_display_driver(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from table.hardware import requirements
+
+    cfg = load_hardware(config(tmp_path, "", "display = { mux_channel = 1 }"))
+    monkeypatch.setattr(requirements, "_installed", lambda name: name != "adafruit_tca9548a")
+    [problem] = requirements.module_problems(cfg)
+    assert "S2.display needs the Python module adafruit_tca9548a (from adafruit-circuitpython-tca9548a)" in problem
