@@ -191,6 +191,11 @@ def _data_pins(v: Any) -> str | None:
     return None
 
 
+def _display_table(v: Any) -> str | None:
+    # Its keys are checked one by one afterwards (DISPLAY_KEYS), like a section of its own.
+    return None if isinstance(v, dict) else 'must be a table, e.g. { bus = "i2c", mux_channel = 0, address = 0x3C }'
+
+
 SECTIONS: dict[str, dict[str, Check]] = {
     "input": {
         "backend": one_of("gpio", "serial", "sim"),
@@ -237,8 +242,7 @@ STATION_KEYS: dict[str, Check] = {
     "data": _data_pins,
     "code": one_of("gray", "binary"),
     "adc_channel": whole(0, 7),
-    "display": lambda v: None if isinstance(v, dict) else "must be a table, e.g. "
-                         "{ bus = \"i2c\", mux_channel = 0, address = 0x3C }",
+    "display": _display_table,
 }
 DISPLAY_KEYS: dict[str, Check] = {
     "bus": one_of("i2c"),
