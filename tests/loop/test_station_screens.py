@@ -119,3 +119,16 @@ def test_the_simulator_bar_draws_the_same_picture(tmp_path: Path) -> None:
     # All three stations' displays are drawn, each pixel at least once.
     total = sum(sum(p.pixels) for p in sim.pictures.values())
     assert total > 600 and lit_pixels >= total
+
+
+def test_the_display_speaks_the_tables_language() -> None:
+    from table.common.i18n import LANGUAGES, set_language
+
+    session = umtata()
+    session.apply(Action("turn", 1.0, 0, {"delta": 6}))
+    set_language("de")
+    try:
+        assert station_lines(session, 0) == [("drehen + drücken, oder Tataaa!", "small"), ("Ost", "big"),
+                                             ("grün", "big")]
+    finally:
+        set_language(LANGUAGES[0])
