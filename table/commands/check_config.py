@@ -14,7 +14,7 @@ from pathlib import Path
 from table.common.config import ConfigError, load_config
 from table.common.datafiles import use_config_dir
 from table.games import games
-from table.hardware.config import HardwareConfigError, load_hardware_or_sim
+from table.hardware.config import HardwareConfig, HardwareConfigError, load_hardware_or_sim
 from table.hardware.requirements import is_raspberry_pi, kiosk_problems, module_problems
 
 
@@ -29,6 +29,22 @@ def data_problems(directory: Path | None) -> list[str]:
     for renderer in renderers().values():
         problems += renderer.data_problems(directory)
     return problems
+
+
+def blind_knob_warnings(hardware: HardwareConfig, playing: int) -> list[str]:
+    """One sentence per game whose players set a secret with the knob (``Game.secret_knob``)
+    while some playing station turns a relative encoder and has no private display: its
+    player would lock what he cannot see (an absolute switch's printed dial shows it)."""
+    if hardware.backend == "sim":
+        return []  # the simulator's stations show their private displays
+    blind = [i for i, s in enumerate(hardware.stations[:playing]) if s.knob == "encoder" and s.display is None]
+    if not blind:
+        return []
+    names = ", ".join(f"S{i + 1}" for i in blind)
+    return [f"{hardware.source}: {names}: {game.engine.title} is played blind there: an encoder shows no one "
+            "what he is about to lock; give those stations a display (display = { bus = \"i2c\", "
+            "mux_channel = N }) or a 16-position switch with its dial (knob = \"absolute\")"
+            for game in games().values() if game.secret_knob]
 
 
 def cmd_check_config(args: argparse.Namespace) -> int:
@@ -61,6 +77,8 @@ def cmd_check_config(args: argparse.Namespace) -> int:
     assert config is not None and hardware is not None
     print(f"{config.source}: OK ({config.stations} stations, {config.display.width}x{config.display.height})")
     print(f"{hardware.source}: OK ({hardware.backend} stations, {hardware.leds.backend} LEDs)")
+    for warning in blind_knob_warnings(hardware, config.stations):
+        print(f"warning: {warning}")
     return 0
 
 

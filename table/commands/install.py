@@ -2,7 +2,7 @@
 
 ``table install`` (as root) does, and prints, each of:
 
-1. the groups the table's devices belong to (``gpio spi video input render audio``)
+1. the groups the table's devices belong to (``gpio spi i2c video input render audio``)
    exist, and a system user ``table`` (no login shell, home ``/var/lib/table``) is in them;
 2. a virtual environment at ``/opt/table/venv`` (with the system's site packages, so
    Debian's ``python3-picamera2`` is importable) holds the table. The usual way is to
@@ -47,7 +47,7 @@ from table.common.datafiles import editable_source, package_path
 from table.common.errors import TableError
 
 USER = "table"
-GROUPS = ("gpio", "spi", "video", "input", "render", "audio")
+GROUPS = ("gpio", "spi", "i2c", "video", "input", "render", "audio")
 UNIT = "table.service"
 VENV = "/opt/table/venv"
 PREFIX = "/opt/table"

@@ -4,8 +4,9 @@ and the display, then print a pass/fail table (exit 0 when nothing failed, 1 els
 For each station: press the big button, turn the knob clockwise, then
 counter-clockwise, then push it. The hourglass LEDs show a colour sweep (red,
 green, blue, white) and the installer confirms with a press (or says no with a
-knob push). The camera takes a picture of the tray into ``--out``; the display
-shows colour bars and is confirmed with a press. Steps time out after
+knob push). Each station's private display shows a test pattern (a frame, a
+checkered corner and the station's name), confirmed the same way. The camera takes
+a picture of the tray into ``--out``; the display shows colour bars and is confirmed with a press. Steps time out after
 ``--timeout`` seconds and count as failed; ``--skip`` leaves parts out.
 """
 
@@ -28,7 +29,7 @@ from table.hardware.interfaces import Hourglass, StationInput, Stations
 if TYPE_CHECKING:  # the dice reader imports OpenCV, loaded only for the camera check
     from table.dice.capture import Frame
 
-PARTS = ("stations", "leds", "camera", "display")
+PARTS = ("stations", "leds", "station-displays", "camera", "display")
 
 ACTIONS = {"press": N_("press the button"), "turn clockwise": N_("turn the knob clockwise"),
            "turn counter-clockwise": N_("turn the knob counter-clockwise"), "push the knob": N_("push the knob")}
@@ -72,6 +73,7 @@ class SelfTest:
         timeout: float = 30.0,
         camera: Callable[[], Result] | None = None,
         display: Callable[[Callable[..., Result]], Result] | None = None,
+        station_displays: Callable[[Callable[..., Result]], Result] | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.stations = stations
@@ -82,6 +84,7 @@ class SelfTest:
         self.timeout = timeout
         self.camera = camera
         self.display = display
+        self.station_displays = station_displays
         self.clock = clock
         self.inputs: queue.Queue[StationInput] = queue.Queue()
         self._sector: dict[int, int] = {}  # last sector of each absolute knob
@@ -96,6 +99,8 @@ class SelfTest:
                 results.extend(self._stations())
             if "leds" in parts:
                 results.append(self._leds())
+            if "station-displays" in parts and self.station_displays is not None:
+                results.append(self.station_displays(self._confirm))
             if "camera" in parts:
                 results.append(self.camera() if self.camera else Result("camera", "skip", "no camera check"))
             if "display" in parts:
@@ -320,6 +325,36 @@ def display_check(confirm: Callable[..., Result]) -> Result:
     return Result("display", result.status, result.detail)
 
 
+def station_displays_check(cfg: HardwareConfig, i2c: object = None) -> Callable[[Callable[..., Result]], Result] | None:
+    """The check of the stations' private displays (``None`` when no station has one):
+    each shows its test pattern until the installer answers (``i2c``: a bus instead of
+    the Pi's, for tests)."""
+    if not cfg.private_displays:
+        return None
+
+    def check(confirm: Callable[..., Result]) -> Result:
+        from table.display.station_screen import check_pattern
+        from table.hardware.oled import OledDisplays
+
+        displays = OledDisplays(cfg.private_displays, i2c=i2c, background=False)
+        try:
+            displays.start()
+        except TableError as exc:
+            return Result("station displays", "fail", str(exc))
+        try:
+            for station in displays.stations:
+                displays.show(station, check_pattern(station))
+            names = ", ".join(f"S{s + 1}" for s in displays.stations)
+            result = confirm(N_("Does each station display ({stations}) show a frame and its station's name?"),
+                             stations=names)
+        finally:
+            displays.close()
+        detail = result.detail if displays.failures == 0 else f"{result.detail}; {displays.failures} writes failed"
+        return Result("station displays", result.status if displays.failures == 0 else "fail", detail)
+
+    return check
+
+
 def relay_check(state_dir: Path) -> Result:
     """Does the venue relay reach its broker? (from the relay's status file; skip without a relay)"""
     from table.venue.relay import STATUS_FILE, read_relay_status
@@ -398,6 +433,7 @@ def cmd_selftest(args: argparse.Namespace) -> int:
         say=say, timeout=args.timeout,
         camera=lambda: camera_check(out_dir, args.camera),
         display=display_check,
+        station_displays=station_displays_check(cfg),
     )
     results = test.run(parts)
     if "relay" not in skip:

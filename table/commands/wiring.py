@@ -15,7 +15,7 @@ from pathlib import Path
 
 from table.common.errors import TableError
 from table.hardware.config import HardwareConfig, load_hardware
-from table.hardware.pinmap import format_header, header_rows, wiring_problems
+from table.hardware.pinmap import display_lines, format_header, header_rows, wiring_problems
 
 
 def cmd_wiring(args: argparse.Namespace) -> int:
@@ -68,6 +68,10 @@ def draw_header_png(cfg: HardwareConfig, path: Path, width: int = 1600) -> list[
         f"LED strip: data through a 74AHCT125 level shifter and {LED_RESISTOR_OHMS} ohm; 5 V supply sized "
         "for leds.max_milliamps.",
     ]
+    if cfg.private_displays:
+        notes.append("Station displays: SDA/SCL (GPIO 2/3), 3.3 V and GND to the TCA9548A; each OLED on its "
+                     "channel:")
+        notes += [f"    {line}" for line in display_lines(cfg)]
     subtitle = (f"from {cfg.source}; GPIO numbers are BCM; pin 1 is the square pad next to the SD card end")
     # The layout follows from the fonts: the header drawing starts below the subtitle,
     # the notes below the header, so no text can run into the drawing.
@@ -102,6 +106,8 @@ def draw_header_png(cfg: HardwareConfig, path: Path, width: int = 1600) -> list[
             return station_colour(int(use[1]) - 1)
         if use.startswith("LED"):
             return (255, 150, 30)
+        if use.startswith("OLED"):
+            return (40, 140, 200)
         if use.startswith("MCP3008"):
             return (120, 80, 200)
         if use.startswith("("):

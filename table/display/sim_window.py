@@ -15,6 +15,7 @@ from typing import Protocol
 import pygame
 
 from table.display import draw
+from table.display.station_screen import OneBitPicture, draw_station_picture
 from table.display.theme import ACCENT, BACKGROUND, PANEL, PANEL_LIGHT, TEXT, TEXT_DIM, Theme
 
 HINT = "Keys per station: button · turn left/right · push (hold 2 s: table menu) · Enter: dice tray"
@@ -55,9 +56,12 @@ class StationsBar(Protocol):
 
 
 def draw_stations_bar(surface: pygame.Surface, area: pygame.Rect, theme: Theme, now: float,
-                      bar: StationsBar) -> dict[int, dict[str, pygame.Rect]]:
+                      bar: StationsBar, private: Mapping[int, OneBitPicture] | None = None,
+                      ) -> dict[int, dict[str, pygame.Rect]]:
     """Draw the stations bar in ``area`` at table time ``now`` (blinking LEDs blink at 2 Hz);
-    returns each station's ``{"button": rect, "knob": rect}`` for the mouse."""
+    returns each station's ``{"button": rect, "knob": rect}`` for the mouse. ``private``:
+    each station's private display as it was last given (drawn right of the knob), so the
+    simulator shows what the OLED at that station would."""
     pygame.draw.rect(surface, BACKGROUND, area)
     n = bar.stations
     gap = 8
@@ -69,15 +73,23 @@ def draw_stations_bar(surface: pygame.Surface, area: pygame.Rect, theme: Theme, 
         draw.panel(surface, rect, PANEL, 10, colour, 3)
         draw.label(surface, theme, f"Station {s + 1}", (rect.left + 10, rect.top + 6), "small", colour,
                    bold=True)
-        r = min(rect.height // 3 - 2, w // 6)
+        screen = (private or {}).get(s)
+        r = min(rect.height // 3 - 2, w // 6 if screen is None else w // 9)
         button = pygame.Rect(0, 0, 2 * r, 2 * r)
-        button.center = (rect.left + w // 4, rect.centery + 10)
+        button.center = (rect.left + w // 4, rect.centery + 10) if screen is None else \
+            (rect.left + 10 + r, rect.centery + 10)
         led = bar.leds.get(s, "on")
         lit = led == "on" or (led == "blink" and int(now * 4) % 2 == 0)
         pygame.draw.circle(surface, colour if lit else PANEL_LIGHT, button.center, r)
         pygame.draw.circle(surface, TEXT, button.center, r, 2)
         knob = pygame.Rect(0, 0, 2 * r + 40, 2 * r)
-        knob.center = (rect.left + 3 * w // 4 - 10, rect.centery + 10)
+        knob.center = (rect.left + 3 * w // 4 - 10, rect.centery + 10) if screen is None else \
+            (button.right + 14 + r, rect.centery + 10)
+        if screen is not None:
+            left = knob.centerx + r + 10
+            oled = pygame.Rect(left, rect.top + 28, max(8, rect.right - 8 - left), rect.height - 36)
+            shown = draw_station_picture(surface, oled, screen)
+            pygame.draw.rect(surface, PANEL_LIGHT, shown.inflate(6, 6), 2, 3)
         pygame.draw.circle(surface, PANEL_LIGHT, knob.center, r)
         angle = bar.knob.get(s, 0) * (2 * math.pi / 16) - math.pi / 2
         tip = (knob.centerx + r * 0.8 * math.cos(angle), knob.centery + r * 0.8 * math.sin(angle))

@@ -134,6 +134,10 @@ class Game:
       (consulted after the table's catalogue); ``None`` when the table's has them.
     * ``lobby_order``: where the game stands in the lobby's list (lower first; the first
       is the one the lobby offers first); ties go by name.
+    * ``secret_knob``: players set a secret with the knob (the station's own view holds
+      the cursor as ``you``), which the shared screen never shows: with relative encoders
+      a player needs a private station display to see what he sets (``table check-config``
+      warns when one is missing).
     """
 
     engine: Engine[Any]
@@ -143,6 +147,7 @@ class Game:
     commands: str | None = None
     catalogue: str | None = None
     lobby_order: int = 50
+    secret_knob: bool = False
 
     @property
     def name(self) -> str:

@@ -15,7 +15,7 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from table.common.checks import (
     Check,
@@ -53,8 +53,23 @@ class HardwareConfigError(TableError):
 
 
 @dataclass(frozen=True)
+class StationDisplay:
+    """A station's private display: an SSD1306 OLED (128 x 64) on the Pi's I2C bus
+    (GPIO 2 and 3), behind channel ``mux_channel`` of a TCA9548A multiplexer at
+    ``mux_address`` (``None``: wired straight to the bus), at ``address`` on its channel.
+    Only its station sees it, so it may show that station's secrets (its own view)."""
+
+    bus: Literal["i2c"] = "i2c"
+    address: int = 0x3C
+    mux_channel: int | None = None
+    mux_address: int = 0x70
+    width: ClassVar[int] = 128
+    height: ClassVar[int] = 64
+
+
+@dataclass(frozen=True)
 class StationWiring:
-    """The pins of one station (BCM numbers)."""
+    """The pins of one station (BCM numbers), and its private display if it has one."""
 
     button: int
     button_led: int | None = None
@@ -65,6 +80,7 @@ class StationWiring:
     data: tuple[int, ...] = ()
     code: Literal["gray", "binary"] = "gray"
     adc_channel: int | None = None
+    display: StationDisplay | None = None
 
     def pins(self) -> dict[str, int]:
         """Every GPIO this station uses, by its key name."""
@@ -138,6 +154,11 @@ class HardwareConfig:
     leds: LedConfig = field(default_factory=LedConfig)
     serial: SerialConfig = field(default_factory=SerialConfig)
 
+    @property
+    def private_displays(self) -> dict[int, StationDisplay]:
+        """The stations (0-based) that have a private display, and its wiring."""
+        return {i: s.display for i, s in enumerate(self.stations) if s.display is not None}
+
     def timing(
         self, settle_ms: float = 15.0, tie_window_ms: float = 2.0, long_push_s: float = 2.0
     ) -> Timing:
@@ -168,6 +189,11 @@ def _data_pins(v: Any) -> str | None:
     if not isinstance(v, list) or len(v) != 4 or any(_gpio(p) for p in v):
         return "must be a list of four GPIO numbers, least significant line first"
     return None
+
+
+def _display_table(v: Any) -> str | None:
+    # Its keys are checked one by one afterwards (DISPLAY_KEYS), like a section of its own.
+    return None if isinstance(v, dict) else 'must be a table, e.g. { bus = "i2c", mux_channel = 0, address = 0x3C }'
 
 
 SECTIONS: dict[str, dict[str, Check]] = {
@@ -216,6 +242,13 @@ STATION_KEYS: dict[str, Check] = {
     "data": _data_pins,
     "code": one_of("gray", "binary"),
     "adc_channel": whole(0, 7),
+    "display": _display_table,
+}
+DISPLAY_KEYS: dict[str, Check] = {
+    "bus": one_of("i2c"),
+    "address": whole(0x03, 0x77),
+    "mux_channel": whole(0, 7),
+    "mux_address": whole(0x70, 0x77),
 }
 KNOB_NEEDS: dict[str, tuple[str, ...]] = {
     "encoder": ("encoder_a", "encoder_b", "knob_switch"),
@@ -266,6 +299,9 @@ def parse_hardware(data: Mapping[str, Any], source: str, *, check_pins: bool = T
                 problems.append(f"{source}: {name}.{need}: missing (a knob = \"{knob}\" needs it)")
         if "data" in clean:
             clean["data"] = tuple(clean["data"])
+        if "display" in clean:
+            shown = check_section(source, f"{name}.display", clean["display"], DISPLAY_KEYS, problems)
+            clean["display"] = StationDisplay(**shown)
         try:
             stations.append(StationWiring(**clean))
         except TypeError:
@@ -289,11 +325,42 @@ def parse_hardware(data: Mapping[str, Any], source: str, *, check_pins: bool = T
         problems.append(f"{source}: leds.count: a strip needs an even count (two halves), not {leds.count}")
     if leds.layout == "matrix" and leds.matrices == 1 and leds.height % 2:
         problems.append(f"{source}: leds.height: one matrix needs an even number of rows (two halves)")
+    problems.extend(_display_problems(cfg))
     if check_pins:
         problems.extend(wiring_problems(cfg))
     if problems:
         raise HardwareConfigError(problems)
     return cfg
+
+
+def _display_problems(cfg: HardwareConfig) -> list[str]:
+    """Two displays answering at the same place on the bus, or a multiplexer at a display's address.
+
+    A display wired straight to the bus answers whatever channel the multiplexer has
+    selected, so it may share its address with no display behind the multiplexer."""
+    problems: list[str] = []
+    seen: dict[tuple[int, int, int], int] = {}
+    direct: dict[int, int] = {}
+    for i, d in cfg.private_displays.items():
+        name = f"S{i + 1}.display"
+        if d.mux_channel is None:
+            if d.address in direct:
+                problems.append(f"{cfg.source}: {name}.address: S{direct[d.address] + 1}'s display already "
+                                f"answers at 0x{d.address:02X} on the bus (give one a mux_channel)")
+            direct.setdefault(d.address, i)
+            continue
+        if d.address == d.mux_address:
+            problems.append(f"{cfg.source}: {name}.address: 0x{d.address:02X} is the multiplexer's own address")
+        where = (d.mux_address, d.mux_channel, d.address)
+        if where in seen:
+            problems.append(f"{cfg.source}: {name}.mux_channel: S{seen[where] + 1}'s display already answers "
+                            f"at 0x{d.address:02X} on channel {d.mux_channel}")
+        seen.setdefault(where, i)
+    for i, d in cfg.private_displays.items():
+        if d.mux_channel is not None and d.address in direct:
+            problems.append(f"{cfg.source}: S{i + 1}.display.address: 0x{d.address:02X} is also the address of "
+                            f"S{direct[d.address] + 1}'s display, which sits on the bus itself and would answer too")
+    return problems
 
 
 def load_hardware_or_sim(directory: str | Path | None) -> HardwareConfig:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import abc
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 RGB = tuple[int, int, int]
 """A pixel colour, each channel 0..255 (before brightness and current limiting)."""
@@ -176,3 +176,43 @@ class Hourglass(abc.ABC):
     @abc.abstractmethod
     def close(self) -> None:
         """Switch all LEDs off and release the device. Safe to call twice."""
+
+
+class MonoPicture(Protocol):
+    """A one-bit picture for a station's private display: ``width`` x ``height`` pixels,
+    row by row from the top left, one byte per pixel (0: dark, anything else: lit).
+    (The display layer draws them: ``table.display.station_screen.StationPicture``.)"""
+
+    @property
+    def width(self) -> int: ...
+
+    @property
+    def height(self) -> int: ...
+
+    @property
+    def pixels(self) -> bytes: ...
+
+
+class StationDisplays(abc.ABC):
+    """The private displays at the stations (one small screen each, seen only by the
+    player sitting there). ``stations`` are the 0-based stations that have one.
+
+    Implementations must override :meth:`start`, :meth:`show` and :meth:`close`.
+    """
+
+    stations: tuple[int, ...] = ()
+    size: tuple[int, int] = (128, 64)
+
+    @abc.abstractmethod
+    def start(self) -> None:
+        """Open the displays; raises :class:`table.common.errors.TableError` with one
+        sentence when the bus or a display is missing."""
+
+    @abc.abstractmethod
+    def show(self, station: int, picture: MonoPicture) -> None:
+        """Show ``picture`` (of :attr:`size`) on ``station``'s display. Never raises for
+        a display that stopped answering (a loose cable): logs instead."""
+
+    @abc.abstractmethod
+    def close(self) -> None:
+        """Blank the displays and release the bus. Safe to call twice."""

@@ -66,6 +66,11 @@ class Wiring(Protocol):
     @property
     def mcp3008_chip_select(self) -> int: ...
 
+    @property
+    def private_displays(self) -> Mapping[int, object]:
+        """The stations with a private display (on the Pi's I2C bus)."""
+        ...
+
 # Header position -> GPIO number, or the name of a power/ground pin.
 HEADER: dict[int, int | str] = {
     1: "3V3", 2: "5V", 3: 2, 4: "5V", 5: 3, 6: "GND", 7: 4, 8: 14, 9: "GND", 10: 15,
@@ -118,6 +123,8 @@ def _buses_in_use(cfg: Wiring) -> dict[str, str]:
     out: dict[str, str] = {}
     if cfg.buses.i2c:
         out["i2c"] = "buses.i2c is on"
+    elif cfg.private_displays:
+        out["i2c"] = "the station displays use I2C"
     pots = _on_pins(cfg) and any(s.knob == "potentiometer" for s in cfg.stations)
     if cfg.buses.spi or cfg.leds.backend == "spi" or pots:
         if cfg.buses.spi:
@@ -205,7 +212,24 @@ def header_rows(cfg: Wiring) -> list[tuple[int, str, str]]:
             (p, n, f"MCP3008 {spi[int(n[4:])]}" if n in (f"GPIO{g}" for g in (9, 10, 11, cs)) else u)
             for p, n, u in rows
         ]
+    if cfg.private_displays:
+        via = " via TCA9548A" if any(getattr(d, "mux_channel", None) is not None
+                                    for d in cfg.private_displays.values()) else ""
+        i2c = {"GPIO2": f"OLED SDA{via}", "GPIO3": f"OLED SCL{via}"}
+        rows = [(p, n, i2c.get(n, u)) for p, n, u in rows]
     return rows
+
+
+def display_lines(cfg: Wiring) -> list[str]:
+    """How each station's private display is reached on the I2C bus, one line each."""
+    lines = []
+    for i, d in sorted(cfg.private_displays.items()):
+        channel, address = getattr(d, "mux_channel", None), getattr(d, "address", 0x3C)
+        mux = getattr(d, "mux_address", 0x70)
+        where = "on the bus itself" if channel is None else \
+            f"TCA9548A (0x{mux:02X}) channel {channel} (SD{channel}/SC{channel})"
+        lines.append(f"S{i + 1} display: SSD1306 at 0x{address:02X}, {where}")
+    return lines
 
 
 def format_header(cfg: Wiring) -> str:
@@ -220,4 +244,9 @@ def format_header(cfg: Wiring) -> str:
     lines.append("")
     lines.append("Every button, encoder contact and switch line goes between its GPIO and GND")
     lines.append("(the internal pull-ups are used); button LEDs from their GPIO through a resistor to GND.")
+    if cfg.private_displays:
+        lines.append("")
+        lines.append("Station displays: 3.3 V (pin 1), GND, SDA GPIO2 (pin 3), SCL GPIO3 (pin 5) to the")
+        lines.append("TCA9548A's VIN, GND, SDA, SCL (A0-A2 to GND: 0x70); each OLED on its channel's SDn/SCn:")
+        lines.extend(f"  {line}" for line in display_lines(cfg))
     return "\n".join(lines)

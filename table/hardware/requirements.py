@@ -55,6 +55,14 @@ LED_MODULES: dict[str, tuple[Module, ...]] = {
     "none": (),
 }
 
+DISPLAY_MODULES: tuple[Module, ...] = (
+    *BLINKA,
+    Module("adafruit_ssd1306", "adafruit-circuitpython-ssd1306"),
+    Module("adafruit_framebuf", "adafruit-circuitpython-framebuf"),
+    Module("adafruit_tca9548a", "adafruit-circuitpython-tca9548a"),
+)
+"""What the stations' private displays import (:mod:`table.hardware.oled`)."""
+
 PI5_PIO_DEVICE = "/dev/pio0"
 """The RP1 PIO block the Pi 5 LED driver programs (the unit allows it, udev gives it to gpio)."""
 
@@ -74,6 +82,9 @@ def module_problems(cfg: HardwareConfig) -> list[str]:
         factory = f'input.pin_factory = "{cfg.pin_factory}"'
         needed += [(factory, m) for m in PIN_FACTORY_MODULES.get(cfg.pin_factory, ())]
     needed += [(f'leds.backend = "{cfg.leds.backend}"', m) for m in LED_MODULES.get(cfg.leds.backend, ())]
+    if cfg.private_displays:
+        first = min(cfg.private_displays)
+        needed += [(f"S{first + 1}.display", m) for m in DISPLAY_MODULES]
     seen: set[str] = set()
     for what, module in needed:
         if module.name in seen or _installed(module.name):
@@ -102,6 +113,9 @@ def kiosk_problems(cfg: HardwareConfig, *, on_pi: bool) -> list[str]:
     if cfg.leds.backend == "spi" and not any(Path("/dev").glob("spidev0.*")):
         problems.append(f'{cfg.source}: leds.backend = "spi" needs /dev/spidev0.0: switch SPI on '
                         "(sudo raspi-config nonint do_spi 0) and reboot")
+    if cfg.private_displays and not Path("/dev/i2c-1").exists():
+        problems.append(f"{cfg.source}: S{min(cfg.private_displays) + 1}.display needs /dev/i2c-1: switch I2C on "
+                        "(sudo raspi-config nonint do_i2c 0) and reboot")
     if cfg.leds.backend == "pi5" and not Path(PI5_PIO_DEVICE).exists():
         problems.append(f'{cfg.source}: leds.backend = "pi5" needs {PI5_PIO_DEVICE} (a Raspberry Pi 5 with a '
                         "current kernel); on a Pi 1-4 use \"spi\"")

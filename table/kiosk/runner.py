@@ -63,6 +63,22 @@ def _teach_reader(folder: str) -> str:
         return str(exc)
 
 
+def _station_displays(hardware: HardwareConfig) -> Any:
+    """The OLEDs at the stations, started; ``None`` without any, or when they cannot be
+    reached (logged: a loose display cable must not keep the table from playing)."""
+    if not hardware.private_displays:
+        return None
+    from table.hardware.oled import OledDisplays
+
+    displays = OledDisplays(hardware.private_displays)
+    try:
+        displays.start()
+    except TableError as exc:
+        log.warning("the station displays stay dark: %s", exc)
+        return None
+    return displays
+
+
 def _hardware_backends(config: TableConfig, hardware: HardwareConfig, clock: Callable[[], float]) -> tuple[Any, Any]:
     """The real stations and LED hourglass the hardware config names (Pi libraries load here)."""
     from table.hardware.leds import make_hourglass
@@ -218,7 +234,14 @@ class Runner:
         from table.display.games import renderers
         from table.display.theme import STATION_COLOURS
         from table.hardware.sim import SimStations
-        from table.loop.outputs import ButtonLeds, HourglassOutput, ScreenHourglass, StationInputs
+        from table.loop.outputs import (
+            ButtonLeds,
+            HourglassOutput,
+            ScreenHourglass,
+            ScreenStationDisplays,
+            StationInputs,
+            StationScreens,
+        )
         from table.loop.sound import SoundOutput
 
         config, sim = self.config, self.sim
@@ -232,6 +255,11 @@ class Runner:
         outputs: list[Output] = [SoundOutput(config.sound.volume, config.sound.enabled),
                                  ButtonLeds(stations, config.stations, self.clock),
                                  HourglassOutput(hourglass, STATION_COLOURS, max_fps=hardware.leds.fps)]
+        # Every simulated station shows its private display; on the table only those wired.
+        self.screen_displays = ScreenStationDisplays(range(config.stations))
+        displays = self.screen_displays if sim else _station_displays(hardware)
+        if displays is not None:
+            outputs.append(StationScreens(displays))
         for renderer in renderers().values():
             outputs += renderer.outputs(config_dir)  # each game's own (speech, say)
         inputs: list[Any] = [self.station_inputs, self.sim_stations] if sim else [self.station_inputs]
@@ -428,11 +456,12 @@ class Runner:
         out = []
         bar = pygame.Rect(0, self.disp_size[1], self.window.get_width() - SIM_SIDE, SIM_BAR)
         blinking = any(state == "blink" for state in sim.leds.values())
+        private = dict(self.screen_displays.pictures)
         key = (tuple(sorted(sim.leds.items())), tuple(sorted(sim.knob.items())), frozenset(sim.held_push),
-               int(now * 4) % 2 if blinking else 0)
+               int(now * 4) % 2 if blinking else 0, tuple(sorted((s, p.pixels) for s, p in private.items())))
         if key != self._sim_key:
             self._sim_key = key
-            sim.layout = draw_stations_bar(self.window, bar, self.bar_theme, now, sim)
+            sim.layout = draw_stations_bar(self.window, bar, self.bar_theme, now, sim, private)
             out.append(bar)
         side = pygame.Rect(self.window.get_width() - SIM_SIDE, 0, SIM_SIDE, self.window.get_height())
         frame = tuple(self.screen_hourglass.frame)

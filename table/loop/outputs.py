@@ -11,6 +11,9 @@
   stations' presses into LED frames with the pure ``hourglass_frame``.
 * :class:`ScreenHourglass` is the simulator's LED hourglass: it keeps the last frame
   for the window to draw.
+* :class:`StationScreens` keeps each station's private display (an OLED at the
+  station, or the simulator's picture of it) on that station's own view; no other
+  view reaches it. :class:`ScreenStationDisplays` is the simulator's.
 
 Times: outputs are told the game's table time (``Table.game_time``); views carry
 game time (pauses taken out), converted with ``session.game_time``.
@@ -25,7 +28,16 @@ from typing import Any
 
 from table.games.base import Action
 from table.hardware.hourglass import Flash, HourglassState, hourglass_frame
-from table.hardware.interfaces import RGB, Hourglass, HourglassLayout, LedState, StationInput, Stations
+from table.hardware.interfaces import (
+    RGB,
+    Hourglass,
+    HourglassLayout,
+    LedState,
+    MonoPicture,
+    StationDisplays,
+    StationInput,
+    Stations,
+)
 from table.play.session import Session
 
 log = logging.getLogger(__name__)
@@ -223,6 +235,69 @@ class ScreenHourglass(Hourglass):
 
     def close(self) -> None:
         self.frame = [(0, 0, 0)] * self.layout.pixels
+
+
+def station_lines(session: Session | None, station: int) -> list[tuple[str, str]]:
+    """What ``station``'s private display shows: the lines its game's screen makes of
+    the station's own view (``session.view(station)``), else the station's name."""
+    from table.common.i18n import _
+    from table.display.games import renderers
+
+    name = [(f"S{station + 1}", "big")]
+    if session is None or station not in session.setup.stations:
+        return name
+    if session.paused:
+        return [*name, (_("Paused"), "small")]
+    renderer = renderers().get(session.engine.name)
+    lines = renderer.station_lines(session.view(station)) if renderer is not None else []
+    return lines or name
+
+
+class StationScreens:
+    """Each station display follows its own station's view, redrawn when the game's
+    state (or the pause, or the language) changed and sent only when the picture did."""
+
+    def __init__(self, displays: StationDisplays) -> None:
+        self.displays = displays
+        self._drawn = False
+        self._state: object = None
+        self._key: tuple[bool, str] = (False, "")
+        self._shown: dict[int, MonoPicture] = {}
+
+    def update(self, session: Session | None, now: float) -> None:
+        from table.common.i18n import language
+        from table.display.station_screen import station_picture
+
+        # The state is compared by identity: an engine returns a new state for every change.
+        state, key = None if session is None else session.state, (bool(session and session.paused), language())
+        if self._drawn and self._state is state and self._key == key:
+            return
+        self._drawn, self._state, self._key = True, state, key
+        for station in self.displays.stations:
+            picture = station_picture(station_lines(session, station), self.displays.size)
+            if self._shown.get(station) != picture:
+                self._shown[station] = picture
+                self.displays.show(station, picture)
+
+    def close(self) -> None:
+        self.displays.close()
+
+
+class ScreenStationDisplays(StationDisplays):
+    """The simulator's station displays: the last picture of each, for the stations bar."""
+
+    def __init__(self, stations: Sequence[int]) -> None:
+        self.stations = tuple(stations)
+        self.pictures: dict[int, MonoPicture] = {}
+
+    def start(self) -> None:
+        return None
+
+    def show(self, station: int, picture: MonoPicture) -> None:
+        self.pictures[station] = picture
+
+    def close(self) -> None:
+        self.pictures.clear()
 
 
 def draw_led_hourglass(surface: Any, rect: Any, frame: Sequence[RGB], layout: HourglassLayout) -> None:

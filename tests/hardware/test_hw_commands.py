@@ -210,7 +210,7 @@ def test_selftest_walks_every_station_on_mock_pins() -> None:
 EXAMPLES = Path(__file__).resolve().parent / "wiring_examples"
 
 
-@pytest.mark.parametrize("name", ["pi5-absolute", "pi4-potentiometers"])
+@pytest.mark.parametrize("name", ["pi5-absolute", "pi4-potentiometers", "pi5-encoders-displays"])
 def test_build_guide_wiring_examples_are_valid(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
     cfg = load_hardware(EXAMPLES / f"{name}.toml")

@@ -99,7 +99,8 @@ class GameRenderer:
     * :meth:`pictures`: still pictures of the game's own beyond those every game gets
       (for ``table screens`` and the docs), by name;
     * :meth:`outputs`: extra outputs the game drives (speech), built from the config;
-    * :meth:`data_problems`: problems in the screen's own data files, for ``check-config``.
+    * :meth:`data_problems`: problems in the screen's own data files, for ``check-config``;
+    * :meth:`station_lines`: what a station's private display shows of its own view.
     """
 
     game: ClassVar[str]
@@ -151,6 +152,13 @@ class GameRenderer:
     def data_problems(self, config_dir: Path | None) -> list[str]:
         """Every problem in the screen's own data files under ``config_dir``, one
         sentence each (the same checks :meth:`outputs` makes)."""
+        return []
+
+    def station_lines(self, view: dict[str, Any]) -> list[tuple[str, str]]:
+        """The lines a station's private display shows, top down, as ``(text, size)``
+        with size ``"big"`` or ``"small"``, from that station's own view
+        (``engine.view(state, station)``, the only view holding its secrets); words in
+        the language in force. Default: none (the display shows the station's name)."""
         return []
 
 

@@ -227,6 +227,29 @@ class UmtataRenderer(GameRenderer):
 
         return settings_problems(data_file(SETTINGS_FILE, config_dir))[1]
 
+    def station_lines(self, view: dict[str, Any]) -> list[tuple[str, str]]:
+        """What the player at the station is about to lock (his knob's region and
+        colour), what he locked, and what to do now: only from ``view["you"]``, his own."""
+        you = view.get("you")
+        if not isinstance(you, dict):
+            return []
+        board, lang = load_board(), language()
+        me: dict[str, Any] = next((p for p in view.get("players", []) if p.get("station") == you.get("station")), {})
+        lines: list[tuple[str, str]] = [(_(me["next"]), "small")] if me.get("next") else []
+        answering = view.get("answering")
+        if isinstance(answering, dict) and answering.get("station") == you.get("station") \
+                and answering.get("choice") is not None:
+            options = answering.get("options", [])
+            choice = int(answering["choice"])
+            picked = options[choice] if 0 <= choice < len(options) else "back"
+            lines.append((_("back") if picked == "back" else _country(picked), "big"))
+            return lines
+        shown = you.get("guess") or you.get("knob")
+        if isinstance(shown, dict):
+            lines.append((board.region_name(shown["region"], lang), "big"))
+            lines.append((board.colour_name(shown["colour"], lang), "big"))
+        return lines
+
     def __init__(self) -> None:
         self._bottoms: list[tuple[object, int]] = []
 
