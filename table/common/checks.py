@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import json
 import math
 import os
 import re
 import stat
+import tomllib
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -186,3 +188,194 @@ def read_text_input(path: str | os.PathLike[str], what: str, limit: int = TEXT_L
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise TableError(f"the {what} {os.fspath(path)} is not UTF-8 text (byte {exc.start})") from None
+
+
+# -- nesting: checked before a parser sees the text ------------------------------------------
+
+MAX_NESTING = 64
+"""How deep tables and arrays may nest in a file the table reads (a config, a scenario,
+a game's data) and in the JSON a journal stores: far deeper than any file of the table
+needs (its own nest at most four deep), far shallower than what exhausts the recursion
+of ``tomllib``, ``json`` or the code that walks their values."""
+
+JSON_LIMIT = TEXT_LIMIT
+"""The most characters one JSON text stored in a journal (a setup, an action) may have."""
+
+
+class BoundsError(tomllib.TOMLDecodeError):
+    """A text beyond the table's bounds (nested too deep, too long), refused before it is parsed.
+
+    A ``ValueError`` like every decoding error, and a ``tomllib.TOMLDecodeError`` so that
+    each TOML reader's ``except tomllib.TOMLDecodeError`` reports it in its own words.
+    """
+
+    def __init__(self, message: str) -> None:
+        ValueError.__init__(self, message)  # not TOMLDecodeError's (msg, doc, pos) form
+
+
+# One token of TOML as far as nesting goes: a string (its brackets and dots are text), a
+# comment, or a character that opens, closes or separates. A multi-line string may end in
+# up to two quotes of its own before the closing three, as TOML allows.
+_TOML_TOKEN = re.compile(
+    r'(?P<str>"""(?:[^\\]|\\[\s\S])*?"{3,5}'
+    r"|'''[\s\S]*?'{3,5}"
+    r'|"[^"\\\n]*(?:\\.[^"\\\n]*)*"?'
+    r"|'[^'\n]*'?)"
+    r"|(?P<comment>#[^\n]*)"
+    r"|(?P<mark>[\[\]{}=,.\n])"
+)
+_JSON_TOKEN = re.compile(r'"[^"\\]*(?:\\[\s\S][^"\\]*)*"?|[\[\]{}]')
+
+
+def _too_deep(text: str, at: int, limit: int) -> str:
+    line = text.count("\n", 0, at) + 1
+    return f"line {line} nests tables and arrays more than {limit} deep, deeper than the table reads"
+
+
+def _key_part(text: str) -> str:
+    """A TOML key part as written, unquoted where that is plain (to tell headers apart)."""
+    text = text.strip()
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'" and "\\" not in text:
+        return text[1:-1]
+    return text
+
+
+def toml_nesting_problem(text: str, limit: int = MAX_NESTING) -> str | None:
+    """Why ``text`` nests deeper than ``limit`` as TOML, or None; never parses it.
+
+    The depth counted is the one of the parsed document (the top table is 1, each table
+    or array inside adds one): table headers (``[a.b.c]``, one more for each array of
+    tables on the path), dotted keys (``a.b.c = 1``) and inline arrays and tables
+    (``[[[`` and ``{x = {``), whatever mix of them. Text that is not TOML is measured as
+    far as it goes; the parser then says what is wrong with it.
+    """
+    # A frame is an open inline array or table: (its kind, the depth of its values).
+    frames: list[tuple[str, int]] = []
+    table_depth = 1  # the depth of the table the current [header] opened
+    arrays_of_tables: set[tuple[str, ...]] = set()
+    at_line_start = True  # top level, nothing yet on this line: a [header] may start
+    in_key = True  # reading a key: dots separate its parts
+    parts = 1  # the parts of the key being read
+    header: list[str] | None = None  # the parts of the [header] being read
+    header_aot = False
+    skip_next_open = False
+    pending = ""  # a key part written as a string, for headers
+    last = 0
+    for m in _TOML_TOKEN.finditer(text):
+        if header is not None:
+            bare = text[last:m.start()]
+            if bare.strip():
+                pending += bare.strip()
+        last = m.end()
+        if m.lastgroup == "comment":
+            continue
+        token = m.group()
+        if m.lastgroup == "str":
+            if header is not None:
+                pending += _key_part(token)
+            at_line_start = False
+            continue
+        if skip_next_open and token == "[":
+            skip_next_open = False
+            continue
+        skip_next_open = False
+        if header is not None:
+            if token == ".":
+                header.append(pending)
+                pending = ""
+                continue
+            if token == "]":
+                header.append(pending)
+                path = tuple(header)
+                if header_aot:
+                    arrays_of_tables.add(path)
+                table_depth = 1 + len(path) + sum(path[:i] in arrays_of_tables for i in range(1, len(path) + 1))
+                if table_depth > limit:
+                    return _too_deep(text, m.start(), limit)
+                header = None
+                in_key = False
+                continue
+            if token == "\n":
+                header = None  # not a header after all: the parser says so
+            else:
+                continue
+        if token == "\n":
+            while frames and frames[-1][0] == "=":
+                frames.pop()  # a top-level key's value ends with its line
+            if not frames:
+                at_line_start, in_key, parts = True, True, 1
+            continue
+        if token == "[" and not frames and at_line_start:
+            header, pending, header_aot = [], "", text.startswith("[[", m.start())
+            skip_next_open = header_aot
+            at_line_start = False
+            continue
+        at_line_start = False
+        if in_key:
+            if token == ".":
+                parts += 1
+                continue
+            if token == "=":
+                base = frames[-1][1] if frames else table_depth
+                if base + parts - 1 > limit:
+                    return _too_deep(text, m.start(), limit)
+                in_key = False
+                frames.append(("=", base + parts - 1))  # this key's value, until , or } or its line ends
+            continue
+        if token in "[{":
+            depth = (frames[-1][1] if frames else table_depth) + 1
+            if depth > limit:
+                return _too_deep(text, m.start(), limit)
+            frames.append((token, depth))
+            if token == "{":
+                in_key, parts = True, 1
+            continue
+        if token in "]}":
+            while frames and frames[-1][0] == "=":
+                frames.pop()
+            if frames:
+                frames.pop()
+            continue
+        if token == ",":
+            while frames and frames[-1][0] == "=":
+                frames.pop()
+            if frames and frames[-1][0] == "{":
+                in_key, parts = True, 1
+            continue
+    return None
+
+
+def json_nesting_problem(text: str, limit: int = MAX_NESTING) -> str | None:
+    """Why ``text`` nests its arrays and objects deeper than ``limit`` as JSON, or None."""
+    depth = 0
+    for m in _JSON_TOKEN.finditer(text):
+        token = m.group()
+        if token in "[{":
+            depth += 1
+            if depth > limit:
+                return _too_deep(text, m.start(), limit)
+        elif token in "]}":
+            depth -= 1
+    return None
+
+
+def load_toml(text: str, limit: int = MAX_NESTING) -> dict[str, Any]:
+    """``tomllib.loads(text)`` for text nested at most ``limit`` deep (see
+    :func:`toml_nesting_problem`); deeper text raises :class:`BoundsError` (a
+    ``TOMLDecodeError``) before it is parsed. Every reader of the table's TOML uses this."""
+    problem = toml_nesting_problem(text, limit)
+    if problem is not None:
+        raise BoundsError(problem)
+    return tomllib.loads(text)
+
+
+def load_json(text: str, limit: int = MAX_NESTING, *, size: int = JSON_LIMIT) -> Any:
+    """``json.loads(text)`` for text of at most ``size`` characters nested at most
+    ``limit`` deep; anything else raises :class:`BoundsError` (a ``ValueError``, as
+    ``json``'s own errors are) before it is parsed."""
+    if len(text) > size:
+        raise BoundsError(f"{len(text):,} characters, more than the {size:,} the table reads")
+    problem = json_nesting_problem(text, limit)
+    if problem is not None:
+        raise BoundsError(problem)
+    return json.loads(text)

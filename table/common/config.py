@@ -20,6 +20,7 @@ from table.common.checks import (
     boolean,
     check_section,
     did_you_mean,
+    load_toml,
     number,
     one_of,
     read_text_input,
@@ -206,7 +207,7 @@ def load_config(directory: str | Path | None = None, games: Collection[str] | No
     except TableError as exc:
         raise ConfigError([str(exc)]) from None
     try:
-        data = tomllib.loads(text)
+        data = load_toml(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError([f"{path}: not valid TOML ({exc})"]) from None
     return parse_config(data, str(path), games)

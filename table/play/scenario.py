@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from table.common.checks import did_you_mean, number, read_text_input, whole, whole64
+from table.common.checks import did_you_mean, load_toml, number, read_text_input, whole, whole64
 from table.common.errors import TableError
 from table.games import UnknownGameError, games, get_engine
 from table.games.base import TICK, Action, GameError, GameSetup, JSONValue
@@ -208,7 +208,7 @@ def load_scenario(path: str | Path) -> Scenario:
     except TableError as exc:
         raise ScenarioError(str(exc)) from None
     try:
-        data = tomllib.loads(text)
+        data = load_toml(text)
     except tomllib.TOMLDecodeError as exc:
         raise ScenarioError(f"{p} is not valid TOML ({exc})") from None
     return parse_scenario(data, str(p))

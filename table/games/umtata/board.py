@@ -277,11 +277,11 @@ def derived_land(map_path: Path) -> list[Any]:
 
 @cache
 def _read_board(path: Path, map_path: Path) -> Board:
-    from table.common.checks import read_text_input
+    from table.common.checks import load_toml, read_text_input
     from table.common.errors import TableError
 
     try:
-        data = tomllib.loads(read_text_input(path, "Umtata board"))
+        data = load_toml(read_text_input(path, "Umtata board"))
     except TableError as exc:
         raise BoardError(str(exc)) from None
     except tomllib.TOMLDecodeError as exc:
