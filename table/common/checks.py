@@ -83,6 +83,69 @@ def non_empty(v: Any) -> str | None:
     return None if isinstance(v, str) and v else "must be a non-empty string"
 
 
+NAME_LIMIT = 24
+"""The most characters a name shown on the table may have (a station's, a player's)."""
+
+
+def _unprintable(text: str) -> str | None:
+    """The first character of ``text`` that has no place in a name or a path: a control
+    character (NUL, a tab, a new line, an escape...) or a line or paragraph separator."""
+    import unicodedata
+
+    for ch in text:
+        if unicodedata.category(ch) in ("Cc", "Zl", "Zp"):
+            return ch
+    return None
+
+
+def shown_name(v: Any) -> str | None:
+    """A name the table shows: a string of 1 to :data:`NAME_LIMIT` characters, not only
+    spaces, with no control characters."""
+    if not isinstance(v, str):
+        return f"must be a name (a string), not {v!r}"
+    if not v.strip():
+        return "must not be empty" if not v else "must not be only spaces"
+    odd = _unprintable(v)
+    if odd is not None:
+        return f"must not hold control characters ({odd!r} in {v[:NAME_LIMIT]!r})"
+    if len(v) > NAME_LIMIT:
+        return f"must be at most {NAME_LIMIT} characters, not {len(v):,}"
+    return None
+
+
+def plain_text(v: Any) -> str | None:
+    """A string with no control characters (a path, a spec): NUL would end it early."""
+    if not isinstance(v, str):
+        return "must be a string"
+    odd = _unprintable(v)
+    return None if odd is None else f"must not hold control characters ({odd!r})"
+
+
+CAMERA_INDEX_LIMIT = 255
+"""The highest ``usb:N`` a camera spec may name (Linux numbers video devices up to 255)."""
+
+
+def camera_problem(spec: str) -> str | None:
+    """Why ``spec`` is not a camera spec the table can open, or None: ``pi``, ``usb``,
+    ``usb:N`` (N a whole number from 0 to :data:`CAMERA_INDEX_LIMIT`) or a path (a folder
+    or a picture; whether it exists is seen when it is opened). Empty means no camera."""
+    odd = _unprintable(spec)
+    if odd is not None:
+        return f"must not hold control characters ({odd!r})"
+    lowered = spec.strip().lower()
+    if lowered in ("pi", "usb") and spec != lowered:
+        return f"must be written {lowered!r}, not {spec!r}"
+    if lowered.startswith("usb:"):
+        index = spec.split(":", 1)[1]
+        if not (index.isascii() and index.isdigit()) or len(index) > 3 or int(index) > CAMERA_INDEX_LIMIT:
+            shown = index if len(index) <= 12 else index[:12] + "..."
+            return (f"'usb:N' needs N from 0 to {CAMERA_INDEX_LIMIT} (the camera's number, 0 the first), "
+                    f"not {shown!r}")
+        if spec != "usb:" + index:
+            return f"must be written 'usb:{index}', not {spec!r}"
+    return None
+
+
 def one_of(*options: str) -> Check:
     def check(v: Any) -> str | None:
         return None if v in options else f"must be one of {', '.join(options)}, not {v!r}"
