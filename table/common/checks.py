@@ -384,7 +384,10 @@ def toml_nesting_problem(text: str, limit: int = MAX_NESTING) -> str | None:
                     return _too_deep(text, m.start(), limit)
                 in_key = False
                 frames.append(("=", base + parts - 1))  # this key's value, until , or } or its line ends
-            continue
+                continue
+            if token != "}":  # } ends an inline table in place of a key ({} or a trailing comma)
+                continue
+            in_key = False
         if token in "[{":
             depth = (frames[-1][1] if frames else table_depth) + 1
             if depth > limit:
