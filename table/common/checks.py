@@ -15,6 +15,7 @@ import os
 import re
 import stat
 import tomllib
+import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -90,8 +91,6 @@ NAME_LIMIT = 24
 def _unprintable(text: str) -> str | None:
     """The first character of ``text`` that has no place in a name or a path: a control
     character (NUL, a tab, a new line, an escape...) or a line or paragraph separator."""
-    import unicodedata
-
     for ch in text:
         if unicodedata.category(ch) in ("Cc", "Zl", "Zp"):
             return ch
