@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import json
 import math
 import os
 import re
 import stat
+import tomllib
+import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -79,6 +82,67 @@ def string(v: Any) -> str | None:
 
 def non_empty(v: Any) -> str | None:
     return None if isinstance(v, str) and v else "must be a non-empty string"
+
+
+NAME_LIMIT = 24
+"""The most characters a name shown on the table may have (a station's, a player's)."""
+
+
+def _unprintable(text: str) -> str | None:
+    """The first character of ``text`` that has no place in a name or a path: a control
+    character (NUL, a tab, a new line, an escape...) or a line or paragraph separator."""
+    for ch in text:
+        if unicodedata.category(ch) in ("Cc", "Zl", "Zp"):
+            return ch
+    return None
+
+
+def shown_name(v: Any) -> str | None:
+    """A name the table shows: a string of 1 to :data:`NAME_LIMIT` characters, not only
+    spaces, with no control characters."""
+    if not isinstance(v, str):
+        return f"must be a name (a string), not {v!r}"
+    if not v.strip():
+        return "must not be empty" if not v else "must not be only spaces"
+    odd = _unprintable(v)
+    if odd is not None:
+        return f"must not hold control characters ({odd!r} in {v[:NAME_LIMIT]!r})"
+    if len(v) > NAME_LIMIT:
+        return f"must be at most {NAME_LIMIT} characters, not {len(v):,}"
+    return None
+
+
+def plain_text(v: Any) -> str | None:
+    """A string with no control characters (a path, a spec): NUL would end it early."""
+    if not isinstance(v, str):
+        return "must be a string"
+    odd = _unprintable(v)
+    return None if odd is None else f"must not hold control characters ({odd!r})"
+
+
+CAMERA_INDEX_LIMIT = 255
+"""The highest ``usb:N`` a camera spec may name (Linux numbers video devices up to 255)."""
+
+
+def camera_problem(spec: str) -> str | None:
+    """Why ``spec`` is not a camera spec the table can open, or None: ``pi``, ``usb``,
+    ``usb:N`` (N a whole number from 0 to :data:`CAMERA_INDEX_LIMIT`) or a path (a folder
+    or a picture; whether it exists is seen when it is opened). Empty means no camera."""
+    odd = _unprintable(spec)
+    if odd is not None:
+        return f"must not hold control characters ({odd!r})"
+    lowered = spec.strip().lower()
+    if lowered in ("pi", "usb") and spec != lowered:
+        return f"must be written {lowered!r}, not {spec!r}"
+    if lowered.startswith("usb:"):
+        index = spec.split(":", 1)[1]
+        if not (index.isascii() and index.isdigit()) or len(index) > 3 or int(index) > CAMERA_INDEX_LIMIT:
+            shown = index if len(index) <= 12 else index[:12] + "..."
+            return (f"'usb:N' needs N from 0 to {CAMERA_INDEX_LIMIT} (the camera's number, 0 the first), "
+                    f"not {shown!r}")
+        if spec != "usb:" + index:
+            return f"must be written 'usb:{index}', not {spec!r}"
+    return None
 
 
 def one_of(*options: str) -> Check:
@@ -186,3 +250,197 @@ def read_text_input(path: str | os.PathLike[str], what: str, limit: int = TEXT_L
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise TableError(f"the {what} {os.fspath(path)} is not UTF-8 text (byte {exc.start})") from None
+
+
+# -- nesting: checked before a parser sees the text ------------------------------------------
+
+MAX_NESTING = 64
+"""How deep tables and arrays may nest in a file the table reads (a config, a scenario,
+a game's data) and in the JSON a journal stores: far deeper than any file of the table
+needs (its own nest at most four deep), far shallower than what exhausts the recursion
+of ``tomllib``, ``json`` or the code that walks their values."""
+
+JSON_LIMIT = TEXT_LIMIT
+"""The most characters one JSON text stored in a journal (a setup, an action) may have."""
+
+
+class BoundsError(tomllib.TOMLDecodeError):
+    """A text beyond the table's bounds (nested too deep, too long), refused before it is parsed.
+
+    A ``ValueError`` like every decoding error, and a ``tomllib.TOMLDecodeError`` so that
+    each TOML reader's ``except tomllib.TOMLDecodeError`` reports it in its own words.
+    """
+
+    def __init__(self, message: str) -> None:
+        ValueError.__init__(self, message)  # not TOMLDecodeError's (msg, doc, pos) form
+
+
+# One token of TOML as far as nesting goes: a string (its brackets and dots are text), a
+# comment, or a character that opens, closes or separates. A multi-line string may end in
+# up to two quotes of its own before the closing three, as TOML allows.
+_TOML_TOKEN = re.compile(
+    r'(?P<str>"""(?:[^\\]|\\[\s\S])*?"{3,5}'
+    r"|'''[\s\S]*?'{3,5}"
+    r'|"[^"\\\n]*(?:\\.[^"\\\n]*)*"?'
+    r"|'[^'\n]*'?)"
+    r"|(?P<comment>#[^\n]*)"
+    r"|(?P<mark>[\[\]{}=,.\n])"
+)
+_JSON_TOKEN = re.compile(r'"[^"\\]*(?:\\[\s\S][^"\\]*)*"?|[\[\]{}]')
+
+
+def _too_deep(text: str, at: int, limit: int) -> str:
+    line = text.count("\n", 0, at) + 1
+    return f"line {line} nests tables and arrays more than {limit} deep, deeper than the table reads"
+
+
+def _key_part(text: str) -> str:
+    """A TOML key part as written, unquoted where that is plain (to tell headers apart)."""
+    text = text.strip()
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'" and "\\" not in text:
+        return text[1:-1]
+    return text
+
+
+def toml_nesting_problem(text: str, limit: int = MAX_NESTING) -> str | None:
+    """Why ``text`` nests deeper than ``limit`` as TOML, or None; never parses it.
+
+    The depth counted is the one of the parsed document (the top table is 1, each table
+    or array inside adds one): table headers (``[a.b.c]``, one more for each array of
+    tables on the path), dotted keys (``a.b.c = 1``) and inline arrays and tables
+    (``[[[`` and ``{x = {``), whatever mix of them. Text that is not TOML is measured as
+    far as it goes; the parser then says what is wrong with it.
+    """
+    # A frame is an open inline array or table: (its kind, the depth of its values).
+    frames: list[tuple[str, int]] = []
+    table_depth = 1  # the depth of the table the current [header] opened
+    arrays_of_tables: set[tuple[str, ...]] = set()
+    at_line_start = True  # top level, nothing yet on this line: a [header] may start
+    in_key = True  # reading a key: dots separate its parts
+    parts = 1  # the parts of the key being read
+    header: list[str] | None = None  # the parts of the [header] being read
+    header_aot = False
+    skip_next_open = False
+    pending = ""  # a key part written as a string, for headers
+    last = 0
+    for m in _TOML_TOKEN.finditer(text):
+        if header is not None:
+            bare = text[last:m.start()]
+            if bare.strip():
+                pending += bare.strip()
+        last = m.end()
+        if m.lastgroup == "comment":
+            continue
+        token = m.group()
+        if m.lastgroup == "str":
+            if header is not None:
+                pending += _key_part(token)
+            at_line_start = False
+            continue
+        if skip_next_open and token == "[":
+            skip_next_open = False
+            continue
+        skip_next_open = False
+        if header is not None:
+            if token == ".":
+                header.append(pending)
+                pending = ""
+                continue
+            if token == "]":
+                header.append(pending)
+                path = tuple(header)
+                if header_aot:
+                    arrays_of_tables.add(path)
+                table_depth = 1 + len(path) + sum(path[:i] in arrays_of_tables for i in range(1, len(path) + 1))
+                if table_depth > limit:
+                    return _too_deep(text, m.start(), limit)
+                header = None
+                in_key = False
+                continue
+            if token == "\n":
+                header = None  # not a header after all: the parser says so
+            else:
+                continue
+        if token == "\n":
+            while frames and frames[-1][0] == "=":
+                frames.pop()  # a top-level key's value ends with its line
+            if not frames:
+                at_line_start, in_key, parts = True, True, 1
+            continue
+        if token == "[" and not frames and at_line_start:
+            header, pending, header_aot = [], "", text.startswith("[[", m.start())
+            skip_next_open = header_aot
+            at_line_start = False
+            continue
+        at_line_start = False
+        if in_key:
+            if token == ".":
+                parts += 1
+                continue
+            if token == "=":
+                base = frames[-1][1] if frames else table_depth
+                if base + parts - 1 > limit:
+                    return _too_deep(text, m.start(), limit)
+                in_key = False
+                frames.append(("=", base + parts - 1))  # this key's value, until , or } or its line ends
+                continue
+            if token != "}":  # } ends an inline table in place of a key ({} or a trailing comma)
+                continue
+            in_key = False
+        if token in "[{":
+            depth = (frames[-1][1] if frames else table_depth) + 1
+            if depth > limit:
+                return _too_deep(text, m.start(), limit)
+            frames.append((token, depth))
+            if token == "{":
+                in_key, parts = True, 1
+            continue
+        if token in "]}":
+            while frames and frames[-1][0] == "=":
+                frames.pop()
+            if frames:
+                frames.pop()
+            continue
+        if token == ",":
+            while frames and frames[-1][0] == "=":
+                frames.pop()
+            if frames and frames[-1][0] == "{":
+                in_key, parts = True, 1
+            continue
+    return None
+
+
+def json_nesting_problem(text: str, limit: int = MAX_NESTING) -> str | None:
+    """Why ``text`` nests its arrays and objects deeper than ``limit`` as JSON, or None."""
+    depth = 0
+    for m in _JSON_TOKEN.finditer(text):
+        token = m.group()
+        if token in "[{":
+            depth += 1
+            if depth > limit:
+                return _too_deep(text, m.start(), limit)
+        elif token in "]}":
+            depth -= 1
+    return None
+
+
+def load_toml(text: str, limit: int = MAX_NESTING) -> dict[str, Any]:
+    """``tomllib.loads(text)`` for text nested at most ``limit`` deep (see
+    :func:`toml_nesting_problem`); deeper text raises :class:`BoundsError` (a
+    ``TOMLDecodeError``) before it is parsed. Every reader of the table's TOML uses this."""
+    problem = toml_nesting_problem(text, limit)
+    if problem is not None:
+        raise BoundsError(problem)
+    return tomllib.loads(text)
+
+
+def load_json(text: str, limit: int = MAX_NESTING, *, size: int = JSON_LIMIT) -> Any:
+    """``json.loads(text)`` for text of at most ``size`` characters nested at most
+    ``limit`` deep; anything else raises :class:`BoundsError` (a ``ValueError``, as
+    ``json``'s own errors are) before it is parsed."""
+    if len(text) > size:
+        raise BoundsError(f"{len(text):,} characters, more than the {size:,} the table reads")
+    problem = json_nesting_problem(text, limit)
+    if problem is not None:
+        raise BoundsError(problem)
+    return json.loads(text)

@@ -18,12 +18,15 @@ from typing import Any
 from table.common.checks import (
     Check,
     boolean,
+    camera_problem,
     check_section,
     did_you_mean,
+    load_toml,
     number,
     one_of,
+    plain_text,
     read_text_input,
-    string,
+    shown_name,
     whole,
 )
 from table.common.datafiles import data_file
@@ -111,10 +114,51 @@ class TableConfig:
         return Path.home() / ".local" / "state" / "table" / "journal.db"
 
 
+MAX_STATIONS = 5
+
+
 def _names(v: Any) -> str | None:
+    """A list of names the lobby can show (their count against ``stations`` is checked
+    with the whole ``[table]``)."""
     if not isinstance(v, list) or not all(isinstance(n, str) for n in v):
         return "must be a list of names"
+    for i, name in enumerate(v):
+        msg = shown_name(name)
+        if msg:
+            return f"name {i + 1} {msg}"
     return None
+
+
+def _camera(v: Any) -> str | None:
+    if not isinstance(v, str):
+        return 'must be a string: "pi", "usb", "usb:N" or empty'
+    return camera_problem(v) if v else None
+
+
+def _matrix_counts(matrices: int) -> frozenset[int]:
+    """The LED counts ``matrices`` matrices can have, in the shapes the hourglass draws
+    (:class:`table.hardware.interfaces.HourglassLayout`): ``width`` 1 to 64 by ``height``
+    2 to 64 each, and one matrix alone an even number of rows (its halves are the bulbs)."""
+    rows = range(2, 65, 2) if matrices == 1 else range(2, 65)
+    return frozenset(matrices * w * h for w in range(1, 65) for h in rows)
+
+
+_HOURGLASS_COUNTS = {"matrix": _matrix_counts(1), "two-matrices": _matrix_counts(2)}
+
+
+def _hourglass_problem(leds: int, layout: str) -> str | None:
+    """Why ``leds`` LEDs cannot form the hourglass ``layout``, or None."""
+    if layout == "strip":
+        return None if leds % 2 == 0 else f"a strip needs an even count (two halves), not {leds}"
+    counts = _HOURGLASS_COUNTS.get(layout)
+    if counts is None or leds in counts:
+        return None
+    below = max((c for c in counts if c < leds), default=None)
+    above = min((c for c in counts if c > leds), default=None)
+    near = " or ".join(str(c) for c in (below, above) if c is not None)
+    shape = ("width x height with an even number of rows, e.g. 64 for 8 x 8" if layout == "matrix"
+             else "2 x width x height, e.g. 128 for two 8 x 8")
+    return f"a {layout} layout needs a count of {shape}, not {leds} (did you mean {near}?)"
 
 
 _LANGUAGE_WORDS = {"english": "en", "englisch": "en", "german": "de", "deutsch": "de"}
@@ -133,7 +177,8 @@ def _language(v: Any) -> str | None:
 
 
 SCHEMA: dict[str, dict[str, Check]] = {
-    "table": {"stations": whole(1, 5), "station_names": _names, "journal": string, "language": _language},
+    "table": {"stations": whole(1, MAX_STATIONS), "station_names": _names, "journal": plain_text,
+              "language": _language},
     "display": {"width": whole(320, 7680), "height": whole(240, 4320), "fullscreen": boolean, "fps": whole(10, 240),
                 "celebrations": boolean},
     "timing": {
@@ -143,7 +188,7 @@ SCHEMA: dict[str, dict[str, Check]] = {
         "attract_after_s": number(5, 86400),
     },
     "sound": {"enabled": boolean, "volume": number(0, 1)},
-    "tray": {"camera": string},
+    "tray": {"camera": _camera},
     "hourglass": {
         "seconds": number(1, 3600),
         "leds": whole(1, 2048),
@@ -174,9 +219,20 @@ def parse_config(data: Mapping[str, Any], source: str, games: Collection[str] | 
                     problems.append(f"{source}: games.{game}: must be a table")
             continue
         sections[key] = check_section(source, key, value, SCHEMA[key], problems)
+    t = sections.get("table", {})
+    raw_table = data.get("table")
+    names = raw_table.get("station_names", ()) if isinstance(raw_table, dict) else ()
+    stations = t.get("stations", 4)
+    if isinstance(names, list) and len(names) > stations:  # said beside what is wrong with a name
+        problems.append(f"{source}: table.station_names: {len(names)} names for {stations} stations "
+                        "(at most one name per station)")
+    glass = sections.get("hourglass", {})
+    if "leds" in glass or "layout" in glass:
+        msg = _hourglass_problem(glass.get("leds", 60), glass.get("layout", "strip"))
+        if msg:
+            problems.append(f"{source}: hourglass.leds: {msg}")
     if problems:
         raise ConfigError(problems)
-    t = sections.get("table", {})
     return TableConfig(
         source=source,
         stations=t.get("stations", 4),
@@ -206,7 +262,7 @@ def load_config(directory: str | Path | None = None, games: Collection[str] | No
     except TableError as exc:
         raise ConfigError([str(exc)]) from None
     try:
-        data = tomllib.loads(text)
+        data = load_toml(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError([f"{path}: not valid TOML ({exc})"]) from None
     return parse_config(data, str(path), games)

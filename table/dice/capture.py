@@ -20,6 +20,7 @@ from typing import Protocol
 import cv2
 import numpy as np
 
+from table.common.checks import camera_problem
 from table.common.errors import TableError
 from table.dice.pictures import Image, u8
 
@@ -107,7 +108,11 @@ class PiCamera:
 
 
 def open_source(spec: str) -> FrameSource:
-    """``pi``, ``usb`` / ``usb:N``, or a folder / picture file path."""
+    """``pi``, ``usb`` / ``usb:N``, or a folder / picture file path; a spec that cannot
+    name a camera (``usb:-1``, a 20-digit number) is refused in one sentence."""
+    problem = camera_problem(spec)
+    if problem is not None:
+        raise TableError(f"camera {spec!r}: {problem}")
     if spec == "pi":
         return PiCamera()
     if spec == "usb" or spec.startswith("usb:"):

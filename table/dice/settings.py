@@ -10,7 +10,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from table.common.checks import read_text_input
+from table.common.checks import load_toml, read_text_input
 from table.common.datafiles import config_dir, data_file, defaults_dir
 from table.common.errors import TableError
 
@@ -72,7 +72,7 @@ def load_settings(path: Path | None = None) -> ReaderSettings:
     if not path.exists():
         return ReaderSettings()
     try:
-        data = tomllib.loads(read_text_input(path, "dice reader settings file"))
+        data = load_toml(read_text_input(path, "dice reader settings file"))
     except tomllib.TOMLDecodeError as exc:
         raise TableError(f"{path} is not valid TOML: {exc}") from exc
     reader = data.get("reader", {})

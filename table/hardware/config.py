@@ -22,6 +22,7 @@ from table.common.checks import (
     boolean,
     check_section,
     did_you_mean,
+    load_toml,
     non_empty,
     number,
     one_of,
@@ -387,7 +388,7 @@ def load_hardware(directory: str | Path | None = None, *, check_pins: bool = Tru
     if not os.path.lexists(path):
         raise HardwareConfigError([f"{path}: no such file"])
     try:
-        data = tomllib.loads(read_text_input(path, "hardware config file"))  # regular files only
+        data = load_toml(read_text_input(path, "hardware config file"))  # regular files only
     except TableError as exc:
         raise HardwareConfigError([str(exc)]) from None
     except tomllib.TOMLDecodeError as exc:

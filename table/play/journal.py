@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
+from table.common.checks import load_json
 from table.common.errors import TableError
 from table.games.base import Action, GameSetup, Outcome
 
@@ -54,6 +55,28 @@ CREATE TABLE IF NOT EXISTS damaged (
     set_aside REAL NOT NULL
 );
 """
+
+
+def _own_objects() -> dict[str, tuple[str, str | None]]:
+    """What the table's schema puts in ``sqlite_master``: name -> (type, SQL as SQLite
+    keeps it, whitespace folded), the indexes SQLite makes for the primary keys included."""
+    db = sqlite3.connect(":memory:")
+    try:
+        db.executescript(_SCHEMA)
+        return {str(name): (str(kind), _folded(sql)) for kind, name, sql in
+                db.execute("SELECT type, name, sql FROM sqlite_master")}
+    finally:
+        db.close()
+
+
+def _folded(sql: object) -> str | None:
+    return " ".join(str(sql).split()) if sql is not None else None
+
+
+_OWN_OBJECTS = _own_objects()
+_STATISTICS = frozenset({"sqlite_stat1", "sqlite_stat2", "sqlite_stat3", "sqlite_stat4"})
+"""Tables SQLite itself makes when somebody runs ``ANALYZE``: figures for its query
+planner, never rows of games, so a journal may hold them."""
 
 
 class JournalError(TableError):
@@ -229,6 +252,7 @@ class Journal:
         if odd:
             raise JournalError(f"{self.path} is not a table journal ('{odd[0]}' is a {objects[odd[0]]}, "
                                "not a table); it was not changed")
+        self._check_objects()
         if not create:
             if "games" not in tables:
                 raise JournalError(f"{self.path} is not a table journal (it holds no games table)")
@@ -244,6 +268,28 @@ class Journal:
         if row is None:
             self._db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
         self._check_columns()
+
+    def _check_objects(self) -> None:
+        """Refuse a journal whose schema holds anything the table did not create.
+
+        A trigger could delete each action as it is appended (a whole game journaled as
+        nothing), a view or an index of somebody else's could change what is read: so
+        every object in ``sqlite_master`` must be one of the table's own, with the SQL
+        the table gives it. Objects the table would still create may be missing.
+        """
+        rows = self._db.execute("SELECT type, name, sql FROM sqlite_master").fetchall()
+        for kind, name, sql in rows:
+            if str(name) in _STATISTICS:
+                continue
+            own = _OWN_OBJECTS.get(str(name))
+            if own is None:
+                raise JournalError(f"{self.path} is not a journal as the table writes it (it holds the {kind} "
+                                   f"'{name}', which the table never creates), so it is not used; "
+                                   "it was not changed")
+            if own != (str(kind), _folded(sql)):
+                raise JournalError(f"{self.path} is not a journal as the table writes it (its {kind} '{name}' "
+                                   "is not defined the way the table defines it), so it is not used; "
+                                   "it was not changed")
 
     def _check_columns(self) -> None:
         try:
@@ -426,7 +472,7 @@ class Journal:
         if row is None:
             raise JournalError(f"{self.path} has no game number {game}")
         try:
-            setup = GameSetup.from_json(json.loads(row[1]))
+            setup = GameSetup.from_json(load_json(str(row[1])))  # bounded: no nest exhausts the parser
             seed = int(row[2])
         except (ValueError, TypeError) as exc:
             raise JournalError(f"{self.path}: game {game} has an unreadable setup ({exc})") from None
@@ -437,7 +483,7 @@ class Journal:
                 bad_from = expected
                 break
             try:
-                actions.append(Action.from_json(json.loads(text)))
+                actions.append(Action.from_json(load_json(text)))
             except (ValueError, TypeError):
                 bad_from = seq
                 break

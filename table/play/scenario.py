@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from table.common.checks import did_you_mean, number, read_text_input, whole, whole64
+from table.common.checks import did_you_mean, load_toml, number, read_text_input, whole, whole64
 from table.common.errors import TableError
 from table.games import UnknownGameError, games, get_engine
 from table.games.base import TICK, Action, GameError, GameSetup, JSONValue
@@ -168,13 +168,20 @@ def parse_scenario(data: Mapping[str, Any], path: str = "<scenario>") -> Scenari
         problems.append("input: must be an array of tables ([[input]])")
         raw_inputs = []
     actions: list[Action] = []
+    previous: tuple[int, float] | None = None  # the last good input: its index and time
     for i, raw in enumerate(raw_inputs):
         if not isinstance(raw, dict):
             problems.append(f"input[{i}]: must be a table")
             continue
         action = _input_to_action(raw, f"input[{i}]", problems, stations)
-        if action is not None:
-            actions.append(action)
+        if action is None:
+            continue
+        # Time never goes backwards at the table; equal times are presses at the same moment.
+        if previous is not None and action.t < previous[1]:
+            problems.append(f"input[{i}]: t = {action.t:g} is before input[{previous[0]}]'s t = {previous[1]:g} "
+                            "(inputs go in time order; equal times happen at the same moment)")
+        previous = (i, action.t)
+        actions.append(action)
     expect = data.get("expect", {})
     if not isinstance(expect, dict):
         problems.append("expect: must be a table")
@@ -194,9 +201,8 @@ def parse_scenario(data: Mapping[str, Any], path: str = "<scenario>") -> Scenari
             problems.append(str(exc))
     if problems:
         raise ScenarioError(f"{path}: " + "; ".join(problems))
-    # Stable sort: inputs at the same time keep the file's order.
-    ordered = tuple(sorted(actions, key=lambda a: a.t))
-    return Scenario(path=path, setup=setup, seed=seed, inputs=ordered, expect=expect,
+    # In time order already (checked above); inputs at the same time keep the file's order.
+    return Scenario(path=path, setup=setup, seed=seed, inputs=tuple(actions), expect=expect,
                     until=float(until) if until is not None else None)
 
 
@@ -208,7 +214,7 @@ def load_scenario(path: str | Path) -> Scenario:
     except TableError as exc:
         raise ScenarioError(str(exc)) from None
     try:
-        data = tomllib.loads(text)
+        data = load_toml(text)
     except tomllib.TOMLDecodeError as exc:
         raise ScenarioError(f"{p} is not valid TOML ({exc})") from None
     return parse_scenario(data, str(p))

@@ -1,6 +1,8 @@
 """Writes the journal files of the bad-input corpus (run from the repository root).
 
-``journals/`` hold files that ``table replay`` must refuse with one sentence;
+``journals/`` hold files that ``table replay`` must refuse with one sentence (among them
+journals whose schema holds something the table never creates: the daemon must refuse
+those too, untouched);
 ``damaged-journals/`` hold journals with a damaged tail that must still replay (the
 tail set aside, a warning logged). Every file here must also let the table start.
 Deterministic: running it again writes the same files.
@@ -71,12 +73,33 @@ def main() -> None:
     sql(bad / "unknown-variant.db", "UPDATE games SET setup = json_set(setup, '$.variant', 'speedrun')")
     fresh(bad / "no-games.db", actions=[])
     sql(bad / "no-games.db", "DELETE FROM games")
+    deep = "[" * 100_000 + "]" * 100_000
+    fresh(bad / "setup-nested-deep.db")
+    sql(bad / "setup-nested-deep.db", "UPDATE games SET setup = json_set(setup, '$.options', json('{}'))",
+        "UPDATE games SET setup = replace(setup, '\"options\":{}', '\"options\":{\"x\":" + deep + "}')")
+    fresh(bad / "trigger-eats-actions.db")
+    sql(bad / "trigger-eats-actions.db",
+        "CREATE TRIGGER eat AFTER INSERT ON actions BEGIN DELETE FROM actions WHERE rowid = new.rowid; END")
+    fresh(bad / "extra-view.db")
+    sql(bad / "extra-view.db", "CREATE VIEW presses AS SELECT * FROM actions")
+    fresh(bad / "extra-table.db")
+    sql(bad / "extra-table.db", "CREATE TABLE notes (text TEXT)")
+    fresh(bad / "extra-index.db")
+    sql(bad / "extra-index.db", "CREATE INDEX by_action ON actions (action)")
+    fresh(bad / "actions-redefined.db", actions=[])
+    sql(bad / "actions-redefined.db", "DROP TABLE actions",
+        "CREATE TABLE actions (game INTEGER NOT NULL, seq INTEGER NOT NULL, action TEXT NOT NULL CHECK (0), "
+        "PRIMARY KEY (game, seq))")
 
     fresh(damaged / "tail-not-json.db")
     sql(damaged / "tail-not-json.db", "UPDATE actions SET action = '{\"kind\": \"pre' WHERE seq = 3")
     fresh(damaged / "tail-without-time.db")
     sql(damaged / "tail-without-time.db",
         "INSERT INTO actions VALUES (1, 4, '" + json.dumps({"kind": "press", "station": 0}) + "')")
+    fresh(damaged / "action-nested-deep.db")
+    sql(damaged / "action-nested-deep.db",
+        "UPDATE actions SET action = '{\"kind\":\"press\",\"t\":50.0,\"station\":0,\"value\":" + deep
+        + "}' WHERE seq = 3")
     fresh(damaged / "gap-in-sequence.db")
     sql(damaged / "gap-in-sequence.db", "UPDATE actions SET seq = 9 WHERE seq = 3")
 

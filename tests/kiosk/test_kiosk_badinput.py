@@ -52,6 +52,8 @@ def commands() -> set[str]:
 def test_the_corpus_has_at_least_120_cases() -> None:
     files = [p for folder in FOLDERS for p in corpus(folder)]
     assert len(files) >= 120, len(files)
+    named = {f"{f}/{p.name}" for f in FOLDERS for p in corpus(f)}
+    assert set(SENTENCES) <= named, "every expected sentence belongs to a case of the corpus"
 
 
 def scratch(tmp_path: Path) -> Path:
@@ -112,6 +114,38 @@ def snapshot(root: Path) -> dict[str, bytes | None]:
 
 CASES = [(folder, path) for folder in FOLDERS for path in corpus(folder)]
 
+# What some cases must say (the rest must only say it in one sentence).
+TOO_DEEP = "nests tables and arrays more than 64 deep"
+SENTENCES = {
+    "configs/nested-20000-deep.toml": TOO_DEEP,
+    "configs/nested-inline-tables.toml": TOO_DEEP,
+    "configs/nested-dotted-keys.toml": TOO_DEEP,
+    "configs/nested-header.toml": TOO_DEEP,
+    "hardware/nested-20000-deep.toml": TOO_DEEP,
+    "scenarios/nested-20000-deep.toml": TOO_DEEP,
+    "scenarios/nested-inline-tables.toml": TOO_DEEP,
+    "scenarios/nested-dotted-keys.toml": TOO_DEEP,
+    "scenarios/nested-in-input-value.toml": TOO_DEEP,
+    "scenarios/nested-in-a-string-then-deep.toml": TOO_DEEP,
+    "configs/station-names-seven-for-four.toml": "table.station_names: 7 names for 4 stations",
+    "configs/station-name-empty.toml": "table.station_names: name 2 must not be empty",
+    "configs/station-name-nul.toml": "name 1 must not hold control characters",
+    "configs/station-name-escape.toml": "name 1 must not hold control characters",
+    "configs/station-name-huge.toml": "name 1 must be at most 24 characters, not 30,000",
+    "configs/matrix-61-leds.toml": "hourglass.leds: a matrix layout needs a count of width x height",
+    "configs/camera-usb-minus-1.toml": "tray.camera: 'usb:N' needs N from 0 to 255",
+    "configs/camera-20-digits.toml": "tray.camera: 'usb:N' needs N from 0 to 255",
+    "configs/journal-nul.toml": "table.journal: must not hold control characters",
+    "configs/many-problems-at-once.toml": "the config has 4 problems",
+    "scenarios/time-goes-backwards.toml": "input[1]: t = 3 is before input[0]'s t = 5",
+    "journals/setup-nested-deep.db": "game 1 has an unreadable setup (line 1 nests tables and arrays more than 64",
+    "journals/trigger-eats-actions.db": "it holds the trigger 'eat', which the table never creates",
+    "journals/extra-view.db": "it holds the view 'presses'",
+    "journals/extra-table.db": "it holds the table 'notes'",
+    "journals/extra-index.db": "it holds the index 'by_action'",
+    "journals/actions-redefined.db": "its table 'actions' is not defined the way the table defines it",
+}
+
 
 @pytest.mark.parametrize(("folder", "path"), CASES, ids=[f"{f}/{p.name}" for f, p in CASES])
 def test_one_sentence_and_exit_2(
@@ -132,6 +166,7 @@ def test_one_sentence_and_exit_2(
     headlines = [line for line in err.splitlines() if line.startswith("table: ")]
     assert len(headlines) == 1, err
     assert len(headlines[0]) > len("table: ") + 10
+    assert SENTENCES.get(f"{folder}/{path.name}", "") in err
     assert (snapshot(tmp_path), path.read_bytes()) == before, "a refused input is left exactly as it was"
 
 
@@ -151,6 +186,11 @@ def test_no_traceback_from_a_real_process(tmp_path: Path) -> None:
 SET_ASIDE_WHOLE = {"sqlite-header-then-garbage.db", "truncated-half.db", "corrupted-pages.db"}
 # Not the table's journal at all (not SQLite, a newer schema): refused in one sentence, left as they are.
 REFUSED = {"text-file.db", "random-bytes.db", "schema-99.db", "other-program.db", "games-not-a-table.db"}
+# A schema holding what the table never creates (a trigger that eats each action, a view,
+# a table or an index of somebody else's, a table defined otherwise): refused the same way.
+FOREIGN_SCHEMA = {"trigger-eats-actions.db", "extra-view.db", "extra-table.db", "extra-index.db",
+                  "actions-redefined.db"}
+REFUSED |= FOREIGN_SCHEMA
 JOURNALS = corpus("journals") + corpus("damaged-journals")
 
 
@@ -166,6 +206,8 @@ def test_a_bad_journal_never_stops_the_table(
         with pytest.raises(JournalError) as refused:
             run_headless(journal, scenario, VirtualClock())
         assert "\n" not in str(refused.value) and str(journal) in str(refused.value)
+        if path.name in FOREIGN_SCHEMA:
+            assert "is not a journal as the table writes it" in str(refused.value)
         assert journal.read_bytes() == path.read_bytes(), "a file that is not ours is never changed"
         assert {p.name for p in tmp_path.iterdir()} <= {"journal.db", "journal.db.lock"}, "nothing set aside"
         return
@@ -207,7 +249,7 @@ def test_resumable_game_never_raises(path: Path, tmp_path: Path) -> None:
         return
     with open_journal_resilient(journal_path) as journal:
         found = resumable_game(journal)
-        if path.name in ("unknown-game.db", "unknown-variant.db", "setup-not-json.db"):
+        if path.name in ("unknown-game.db", "unknown-variant.db", "setup-not-json.db", "setup-nested-deep.db"):
             assert found is None and journal.unfinished() is None  # closed, kept in the journal
             assert journal.game_ids() == [1]
         elif path.parent.name == "damaged-journals":

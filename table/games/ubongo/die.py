@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from table.common.checks import read_text_input
+from table.common.checks import load_toml, read_text_input
 from table.common.errors import TableError
 from table.games.base import SetupError
 
@@ -121,7 +121,7 @@ def load_die(path: str | Path) -> dict[str, Any]:
     """
     p = Path(path)
     try:
-        data = tomllib.loads(read_text_input(p, "Ubongo die file"))
+        data = load_toml(read_text_input(p, "Ubongo die file"))
     except TableError:
         raise
     except tomllib.TOMLDecodeError as exc:

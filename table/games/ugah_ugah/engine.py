@@ -42,7 +42,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from table.common.checks import read_text_input
+from table.common.checks import load_toml, read_text_input
 from table.common.datafiles import data_file
 from table.common.errors import TableError
 from table.common.i18n import N_, N_plural
@@ -221,7 +221,7 @@ def config_options(config_dir: Path | None) -> dict[str, Any]:
     if not path.exists():
         return {}
     try:
-        data = tomllib.loads(read_text_input(path, "Ugah Ugah chip set"))
+        data = load_toml(read_text_input(path, "Ugah Ugah chip set"))
     except TableError:
         raise
     except tomllib.TOMLDecodeError as exc:

@@ -249,9 +249,28 @@ def load_board(path: Path | None = None) -> Board:
     return _read_board(path or data_file(BOARD_FILE), data_file(MAP_FILE))
 
 
+MAP_LIMIT = 4 << 20
+"""The most bytes the map asset may have (the shipped one has about 140 KB)."""
+
+
 @cache
 def _map_data(map_path: Path) -> Any:
-    return json.loads(map_path.read_text(encoding="utf-8"))
+    """The map asset's JSON: a regular file, bounded in size and nesting, else one
+    :class:`BoardError` sentence (never a hang on a FIFO or a RecursionError)."""
+    from table.common.checks import load_json, read_text_input
+    from table.common.errors import TableError
+
+    try:
+        text = read_text_input(map_path, "Umtata map", MAP_LIMIT)  # regular files only: a FIFO never hangs
+    except TableError as exc:
+        raise BoardError(f"cannot read the Umtata map {map_path}: {exc}" if map_path.exists() else
+                         f"cannot read the Umtata map {map_path}: there is no such file") from None
+    try:
+        return load_json(text, size=MAP_LIMIT)
+    except json.JSONDecodeError:
+        raise
+    except ValueError as exc:  # beyond the bounds
+        raise BoardError(f"the Umtata map {map_path}: {exc}") from None
 
 
 def map_countries(map_path: Path) -> frozenset[str]:
@@ -268,6 +287,8 @@ def derived_land(map_path: Path) -> list[Any]:
         land = _map_data(map_path)["land"]
     except OSError as exc:
         raise BoardError(f"cannot read the Umtata map {map_path}: {exc.strerror}") from None
+    except BoardError:
+        raise
     except (ValueError, KeyError, TypeError) as exc:
         raise BoardError(f"the Umtata map {map_path} holds no land borders ({exc!r})") from None
     if not isinstance(land, list):
@@ -277,11 +298,11 @@ def derived_land(map_path: Path) -> list[Any]:
 
 @cache
 def _read_board(path: Path, map_path: Path) -> Board:
-    from table.common.checks import read_text_input
+    from table.common.checks import load_toml, read_text_input
     from table.common.errors import TableError
 
     try:
-        data = tomllib.loads(read_text_input(path, "Umtata board"))
+        data = load_toml(read_text_input(path, "Umtata board"))
     except TableError as exc:
         raise BoardError(str(exc)) from None
     except tomllib.TOMLDecodeError as exc:

@@ -83,11 +83,11 @@ def deck_files(folder: Path) -> list[Path]:
 def read_questions(path: Path, problems: list[str]) -> list[Question]:
     """Questions of one file, each carrying the file's language; anything wrong with the
     file is appended to ``problems`` (a file in an unknown language gives no questions)."""
-    from table.common.checks import read_text_input
+    from table.common.checks import load_toml, read_text_input
     from table.common.errors import TableError
 
     try:
-        data = tomllib.loads(read_text_input(path, "deck file"))  # regular files only, read-only
+        data = load_toml(read_text_input(path, "deck file"))  # regular files only, read-only
     except TableError as exc:
         problems.append(str(exc))
         return []

@@ -169,3 +169,10 @@ def test_a_map_without_a_board_country_is_one_sentence(tmp_path: Path) -> None:
     partial.write_text('{"land": ["fr-de"], "countries": {"fr": {}, "de": {}}}', encoding="utf-8")
     with pytest.raises(BoardError, match="has no shape for"):
         _read_board(data_file(BOARD_FILE), partial)
+
+
+def test_a_map_asset_nested_too_deep_is_one_sentence(tmp_path: Path) -> None:
+    deep = tmp_path / "europe.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    with pytest.raises(BoardError, match="nests tables and arrays more than 64 deep"):
+        derived_land(deep)

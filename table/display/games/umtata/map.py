@@ -21,7 +21,6 @@ cache, so drawing a frame is one blit whatever the number of polygons.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -31,12 +30,13 @@ from pathlib import Path
 import numpy as np
 import pygame
 
+from table.common.checks import load_json
 from table.common.datafiles import data_file
 from table.common.errors import TableError
 from table.common.i18n import language
 from table.display.layers import merge_rects, offscreen
 from table.display.theme import Theme, note_text, noting
-from table.games.umtata.board import BOARD_FILE, Board, load_board
+from table.games.umtata.board import BOARD_FILE, MAP_LIMIT, Board, load_board
 
 Colour = tuple[int, int, int]
 Point = tuple[int, int]
@@ -114,7 +114,7 @@ def load_map() -> EuropeMap:
 @cache
 def _read_map(path: Path) -> EuropeMap:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = load_json(path.read_text(encoding="utf-8"), size=MAP_LIMIT)  # bounded: no RecursionError
         countries = {
             cid: Shape(
                 cid,

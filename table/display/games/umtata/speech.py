@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from table.common.checks import Check, boolean, check_section, read_text_input, whole
+from table.common.checks import Check, boolean, check_section, load_toml, read_text_input, whole
 from table.common.datafiles import data_file
 from table.common.errors import TableError
 from table.common.i18n import language
@@ -83,7 +83,7 @@ def settings_problems(path: Path) -> tuple[SpeechSettings, list[str]]:
     if not path.exists():
         return SpeechSettings(), []
     try:
-        data: Mapping[str, Any] = tomllib.loads(read_text_input(path, "speech settings file"))
+        data: Mapping[str, Any] = load_toml(read_text_input(path, "speech settings file"))
     except TableError as exc:
         return SpeechSettings(), [str(exc)]
     except tomllib.TOMLDecodeError as exc:
