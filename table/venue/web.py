@@ -259,6 +259,13 @@ class _Connection(asyncio.Protocol):
             if isinstance(event, h11.Request):
                 self.request = event
                 self.body = 0
+                # h11 bounds only a head that arrives in pieces; one that came whole is measured here.
+                head = len(event.target) + sum(len(n) + len(v) + 4 for n, v in event.headers)
+                if head > self.server.limits.max_head:
+                    self.server.tally.note("malformed", "answered malformed requests (431)")
+                    self._answer(*_plain(431, "the request's head is too large"), close=True)
+                    self._close()
+                    return
                 length = self._content_length(event)
                 if length is not None and length > self.server.limits.max_body:
                     self._too_large()
