@@ -220,6 +220,11 @@ class _Connection(asyncio.Protocol):
         self.paused = False
         if self.transport is not None and not self.streaming and not self.transport.is_closing():
             self.transport.resume_reading()
+            try:
+                self._process()  # the pipelined requests left waiting
+            except Exception as exc:
+                self.server.tally.note("errors", f"failed on a request ({type(exc).__name__}: {str(exc)[:120]})")
+                self._close()
         if self.streaming and self.behind:
             self.behind = False
             self.push(self.server.latest())
@@ -243,7 +248,8 @@ class _Connection(asyncio.Protocol):
 
     def _process(self) -> None:
         conn = self.conn
-        while self.transport is not None and not self.transport.is_closing():
+        # While the client is not reading its answers, no more are made (pipelined requests wait).
+        while self.transport is not None and not self.transport.is_closing() and not self.paused:
             try:
                 event = conn.next_event()
             except h11.RemoteProtocolError as exc:

@@ -9,6 +9,7 @@ headers on every answer, clients hanging up.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
 import socket
@@ -330,3 +331,25 @@ def test_event_streams_follow_changes_and_survive_readers_that_vanish(web: Runni
         s.close()
     assert_answers(web.port)
     assert_clean_log(caplog)
+
+
+def test_a_client_that_pipelines_and_never_reads_is_bounded_and_cut(web: Running) -> None:
+    with socket.create_connection(("127.0.0.1", web.port), timeout=5) as s:
+        s.settimeout(0.5)
+        with contextlib.suppress(TimeoutError, OSError):  # the server stops reading: that is the point
+            s.sendall(b"GET / HTTP/1.1\r\nHost: t\r\n\r\n" * 3000)
+        time.sleep(0.3)
+        buffered = [c.transport.get_write_buffer_size() for c in list(web.server.open) if c.transport]
+        # Answers wait while the client does not read: at most the high-water mark and one page over it.
+        assert max(buffered) < 64 * 1024 + 2 * len(web.server.page), buffered
+        time.sleep(1.0)  # past request_s: the connection is cut
+        s.settimeout(5)
+        got = b""
+        try:
+            while chunk := s.recv(1 << 20):
+                got += chunk
+        except ConnectionResetError:
+            pass
+    answers = responses(got)
+    assert len(answers) < 3000 and answers[-1][0] == 408
+    assert_answers(web.port)
