@@ -332,6 +332,39 @@ def attacker_main(port: int, seconds: float, idle: int, streams: int, slow: int)
     print(json.dumps(asyncio.run(_attack(port, seconds, idle, streams, slow))), flush=True)
 
 
+def start_relays(tables: list[str], tmp: Path, port: int, stop: threading.Event) -> list[Relay]:
+    relays = []
+    for t in tables:
+        relay = Relay(RelayConfig(table=t, journal=tmp / f"{t}.db", state_dir=tmp / f"relay-{t}",
+                                  port=port, username=t, password=t))
+        threading.Thread(target=relay.run, args=(stop,), daemon=True).start()
+        relays.append(relay)
+    return relays
+
+
+def worker_main(a: int, b: int, tmp: Path, port: int, seconds: float, rate: float) -> None:
+    """Tables a..b-1 and their relays in this process: ready, wait for go, play ``seconds``, report."""
+    tables = [f"T{i:02d}" for i in range(a + 1, b + 1)]
+    stop, relay_stop = threading.Event(), threading.Event()
+    finished: dict[tuple[str, int], float] = {}
+    start_relays(tables, tmp, port, relay_stop)
+    time.sleep(2.0)
+    print("ready", flush=True)
+    sys.stdin.readline()
+    sims = [TableSim(t, tmp / f"{t}.db", rate, a + i, stop, finished) for i, t in enumerate(tables)]
+    for s in sims:
+        s.start()
+    time.sleep(seconds)
+    stop.set()
+    for s in sims:
+        s.join(5)
+    report = {"actions": sum(s.actions for s in sims), "finished": [[t, g, at] for (t, g), at in finished.items()]}
+    print(json.dumps(report), flush=True)
+    time.sleep(4.0)  # the relays send what is left
+    relay_stop.set()
+    time.sleep(0.5)
+
+
 def screenshot(url: str, path: Path) -> None:
     import shutil
 
@@ -366,13 +399,21 @@ def main() -> None:
                         help="also 1,000 idle connections, 500 event streams and 200 slow senders")
     parser.add_argument("--server", choices=("asyncio", "threads"), default="asyncio",
                         help="the venue's web server: the shipped one, or the threaded candidate")
+    parser.add_argument("--group", type=int, default=50, help="tables per process beyond this many")
     parser.add_argument("--attacker", type=int, metavar="PORT", help=argparse.SUPPRESS)
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    parser.add_argument("--dir", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--broker-port", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--idle", type=int, default=1000, help=argparse.SUPPRESS)
     parser.add_argument("--streams", type=int, default=500, help=argparse.SUPPRESS)
     parser.add_argument("--slow", type=int, default=200, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.attacker:
         attacker_main(args.attacker, args.seconds, args.idle, args.streams, args.slow)
+        return
+    if args.worker:
+        a, b = (int(x) for x in args.worker.split(":"))
+        worker_main(a, b, args.dir, args.broker_port, args.seconds, args.rate)
         return
     fds = raise_fd_limit()
     print(f"machine: {machine()}, file descriptors {fds}")
@@ -397,16 +438,24 @@ def main() -> None:
         relay_stop = threading.Event()
         finished: dict[tuple[str, int], float] = {}
         attacker: subprocess.Popen[str] | None = None
+        workers = []
         try:
             wait_port(http_port)
-            relays = []
-            for t in tables:
-                (tmp / f"{t}.pw").write_text(t)
-                relay = Relay(RelayConfig(table=t, journal=tmp / f"{t}.db", state_dir=tmp / f"relay-{t}",
-                                          port=broker.port, username=t, password=t))
-                th = threading.Thread(target=relay.run, args=(relay_stop,), daemon=True)
-                th.start()
-                relays.append(relay)
+            relays: list[Relay] = []
+            workers: list[subprocess.Popen[str]] = []
+            if args.tables <= args.group:
+                relays = start_relays(tables, tmp, broker.port, relay_stop)
+            else:
+                # paho waits on select(), which takes no descriptor past 1024: a few hundred
+                # tables' sockets and journals need several processes.
+                for a in range(0, args.tables, args.group):
+                    workers.append(subprocess.Popen(
+                        [sys.executable, __file__, "--worker", f"{a}:{min(args.tables, a + args.group)}",
+                         "--tables", str(args.tables), "--dir", str(tmp), "--broker-port", str(broker.port),
+                         "--seconds", str(args.seconds), "--rate", str(args.rate)],
+                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True))
+                for w in workers:
+                    assert w.stdout is not None and w.stdout.readline().strip() == "ready"
             reader = PageReader(url)
             reader.start()
             probe = Probe(broker.port)
@@ -422,14 +471,20 @@ def main() -> None:
                     stdout=subprocess.PIPE, text=True)
                 time.sleep(8.0)  # the ramp: every connection open before the figures start
             prober.phase = "attack"
-            sims = [TableSim(t, tmp / f"{t}.db", args.rate, i, stop, finished) for i, t in enumerate(tables)]
+            sims = [TableSim(t, tmp / f"{t}.db", args.rate, i, stop, finished) for i, t in enumerate(tables)] \
+                if not workers else []
             procs = {"broker": broker.pid or 0, "venue": venue.pid, "tables+relays": os.getpid()}
+            procs |= {f"tables+relays {i + 1}": w.pid for i, w in enumerate(workers)}
             if attacker is not None:
                 procs["attacker"] = attacker.pid
             cpu0 = {name: cpu_seconds(pid) for name, pid in procs.items()}
             t0 = time.monotonic()
             for s in sims:
                 s.start()
+            for w in workers:
+                assert w.stdin is not None
+                w.stdin.write("go\n")
+                w.stdin.flush()
             while time.monotonic() - t0 < args.seconds:
                 probe.ping()
                 time.sleep(0.2)
@@ -438,13 +493,18 @@ def main() -> None:
             cpu1 = {name: cpu_seconds(pid) for name, pid in procs.items()}
             for s in sims:
                 s.join(5)
+            actions = sum(s.actions for s in sims)
+            for w in workers:
+                out, _ = w.communicate(timeout=60)
+                report = json.loads(out.strip().splitlines()[-1])
+                actions += report["actions"]
+                finished.update({(t, g): at for t, g, at in report["finished"]})
             time.sleep(3.0)  # the last results reach the page
             if args.screenshot:
                 screenshot(url, args.screenshot)
             lat = [(reader.seen[k] - t) * 1000 for k, t in finished.items() if k in reader.seen]
             missing = [k for k in finished if k not in reader.seen]
             state = json.loads(urllib.request.urlopen(url + "/api/state", timeout=10).read())
-            actions = sum(s.actions for s in sims)
             print(f"inputs journaled: {actions} ({actions / wall:.1f}/s), results: {len(finished)} "
                   f"({len(finished) / wall * 60:.0f}/min), stored by the venue: {state['results']}, "
                   f"page updates: {reader.events}")
@@ -452,7 +512,7 @@ def main() -> None:
                 stored = {(r["table"], r["game"]) for r in state["recent"]}
                 print(f"results not seen in the page's stream: {len(missing)}: {missing[:5]}; "
                       f"in the latest results now: {[k in stored for k in missing[:5]]}")
-                for k in missing[:3]:
+                for k in missing[:3] if relays else []:
                     r = relays[tables.index(k[0])]
                     print(f"  relay {k[0]}: acked {r._acked}, sent {r._sent}, in flight {len(r._inflight)}, "
                           f"connected {r._connected.is_set()}")
@@ -487,8 +547,9 @@ def main() -> None:
         finally:
             stop.set()
             relay_stop.set()
-            if attacker is not None and attacker.poll() is None:
-                attacker.kill()
+            for p in [attacker, *workers]:
+                if p is not None and p.poll() is None:
+                    p.kill()
             time.sleep(0.5)
             venue.send_signal(signal.SIGTERM)
             venue.wait(10)
