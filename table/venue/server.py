@@ -263,6 +263,7 @@ class Venue:
     def state(self) -> dict[str, Any]:
         now = time.time()
         results = self.store.results(since=now - self.config.hours * 3600)
+        played = Counter(r["table"] for r in results)  # once, not a pass over the results per table
         tables = []
         for table, status in self.store.statuses().items():
             game = status.get("game")
@@ -276,11 +277,10 @@ class Venue:
                                     for p in game["players"]],
                         # Table time may run ahead of the clock (a scripted table): never after now.
                         "last_input": min(now, max(game.get("last_input") or 0, game["started"] + event["t"]))}
-            played = [r for r in results if r["table"] == table]
             tables.append({
                 "table": table, "online": status.get("online", False), "reason": status.get("reason", ""),
                 "sent": status.get("sent"), "game": game, "health": status.get("health"),
-                "games_played": len(played),
+                "games_played": played[table],
             })
         return {
             "now": now, "hours": self.config.hours, "stale_s": self.config.stale_s, "connected": self.connected,
