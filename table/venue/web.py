@@ -477,9 +477,16 @@ class VenueWebServer:
         while True:
             if venue.version != seen:
                 if self.streams:
-                    # The state is made off the loop: with many tables it takes milliseconds.
-                    await self.loop.run_in_executor(None, venue.snapshot)
-                    event = self.latest()
+                    try:
+                        # The state is made off the loop: with many tables it takes milliseconds.
+                        await self.loop.run_in_executor(None, venue.snapshot)
+                        event = self.latest()
+                    except Exception as exc:  # the streams must go on: the next change tries again
+                        self.tally.note("errors", f"could not make the state ({type(exc).__name__}: "
+                                        f"{str(exc)[:120]})")
+                        seen = venue.version
+                        await asyncio.sleep(push_s)
+                        continue
                     for c in list(self.streams):
                         c.push(event)
                     seen = self._latest[0]

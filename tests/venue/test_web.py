@@ -353,3 +353,24 @@ def test_a_client_that_pipelines_and_never_reads_is_bounded_and_cut(web: Running
     answers = responses(got)
     assert len(answers) < 3000 and answers[-1][0] == 408
     assert_answers(web.port)
+
+
+def test_an_event_stream_nobody_reads_is_closed(web: Running) -> None:
+    now = time.time()
+    for i in range(100):  # a state of some 50 KB, so that the buffers fill in a few changes
+        web.venue.store.set_status(f"T{i:03d}", {"v": 1, "type": "status", "table": f"T{i:03d}", "online": True,
+                                                 "sent": now, "reason": "x" * 400})
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    s.connect(("127.0.0.1", web.port))
+    try:
+        s.sendall(b"GET /events HTTP/1.1\r\nHost: t\r\n\r\n")
+        deadline = time.monotonic() + 10
+        while web.server.counts["stalled"] == 0 and time.monotonic() < deadline:
+            web.venue._changed()
+            time.sleep(0.06)
+        assert web.server.counts["stalled"] == 1
+        assert not web.server.streams
+    finally:
+        s.close()
+    assert_answers(web.port)
