@@ -24,8 +24,11 @@ threaded server fixed (bench/_venue_threads.py), to compare the two.
 
 All traffic goes to 127.0.0.1; everything stops by itself after ``--seconds``.
 
+Beyond ``--group`` (50) tables, each group of tables and their relays runs in a
+process of its own (paho waits on select(), which takes no descriptor past 1024).
+
 Run: python bench/bench_venue.py [--tables 50] [--seconds 60] [--rate 0.5] [--screenshot FILE]
-     [--attack] [--server asyncio|threads]
+     [--attack] [--server asyncio|threads] [--group 50]
 """
 
 from __future__ import annotations
