@@ -13,7 +13,22 @@ server-sent event), median and p99; the baseline is the broker's own QoS 1
 round trip measured in the same run (a probe client publishing to itself), and the
 ratio of the two; CPU of Mosquitto and of ``table venue`` (share of one core).
 
+With ``--attack``, a second process (its CPU counted apart) holds 1,000 idle
+connections, 500 event-stream readers and 200 slow senders (half drip a request's
+headers, half a body, a byte a second) against the same ``table venue``, each opening
+again whenever the venue closes it; a prober fetches ``/api/state`` every 0.1 s and
+``/`` every second, timed, first for 3 s before the attack (the baseline) and then
+throughout. The venue's memory (RSS) and threads are sampled every 0.5 s.
+``--server threads`` runs the venue with the other candidate, the standard library's
+threaded server fixed (bench/_venue_threads.py), to compare the two.
+
+All traffic goes to 127.0.0.1; everything stops by itself after ``--seconds``.
+
+Beyond ``--group`` (50) tables, each group of tables and their relays runs in a
+process of its own (paho waits on select(), which takes no descriptor past 1024).
+
 Run: python bench/bench_venue.py [--tables 50] [--seconds 60] [--rate 0.5] [--screenshot FILE]
+     [--attack] [--server asyncio|threads] [--group 50]
 """
 
 from __future__ import annotations
@@ -22,6 +37,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import signal
 import subprocess
 import sys
@@ -29,6 +45,7 @@ import tempfile
 import threading
 import time
 import urllib.request
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -155,6 +172,202 @@ class Probe:
         self.client.loop_stop()
 
 
+class Prober(threading.Thread):
+    """Fetches the state every 0.1 s and the page every second, as a wall screen's reloads would."""
+
+    def __init__(self, url: str, stop: threading.Event) -> None:
+        super().__init__(daemon=True)
+        self.url, self.stop = url, stop
+        self.phase = "baseline"
+        self.samples: dict[str, list[float]] = {"baseline": [], "attack": []}
+        self.failures: Counter[str] = Counter()
+
+    def run(self) -> None:
+        n = 0
+        while not self.stop.wait(0.1):
+            path = "/" if n % 10 == 0 else "/api/state"
+            n += 1
+            t0 = time.perf_counter()
+            try:
+                with urllib.request.urlopen(self.url + path, timeout=5) as resp:
+                    resp.read()
+                self.samples[self.phase].append((time.perf_counter() - t0) * 1000)
+            except Exception as exc:  # a refusal or a timeout is a figure, not a crash
+                self.failures[f"{self.phase}: {type(exc).__name__} {str(exc)[:60]}"] += 1
+
+
+class Sampler(threading.Thread):
+    """The venue's resident memory and threads, every 0.5 s."""
+
+    def __init__(self, pid: int, stop: threading.Event) -> None:
+        super().__init__(daemon=True)
+        self.pid, self.stop = pid, stop
+        self.rss_kib: list[int] = []
+        self.threads: list[int] = []
+
+    def run(self) -> None:
+        while not self.stop.wait(0.5):
+            try:
+                status = Path(f"/proc/{self.pid}/status").read_text()
+            except OSError:
+                return
+            fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+            self.rss_kib.append(int(fields["VmRSS"].split()[0]))
+            self.threads.append(int(fields["Threads"]))
+
+
+def raise_fd_limit() -> int:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = hard if hard != resource.RLIM_INFINITY else 65536
+    if want > soft:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+
+
+async def _attack(port: int, seconds: float, idle: int, streams: int, slow: int) -> dict[str, Any]:
+    """Hold the connections until ``seconds`` have passed; each opens again when the venue closes it."""
+    import asyncio
+
+    stats: Counter[str] = Counter()
+    cut_after: list[float] = []
+    deadline = time.monotonic() + seconds
+
+    async def connect() -> tuple[asyncio.StreamReader, asyncio.StreamWriter] | None:
+        try:
+            return await asyncio.open_connection("127.0.0.1", port)
+        except OSError:
+            stats["connect failed"] += 1
+            await asyncio.sleep(0.5)
+            return None
+
+    def left() -> float:
+        return max(0.0, deadline - time.monotonic())
+
+    async def hold_idle() -> None:
+        while left() > 0:
+            pair = await connect()
+            if pair is None:
+                continue
+            reader, writer = pair
+            stats["idle connections"] += 1
+            t0 = time.monotonic()
+            try:
+                data = await asyncio.wait_for(reader.read(4096), timeout=left())
+                if data.startswith(b"HTTP/1.1 503"):
+                    stats["refused (503)"] += 1
+                else:
+                    stats["idle cut"] += 1
+                    cut_after.append(time.monotonic() - t0)
+            except (TimeoutError, OSError):
+                pass
+            writer.close()
+            await asyncio.sleep(0.2)
+
+    async def read_stream() -> None:
+        while left() > 0:
+            pair = await connect()
+            if pair is None:
+                continue
+            reader, writer = pair
+            stats["stream connections"] += 1
+            writer.write(b"GET /events HTTP/1.1\r\nHost: bench\r\n\r\n")
+            try:
+                while left() > 0:
+                    data = await asyncio.wait_for(reader.read(65536), timeout=left())
+                    if not data:
+                        stats["stream closed by the venue"] += 1
+                        break
+                    stats["stream bytes"] += len(data)
+                    stats["stream events"] += data.count(b"event: state")
+            except (TimeoutError, OSError):
+                pass
+            writer.close()
+            await asyncio.sleep(0.2)
+
+    async def drip(body: bool) -> None:
+        while left() > 0:
+            pair = await connect()
+            if pair is None:
+                continue
+            reader, writer = pair
+            stats["slow connections"] += 1
+            t0 = time.monotonic()
+            head = b"POST /api/state HTTP/1.1\r\nHost: bench\r\nContent-Length: 60000\r\n\r\n" if body \
+                else b"GET /api/state HTTP/1.1\r\nHost: bench\r\n"
+            answer = asyncio.ensure_future(reader.read(4096))
+            try:
+                writer.write(head)
+                while left() > 0 and not answer.done():
+                    await asyncio.wait([answer], timeout=min(1.0, left()))
+                    if not answer.done():
+                        writer.write(b"b" if body else b"X-Slow: 1\r\n")
+                        await writer.drain()
+                if answer.done():
+                    stats["slow cut"] += 1
+                    cut_after.append(time.monotonic() - t0)
+            except OSError:
+                stats["slow cut"] += 1
+                cut_after.append(time.monotonic() - t0)
+            answer.cancel()
+            writer.close()
+            await asyncio.sleep(0.2)
+
+    tasks = []
+    kinds = [read_stream] * streams + [hold_idle] * idle
+    for i, kind in enumerate(kinds + [lambda: drip(False)] * (slow // 2) + [lambda: drip(True)] * (slow - slow // 2)):
+        tasks.append(asyncio.ensure_future(kind()))
+        if i % 50 == 0:
+            await asyncio.sleep(0.05)  # a ramp of a few seconds, not one burst
+    await asyncio.wait(tasks, timeout=seconds + 10)
+    for t in tasks:
+        t.cancel()
+    result: dict[str, Any] = dict(stats)
+    if cut_after:
+        result["cut after (s): median"] = round(median(cut_after), 1)
+        result["cut after (s): max"] = round(max(cut_after), 1)
+    return result
+
+
+def attacker_main(port: int, seconds: float, idle: int, streams: int, slow: int) -> None:
+    import asyncio
+
+    raise_fd_limit()
+    print(json.dumps(asyncio.run(_attack(port, seconds, idle, streams, slow))), flush=True)
+
+
+def start_relays(tables: list[str], tmp: Path, port: int, stop: threading.Event) -> list[Relay]:
+    relays = []
+    for t in tables:
+        relay = Relay(RelayConfig(table=t, journal=tmp / f"{t}.db", state_dir=tmp / f"relay-{t}",
+                                  port=port, username=t, password=t))
+        threading.Thread(target=relay.run, args=(stop,), daemon=True).start()
+        relays.append(relay)
+    return relays
+
+
+def worker_main(a: int, b: int, tmp: Path, port: int, seconds: float, rate: float) -> None:
+    """Tables a..b-1 and their relays in this process: ready, wait for go, play ``seconds``, report."""
+    tables = [f"T{i:02d}" for i in range(a + 1, b + 1)]
+    stop, relay_stop = threading.Event(), threading.Event()
+    finished: dict[tuple[str, int], float] = {}
+    start_relays(tables, tmp, port, relay_stop)
+    time.sleep(2.0)
+    print("ready", flush=True)
+    sys.stdin.readline()
+    sims = [TableSim(t, tmp / f"{t}.db", rate, a + i, stop, finished) for i, t in enumerate(tables)]
+    for s in sims:
+        s.start()
+    time.sleep(seconds)
+    stop.set()
+    for s in sims:
+        s.join(5)
+    report = {"actions": sum(s.actions for s in sims), "finished": [[t, g, at] for (t, g), at in finished.items()]}
+    print(json.dumps(report), flush=True)
+    time.sleep(4.0)  # the relays send what is left
+    relay_stop.set()
+    time.sleep(0.5)
+
+
 def screenshot(url: str, path: Path) -> None:
     import shutil
 
@@ -185,9 +398,30 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--rate", type=float, default=0.5, help="inputs per second per table")
     parser.add_argument("--screenshot", type=Path, help="also save the wall view at 1920x1080 here")
+    parser.add_argument("--attack", action="store_true",
+                        help="also 1,000 idle connections, 500 event streams and 200 slow senders")
+    parser.add_argument("--server", choices=("asyncio", "threads"), default="asyncio",
+                        help="the venue's web server: the shipped one, or the threaded candidate")
+    parser.add_argument("--group", type=int, default=50, help="tables per process beyond this many")
+    parser.add_argument("--attacker", type=int, metavar="PORT", help=argparse.SUPPRESS)
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    parser.add_argument("--dir", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--broker-port", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--idle", type=int, default=1000, help=argparse.SUPPRESS)
+    parser.add_argument("--streams", type=int, default=500, help=argparse.SUPPRESS)
+    parser.add_argument("--slow", type=int, default=200, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    print(f"machine: {machine()}")
-    print(f"{args.tables} tables, {args.rate} inputs/s each, {args.seconds:.0f} s")
+    if args.attacker:
+        attacker_main(args.attacker, args.seconds, args.idle, args.streams, args.slow)
+        return
+    if args.worker:
+        a, b = (int(x) for x in args.worker.split(":"))
+        worker_main(a, b, args.dir, args.broker_port, args.seconds, args.rate)
+        return
+    fds = raise_fd_limit()
+    print(f"machine: {machine()}, file descriptors {fds}")
+    print(f"{args.tables} tables, {args.rate} inputs/s each, {args.seconds:.0f} s, server {args.server}"
+          + (f", attack: {args.idle} idle, {args.streams} streams, {args.slow} slow" if args.attack else ""))
     with tempfile.TemporaryDirectory() as tmpdir:
         tmp = Path(tmpdir)
         tables = [f"T{i:02d}" for i in range(1, args.tables + 1)]
@@ -197,49 +431,83 @@ def main() -> None:
         (tmp / "venue.pw").write_text("venue")
         http_port = free_port()
         url = f"http://127.0.0.1:{http_port}"
+        runner = [str(Path(__file__).resolve().parent / "_venue_threads.py")] if args.server == "threads" \
+            else ["-m", "table"]
         venue = subprocess.Popen(
-            [sys.executable, "-m", "table", "venue", "--db", str(tmp / "venue.db"), "--port", str(broker.port),
+            [sys.executable, *runner, "venue", "--db", str(tmp / "venue.db"), "--port", str(broker.port),
              "--username", "venue", "--password-file", str(tmp / "venue.pw"), "--http-host", "127.0.0.1",
              "--http-port", str(http_port)], stderr=subprocess.DEVNULL)
         stop = threading.Event()
         relay_stop = threading.Event()
         finished: dict[tuple[str, int], float] = {}
+        attacker: subprocess.Popen[str] | None = None
+        workers = []
         try:
             wait_port(http_port)
-            relays = []
-            for t in tables:
-                (tmp / f"{t}.pw").write_text(t)
-                relay = Relay(RelayConfig(table=t, journal=tmp / f"{t}.db", state_dir=tmp / f"relay-{t}",
-                                          port=broker.port, username=t, password=t))
-                th = threading.Thread(target=relay.run, args=(relay_stop,), daemon=True)
-                th.start()
-                relays.append(relay)
+            relays: list[Relay] = []
+            workers: list[subprocess.Popen[str]] = []
+            if args.tables <= args.group:
+                relays = start_relays(tables, tmp, broker.port, relay_stop)
+            else:
+                # paho waits on select(), which takes no descriptor past 1024: a few hundred
+                # tables' sockets and journals need several processes.
+                for a in range(0, args.tables, args.group):
+                    workers.append(subprocess.Popen(
+                        [sys.executable, __file__, "--worker", f"{a}:{min(args.tables, a + args.group)}",
+                         "--tables", str(args.tables), "--dir", str(tmp), "--broker-port", str(broker.port),
+                         "--seconds", str(args.seconds), "--rate", str(args.rate)],
+                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True))
+                for w in workers:
+                    assert w.stdout is not None and w.stdout.readline().strip() == "ready"
             reader = PageReader(url)
             reader.start()
             probe = Probe(broker.port)
-            time.sleep(2.0)
-            sims = [TableSim(t, tmp / f"{t}.db", args.rate, i, stop, finished) for i, t in enumerate(tables)]
-            cpu0 = {"broker": cpu_seconds(broker.pid or 0), "venue": cpu_seconds(venue.pid),
-                    "tables+relays": cpu_seconds(os.getpid())}
+            prober = Prober(url, stop)
+            sampler = Sampler(venue.pid, stop)
+            prober.start()
+            sampler.start()
+            time.sleep(3.0)
+            if args.attack:
+                attacker = subprocess.Popen(
+                    [sys.executable, __file__, "--attacker", str(http_port), "--seconds", str(args.seconds + 8),
+                     "--idle", str(args.idle), "--streams", str(args.streams), "--slow", str(args.slow)],
+                    stdout=subprocess.PIPE, text=True)
+                time.sleep(8.0)  # the ramp: every connection open before the figures start
+            prober.phase = "attack"
+            sims = [TableSim(t, tmp / f"{t}.db", args.rate, i, stop, finished) for i, t in enumerate(tables)] \
+                if not workers else []
+            procs = {"broker": broker.pid or 0, "venue": venue.pid, "tables+relays": os.getpid()}
+            procs |= {f"tables+relays {i + 1}": w.pid for i, w in enumerate(workers)}
+            if attacker is not None:
+                procs["attacker"] = attacker.pid
+            cpu0 = {name: cpu_seconds(pid) for name, pid in procs.items()}
             t0 = time.monotonic()
             for s in sims:
                 s.start()
+            for w in workers:
+                assert w.stdin is not None
+                w.stdin.write("go\n")
+                w.stdin.flush()
             while time.monotonic() - t0 < args.seconds:
                 probe.ping()
                 time.sleep(0.2)
             stop.set()
             wall = time.monotonic() - t0
-            cpu1 = {"broker": cpu_seconds(broker.pid or 0), "venue": cpu_seconds(venue.pid),
-                    "tables+relays": cpu_seconds(os.getpid())}
+            cpu1 = {name: cpu_seconds(pid) for name, pid in procs.items()}
             for s in sims:
                 s.join(5)
+            actions = sum(s.actions for s in sims)
+            for w in workers:
+                out, _ = w.communicate(timeout=60)
+                report = json.loads(out.strip().splitlines()[-1])
+                actions += report["actions"]
+                finished.update({(t, g): at for t, g, at in report["finished"]})
             time.sleep(3.0)  # the last results reach the page
             if args.screenshot:
                 screenshot(url, args.screenshot)
             lat = [(reader.seen[k] - t) * 1000 for k, t in finished.items() if k in reader.seen]
             missing = [k for k in finished if k not in reader.seen]
             state = json.loads(urllib.request.urlopen(url + "/api/state", timeout=10).read())
-            actions = sum(s.actions for s in sims)
             print(f"inputs journaled: {actions} ({actions / wall:.1f}/s), results: {len(finished)} "
                   f"({len(finished) / wall * 60:.0f}/min), stored by the venue: {state['results']}, "
                   f"page updates: {reader.events}")
@@ -247,7 +515,7 @@ def main() -> None:
                 stored = {(r["table"], r["game"]) for r in state["recent"]}
                 print(f"results not seen in the page's stream: {len(missing)}: {missing[:5]}; "
                       f"in the latest results now: {[k in stored for k in missing[:5]]}")
-                for k in missing[:3]:
+                for k in missing[:3] if relays else []:
                     r = relays[tables.index(k[0])]
                     print(f"  relay {k[0]}: acked {r._acked}, sent {r._sent}, in flight {len(r._inflight)}, "
                           f"connected {r._connected.is_set()}")
@@ -261,13 +529,30 @@ def main() -> None:
                   f"max {max(lat):.0f} ms ({len(lat)} results)")
             print(f"ratio to the baseline: median x{median(lat) / median(base):.0f}, "
                   f"p99 x{pct(lat, 99) / pct(base, 99):.0f}")
-            for name in ("broker", "venue", "tables+relays"):
+            for name in procs:
                 share = (cpu1[name] - cpu0[name]) / wall * 100
                 print(f"cpu {name}: {share:.1f}% of one core")
+            pb, pa = prober.samples["baseline"], prober.samples["attack"]
+            if pb and pa:
+                print(f"page fetch (state every 0.1 s, page every 1 s): before: median {median(pb):.1f} ms, "
+                      f"p99 {pct(pb, 99):.1f} ms ({len(pb)}); during: median {median(pa):.1f} ms, "
+                      f"p99 {pct(pa, 99):.1f} ms, max {max(pa):.0f} ms ({len(pa)}); p99 ratio "
+                      f"x{pct(pa, 99) / pct(pb, 99):.1f}")
+            print(f"page fetch failures: {dict(prober.failures) or 'none'}")
+            if sampler.rss_kib:
+                rss = [k / 1024 for k in sampler.rss_kib]
+                print(f"venue RSS: start {rss[0]:.0f} MiB, max {max(rss):.0f} MiB, "
+                      f"end {sampler.rss_kib[-1] / 1024:.0f} MiB; threads max {max(sampler.threads)}")
+            if attacker is not None:
+                out, _ = attacker.communicate(timeout=60)
+                print(f"attacker: {out.strip()}")
             probe.close()
         finally:
             stop.set()
             relay_stop.set()
+            for p in [attacker, *workers]:
+                if p is not None and p.poll() is None:
+                    p.kill()
             time.sleep(0.5)
             venue.send_signal(signal.SIGTERM)
             venue.wait(10)

@@ -15,9 +15,10 @@ Contract:
   on the page is true only while the loop runs and the broker has accepted it.
 * Results go into the venue's SQLite file (:class:`VenueStore`), at most once each;
   stored rows that break the bounds are set aside on start and never served.
-* The HTTP server answers ``GET`` and ``HEAD`` only: ``/`` (wall view),
-  ``/leaderboard``, ``/api/state`` (JSON) and ``/events`` (server-sent events: the
-  whole state, sent within ``push_s`` of any change). No request changes anything.
+* The HTTP server (:mod:`table.venue.web`: one asyncio loop, bounded connections,
+  timeouts) answers ``GET`` and ``HEAD`` only: ``/`` (wall view), ``/leaderboard``,
+  ``/api/state`` (JSON) and ``/events`` (server-sent events: the whole state, sent
+  within ``push_s`` of any change); anything else gets ``405``. No request changes anything.
 """
 
 from __future__ import annotations
@@ -30,13 +31,12 @@ import threading
 import time
 from collections import Counter
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from table.venue import contract
 from table.venue.store import VenueStore
+from table.venue.web import VenueWebServer, WebLimits
 
 log = logging.getLogger(__name__)
 
@@ -263,6 +263,7 @@ class Venue:
     def state(self) -> dict[str, Any]:
         now = time.time()
         results = self.store.results(since=now - self.config.hours * 3600)
+        played = Counter(r["table"] for r in results)  # once, not a pass over the results per table
         tables = []
         for table, status in self.store.statuses().items():
             game = status.get("game")
@@ -276,11 +277,10 @@ class Venue:
                                     for p in game["players"]],
                         # Table time may run ahead of the clock (a scripted table): never after now.
                         "last_input": min(now, max(game.get("last_input") or 0, game["started"] + event["t"]))}
-            played = [r for r in results if r["table"] == table]
             tables.append({
                 "table": table, "online": status.get("online", False), "reason": status.get("reason", ""),
                 "sent": status.get("sent"), "game": game, "health": status.get("health"),
-                "games_played": len(played),
+                "games_played": played[table],
             })
         return {
             "now": now, "hours": self.config.hours, "stale_s": self.config.stale_s, "connected": self.connected,
@@ -327,93 +327,15 @@ def leaderboard(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 # -- HTTP -------------------------------------------------------------------------------------------
-def page_html() -> bytes:
-    return resources.files("table.venue").joinpath("page.html").read_bytes()
+def make_http_server(venue: Venue, limits: WebLimits | None = None) -> VenueWebServer:
+    """The page's server, bound (``serve_forever`` in a thread, then ``shutdown``; see :mod:`table.venue.web`)."""
+    return VenueWebServer(venue, venue.config.http_host, venue.config.http_port, limits)
 
 
-class _Handler(BaseHTTPRequestHandler):
-    venue: Venue
-    server_version = "table-venue"
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, format: str, *args: Any) -> None:
-        log.debug("http %s: " + format, self.client_address[0], *args)
-
-    def _send(self, status: int, body: bytes, ctype: str, head: bool = False) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", ctype)
-        self.send_header("Content-Length", str(len(body)))
-        self.send_header("Cache-Control", "no-store")
-        self.send_header("X-Content-Type-Options", "nosniff")
-        self.send_header("Content-Security-Policy", "default-src 'self'; style-src 'unsafe-inline'; "
-                         "script-src 'unsafe-inline'; connect-src 'self'")
-        self.end_headers()
-        if not head:
-            self.wfile.write(body)
-
-    def do_HEAD(self) -> None:
-        self._route(head=True)
-
-    def do_GET(self) -> None:
-        self._route(head=False)
-
-    def _route(self, head: bool) -> None:
-        path = self.path.split("?", 1)[0]
-        if path in ("/", "/wall", "/leaderboard"):
-            self._send(200, page_html(), "text/html; charset=utf-8", head)
-        elif path == "/api/state":
-            self._send(200, self.venue.snapshot(), "application/json", head)
-        elif path == "/events" and not head:
-            self._events()
-        elif path == "/favicon.ico":
-            self._send(204, b"", "image/x-icon", head)
-        else:
-            self._send(404, b"not found\n", "text/plain; charset=utf-8", head)
-
-    def _refuse(self) -> None:
-        self._send(405, b"the venue page is read-only\n", "text/plain; charset=utf-8")
-
-    do_POST = do_PUT = do_DELETE = do_PATCH = _refuse
-
-    def _events(self) -> None:
-        """Server-sent events: the whole state after each change (coalesced over ``push_s``)."""
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Cache-Control", "no-store")
-        self.send_header("Connection", "close")
-        self.end_headers()
-        self.close_connection = True
-        venue = self.venue
-        seen = -1
-        try:
-            while True:
-                if seen != venue.version:
-                    seen = venue.version
-                    self.wfile.write(b"event: state\ndata: " + venue.snapshot() + b"\n\n")
-                    self.wfile.flush()
-                    time.sleep(venue.config.push_s)
-                    continue
-                if venue.wait_change(seen, timeout=10.0) == seen:
-                    self.wfile.write(b": keep-alive\n\n")
-                    self.wfile.flush()
-        except (BrokenPipeError, ConnectionResetError, TimeoutError, OSError):
-            return
-
-
-class VenueHTTPServer(ThreadingHTTPServer):
-    daemon_threads = True
-    allow_reuse_address = True
-
-
-def make_http_server(venue: Venue) -> VenueHTTPServer:
-    handler = type("VenueHandler", (_Handler,), {"venue": venue})
-    return VenueHTTPServer((venue.config.http_host, venue.config.http_port), handler)
-
-
-def serve(config: VenueConfig, stop: threading.Event, on_ready: Any = None) -> None:
+def serve(config: VenueConfig, stop: threading.Event, on_ready: Any = None, limits: WebLimits | None = None) -> None:
     """Run the subscriber and the HTTP server until ``stop`` is set."""
     venue = Venue(config)
-    httpd = make_http_server(venue)
+    httpd = make_http_server(venue, limits)
     thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.2}, daemon=True)
     thread.start()
     venue.start_mqtt()
@@ -426,4 +348,5 @@ def serve(config: VenueConfig, stop: threading.Event, on_ready: Any = None) -> N
             venue.watch()
     finally:
         httpd.shutdown()
+        httpd.server_close()
         venue.stop()
