@@ -110,7 +110,7 @@ class DiceReader:
             # Found once for the die finder and the choice of networks (both look inside it).
             rim = tray_area(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
             area = rim if rim is not None else np.ones(frame.shape[:2], np.uint8)
-        boxes, _ = find_dice(frame, area=area)
+        boxes, _ = find_dice(frame, self.settings.finder, area=area)
         out: list[DieReading] = []
         if not boxes:
             return out
