@@ -44,6 +44,9 @@ def cmd_check_config(args: argparse.Namespace) -> int:
     from table.display.games.umtata.speech import settings_problems
 
     problems += settings_problems(data_file("umtata/speech.toml", args.directory))[1]
+    from table.dice.settings import settings_problems as dice_problems
+
+    problems += dice_problems(data_file("dice/reader.toml", args.directory))[1]
     if problems:
         raise ConfigError(problems)
     assert config is not None and hardware is not None

@@ -114,3 +114,15 @@ def test_the_shipped_file_is_valid_and_names_only_what_an_owner_changes() -> Non
     owners = {"reader.min_confidence", "reader.engine", "capture.settle_seconds", "capture.motion_level",
               "capture.timeout_seconds"}
     assert set(same) <= owners, same
+
+
+def test_check_config_lists_the_reader_settings_problems(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from table.cli import main
+
+    (tmp_path / "dice").mkdir()
+    (tmp_path / "dice" / "reader.toml").write_text("[reader]\nmin_confidance = 0.7\nsecond_look_views = 0\n")
+    code = main(["check-config", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err
+    assert "reader.min_confidance: unknown key (did you mean 'min_confidence'?)" in err
+    assert "reader.second_look_views: must be from 1 to 8, not 0" in err
