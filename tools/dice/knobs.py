@@ -35,8 +35,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import cv2
 import numpy as np
+from numpy.typing import NDArray
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
@@ -49,12 +49,12 @@ from table.dice import reader as reader_module  # noqa: E402
 from table.dice.cnn import ConvNet  # noqa: E402
 from table.dice.conditions import apply_condition  # noqa: E402
 from table.dice.model import FaceModel  # noqa: E402
-from table.dice.reader import DiceReader  # noqa: E402
+from table.dice.reader import DiceReader, load_image  # noqa: E402
 from table.dice.score import OVERLAP, Score, load_labels  # noqa: E402
 from table.dice.settings import ReaderSettings, load_settings  # noqa: E402
 
 DESK = next(c for c in CONDITIONS if c.name == HELD_OUT)
-Photo = tuple[str, np.ndarray, list[Any]]
+Photo = tuple[str, NDArray[np.uint8], list[Any]]
 
 
 def _r(**kw: Any) -> Callable[[ReaderSettings], ReaderSettings]:
@@ -163,10 +163,10 @@ def main() -> None:
     a = ap.parse_args()
     labels = load_labels(a.photos)
     names = [n for i, n in enumerate(labels) if i % a.folds == a.fold][:: a.every]
-    tray = [(n, cv2.imread(str(a.photos / n)), labels[n]) for n in names]
+    tray: list[Photo] = [(n, load_image(a.photos / n), labels[n]) for n in names]
     sets = {"tray": tray}
     if not a.no_desk:
-        desk = []
+        desk: list[Photo] = []
         for name, img, lab in tray:
             rng = np.random.default_rng(zlib.crc32(f"{name}/{DESK.name}".encode()))  # as conditions.py does
             moved, boxes = apply_condition(img, [b for b, _ in lab], DESK, rng)
