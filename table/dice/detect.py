@@ -13,7 +13,7 @@ when it is much darker or brighter than the tray, differs in hue, or has fine te
 the peaks of the distance transform, spaced by the typical die size of the frame, and
 boxes much smaller than that size (a pale die whose face merges with the tray, leaving
 only its pips) are widened about their centre; for the same reason a round blob as
-small as one pip is kept (``pip_area``: a pale one or two on the white tray shows
+small as one pip is kept (``PIP_AREA``: a pale one or two on the white tray shows
 nothing else), and the face reader rejects the specks that are not dice.
 """
 
@@ -57,10 +57,14 @@ class DetectSettings:
     grow_below: float = knob(0.85, number(0, 5))
     # ... are widened about their centre to this x die size.
     grow_to: float = knob(0.85, number(0, 5))
-    # Blobs smaller than this x die size squared are dropped ...
+    # Blobs smaller than this x die size squared are dropped, unless round and at least
+    # PIP_AREA x die size squared (a pale die showing only its pips).
     min_area: float = knob(0.2, number(0, 12))
-    # ... unless round and at least this big (a pale die showing only its pips).
-    pip_area: float = knob(0.02, number(0, 12))
+
+
+# Not a setting: halved or doubled it changed nothing on the held-out figures
+# (docs/dice.md, "What each setting does").
+PIP_AREA = 0.02
 
 
 def _background(
@@ -231,7 +235,7 @@ def find_dice(
         if a > 12 * size * size:
             continue
         if a < s.min_area * size * size and not (
-            a >= s.pip_area * size * size and 0.6 < bw / bh < 1.6 and a > 0.5 * bw * bh
+            a >= PIP_AREA * size * size and 0.6 < bw / bh < 1.6 and a > 0.5 * bw * bh
         ):
             continue
         if max(bw, bh) > s.split_above * size:
