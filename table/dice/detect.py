@@ -62,7 +62,7 @@ class DetectSettings:
 # Blobs smaller than MIN_AREA x die size squared are dropped, unless round and at least
 # PIP_AREA x die size squared (a pale die showing only its pips). Not settings: halved
 # or doubled, neither changed the dice read right or unsure on the held-out photos
-# (docs/dice.md, "What each setting does to the held-out figures").
+# (docs/dice-settings.md, "What each setting does to the held-out figures").
 MIN_AREA = 0.2
 PIP_AREA = 0.02
 
