@@ -72,6 +72,10 @@ def cmd_check_config(args: argparse.Namespace) -> int:
 
         problems += option_problems(config, args.directory)
     problems += data_problems(Path(args.directory) if args.directory is not None else None)
+    from table.common.datafiles import data_file
+    from table.dice.settings import settings_problems as dice_problems
+
+    problems += dice_problems(data_file("dice/reader.toml", args.directory))[1]
     if problems:
         raise ConfigError(problems)
     assert config is not None and hardware is not None

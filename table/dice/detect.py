@@ -13,7 +13,7 @@ when it is much darker or brighter than the tray, differs in hue, or has fine te
 the peaks of the distance transform, spaced by the typical die size of the frame, and
 boxes much smaller than that size (a pale die whose face merges with the tray, leaving
 only its pips) are widened about their centre; for the same reason a round blob as
-small as one pip is kept (``pip_area``: a pale one or two on the white tray shows
+small as one pip is kept (``PIP_AREA``: a pale one or two on the white tray shows
 nothing else), and the face reader rejects the specks that are not dice.
 """
 
@@ -25,27 +25,46 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from table.common.checks import number, whole
 from table.dice.pictures import Image, f32, f32_planes, u8, u8_planes
+from table.dice.schema import knob
 
 Box = tuple[int, int, int, int]
 
 
 @dataclass(frozen=True)
 class DetectSettings:
-    """Thresholds of the die finder; defaults were measured on the tray-d6 photos."""
+    """Thresholds of the die finder (``[finder]`` of ``dice/reader.toml``); the defaults
+    were measured on the tray-d6 photos."""
 
-    dark_ratio: float = 0.6  # a die pixel is darker than this fraction of the tray's brightness
-    bright_ratio: float = 1.2  # ... or brighter than this
-    hue_shift: float = 0.06  # ... or its colour ratio differs this much between channels
-    texture: float = 6.0  # ... or the local texture (mean |pixel - 5x5 mean|) exceeds this
-    seed_depth: float = 0.1  # split seeds: distance-transform peaks deeper than this x die size
-    seed_spacing: float = 0.75  # ... and at least this x die size apart
-    split_above: float = 1.35
-    frame_dark: int = 70  # grey level under which a tray's dark rim is found
-    grow_below: float = 0.85  # boxes smaller than this x the frame's die size ...
-    grow_to: float = 0.85  # ... are widened about their centre to this x die size
-    min_area: float = 0.2  # blobs smaller than this x die size squared are dropped ...
-    pip_area: float = 0.02  # ... unless round and at least this big (a pale die showing only its pips)
+    # A die pixel is darker than this fraction of the tray's brightness ...
+    dark_ratio: float = knob(0.6, number(0, 1))
+    # ... or brighter than this ...
+    bright_ratio: float = knob(1.2, number(1, 10))
+    # ... or its colour ratio differs this much between channels ...
+    hue_shift: float = knob(0.06, number(0, 1))
+    # ... or its local texture (mean |pixel - 5x5 mean|) exceeds this.
+    texture: float = knob(6.0, number(0, 255))
+    # Touching dice are split at distance-transform peaks deeper than this x die size ...
+    seed_depth: float = knob(0.1, number(0, 1))
+    # ... and at least this x die size apart ...
+    seed_spacing: float = knob(0.75, number(0.05, 5))
+    # ... in blobs longer than this x die size.
+    split_above: float = knob(1.35, number(0.5, 12))
+    # The grey level under which a tray's dark rim is found.
+    frame_dark: int = knob(70, whole(0, 255))
+    # Boxes smaller than this x the frame's die size (0: none) ...
+    grow_below: float = knob(0.85, number(0, 5))
+    # ... are widened about their centre to this x die size.
+    grow_to: float = knob(0.85, number(0, 5))
+
+
+# Blobs smaller than MIN_AREA x die size squared are dropped, unless round and at least
+# PIP_AREA x die size squared (a pale die showing only its pips). Not settings: halved
+# or doubled, neither changed the dice read right or unsure on the held-out photos
+# (docs/dice-settings.md, "What each setting does to the held-out figures").
+MIN_AREA = 0.2
+PIP_AREA = 0.02
 
 
 def _background(
@@ -219,8 +238,8 @@ def find_dice(
         x, y, bw, bh, a = (int(v) for v in st[k])
         if a > 12 * size * size:
             continue
-        if a < s.min_area * size * size and not (
-            a >= s.pip_area * size * size and 0.6 < bw / bh < 1.6 and a > 0.5 * bw * bh
+        if a < MIN_AREA * size * size and not (
+            a >= PIP_AREA * size * size and 0.6 < bw / bh < 1.6 and a > 0.5 * bw * bh
         ):
             continue
         if max(bw, bh) > s.split_above * size:

@@ -109,9 +109,9 @@ class DiceReader:
         area = self._area(frame)
         if area is None and self.symbols is None and self.settings.general_model is not None:
             # Found once for the die finder and the choice of networks (both look inside it).
-            rim = tray_area(u8(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)))
+            rim = tray_area(u8(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)), self.settings.finder.frame_dark)
             area = rim if rim is not None else np.ones(frame.shape[:2], np.uint8)
-        boxes, _ = find_dice(frame, area=area)
+        boxes, _ = find_dice(frame, self.settings.finder, area=area)
         out: list[DieReading] = []
         if not boxes:
             return out
@@ -175,7 +175,8 @@ def _load(path: Path, engine: str) -> FaceModel:
         raise TableError(str(exc)) from exc
 
 
-# A box read again with ``shrink_boxes`` is a square of this fraction of its longer side.
+# :func:`shrunk`'s own size, the second look's when the general networks were fine-tuned
+# (tools/dice/conditions.py); the reader's second look takes ``second_look_size``.
 SHRINK = 0.8
 
 

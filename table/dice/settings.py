@@ -1,4 +1,13 @@
-"""Reader settings from ``dice/reader.toml`` (stdlib tomllib, frozen dataclass).
+"""Reader settings from ``dice/reader.toml``: one typed schema, every problem at once.
+
+Every setting is a field of :class:`ReaderSettings` (or, for the die finder's
+thresholds in ``[finder]``, of :class:`table.dice.detect.DetectSettings`), declared
+once with its default and its check (:func:`table.dice.schema.knob`). The file is
+checked against those fields: an unknown section or key (with the nearest known one),
+a value of the wrong type or out of range each give one line
+``file: section.key: what is wrong (did you mean 'x'?)``, and :func:`load_settings`
+raises :class:`ReaderSettingsError` listing all of them. A key left out keeps its
+default, so the shipped file only names what an owner is expected to change.
 
 The file, the face model it names and taught symbol dice are looked up in the config
 directory in force and then in the shipped defaults (:mod:`table.common.datafiles`).
@@ -9,10 +18,27 @@ from __future__ import annotations
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from table.common.checks import load_toml, read_text_input
+from table.common.checks import boolean, did_you_mean, load_toml, non_empty, number, read_text_input, string, whole
 from table.common.datafiles import config_dir, data_file, defaults_dir
 from table.common.errors import TableError
+from table.dice.detect import DetectSettings
+from table.dice.schema import knob, read_table, settings_fields
+
+SECTIONS = ("reader", "tray", "capture", "finder")
+"""The tables of ``reader.toml``; ``[finder]`` holds :class:`DetectSettings`."""
+
+
+class ReaderSettingsError(TableError):
+    """``dice/reader.toml`` has problems; ``problems`` lists them, one line each."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        if len(problems) == 1:
+            super().__init__(f"the dice reader settings have a problem: {problems[0]}")
+        else:
+            super().__init__(f"the dice reader settings have {len(problems)} problems:\n  " + "\n  ".join(problems))
 
 
 def _model_default() -> Path:
@@ -26,113 +52,135 @@ def symbols_home() -> Path:
     return (base if base is not None else defaults_dir()) / "dice" / "symbols"
 
 
-@dataclass(frozen=True)
-class ReaderSettings:
-    """What the reader needs besides the image; see the shipped ``dice/reader.toml``."""
-
-    min_confidence: float = 0.6
-    model_path: Path = field(default_factory=_model_default)
-    tray_area: tuple[int, int, int, int] | None = None
-    settle_seconds: float = 0.6
-    motion_level: float = 12.0
-    timeout_seconds: float = 8.0
-    symbols_dir: Path = field(default_factory=symbols_home)
-    # Which library runs the face networks (table.dice.engines): auto, numpy, onnxruntime, opencv.
-    engine: str = "auto"
-    # Also read every box shrunk about its centre (table.dice.reader.shrunk): for setups
-    # where the finder's boxes take in a pale ring around each die (docs/dice.md).
-    shrink_boxes: bool = False
-    # A pip reading less sure than this is taken for "not a die" and not reported at all
-    # (0: every reading is reported, the unsure ones marked by their confidence).
-    drop_below: float = 0.0
-    # The second look (``shrink_boxes``) is taken only for boxes whose first reading is a
-    # die less sure than ``second_look_below``, or "not a die" less sure than
-    # ``second_look_reject_below`` (1.0 or more: every box; docs/dice.md).
-    second_look_below: float = 1.0
-    # The second look's box: this fraction of the finder's box's longer side, same centre.
-    second_look_size: float = 0.65
-    second_look_reject_below: float = 0.99999
-    # How many views (table.dice.model.VIEWS) an unsure box is read in on the second look.
-    second_look_views: int = 8
-    # The networks for setups unlike the tray (None: off). A frame whose surface away from
-    # the dice is rougher than ``tray_texture`` in fine detail or than ``tray_grain`` in
-    # coarse grain (table.dice.detect.background_texture) is read by them, with the second
-    # look; a frame like the tray by ``model_path``.
-    general_model: Path | None = None
-    tray_texture: float = 1.44
-    tray_grain: float = 2.04
-    # ``drop_below`` for the frames the general networks read (``drop_below`` is the tray's).
-    general_drop_below: float = 0.55
-
-
-def load_settings(path: Path | None = None) -> ReaderSettings:
-    """Read the settings (default: ``dice/reader.toml`` of the config directory in force,
-    else the shipped one); a missing file gives the defaults, a bad one a TableError."""
-    path = path or data_file("dice/reader.toml")
-    if not path.exists():
-        return ReaderSettings()
-    try:
-        data = load_toml(read_text_input(path, "dice reader settings file"))
-    except tomllib.TOMLDecodeError as exc:
-        raise TableError(f"{path} is not valid TOML: {exc}") from exc
-    reader = data.get("reader", {})
-    tray = data.get("tray", {})
-    capture = data.get("capture", {})
-    try:
-        conf = float(reader.get("min_confidence", 0.6))
-        if not 1 <= int(reader.get("second_look_views", 8)) <= 8:
-            raise ValueError("reader.second_look_views must be 1-8")
-        area = tray.get("area")
-        if area is not None:
-            if len(area) != 4:
-                raise ValueError("tray.area needs four numbers")
-            area = tuple(int(v) for v in area)
-        return ReaderSettings(
-            min_confidence=conf,
-            model_path=_model_file(path, str(reader.get("model", "faces.npz"))),
-            tray_area=area,
-            settle_seconds=float(capture.get("settle_seconds", 0.6)),
-            motion_level=float(capture.get("motion_level", 12)),
-            timeout_seconds=float(capture.get("timeout_seconds", 8.0)),
-            symbols_dir=symbols_home(),
-            engine=_engine(reader.get("engine", "auto")),
-            shrink_boxes=_flag(reader.get("shrink_boxes", False), "reader.shrink_boxes"),
-            drop_below=float(reader.get("drop_below", 0.0)),
-            second_look_below=float(reader.get("second_look_below", 1.0)),
-            second_look_size=float(reader.get("second_look_size", 0.65)),
-            second_look_reject_below=float(reader.get("second_look_reject_below", 0.99999)),
-            second_look_views=int(reader.get("second_look_views", 8)),
-            general_model=_general(path, reader.get("general_model", "")),
-            tray_texture=float(reader.get("tray_texture", 1.44)),
-            tray_grain=float(reader.get("tray_grain", 2.04)),
-            general_drop_below=float(reader.get("general_drop_below", 0.55)),
-        )
-    except (TypeError, ValueError) as exc:
-        raise TableError(f"{path}: a setting has the wrong type ({exc})") from exc
-
-
-def _flag(value: object, name: str) -> bool:
-    if not isinstance(value, bool):
-        raise ValueError(f"{name} is {value!r}; use true or false")
-    return value
-
-
-def _general(settings_file: Path, value: object) -> Path | None:
-    if not isinstance(value, str):
-        raise ValueError(f"reader.general_model is {value!r}; give a file name, or \"\" for none")
-    return _model_file(settings_file, value) if value else None
-
-
-def _engine(value: object) -> str:
-    from table.dice.engines import ENGINES
-
-    if value not in ENGINES:
-        raise ValueError(f"reader.engine is {value!r}; use one of {', '.join(ENGINES)}")
-    return str(value)
-
-
-def _model_file(settings_file: Path, name: str) -> Path:
+def _model_file(name: str, settings_file: Path) -> Path:
     """The model a settings file names: beside that file when it is there (an owner's
     own model), else the config directory's or the shipped ``dice/NAME``."""
     beside = settings_file.parent / name
     return beside if beside.is_file() else data_file(f"dice/{name}")
+
+
+def _general_file(name: str, settings_file: Path) -> Path | None:
+    return _model_file(name, settings_file) if name else None
+
+
+def _engine(v: Any) -> str | None:
+    from table.dice.engines import ENGINES
+
+    if v in ENGINES:
+        return None
+    hint = did_you_mean(v, ENGINES) if isinstance(v, str) else ""
+    return f"must be one of {', '.join(ENGINES)}, not {v!r}{hint}"
+
+
+def _area(v: Any) -> str | None:
+    if not isinstance(v, list) or len(v) != 4 or not all(isinstance(n, int) and not isinstance(n, bool) for n in v):
+        return "must be four whole numbers [x0, y0, x1, y1] (pixels)"
+    x0, y0, x1, y1 = v
+    if min(v) < 0:
+        return f"must not be negative, not {v}"
+    if not (x0 < x1 and y0 < y1):
+        return f"must have x0 < x1 and y0 < y1, not {v}"
+    return None
+
+
+def _file_name(v: Any) -> str | None:
+    if non_empty(v) is not None:
+        return "must be the file name of a face model, such as \"faces.npz\""
+    return None
+
+
+@dataclass(frozen=True)
+class ReaderSettings:
+    """What the reader needs besides the image; see the shipped ``dice/reader.toml``.
+
+    Every field with a check is a key of ``reader.toml`` (its table in ``section``);
+    the defaults here are the only ones.
+    """
+
+    # [reader]: below this confidence a die counts as unsure (the table asks by knob).
+    min_confidence: float = knob(0.6, number(0, 1), section="reader")
+    # The face networks for frames like the tray (a file beside reader.toml, else shipped).
+    model_path: Path = knob(  # noqa: RUF009 (a knob is a field with a default factory)
+        check=_file_name, key="model", section="reader", read=_model_file, factory=_model_default
+    )
+    # Which library runs the face networks (table.dice.engines): auto, numpy, onnxruntime, opencv.
+    engine: str = knob("auto", _engine, section="reader")
+    # Also read every box shrunk about its centre (the second look, every frame): for
+    # setups where the finder's boxes take in a pale ring around each die (docs/dice.md).
+    shrink_boxes: bool = knob(False, boolean, section="reader")
+    # A pip reading less sure than this is taken for "not a die" and not reported at all
+    # (0: every reading is reported, the unsure ones marked by their confidence).
+    drop_below: float = knob(0.0, number(0, 1), section="reader")
+    # The networks for setups unlike the tray (None, "" in the file: off). A frame whose
+    # surface away from the dice is rougher than ``tray_texture`` in fine detail or than
+    # ``tray_grain`` in coarse grain (table.dice.detect.background_texture) is read by
+    # them, with the second look; a frame like the tray by ``model_path``. A limit of -1
+    # gives every frame to them.
+    general_model: Path | None = knob(None, string, section="reader", read=_general_file)  # noqa: RUF009
+    tray_texture: float = knob(1.44, number(-1, 255), section="reader")
+    tray_grain: float = knob(2.04, number(-1, 255), section="reader")
+    # ``drop_below`` for the frames the general networks read (``drop_below`` is the tray's).
+    general_drop_below: float = knob(0.55, number(0, 1), section="reader")
+    # The second look is taken only for boxes whose first reading is a die less sure
+    # than ``second_look_below``, or "not a die" less sure than
+    # ``second_look_reject_below`` (1.0: every box; docs/dice.md) ...
+    second_look_below: float = knob(1.0, number(0, 1), section="reader")
+    second_look_reject_below: float = knob(0.99999, number(0, 1), section="reader")
+    # ... its box is this fraction of the finder's box's longer side, same centre ...
+    second_look_size: float = knob(0.65, number(0.1, 2), section="reader")
+    # ... and an unsure box is read in this many views (table.dice.model.VIEWS).
+    second_look_views: int = knob(8, whole(1, 8), section="reader")
+    # [tray]: the tray area in pixels (x0, y0, x1, y1); None: found in each frame.
+    tray_area: tuple[int, int, int, int] | None = knob(
+        None, _area, key="area", section="tray", read=lambda v, _: tuple(v)
+    )
+    # [capture]: dice have settled when no pixel block changed by more than
+    # ``motion_level`` grey levels for ``settle_seconds``; given up after ``timeout_seconds``.
+    settle_seconds: float = knob(0.6, number(0, 60), section="capture")
+    motion_level: float = knob(12.0, number(0, 255), section="capture")
+    timeout_seconds: float = knob(8.0, number(0, 3600), section="capture")
+    # [finder]: the die finder's thresholds.
+    finder: DetectSettings = field(default_factory=DetectSettings)
+    # Not in the file: where taught symbol dice are kept.
+    symbols_dir: Path = field(default_factory=symbols_home)
+
+
+def settings_problems(path: Path) -> tuple[ReaderSettings, list[str]]:
+    """The settings in ``path`` and every problem with them (defaults when the file is
+    missing; the defaults and the problems when it has any)."""
+    if not path.exists():
+        return ReaderSettings(), []
+    try:
+        data = load_toml(read_text_input(path, "dice reader settings file"))
+    except TableError as exc:
+        return ReaderSettings(), [str(exc)]
+    except tomllib.TOMLDecodeError as exc:
+        return ReaderSettings(), [f"{path}: not valid TOML ({exc})"]
+    problems: list[str] = []
+    values: dict[str, Any] = {}
+    finder: dict[str, Any] = {}
+    for section, table in data.items():
+        if section not in SECTIONS:
+            problems.append(f"{path}: {section}: unknown section{did_you_mean(section, SECTIONS)}")
+        elif section == "finder":
+            finder = read_table(path, section, table, settings_fields(DetectSettings), problems)
+        else:
+            values |= read_table(path, section, table, settings_fields(ReaderSettings, section), problems)
+    settings = ReaderSettings(**values, finder=DetectSettings(**finder))
+    if settings.timeout_seconds <= settings.settle_seconds:
+        problems.append(
+            f"{path}: capture.timeout_seconds: must be longer than settle_seconds "
+            f"({settings.settle_seconds:g}), not {settings.timeout_seconds:g}: the dice could never settle in time"
+        )
+    return (ReaderSettings() if problems else settings), problems
+
+
+def load_settings(path: Path | None = None) -> ReaderSettings:
+    """Read the settings (default: ``dice/reader.toml`` of the config directory in force,
+    else the shipped one); a missing file gives the defaults, a bad one a
+    :class:`ReaderSettingsError` listing every problem."""
+    settings, problems = settings_problems(path or data_file("dice/reader.toml"))
+    if problems:
+        raise ReaderSettingsError(problems)
+    return settings
+

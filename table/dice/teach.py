@@ -34,7 +34,7 @@ from numpy.typing import NDArray
 from table.common.checks import read_text_input
 from table.common.errors import TableError
 from table.dice.cnn import CLASSES, ConvNet, save_members
-from table.dice.detect import find_dice
+from table.dice.detect import DetectSettings, find_dice
 from table.dice.features import canonical_crop, face_inputs
 from table.dice.model import FaceModel
 from table.dice.reader import DiceReader, load_image
@@ -167,13 +167,16 @@ def _views(x: F32) -> F32:
     return np.ascontiguousarray(np.concatenate(turned + [t[:, :, ::-1] for t in turned]))
 
 
-def samples(photos: list[tuple[str, NDArray[np.uint8], Labels]], side: int) -> tuple[F32, NDArray[np.int64]]:
-    """Network inputs and classes of the teaching photos (see module doc), in 8 views each."""
+def samples(
+    photos: list[tuple[str, NDArray[np.uint8], Labels]], side: int, finder: DetectSettings | None = None
+) -> tuple[F32, NDArray[np.int64]]:
+    """Network inputs and classes of the teaching photos (see module doc), in 8 views
+    each; boxes proposed by the die finder with ``finder``'s thresholds (the reader's)."""
     crops: list[F32] = []
     classes: list[int] = []
     rng = np.random.default_rng(0)  # which clutter boxes are kept: the same on every run
     for _, img, lab in photos:
-        boxes, _ = find_dice(img)
+        boxes, _ = find_dice(img, finder)
         paired = {j: i for i, j in match([b for b, _ in lab], boxes)}
         negatives = []
         for j, b in enumerate(boxes):
@@ -250,7 +253,7 @@ def teach(data: TeachSet, reader: DiceReader, progress: Callable[[str], None] = 
     for which, model, floor in candidates:
         if model.side not in cut:
             progress(f"cutting samples from {len(taught)} teaching photos")
-            cut[model.side] = samples(taught, model.side)
+            cut[model.side] = samples(taught, model.side, reader.settings.finder)
         x, y = cut[model.side]
         if len(y) == 0 or not (y > 0).any():
             raise TableError("the teaching photos hold no labelled dice the reader could use")
