@@ -64,6 +64,25 @@ class Words:
     regions: Mapping[str, str] = field(default_factory=dict)
     colours: Mapping[str, str] = field(default_factory=dict)
     neighbours: Mapping[str, str] = field(default_factory=dict)
+    grammar: Mapping[str, Grammar] = field(default_factory=dict)
+    """How a name stands in a sentence, by country id, for the names that need more than
+    the bare name (an article: "die Schweiz", "the Netherlands"); the rest stand bare."""
+
+
+CASES: tuple[str, ...] = ("nominative", "dative")
+"""The case forms the table's sentences use ("Umtata war die Schweiz", "in der Schweiz")."""
+
+GENDERS: tuple[str, ...] = ("masculine", "feminine", "neuter", "plural")
+"""A name's gender, or ``plural`` for a name that is a plural ("die Niederlande")."""
+
+
+@dataclass(frozen=True)
+class Grammar:
+    """One country name as sentences need it: its gender (or plural) and the words it
+    stands as in each case of :data:`CASES`, article included ("der Schweiz")."""
+
+    gender: str
+    forms: Mapping[str, str]
 
 
 @dataclass(frozen=True)
@@ -111,6 +130,16 @@ class Board:
         if language != "en" and words and country_id in words.countries:
             return words.countries[country_id]
         return self.get(country_id).label
+
+    def in_sentence(self, country_id: str, language: str = "en", case: str = "nominative") -> str:
+        """The country's name as it stands in a sentence of ``language`` in ``case`` (see
+        :data:`CASES`): with its article where it takes one ("die Schweiz", "in der
+        Schweiz", "the Netherlands"), else its bare :meth:`name` ("Deutschland")."""
+        words = self.words.get(language)
+        grammar = words.grammar.get(country_id) if words else None
+        if grammar is None:
+            return self.name(country_id, language)
+        return grammar.forms.get(case) or grammar.forms["nominative"]
 
     def region_name(self, region: str, language: str = "en") -> str:
         """A region key (``north``...) as players read it in ``language``."""
@@ -172,7 +201,29 @@ def _words(raw: Any, where: str) -> dict[str, Words]:
         unknown = sorted(set(parts["regions"]) - set(REGIONS)) + sorted(set(parts["colours"]) - set(COLOURS))
         if unknown:
             raise BoardError(f"{where}: language.{code} names unknown regions or colours: {', '.join(unknown)}")
-        out[str(code)] = Words(**parts)
+        out[str(code)] = Words(**parts, grammar=_grammar(table.get("grammar", {}), f"{where}: language.{code}.grammar"))
+    return out
+
+
+def _grammar(raw: Any, where: str) -> dict[str, Grammar]:
+    """``[language.CODE.grammar]``: id = { gender = "feminine", nominative = "die Schweiz",
+    dative = "der Schweiz" } (every case of :data:`CASES` but the nominative is optional)."""
+    if not isinstance(raw, Mapping):
+        raise BoardError(f"{where} must map country ids to tables")
+    out: dict[str, Grammar] = {}
+    for cid, entry in raw.items():
+        if not isinstance(entry, Mapping):
+            raise BoardError(f"{where}.{cid} must be a table (gender and case forms)")
+        gender = entry.get("gender")
+        if gender not in GENDERS:
+            raise BoardError(f"{where}.{cid}: gender must be one of {', '.join(GENDERS)}")
+        unknown = sorted(set(entry) - {"gender", *CASES})
+        if unknown:
+            raise BoardError(f"{where}.{cid}: unknown key {unknown[0]!r} (known: gender, {', '.join(CASES)})")
+        forms = {case: entry[case] for case in CASES if case in entry}
+        if not isinstance(forms.get("nominative"), str) or not all(isinstance(f, str) and f for f in forms.values()):
+            raise BoardError(f"{where}.{cid} needs a nominative and non-empty case forms")
+        out[str(cid)] = Grammar(str(gender), forms)
     return out
 
 
@@ -234,7 +285,8 @@ def parse_board(
             if not board.has(cid):
                 raise BoardError(f"{where}: border {a}-{b} names unknown country '{cid}'")
     for code, words in board.words.items():
-        for cid in sorted((set(words.countries) | set(words.labels)) - {c.id for c in board.countries}):
+        for cid in sorted((set(words.countries) | set(words.labels) | set(words.grammar))
+                          - {c.id for c in board.countries}):
             raise BoardError(f"{where}: language.{code} names unknown country '{cid}'")
     for language, table in board.giveaways.items():
         for cid in table:
