@@ -98,6 +98,9 @@ class Board:
     """Per language, per country id: words that give the country away (its names, adjective,
     language, products named after it); a deck card must not contain them (``table deck
     check``). An entry ending in ``*`` matches any word it begins."""
+    capitals: Mapping[str, Mapping[str, tuple[str, ...]]] = field(default_factory=dict, compare=False)
+    """Per language, per country id: the capital and the words made from it ("Prag",
+    "Prager*"), matched like :attr:`giveaways`; only a card about the capital may name it."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_by_id", {c.id: c for c in self.countries})
@@ -227,18 +230,18 @@ def _grammar(raw: Any, where: str) -> dict[str, Grammar]:
     return out
 
 
-def _giveaways(raw: Any, where: str) -> dict[str, dict[str, tuple[str, ...]]]:
-    """``[giveaways.LANG]`` tables: country id -> list of words."""
+def _giveaways(raw: Any, where: str, name: str = "giveaways") -> dict[str, dict[str, tuple[str, ...]]]:
+    """``[giveaways.LANG]`` (or ``[capitals.LANG]``) tables: country id -> list of words."""
     if not isinstance(raw, Mapping):
-        raise BoardError(f"{where}: [giveaways] must hold one table per language")
+        raise BoardError(f"{where}: [{name}] must hold one table per language")
     out: dict[str, dict[str, tuple[str, ...]]] = {}
     for language, table in raw.items():
         if not isinstance(table, Mapping):
-            raise BoardError(f"{where}: [giveaways.{language}] must map country ids to lists of words")
+            raise BoardError(f"{where}: [{name}.{language}] must map country ids to lists of words")
         out[language] = {}
         for cid, words in table.items():
             if not isinstance(words, list) or not all(isinstance(w, str) and w.strip() for w in words):
-                raise BoardError(f"{where}: giveaways.{language}.{cid} must be a list of words")
+                raise BoardError(f"{where}: {name}.{language}.{cid} must be a list of words")
             out[language][cid] = tuple(w.strip() for w in words)
     return out
 
@@ -279,6 +282,7 @@ def parse_board(
         _pairs(borders.get("sea", []), f"{where} [borders] sea"),
         words=_words(data.get("language", {}), where),
         giveaways=_giveaways(data.get("giveaways", {}), where),
+        capitals=_giveaways(data.get("capitals", {}), where, "capitals"),
     )
     for a, b in board.land + board.sea:
         for cid in (a, b):
@@ -288,10 +292,11 @@ def parse_board(
         for cid in sorted((set(words.countries) | set(words.labels) | set(words.grammar))
                           - {c.id for c in board.countries}):
             raise BoardError(f"{where}: language.{code} names unknown country '{cid}'")
-    for language, table in board.giveaways.items():
-        for cid in table:
-            if not board.has(cid):
-                raise BoardError(f"{where}: giveaways.{language} names unknown country '{cid}'")
+    for name, tables in (("giveaways", board.giveaways), ("capitals", board.capitals)):
+        for language, table in tables.items():
+            for cid in table:
+                if not board.has(cid):
+                    raise BoardError(f"{where}: {name}.{language} names unknown country '{cid}'")
     return board
 
 
