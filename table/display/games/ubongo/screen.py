@@ -251,6 +251,11 @@ def _ordinal(n: int) -> str:
     return {1: _("1st"), 2: _("2nd"), 3: _("3rd")}.get(n, _("{n}th").format(n=n))
 
 
+def _join(names: list[str]) -> str:
+    """``A``, ``A and B``, ``A, B and C`` in the language in force."""
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + _(" and ") + names[-1]
+
+
 def _prompt(view: dict[str, Any], player: dict[str, Any]) -> str:
     """What this player does next, from the view's facts (the engine's own prompt is English)."""
     status = player["status"]
@@ -293,22 +298,32 @@ def _reason(view: dict[str, Any]) -> str:
         return ""
     keys = {p["station"]: p["ranking_key"] for p in players}
     best = winners[0]["ranking_key"]
+    names = _join([p["name"] for p in winners])
     others = [keys[p["station"]] for p in players if p["station"] not in view["winners"]]
     if not others:
-        return _("Complete tie: a shared win")
+        return _("complete tie: {names} share the win").format(names=names)
     runner = max(others)
     depth = next(i for i in range(len(best)) if best[i] != runner[i])
-    # The ranking beside this line names everyone, so the sentence only says what
-    # decided (kept short: it sits under the winner's name).
     if depth == 0:
         if len(winners) > 1:
-            return _("Tied on every colour: a shared win")
+            return _("most gems of one colour ({n}); {names} are tied on every colour and share the win").format(
+                n=best[0], names=names)
         return _("most gems of one colour: {n}").format(n=best[0])
+    tied_names = _join([p["name"] for p in players if keys[p["station"]] in (best, runner)])
     tied = ", ".join(str(best[i]) for i in range(depth))
     which = _("2nd") if depth == 1 else _("3rd") if depth == 2 else _("{n}th").format(n=depth + 1)
-    return ngettext("Tie on the best colour ({tied}); the {which} decided {a} to {b}",
-                    "Tie on the best {depth} colours ({tied}); the {which} decided {a} to {b}",
-                    depth).format(tied=tied, which=which, a=best[depth], b=runner[depth], depth=depth)
+    if len(winners) > 1:
+        template = ngettext("{tied_names} tied on the best colour ({tied}); the {which} colour decided {a} to {b}: "
+                            "{names} share the win (tied on every colour)",
+                            "{tied_names} tied on the best {depth} colours ({tied}); the {which} colour decided "
+                            "{a} to {b}: {names} share the win (tied on every colour)", depth)
+    else:
+        template = ngettext("{tied_names} tied on the best colour ({tied}); the {which} colour decided {a} to {b}: "
+                            "{names} wins",
+                            "{tied_names} tied on the best {depth} colours ({tied}); the {which} colour decided "
+                            "{a} to {b}: {names} wins", depth)
+    return template.format(tied_names=tied_names, tied=tied, which=which, a=best[depth], b=runner[depth],
+                           names=names, depth=depth)
 
 
 # -- the screen ----------------------------------------------------------------------------
@@ -511,9 +526,10 @@ class UbongoRenderer(GameRenderer):
                             lambda s, t: self._ranking(s, theme, view, layout), base=True))
         if paused:
             where = layout.board.center
-            word = _("Paused").upper()  # the part's key: a language switch repaints it
-            out.append(Part("ubongo:paused", label_rect(theme, word, where, "title", ACCENT, "center", bold=True),
-                            word, lambda s, t: label(s, theme, word, where, "title", ACCENT, "center", bold=True),
+            paused_word = _("Paused").upper()  # the part's key: a language switch repaints it
+            out.append(Part("ubongo:paused",
+                            label_rect(theme, paused_word, where, "title", ACCENT, "center", bold=True), paused_word,
+                            lambda s, t: label(s, theme, paused_word, where, "title", ACCENT, "center", bold=True),
                             base=True))
         return out
 
