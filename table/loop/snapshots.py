@@ -105,6 +105,13 @@ def shell_moments(stations: int = 4) -> Iterator[tuple[str, Snapshot]]:
     yield "leave-kiosk", leave
 
 
+def _language_options(engine_name: str) -> dict[str, object]:
+    """The setup options that carry the language in force to a game that takes one (the
+    Umtata deck is chosen by it), as the lobby gives them: German pictures get German cards."""
+    known = registry()[engine_name].option_names or frozenset()
+    return {"language": language()} if "language" in known else {}
+
+
 def _players(engine_name: str) -> int:
     engine = registry()[engine_name]
     return max(engine.min_stations, min(engine.max_stations, 4))
@@ -121,7 +128,7 @@ def phase_walk(game: str, variant: str, seed: int, players: int | None = None,
     from table.play.autoplay import next_random_action
 
     n = players or _players(game)
-    setup = GameSetup(game, variant, tuple(range(n)), NAMES[:n])
+    setup = GameSetup(game, variant, tuple(range(n)), NAMES[:n], _language_options(game))
     session = Session.start(game, setup, seed)
     rng = random.Random(seed)
     seen: set[str] = set()
@@ -188,7 +195,8 @@ def walk_until(game: str, surface: pygame.Surface, done: Callable[[Table], bool]
     config = TableConfig(stations=4, language=language(), display=DisplayConfig(celebrations=celebrations))
     table = Table(config, clock, surface, None, inputs=[inputs], seed_source=lambda: seed, attract=False)
     n = _players(game)
-    table.start_game(GameSetup(game, registry()[game].variants[0], tuple(range(n)), NAMES[:n]), seed=seed)
+    table.start_game(GameSetup(game, registry()[game].variants[0], tuple(range(n)), NAMES[:n],
+                               _language_options(game)), seed=seed)
     session = table.session
     assert session is not None
     rng = random.Random(seed)

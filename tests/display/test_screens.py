@@ -70,3 +70,26 @@ def test_table_screens_refuses_a_file_for_its_folder_in_one_line(tmp_path: Path,
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("table: ") and "not a folder" in err[0]
     assert target.read_bytes() == b"keep me"
+
+
+def test_german_pictures_play_the_german_deck_and_words() -> None:
+    """`table screens --lang de` starts its games as the lobby would in German: Umtata's
+    cards come from the German deck, the phase walk's and the table loop's alike."""
+    from table.common import i18n
+    from table.games.umtata.deck import default_deck
+    from table.loop.snapshots import phase_walk, walk_to
+
+    i18n.set_language("de")
+    try:
+        german = {q.text for q in default_deck("de")}
+        _, session, _ = next(iter(phase_walk("umtata", "standard", seed=3)))
+        assert session.setup.options["language"] == "de"
+        assert session.view(None)["question"]["text"] in german
+        pygame.display.init()
+        pygame.font.init()
+        found = walk_to("umtata", "guess", pygame.Surface((1280, 720)), celebrations=False)
+        assert found is not None
+        table = found[0]
+        assert table.session is not None and table.session.view(None)["question"]["text"] in german
+    finally:
+        i18n.set_language("en")

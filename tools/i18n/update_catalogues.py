@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-spec = importlib.util.spec_from_file_location("pofile", ROOT / "table" / "pofile.py")
+spec = importlib.util.spec_from_file_location("pofile", ROOT / "table" / "common" / "pofile.py")
 assert spec is not None and spec.loader is not None
 pofile = importlib.util.module_from_spec(spec)
 sys.modules["pofile"] = pofile
@@ -37,7 +37,7 @@ def main() -> int:
         rel = path.relative_to(ROOT).as_posix()
         template += pofile.extract_source(path.read_text(encoding="utf-8"), rel)
     for lang, header in HEADER.items():
-        po = ROOT / "table" / "locale" / f"{lang}.po"
+        po = ROOT / "table" / "common" / "locale" / f"{lang}.po"
         old = pofile.read_po(po) if po.exists() else []
         entries = pofile.merge(template, old, header)
         if lang == "en":

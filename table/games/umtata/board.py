@@ -64,6 +64,25 @@ class Words:
     regions: Mapping[str, str] = field(default_factory=dict)
     colours: Mapping[str, str] = field(default_factory=dict)
     neighbours: Mapping[str, str] = field(default_factory=dict)
+    grammar: Mapping[str, Grammar] = field(default_factory=dict)
+    """How a name stands in a sentence, by country id, for the names that need more than
+    the bare name (an article: "die Schweiz", "the Netherlands"); the rest stand bare."""
+
+
+CASES: tuple[str, ...] = ("nominative", "dative")
+"""The case forms the table's sentences use ("Umtata war die Schweiz", "in der Schweiz")."""
+
+GENDERS: tuple[str, ...] = ("masculine", "feminine", "neuter", "plural")
+"""A name's gender, or ``plural`` for a name that is a plural ("die Niederlande")."""
+
+
+@dataclass(frozen=True)
+class Grammar:
+    """One country name as sentences need it: its gender (or plural) and the words it
+    stands as in each case of :data:`CASES`, article included ("der Schweiz")."""
+
+    gender: str
+    forms: Mapping[str, str]
 
 
 @dataclass(frozen=True)
@@ -79,6 +98,9 @@ class Board:
     """Per language, per country id: words that give the country away (its names, adjective,
     language, products named after it); a deck card must not contain them (``table deck
     check``). An entry ending in ``*`` matches any word it begins."""
+    capitals: Mapping[str, Mapping[str, tuple[str, ...]]] = field(default_factory=dict, compare=False)
+    """Per language, per country id: the capital and the words made from it ("Prag",
+    "Prager*"), matched like :attr:`giveaways`; only a card about the capital may name it."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_by_id", {c.id: c for c in self.countries})
@@ -111,6 +133,16 @@ class Board:
         if language != "en" and words and country_id in words.countries:
             return words.countries[country_id]
         return self.get(country_id).label
+
+    def in_sentence(self, country_id: str, language: str = "en", case: str = "nominative") -> str:
+        """The country's name as it stands in a sentence of ``language`` in ``case`` (see
+        :data:`CASES`): with its article where it takes one ("die Schweiz", "in der
+        Schweiz", "the Netherlands"), else its bare :meth:`name` ("Deutschland")."""
+        words = self.words.get(language)
+        grammar = words.grammar.get(country_id) if words else None
+        if grammar is None:
+            return self.name(country_id, language)
+        return grammar.forms.get(case) or grammar.forms["nominative"]
 
     def region_name(self, region: str, language: str = "en") -> str:
         """A region key (``north``...) as players read it in ``language``."""
@@ -172,22 +204,44 @@ def _words(raw: Any, where: str) -> dict[str, Words]:
         unknown = sorted(set(parts["regions"]) - set(REGIONS)) + sorted(set(parts["colours"]) - set(COLOURS))
         if unknown:
             raise BoardError(f"{where}: language.{code} names unknown regions or colours: {', '.join(unknown)}")
-        out[str(code)] = Words(**parts)
+        out[str(code)] = Words(**parts, grammar=_grammar(table.get("grammar", {}), f"{where}: language.{code}.grammar"))
     return out
 
 
-def _giveaways(raw: Any, where: str) -> dict[str, dict[str, tuple[str, ...]]]:
-    """``[giveaways.LANG]`` tables: country id -> list of words."""
+def _grammar(raw: Any, where: str) -> dict[str, Grammar]:
+    """``[language.CODE.grammar]``: id = { gender = "feminine", nominative = "die Schweiz",
+    dative = "der Schweiz" } (every case of :data:`CASES` but the nominative is optional)."""
     if not isinstance(raw, Mapping):
-        raise BoardError(f"{where}: [giveaways] must hold one table per language")
+        raise BoardError(f"{where} must map country ids to tables")
+    out: dict[str, Grammar] = {}
+    for cid, entry in raw.items():
+        if not isinstance(entry, Mapping):
+            raise BoardError(f"{where}.{cid} must be a table (gender and case forms)")
+        gender = entry.get("gender")
+        if gender not in GENDERS:
+            raise BoardError(f"{where}.{cid}: gender must be one of {', '.join(GENDERS)}")
+        unknown = sorted(set(entry) - {"gender", *CASES})
+        if unknown:
+            raise BoardError(f"{where}.{cid}: unknown key {unknown[0]!r} (known: gender, {', '.join(CASES)})")
+        forms = {case: entry[case] for case in CASES if case in entry}
+        if not isinstance(forms.get("nominative"), str) or not all(isinstance(f, str) and f for f in forms.values()):
+            raise BoardError(f"{where}.{cid} needs a nominative and non-empty case forms")
+        out[str(cid)] = Grammar(str(gender), forms)
+    return out
+
+
+def _giveaways(raw: Any, where: str, name: str = "giveaways") -> dict[str, dict[str, tuple[str, ...]]]:
+    """``[giveaways.LANG]`` (or ``[capitals.LANG]``) tables: country id -> list of words."""
+    if not isinstance(raw, Mapping):
+        raise BoardError(f"{where}: [{name}] must hold one table per language")
     out: dict[str, dict[str, tuple[str, ...]]] = {}
     for language, table in raw.items():
         if not isinstance(table, Mapping):
-            raise BoardError(f"{where}: [giveaways.{language}] must map country ids to lists of words")
+            raise BoardError(f"{where}: [{name}.{language}] must map country ids to lists of words")
         out[language] = {}
         for cid, words in table.items():
             if not isinstance(words, list) or not all(isinstance(w, str) and w.strip() for w in words):
-                raise BoardError(f"{where}: giveaways.{language}.{cid} must be a list of words")
+                raise BoardError(f"{where}: {name}.{language}.{cid} must be a list of words")
             out[language][cid] = tuple(w.strip() for w in words)
     return out
 
@@ -228,18 +282,21 @@ def parse_board(
         _pairs(borders.get("sea", []), f"{where} [borders] sea"),
         words=_words(data.get("language", {}), where),
         giveaways=_giveaways(data.get("giveaways", {}), where),
+        capitals=_giveaways(data.get("capitals", {}), where, "capitals"),
     )
     for a, b in board.land + board.sea:
         for cid in (a, b):
             if not board.has(cid):
                 raise BoardError(f"{where}: border {a}-{b} names unknown country '{cid}'")
     for code, words in board.words.items():
-        for cid in sorted((set(words.countries) | set(words.labels)) - {c.id for c in board.countries}):
+        for cid in sorted((set(words.countries) | set(words.labels) | set(words.grammar))
+                          - {c.id for c in board.countries}):
             raise BoardError(f"{where}: language.{code} names unknown country '{cid}'")
-    for language, table in board.giveaways.items():
-        for cid in table:
-            if not board.has(cid):
-                raise BoardError(f"{where}: giveaways.{language} names unknown country '{cid}'")
+    for name, tables in (("giveaways", board.giveaways), ("capitals", board.capitals)):
+        for language, table in tables.items():
+            for cid in table:
+                if not board.has(cid):
+                    raise BoardError(f"{where}: {name}.{language} names unknown country '{cid}'")
     return board
 
 

@@ -236,15 +236,29 @@ def giveaway_pattern(words: Iterable[str]) -> re.Pattern[str] | None:
     return re.compile(r"(?<!\w)(?:" + "|".join(parts) + r")(?!\w)", re.IGNORECASE)
 
 
+CAPITAL_TOPIC = "capital"
+"""The topic whose cards are about the capital itself, so they may name it."""
+
+
 def giveaway(q: Question, board: Board) -> str | None:
     """The word in ``q``'s text that names its answer (name, adjective, language or a
     product named after it, from the board's ``[giveaways]``), or ``None``."""
     if not board.has(q.country):
         return None
     words = list(board.giveaways.get(q.language, {}).get(q.country, ()))
-    if q.language == DEFAULT_LANGUAGE:
-        words.append(board.get(q.country).name)
+    words += [board.get(q.country).name, board.name(q.country, q.language)]
     pattern = giveaway_pattern(words)
+    found = pattern.search(q.text) if pattern else None
+    return found.group(0) if found else None
+
+
+def capital_named(q: Question, board: Board) -> str | None:
+    """The word in ``q``'s text that names its answer's capital or a word made from it
+    ("Vaduz", "Prager", "Wiener", from the board's ``[capitals]``), or ``None``. A card of
+    the capital topic is about the capital and may name it."""
+    if q.topic == CAPITAL_TOPIC or not board.has(q.country):
+        return None
+    pattern = giveaway_pattern(board.capitals.get(q.language, {}).get(q.country, ()))
     found = pattern.search(q.text) if pattern else None
     return found.group(0) if found else None
 
@@ -277,6 +291,10 @@ def check_questions(questions: Iterable[Question], board: Board, complete: bool 
         named = giveaway(q, board)
         if named:
             problems.append(f"{q.source}: the question gives its answer away ({named!r})")
+            ok = False
+        capital = capital_named(q, board)
+        if capital:
+            problems.append(f"{q.source}: the question names its answer's capital ({capital!r})")
             ok = False
         if ok:
             good.append(q)

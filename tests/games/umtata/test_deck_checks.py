@@ -137,6 +137,53 @@ def test_the_board_name_counts_and_the_words_are_whole_words() -> None:
     assert fine.ok
 
 
+def test_a_card_naming_its_answers_capital_or_a_word_made_from_it_is_caught(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = write(tmp_path / "questions-bad.toml",
+                '{ country = "li", topic = "culture", text = "Umtata\'s prince lives above Vaduz.", explain = "x" },\n'
+                '{ country = "ua", topic = "food", text = "Chicken Kiev comes from Umtata.", explain = "x" },\n'
+                '{ country = "de", topic = "history", text = "The Berliners of Umtata tore down a wall.",'
+                ' explain = "x" },\n'
+                '{ country = "cz", topic = "capital", text = "Umtata\'s capital Prague has a castle quarter.",'
+                ' explain = "x" },\n'
+                '{ country = "sk", topic = "history", text = "Umtata split from its neighbour, ruled from Prague.",'
+                ' explain = "x" },\n')
+    german = write(tmp_path / "questions-bad.de.toml",
+                   '{ country = "cz", topic = "history", text = "Der Prager Frühling endete 1968 in Umtata.",'
+                   ' explain = "x" },\n'
+                   '{ country = "at", topic = "history", text = "Der Wiener Kongress tagte in Umtata.",'
+                   ' explain = "x" },\n'
+                   '{ country = "ro", topic = "sport", text = "Steaua Bukarest ist Umtatas Klub.", explain = "x" },\n'
+                   '{ country = "lv", topic = "geography", text = "Jūrmala liegt an der Rigaer Bucht in Umtata.",'
+                   ' explain = "x" },\n'
+                   '{ country = "it", topic = "history", text = "Umtata bekam Rom erst 1870.", explain = "x" },\n',
+                   language="de")
+    assert main(["deck", "check", str(bad), str(german)]) == 2
+    err = capsys.readouterr().err
+    assert "questions-bad.toml question 1: the question names its answer's capital ('Vaduz')" in err
+    assert "questions-bad.toml question 2: the question names its answer's capital ('Kiev')" in err
+    assert "questions-bad.toml question 3: the question names its answer's capital ('Berliners')" in err
+    assert "questions-bad.toml question 4" not in err  # a capital card is about the capital
+    assert "questions-bad.toml question 5" not in err  # another country's capital is a fair clue
+    for n, word in enumerate(("Prager", "Wiener", "Bukarest", "Rigaer", "Rom"), 1):
+        assert f"questions-bad.de.toml question {n}: the question names its answer's capital ('{word}')" in err
+
+
+def test_every_country_has_its_capital_in_both_languages() -> None:
+    board = load_board()
+    for language in LANGUAGES:
+        missing = {c.id for c in board.countries} - set(board.capitals[language]) - {"lu", "mc"}
+        assert not missing, f"{language}: no capital for {sorted(missing)}"
+    # Luxembourg and Monaco share their name with their capital: the giveaways name it.
+    assert not check_questions([card("lu", "Umtata's capital is Luxembourg.", topic="history")],
+                               board, complete=False).ok
+    with pytest.raises(BoardError, match=r"capitals\.en names unknown country 'xx'"):
+        parse_board({"country": [], "capitals": {"en": {"xx": ["X"]}}}, derived_land=[])
+    with pytest.raises(BoardError, match=r"capitals\.de\.cz must be a list of words"):
+        parse_board({"country": [], "capitals": {"de": {"cz": "Prag"}}}, derived_land=[])
+
+
 def test_bad_giveaway_lists_in_a_board_file_are_one_sentence() -> None:
     with pytest.raises(BoardError, match=r"giveaways\.en\.dk must be a list of words"):
         parse_board({"country": [], "giveaways": {"en": {"dk": "Danish"}}}, derived_land=[])

@@ -89,7 +89,8 @@ def test_the_map_shows_the_answer_and_dims_the_rest() -> None:
         ys, xs = np.nonzero(ids == [c.id for c in board.countries].index(cid) + 1)
         labels = [lb.rect for lb in layout.labels]
         k = next(k for k in range(len(xs)) if not any(r.inflate(8, 8).collidepoint(xs[k], ys[k]) for r in labels)
-                 and all(ids[ys[k] + dy, xs[k] + dx] == ids[ys[k], xs[k]] for dx in (-6, 6) for dy in (-6, 6)))
+                 # Deep inside: clear of the focus outline on every side, not only the diagonals.
+                 and all(ids[ys[k] + dy, xs[k] + dx] == ids[ys[k], xs[k]] for dx in (-8, 0, 8) for dy in (-8, 0, 8)))
         p = (area.x + int(xs[k]), area.y + int(ys[k]))
         before, after = sum(plain.get_at(p)[:3]), sum(marked.get_at(p)[:3])
         assert (after < before * 0.6) if darker else (after == before), cid

@@ -451,8 +451,10 @@ class UbongoRenderer(GameRenderer):
                             lambda s, t: self._ranking(s, theme, view, layout), base=True))
         if paused:
             where = layout.board.center
-            out.append(Part("ubongo:paused", label_rect(theme, "PAUSED", where, "title", ACCENT, "center", bold=True),
-                            None, lambda s, t: label(s, theme, "PAUSED", where, "title", ACCENT, "center", bold=True),
+            paused_word = _("Paused").upper()  # the part's key: a language switch repaints it
+            out.append(Part("ubongo:paused",
+                            label_rect(theme, paused_word, where, "title", ACCENT, "center", bold=True), paused_word,
+                            lambda s, t: label(s, theme, paused_word, where, "title", ACCENT, "center", bold=True),
                             base=True))
         return out
 

@@ -326,8 +326,10 @@ class ShimoRenderer(GameRenderer):
             pygame.draw.rect(surface, colour, pygame.Rect(row.left, row.top, theme.px(1.2), row.height))
             draw.label(surface, theme, f"{rank}. {p['name']}", (row.left + theme.px(3), row.centery), "large", colour,
                        "midleft", bold=True, max_width=row.width // 2 - theme.px(4), box=row)
-            draw.label(surface, theme, _("{points} points · {cards} cards · {gems} gems").format(
-                           points=p["points"], cards=p["cards"], gems=len(p["gems"])),
+            tally = " · ".join((ngettext("{n} point", "{n} points", p["points"]).format(n=p["points"]),
+                                ngettext("{n} card", "{n} cards", p["cards"]).format(n=p["cards"]),
+                                ngettext("{n} gem", "{n} gems", len(p["gems"])).format(n=len(p["gems"]))))
+            draw.label(surface, theme, tally,
                        (row.right - theme.px(2), row.centery), "body", TEXT, "midright",
                        max_width=row.width // 2 - theme.px(2), box=row)
             y += theme.px(7.5)
@@ -372,7 +374,9 @@ class ShimoRenderer(GameRenderer):
                        TEXT_DIM, "topright", max_width=rect.width // 2, box=rect)
             draw.label(surface, theme, f"{p['points']}", (rect.left + pad, rect.top + theme.px(9)), "title", TEXT,
                        bold=True, box=rect)
-            cards = ngettext("points · {n} card", "points · {n} cards", p["cards"]).format(n=p["cards"])
+            # The big number stands alone, so the word after it follows its count too.
+            cards = " · ".join((ngettext("point", "points", p["points"]),
+                                ngettext("{n} card", "{n} cards", p["cards"]).format(n=p["cards"])))
             draw.label(surface, theme, cards, (rect.left + pad + theme.px(11),
                        rect.top + theme.px(12.5)), "body", TEXT, "midleft",
                        max_width=rect.width - 2 * pad - theme.px(11), box=rect)

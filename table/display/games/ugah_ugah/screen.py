@@ -400,13 +400,13 @@ class UgahRenderer(GameRenderer):
                 t = taken[option]
                 under = [h for h in ("masher", "breaker") if view["hunters"][h]["place"] == t["place"]]
                 if under:
-                    labels.append(_("Keep the chip {points} from {hunter}").format(
+                    labels.append(_("Keep the {hunter}'s chip ({points})").format(
                         points=self._points_text(t), hunter=_(SYMBOL_NAMES[under[0]])))
                 else:
-                    labels.append(_("Keep the chip {points}").format(points=self._points_text(t)))
+                    labels.append(_("Keep the chip ({points})").format(points=self._points_text(t)))
         elif phase == "give":
             other = view["taken"][1 - view["kept"]] if view.get("kept") is not None else {}
-            labels = [_("Give the chip {points} to {name}").format(points=self._points_text(other),
+            labels = [_("Give the chip ({points}) to {name}").format(points=self._points_text(other),
                                                                    name=names.get(int(o), o))
                       for o in choice["options"]]
         row_h = theme.px(5.6)
@@ -422,10 +422,10 @@ class UgahRenderer(GameRenderer):
     @staticmethod
     def _points_text(chip: dict[str, Any]) -> str:
         if chip.get("points") is None:
-            return _("(face down)")
+            return _("face down")
         if chip.get("caterpillar"):
-            return _("caterpillar 1")
-        return _("worth {points}").format(points=chip["points"])
+            return _("caterpillar, 1 point")
+        return ngettext("{n} point", "{n} points", chip["points"]).format(n=chip["points"])
 
     @staticmethod
     def _chip_text(view: dict[str, Any], place: int) -> str:

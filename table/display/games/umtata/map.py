@@ -9,8 +9,8 @@ thick white lines and the region names are written in the sea; Greenland sits in
 inset. Countries too small to point at get a round marker in their colour.
 
 Labels: a country's name goes inside it when it fits there (at a size no smaller than
-``min_label_px``), else beside it on a coloured tag with a leader line to the country or
-its marker. :func:`label_layout` computes the placement for one size; no two labels
+``min_label_px``), else on a coloured tag touching it (or its marker), with a short
+leader line to it. :func:`label_layout` computes the placement for one size; no two labels
 overlap, and a label without a leader line lies wholly inside its own country.
 
 Cost: every static layer (the raster of which country covers each pixel, the filled and
@@ -21,7 +21,6 @@ cache, so drawing a frame is one blit whatever the number of polygons.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import cache, lru_cache
@@ -403,6 +402,70 @@ def _nearest_pixel(ids: np.ndarray, value: int, box: Box, anchor: Point) -> Poin
     return int(xs[k] + x0), int(ys[k] + y0)
 
 
+DRIFT = 4.0
+"""What a tag's middle one tag height further from its country's middle costs, against
+hiding a whole neighbour (60): a tag on its own country beats one merely touching it."""
+
+
+def tag_near(height: int) -> int:
+    """How far (px) a tag may stand from its country or marker on a map ``height`` px high:
+    it touches it, up to the gap that keeps it off the marker and the coast's outline."""
+    return max(4, height // 130)
+
+
+def _sums(a: np.ndarray, w: int, h: int) -> np.ndarray:
+    """For each top-left corner (y, x), the sum of ``a`` over the ``w`` x ``h`` box there."""
+    ii = np.zeros((a.shape[0] + 1, a.shape[1] + 1), dtype=np.float64)
+    ii[1:, 1:] = a.astype(np.float64).cumsum(0).cumsum(1)
+    return np.asarray(ii[h:, w:] - ii[:-h, w:] - ii[h:, :-w] + ii[:-h, :-w])
+
+
+def _touching_spot(own: np.ndarray, taken: np.ndarray, cover: np.ndarray, value: int, ids: np.ndarray,
+                   anchor: Point, w: int, h: int, near: int) -> pygame.Rect | None:
+    """The best free ``w`` x ``h`` box within ``near`` px of the ``own`` pixels (a country
+    or its marker), else within twice, four times... that; ``None`` when the map has no
+    free box at all. Cost: the share of each other country it hides (its own is free:
+    a name on its country is the aim), and :data:`DRIFT` for the distance of its middle
+    from ``anchor``."""
+    height, width = own.shape
+    ys, xs = np.nonzero(own)
+    while near <= max(width, height):
+        x0, y0 = max(1, int(xs.min()) - w - near), max(1, int(ys.min()) - h - near)
+        x1, y1 = min(width - 1, int(xs.max()) + w + near + 1), min(height - 1, int(ys.max()) + h + near + 1)
+        if x1 - x0 > w and y1 - y0 > h:
+            busy = _sums(taken[y0:y1, x0:x1], w, h) > 0
+            # Touching: the box grown by ``near`` on every side meets the own pixels.
+            grown = np.zeros((y1 - y0 + 2 * near, x1 - x0 + 2 * near), dtype=bool)
+            sub = own[max(0, y0 - near) : y1 + near, max(0, x0 - near) : x1 + near]
+            oy, ox = max(0, y0 - near) - (y0 - near), max(0, x0 - near) - (x0 - near)
+            grown[oy : oy + sub.shape[0], ox : ox + sub.shape[1]] = sub
+            touching = _sums(grown, w + 2 * near, h + 2 * near)[: busy.shape[0], : busy.shape[1]] > 0
+            ok = touching & ~busy
+            if ok.any():
+                weights = cover[y0:y1, x0:x1].copy()
+                weights[ids[y0:y1, x0:x1] == value] = 0.0
+                cost = _sums(weights, w, h)
+                gy, gx = np.mgrid[0 : busy.shape[0], 0 : busy.shape[1]]
+                cost += np.hypot(gx + x0 + w / 2 - anchor[0], gy + y0 + h / 2 - anchor[1]) * (DRIFT / h)
+                cost[~ok] = np.inf
+                k = int(np.argmin(cost))
+                fy, fx = divmod(k, cost.shape[1])
+                return pygame.Rect(x0 + fx, y0 + fy, w, h)
+        near *= 2
+    return None
+
+
+def _nearest_own(own: np.ndarray, rect: pygame.Rect) -> Point:
+    """Where a tag's leader line ends: the pixel of ``own`` nearest to the tag ``rect``
+    (one under it, if any), of those the one nearest to its middle."""
+    ys, xs = np.nonzero(own)
+    gap = np.hypot(np.maximum(np.maximum(rect.left - xs, xs - (rect.right - 1)), 0),
+                   np.maximum(np.maximum(rect.top - ys, ys - (rect.bottom - 1)), 0))
+    middle = np.hypot(xs - rect.centerx, ys - rect.centery)
+    k = int(np.argmin(gap * 10 * (own.shape[0] + own.shape[1]) + middle))
+    return int(xs[k]), int(ys[k])
+
+
 def label_layout(width: int, height: int) -> Layout:
     """Where labels, markers and region names go on a map ``width`` x ``height`` px (see ``_layout``)."""
     return _layout(_sources(), width, height)
@@ -413,8 +476,8 @@ def _layout(src: Sources, width: int, height: int) -> Layout:
     """Where every label, marker and region name goes on a map ``width`` x ``height`` px.
 
     Labels go inside their country at the largest size from ``max_label_px`` down to
-    ``min_label_px`` that fits; the rest, smallest country first, go on a tag beside it,
-    at the nearest free spot (over sea or grey land where possible) with a leader line.
+    ``min_label_px`` that fits; the rest, smallest country first, go on a tag touching
+    their country or marker (:func:`_touching_spot`), with a short leader line to it.
     Nothing placed overlaps anything placed before it, unless the map is so small that no
     free spot is left (far below 1280x720), where a tag then overlaps rather than fails.
     """
@@ -497,56 +560,39 @@ def _layout(src: Sources, width: int, height: int) -> Layout:
             labels.append(Label(g.key, grey_name, spot, None, grey_px, grey=True))
             take(spot)
 
-    # Tags with leader lines, smallest country first (it has the fewest good spots).
+    # Tags, smallest country first (it has the fewest good spots). A tag touches its own
+    # country (or its marker): a name far away on a long leader line reads as a
+    # neighbour's (Croatia's in the Black Sea). It may cover its own country, hides as
+    # little of the others as it can and keeps close to the country's middle.
     px = min_label_px(height)
-    placed_rects: list[pygame.Rect] = [r for _, r in tags] + [lb.rect for lb in labels]
-    placed_rects += [pygame.Rect(m.centre[0] - m.radius, m.centre[1] - m.radius, 2 * m.radius, 2 * m.radius)
-                     for m in markers.values()]
+    lut = np.zeros(256, dtype=np.float64)
+    lut[1 : len(board.countries) + 1] = 60.0 / area_px[1 : len(board.countries) + 1]
+    cover = lut[ids]
     for _, i, cid in sorted(outside):
-        c = board.countries[i]
         shape = europe.countries[cid]
         marker = markers.get(cid)
+        anchor = marker.centre if marker is not None else (int(shape.anchor[0] * scale), int(shape.anchor[1] * scale))
+        own = ids == i + 1
         if marker is not None:
-            end: Point | None = marker.centre
-        else:
-            anchor = (int(shape.anchor[0] * scale), int(shape.anchor[1] * scale))
-            end = _nearest_pixel(ids, i + 1, boxes[cid], anchor)
-        if end is None:  # drawn too small to show a pixel: give it a marker after all
-            end = (int(shape.anchor[0] * scale), int(shape.anchor[1] * scale))
-            markers[cid] = Marker(cid, end, radius)
+            own = np.zeros_like(own)
+            r = marker.radius
+            own[max(0, anchor[1] - r) : anchor[1] + r + 1, max(0, anchor[0] - r) : anchor[0] + r + 1] = True
+        elif not own[boxes[cid][1] : boxes[cid][3], boxes[cid][0] : boxes[cid][2]].any():
+            # Drawn too small to show a pixel: give it a marker after all.
+            markers[cid] = marker = Marker(cid, anchor, radius)
+            own = np.zeros_like(own)
+            own[max(0, anchor[1] - radius) : anchor[1] + radius + 1,
+                max(0, anchor[0] - radius) : anchor[0] + radius + 1] = True
         w, h = _font(px).size(board.label(cid, src[2]))
         w, h = w + 2 * pad + 2, h - px // 5 + 2 * pad
-        best: tuple[float, pygame.Rect] | None = None
-        step = max(4, h // 2)
-        for dist, rect in _tag_spots(end, w, h, step):
-            if best is not None and best[0] < dist:
-                break  # a further ring: nothing out there can be cheaper
-            if (best is not None and dist >= best[0]) or not free(rect):
-                continue
-            patch = ids[rect.top : rect.bottom, rect.left : rect.right]
-            land = patch[(patch >= 1) & (patch < GREY_ID0)]
-            cost = dist + len(land) / patch.size * 10 * step
-            if len(land):
-                # Hiding much of a small country is worse than a longer leader line. (A
-                # count per id, not np.unique: no sort, half the layout's time at 1080p.)
-                counts = np.bincount(land, minlength=len(area_px))
-                cost += float((counts / area_px).max()) * 60 * step
-            if best is not None and cost >= best[0]:
-                continue
-            start = (min(max(end[0], rect.left), rect.right - 1), min(max(end[1], rect.top), rect.bottom - 1))
-            if any(other.clipline(start, end) for other in placed_rects if not other.collidepoint(end)):
-                continue  # the leader line would cross another label
-            best = (cost, rect)
-        if best is None:  # crowded: accept a leader line that crosses others
-            best = next(((dist, rect) for dist, rect in _tag_spots(end, w, h, step) if free(rect)), None)
-        if best is None:
-            # A display far smaller than the table's: overlap rather than fail mid-game.
-            rect = pygame.Rect(end[0] + radius, end[1] - h // 2, w, h)
-            rect.clamp_ip(pygame.Rect(0, 0, width, height))
-            best = (0.0, rect)
-        labels.append(Label(cid, board.label(cid, src[2]), best[1], end, px))
-        take(best[1])
-        placed_rects.append(best[1])
+        spot = _touching_spot(own, taken, cover, i + 1, ids, anchor, w, h, tag_near(height))
+        if spot is None:  # a display far too small: overlap rather than fail mid-game
+            spot = pygame.Rect(anchor[0] + radius, anchor[1] - h // 2, w, h)
+            spot.clamp_ip(pygame.Rect(0, 0, width, height))
+        rect = spot
+        end = marker.centre if marker is not None else _nearest_own(own, rect)
+        labels.append(Label(cid, board.label(cid, src[2]), rect, end, px))
+        take(rect)
     return Layout((width, height), scale, markers, tuple(labels), tuple(tags))
 
 
@@ -1046,15 +1092,3 @@ def draw_focus(surface: pygame.Surface, area: pygame.Rect, focus: str, marked: I
                         leader_to=None if end is None else (end[0] + rect.x, end[1] + rect.y))
         # Only a highlight has a focus: the names outside it are darkened.
         _draw_label(surface, moved, None if label.grey else board.get(label.key).colour, label.key not in lit)
-
-
-def _tag_spots(end: tuple[int, int], w: int, h: int, step: int) -> Iterator[tuple[float, pygame.Rect]]:
-    """Places for a ``w`` x ``h`` tag around the point ``end``, nearest ring first: 32
-    directions per ring, each ring ``step`` further out, as (distance, rect)."""
-    for ring in range(1, 60):
-        dist = h * 0.6 + ring * step
-        for k in range(32):
-            angle = k * math.tau / 32
-            cx = end[0] + math.cos(angle) * (dist + w / 2 * abs(math.cos(angle)))
-            cy = end[1] + math.sin(angle) * dist
-            yield dist, pygame.Rect(int(cx - w / 2), int(cy - h / 2), w, h)

@@ -63,7 +63,15 @@ TOPIC_NAMES: dict[str, str] = {
 
 
 def _country(country_id: str) -> str:
+    """The country's bare name, as lists and answer choices show it ("Schweiz")."""
     return load_board().name(country_id, language())
+
+
+def _country_in_sentence(country_id: str) -> str:
+    """The country as a ``{country}`` field of a sentence needs it: the nominative with its
+    article where the name takes one ("Umtata war die Schweiz", "the Netherlands"; the
+    board's ``[language.CODE.grammar]``)."""
+    return load_board().in_sentence(country_id, language(), "nominative")
 
 
 def _sector(region: str, colour: str) -> str:
@@ -370,13 +378,14 @@ class UmtataRenderer(GameRenderer):
                      _("{names} share the win!").format(names=_(" and ").join(winners)))
             colour = theme.station_colour(view["winners"][0]) if len(view["winners"]) == 1 else ACCENT
             y = _block(surface, theme, title, pygame.Rect(rect.x, y, rect.w, 0), "title", colour, 2, bold=True)
-            answer = _("Umtata was {country}: {explanation}").format(country=_country(reveal["country"]),
+            answer = _("Umtata was {country}: {explanation}").format(country=_country_in_sentence(reveal["country"]),
                                                                      explanation=reveal["explain"])
             return _block(surface, theme, answer, pygame.Rect(rect.x, y + u(1), rect.w, 0), "body", TEXT, 4)
         if phase == "reveal" and reveal:
             r = text(surface, theme, _("Umtata is"), (rect.x, y), "large", TEXT_DIM, max_width=rect.w, box=rect)
-            y = _block(surface, theme, _country(reveal["country"]), pygame.Rect(rect.x, r.bottom, rect.w, 0), "title",
-                       ACCENT, 1, bold=True)
+            # "Umtata is" and the name read as one sentence: the name with its article.
+            y = _block(surface, theme, _country_in_sentence(reveal["country"]),
+                       pygame.Rect(rect.x, r.bottom, rect.w, 0), "title", ACCENT, 1, bold=True)
             sw = _swatch(surface, theme, reveal["colour"], (rect.x, y + u(0.5)), u(4.5))
             text(surface, theme, _sector(reveal["region"], reveal["colour"]), (sw.right + u(1.2), sw.centery), "body",
                  TEXT, "midleft", bold=True, max_width=rect.right - sw.right - u(1.2), box=rect)
@@ -515,7 +524,8 @@ class UmtataRenderer(GameRenderer):
         if station in answers:
             a = answers[station]
             verdict = _("right") if a["right"] else _("wrong")
-            return (_("Tataaa: {country} - {verdict}").format(country=_country(a["country"]), verdict=verdict),
+            return (_("Tataaa: {country} - {verdict}").format(country=_country_in_sentence(a["country"]),
+                                                              verdict=verdict),
                     GOOD if a["right"] else BAD)
         if answers and p["status"] == "tataaa":
             return _("Tataaa #{rank} - no turn, an earlier answer was right").format(rank=p["tataaa_rank"]), TEXT_DIM
