@@ -154,11 +154,12 @@ def test_run_tests_runs_the_whole_suite_from_an_empty_folder_then_the_linters(tm
     root = make_run_tests_copy(tmp_path)
     done, calls = run_tests(root, tmp_path, "-x")
     assert done.returncode == 0, done.stderr
-    (where, pytest, _), ruff, mypy = calls
+    (where, pytest, _), ruff, mypy, layers = calls
     assert where != str(root) and where != str(tmp_path)
     assert pytest.split() == ["-m", "pytest", "-c", f"{root}/pyproject.toml", "--rootdir", str(root), "-x",
                               f"{root}/tests"]
     assert ruff[1].startswith("-m ruff check") and mypy[1] == "-m mypy"
+    assert "lint_imports_command" in layers[1] and layers[1].endswith("pyproject.toml")
 
 
 def test_run_tests_paths_replace_the_tests_folder_and_count_from_the_callers_folder(tmp_path: Path) -> None:

@@ -1,6 +1,6 @@
 """The clock of the timed games: one deadline in the state, met by a tick.
 
-Ubongo and Ubongo Shimo run their phases against the clock. The state holds ``now``
+Games with an hourglass run their phases against the clock. The state holds ``now``
 (the latest game time it has seen) and ``deadline`` (when the phase ends by itself: the
 countdown is over, the sand runs out, the results move on), and ``next_deadline`` is
 that deadline. The loop delivers a ``tick`` when it passes; any other input at or after

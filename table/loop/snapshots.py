@@ -106,8 +106,8 @@ def shell_moments(stations: int = 4) -> Iterator[tuple[str, Snapshot]]:
 
 
 def _language_options(engine_name: str) -> dict[str, object]:
-    """The setup options that carry the language in force to a game that takes one (the
-    Umtata deck is chosen by it), as the lobby gives them: German pictures get German cards."""
+    """The setup options that carry the language in force to a game that takes one (a
+    question deck, say, is chosen by it), as the lobby gives them: German pictures get German cards."""
     known = registry()[engine_name].option_names or frozenset()
     return {"language": language()} if "language" in known else {}
 

@@ -44,12 +44,28 @@ from collections import Counter
 from dataclasses import dataclass
 from http import HTTPStatus
 from importlib import resources
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import h11
 
-if TYPE_CHECKING:
-    from table.venue.server import Venue
+
+
+class _Pushing(Protocol):
+    @property
+    def push_s(self) -> float: ...
+
+
+class PageSource(Protocol):
+    """What the server asks of the venue (:class:`table.venue.server.Venue`): the page's
+    state as JSON, a number that changes with it, and how often to push it."""
+
+    @property
+    def version(self) -> int: ...
+
+    @property
+    def config(self) -> _Pushing: ...
+
+    def snapshot(self) -> bytes: ...
 
 log = logging.getLogger(__name__)
 
@@ -412,7 +428,7 @@ class VenueWebServer:
     (from any other thread). The shape is ``socketserver``'s, which callers already use.
     """
 
-    def __init__(self, venue: Venue, host: str, port: int, limits: WebLimits | None = None) -> None:
+    def __init__(self, venue: PageSource, host: str, port: int, limits: WebLimits | None = None) -> None:
         self.venue = venue
         self.limits = limits or WebLimits()
         self.cap = min(self.limits.max_connections, fd_room())
