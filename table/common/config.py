@@ -92,6 +92,9 @@ class TableConfig:
     source: str = "<defaults>"
     stations: int = 4
     station_names: tuple[str, ...] = ()
+    names: tuple[str, ...] = ()
+    """The venue's names for its players to choose from in the lobby (``[table] names``),
+    besides spelling their initials."""
     journal: str = ""
     language: str = "en"
     """The language of every screen, menu and spoken line (``en`` or ``de``); the lobby
@@ -161,6 +164,34 @@ def _hourglass_problem(leds: int, layout: str) -> str | None:
     return f"a {layout} layout needs a count of {shape}, not {leds} (did you mean {near}?)"
 
 
+NAME_LENGTH = 16
+"""The longest name in ``[table] names``: it must fit a station's panel."""
+
+
+def _player_names(v: Any) -> str | None:
+    """Every problem of ``[table] names`` in one sentence."""
+    if not isinstance(v, list):
+        return f"must be a list of names, such as [\"Ada\", \"Ben\"], not {v!r}"
+    wrong: list[str] = []
+    seen: set[str] = set()
+    for i, name in enumerate(v):
+        if not isinstance(name, str):
+            wrong.append(f"entry {i + 1} ({name!r}) is not text")
+        elif not name.strip():
+            wrong.append(f"entry {i + 1} is empty")
+        elif any(not ch.isprintable() for ch in name):
+            wrong.append(f"{name!r} holds a control character")
+        elif name != name.strip():
+            wrong.append(f"{name!r} begins or ends with a space")
+        elif len(name) > NAME_LENGTH:
+            wrong.append(f"{name!r} is longer than {NAME_LENGTH} characters")
+        elif name.casefold() in seen:
+            wrong.append(f"{name!r} is there twice")
+        else:
+            seen.add(name.casefold())
+    return "; ".join(wrong) if wrong else None
+
+
 _LANGUAGE_WORDS = {"english": "en", "englisch": "en", "german": "de", "deutsch": "de"}
 """What people write for a language instead of its code."""
 
@@ -177,8 +208,8 @@ def _language(v: Any) -> str | None:
 
 
 SCHEMA: dict[str, dict[str, Check]] = {
-    "table": {"stations": whole(1, MAX_STATIONS), "station_names": _names, "journal": plain_text,
-              "language": _language},
+    "table": {"stations": whole(1, MAX_STATIONS), "station_names": _names, "names": _player_names,
+              "journal": plain_text, "language": _language},
     "display": {"width": whole(320, 7680), "height": whole(240, 4320), "fullscreen": boolean, "fps": whole(10, 240),
                 "celebrations": boolean},
     "timing": {
@@ -237,6 +268,7 @@ def parse_config(data: Mapping[str, Any], source: str, games: Collection[str] | 
         source=source,
         stations=t.get("stations", 4),
         station_names=tuple(t.get("station_names", ())),
+        names=tuple(t.get("names", ())),
         journal=t.get("journal", ""),
         language=t.get("language", "en"),
         display=DisplayConfig(**sections.get("display", {})),

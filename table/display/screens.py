@@ -133,6 +133,59 @@ def colour_name(index: int) -> str:
     return word[:1].upper() + word[1:]
 
 
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+INITIALS = 3
+"""How many letters a player's initials have."""
+
+
+def default_name(station: int) -> str:
+    """The name of a player who entered none: the station's, the same in every language
+    (a colour word would add up every "Blue" of the evening as one person)."""
+    return f"Station {station + 1}"
+
+
+@dataclass
+class NameEntry:
+    """One station's name being entered: first a choice among the venue's names (when
+    it has a list; the last choice spells initials instead), then the initials."""
+
+    choices: tuple[str, ...]
+    """The venue's names; empty: straight to the initials."""
+    at: int = 0
+    """The choice under the knob (``len(choices)``: spell initials)."""
+    spelling: bool = False
+    letters: list[int] = field(default_factory=lambda: [0] * INITIALS)
+    letter: int = 0
+    """The letter the knob changes, 0 .. INITIALS-1."""
+
+    def __post_init__(self) -> None:
+        self.spelling = self.spelling or not self.choices
+
+    def turn(self, action: Action) -> None:
+        if self.spelling:
+            self.letters[self.letter] = knob_choice(self.letters[self.letter], action, len(LETTERS))
+        else:
+            self.at = knob_choice(self.at, action, len(self.choices) + 1)
+
+    def push(self) -> str | None:
+        """Take the choice or letter under the knob; the name once it is complete."""
+        if not self.spelling:
+            if self.at < len(self.choices):
+                return self.choices[self.at]
+            self.spelling = True
+            return None
+        self.letter += 1
+        if self.letter < INITIALS:
+            return None
+        return self.spelled()
+
+    def spelled(self) -> str:
+        return "".join(LETTERS[i] for i in self.letters)
+
+    def key(self) -> Hashable:
+        return (self.at, self.spelling, tuple(self.letters), self.letter)
+
+
 @dataclass
 class LobbySettings:
     """What the lobby has chosen so far."""
@@ -143,50 +196,80 @@ class LobbySettings:
     choices: dict[str, dict[int, int]] = field(default_factory=dict)
     """Each player option's value by station (see :class:`PlayerOption`), once changed."""
     colours: dict[int, int] = field(default_factory=dict)
+    names: dict[int, str] = field(default_factory=dict)
+    """The names the players entered, by station."""
 
     def choice(self, option: PlayerOption, station: int) -> int:
         """``station``'s value of ``option``: the first of its values until changed."""
         return self.choices.get(option.option, {}).get(station, option.values[0])
 
+    def name(self, station: int) -> str:
+        """``station``'s player's name: as entered, else :func:`default_name`."""
+        return self.names.get(station) or default_name(station)
+
 
 class LobbyScreen(Screen):
-    """Choose the game, variant, who plays, each player's own settings and colours with
-    knobs and buttons.
+    """Choose the game, variant, who plays, each player's own settings, colours and names
+    with knobs and buttons.
 
     Any station's knob moves the shared cursor through the lines; a short push changes
-    the line under the cursor (for a player option, such as a level, and "your colour",
-    the pushing station's own setting); a station's button joins or leaves the game.
+    the line under the cursor (for a player option, such as a level, "your colour" and
+    "your name", the pushing station's own setting); a station's button joins or leaves
+    the game. The lines are the same whatever game is chosen, so a number of steps of
+    the knob always reaches the same line: every game has a line of its own (a push
+    chooses it), and a player option of one game shows as not applicable for the others.
+
+    "Your name" takes the pushing station's knob for itself until its name is complete:
+    a choice among the venue's names (``[table] names``), or three letters, each turned
+    to and pushed, arcade style.
     """
 
+    GAMES = "games"
+    """The place in :data:`LINES` of the games, one line each (``"game:NAME"``)."""
     PLAYER_OPTIONS = "player options"
-    """The place in :data:`LINES` of the game's player options, one line each
+    """The place in :data:`LINES` of every lobby game's player options, one line each
     (``"option:NAME"``)."""
-    LINES = ("game", "variant", PLAYER_OPTIONS, "colour", "language", "start")
+    LINES = (GAMES, "variant", PLAYER_OPTIONS, "colour", "name", "language", "start")
 
     def __init__(self, control: TableControl, theme: Theme, stations: int,
                  game_options: dict[str, dict[str, Any]] | None = None,
-                 pinned_language: frozenset[str] = frozenset()) -> None:
+                 pinned_language: frozenset[str] = frozenset(), names: Sequence[str] = ()) -> None:
         self.control = control
         self.theme = theme
         self.stations = stations
         self.game_options = game_options or {}
         # Games whose ``[games.NAME] language`` in table.toml keeps them in one language.
         self.pinned_language = pinned_language
-        first = lobby_games()[0]
+        self.venue_names = tuple(names)
+        self.games = tuple(lobby_games())
+        first = self.games[0]
         self.settings = LobbySettings(first, registry()[first].variants[0],
                                       colours={s: s for s in range(stations)})
         self.cursor = 0
         self.message = ""
+        self.entries: dict[int, NameEntry] = {}
+        """The stations entering their names now."""
         self._parts: tuple[Hashable, list[Part]] | None = None
+        every: dict[str, PlayerOption] = {}
+        for game in self.games:
+            for option in player_options(game):
+                every.setdefault(f"option:{option.option}", option)
+        self._every_option = every
 
     def _options(self) -> dict[str, PlayerOption]:
         """The chosen game's player options by line."""
         return {f"option:{o.option}": o for o in player_options(self.settings.game)}
 
     def _lines(self) -> list[str]:
+        """The lobby's lines, the same for every game."""
         lines: list[str] = []
         for line in self.LINES:
-            lines += list(self._options()) if line == self.PLAYER_OPTIONS else [line]
+            if line == self.GAMES:
+                lines += [f"game:{g}" for g in self.games]
+            elif line == self.PLAYER_OPTIONS:
+                lines += list(self._every_option)
+            else:
+                lines.append(line)
         return lines
 
     def handle(self, action: Action) -> None:
@@ -194,6 +277,16 @@ class LobbyScreen(Screen):
             return
         s = self.settings
         lines = self._lines()
+        entry = self.entries.get(action.station)
+        if entry is not None and action.kind in ("turn", "push"):
+            if action.kind == "turn":
+                entry.turn(action)
+            else:
+                name = entry.push()
+                if name is not None:
+                    s.names[action.station] = name
+                    del self.entries[action.station]
+            return
         if action.kind == "turn":
             self.cursor = knob_choice(self.cursor, action, len(lines))
         elif action.kind == "press":
@@ -205,10 +298,12 @@ class LobbyScreen(Screen):
             self.message = ""
         elif action.kind == "push":
             line = lines[min(self.cursor, len(lines) - 1)]
-            games = lobby_games()
-            if line == "game":
-                s.game = games[(games.index(s.game) + 1) % len(games)]
-                s.variant = registry()[s.game].variants[0]
+            if line.startswith("game:"):
+                game = line[len("game:"):]
+                if game != s.game:
+                    s.game = game
+                    s.variant = registry()[game].variants[0]
+                self.message = ""
             elif line == "variant":
                 variants = registry()[s.game].variants
                 s.variant = variants[(variants.index(s.variant) + 1) % len(variants)]
@@ -225,12 +320,25 @@ class LobbyScreen(Screen):
                     if c not in used:
                         break
                 s.colours[action.station] = c
+            elif line == "name":
+                self.entries[action.station] = self._entry(action.station)
             elif line == "language":
                 # The table's language for every screen, the menus and speech, at once.
                 set_language(next_language(language()))
                 self.message = ""
             elif line == "start":
                 self._start()
+
+    def _entry(self, station: int) -> NameEntry:
+        """A new name entry for ``station``, at its name so far."""
+        entry = NameEntry(self.venue_names)
+        now = self.settings.names.get(station, "")
+        if now in self.venue_names:
+            entry.at = self.venue_names.index(now)
+        elif len(now) == INITIALS and all(c in LETTERS for c in now):
+            entry.letters = [LETTERS.index(c) for c in now]
+            entry.at = len(self.venue_names)
+        return entry
 
     def _start(self) -> None:
         s = self.settings
@@ -247,21 +355,31 @@ class LobbyScreen(Screen):
         if known is not None and "language" in known and s.game not in self.pinned_language:
             # A game whose data depends on the language (a deck of questions) plays the one chosen now.
             options["language"] = language()
-        names = tuple(colour_name(s.colours.get(st, st)) for st in s.joined)
+        names = tuple(s.name(st) for st in s.joined)
         self.control.start_game(GameSetup(game=s.game, variant=s.variant, stations=tuple(s.joined),
                                           names=names, options=options))
 
     def frame_key(self, now: float) -> Hashable:
         s = self.settings
         choices = tuple(sorted((o, tuple(sorted(v.items()))) for o, v in s.choices.items()))
-        return (s.game, s.variant, tuple(s.joined), choices,
-                tuple(sorted(s.colours.items())), self.cursor, self.message, language())
+        entries = tuple(sorted((st, e.key()) for st, e in self.entries.items()))
+        return (s.game, s.variant, tuple(s.joined), choices, tuple(sorted(s.colours.items())),
+                tuple(sorted(s.names.items())), entries, self.cursor, self.message, language())
 
     def parts(self, size: tuple[int, int], now: float) -> list[Part]:
         key = (size, self.frame_key(now))
         if self._parts is None or self._parts[0] != key:
             self._parts = (key, self._make_parts(size))
         return self._parts[1]
+
+    def _entry_text(self, entry: NameEntry) -> str:
+        """A name entry as its station's panel shows it: the choice, or the letters with
+        the one under the knob in brackets."""
+        if not entry.spelling:
+            return (self.venue_names[entry.at] if entry.at < len(self.venue_names)
+                    else _("spell your initials"))
+        return " ".join(f"[{LETTERS[c]}]" if i == entry.letter else (LETTERS[c] if i < entry.letter else "_")
+                        for i, c in enumerate(entry.letters))
 
     def _make_parts(self, size: tuple[int, int]) -> list[Part]:
         theme = self.theme
@@ -278,37 +396,61 @@ class LobbyScreen(Screen):
         ]
         lines = self._lines()
         options = self._options()
-        values = {
-            "game": _game_title(s.game),
+        na = _("not for this game")
+        values: dict[str, str] = {
+            **{f"game:{g}": "" for g in self.games},
             "variant": variant_name(s.game, s.variant),
-            **{line: _(o.hint) for line, o in options.items()},
+            **{line: _(o.hint) if line in options else na for line, o in self._every_option.items()},
             "colour": _("push your knob to change your own colour"),
+            "name": _("push your knob to enter your own name"),
             "language": LANGUAGE_NAMES[language()],
             "start": _("push to start"),
         }
-        labels = {"game": _("Game"), "variant": _("Variant"), **{line: _(o.label) for line, o in options.items()},
-                  "colour": _("Your colour"), "language": _("Language"), "start": _("Start the game")}
+        labels = {**{f"game:{g}": _game_title(g) for g in self.games}, "variant": _("Variant"),
+                  **{line: _(o.label) for line, o in self._every_option.items()},
+                  "colour": _("Your colour"), "name": _("Your name"), "language": _("Language"),
+                  "start": _("Start the game")}
+        # The games as a list on the left, the other lines on the right: both end above
+        # the station panels at 72 units.
         top = theme.px(15)
-        # Six lines (with one player option) must end above the station panels at 72 units.
         row_h = theme.px(8)
-        box_w = min(w - theme.px(8), theme.px(140))
+        box_w = min(w - theme.px(8), theme.px(168))
+        left_w = box_w * 9 // 25
+        right_w = box_w - left_w - theme.px(2)
+        x0 = (w - box_w) // 2
+        game_lines = [line for line in lines if line.startswith("game:")]
         for i, line in enumerate(lines):
-            rect = pygame.Rect((w - box_w) // 2, top + i * (row_h + theme.px(1)), box_w, row_h)
+            if line.startswith("game:"):
+                rect = pygame.Rect(x0, top + i * (row_h + theme.px(1)), left_w, row_h)
+            else:
+                j = i - len(game_lines)
+                rect = pygame.Rect(x0 + left_w + theme.px(2), top + j * (row_h + theme.px(1)), right_w, row_h)
             selected = i == min(self.cursor, len(lines) - 1)
+            chosen = line == f"game:{s.game}"
+            dim = values[line] == na
 
             def row(surface: pygame.Surface, t: float, rect: pygame.Rect = rect, selected: bool = selected,
-                    line: str = line) -> None:
-                draw.panel(surface, rect, PANEL_LIGHT if selected else PANEL, theme.px(1.2),
-                           ACCENT if selected else None, theme.px(0.5))
+                    line: str = line, chosen: bool = chosen, dim: bool = dim) -> None:
+                draw.panel(surface, rect, PANEL_LIGHT if selected or chosen else PANEL, theme.px(1.2),
+                           ACCENT if selected else (GOOD if chosen else None), theme.px(0.5))
+                game = line.startswith("game:")
+                # The right column's values (hints) take three fifths of its width.
+                width = rect.width - theme.px(10) if game else rect.width * 2 // 5 - theme.px(4)
                 draw.label(surface, theme, labels[line], (rect.left + theme.px(3), rect.centery), "large",
-                           ACCENT if selected else TEXT, "midleft", bold=True, max_width=box_w // 2 - theme.px(4),
-                           box=rect)
-                draw.label(surface, theme, values[line], (rect.right - theme.px(3), rect.centery),
-                           "large" if line in ("game", "variant", "language") else "body",
-                           TEXT if selected else TEXT_DIM, "midright", max_width=box_w // 2 - theme.px(4), box=rect)
+                           ACCENT if selected else (TEXT_DIM if dim else TEXT), "midleft", bold=True,
+                           max_width=width, box=rect)
+                if chosen:
+                    # The chosen game: a dot on the right (the fonts lack a check mark).
+                    pygame.draw.circle(surface, GOOD, (rect.right - theme.px(4), rect.centery), theme.px(1.6))
+                if values[line]:
+                    draw.label(surface, theme, values[line], (rect.right - theme.px(3), rect.centery),
+                               "large" if line in ("variant", "language") or game else "body",
+                               GOOD if game else (TEXT if selected else TEXT_DIM), "midright",
+                               max_width=theme.px(6) if game else rect.width * 3 // 5 - theme.px(4), box=rect)
 
-            out.append(Part(f"lobby:line{i}", rect, (line, labels[line], values[line], selected), row, base=True))
-        # One panel per station: joined or not, level, colour.
+            out.append(Part(f"lobby:line{i}", rect, (line, labels[line], values[line], selected, chosen), row,
+                            base=True))
+        # One panel per station: joined or not, name, level, colour.
         n = self.stations
         gap = theme.px(1.5)
         pw = (w - gap * (n + 1)) // n
@@ -317,23 +459,29 @@ class LobbyScreen(Screen):
             rect = pygame.Rect(gap + st * (pw + gap), y, pw, theme.px(18))
             colour = theme.station_colour(s.colours.get(st, st))
             joined = st in s.joined
-            name = colour_name(s.colours.get(st, st))
-            detail = ((" · ".join(_(o.detail).format(value=s.choice(o, st)) for o in options.values())
-                       or _("playing")) if joined else "")
-            hint = _("press button to leave") if joined else _("press button to join")
+            name = s.names.get(st) or colour_name(s.colours.get(st, st))
+            entry = self.entries.get(st)
+            if entry is not None:
+                detail = _("Your name: {name}").format(name=self._entry_text(entry))
+                hint = (_("turn: letter · push: next") if entry.spelling else _("turn: choose · push: take"))
+            else:
+                detail = ((" · ".join(_(o.detail).format(value=s.choice(o, st)) for o in options.values())
+                           or _("playing")) if joined else "")
+                hint = _("press button to leave") if joined else _("press button to join")
             heading = _("Station {number} · {colour}").format(number=st + 1, colour=name)
 
             def station(surface: pygame.Surface, t: float, rect: pygame.Rect = rect, colour: Colour = colour,
                         joined: bool = joined, st: int = st, name: str = name, detail: str = detail,
-                        hint: str = hint, heading: str = heading) -> None:
+                        hint: str = hint, heading: str = heading, editing: bool = entry is not None) -> None:
                 draw.panel(surface, rect, PANEL_LIGHT if joined else PANEL, theme.px(1.2), colour,
                            theme.px(0.6) if joined else theme.px(0.2))
                 draw.label(surface, theme, heading,
                            (rect.left + theme.px(2), rect.top + theme.px(2)), "body", colour, bold=True,
                            max_width=pw - theme.px(4), box=rect)
                 if detail:
-                    draw.label(surface, theme, detail, (rect.left + theme.px(2), rect.top + theme.px(8)), "body",
-                               GOOD, max_width=pw - theme.px(4), box=rect)
+                    draw.label(surface, theme, detail, (rect.left + theme.px(2), rect.top + theme.px(8)),
+                               "body", ACCENT if editing else GOOD, bold=editing,
+                               max_width=pw - theme.px(4), box=rect)
                 draw.label(surface, theme, hint, (rect.left + theme.px(2), rect.bottom - theme.px(2)), "body",
                            TEXT if joined else ACCENT, "bottomleft", max_width=pw - theme.px(4), box=rect)
 

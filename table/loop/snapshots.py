@@ -66,8 +66,22 @@ def shell_moments(stations: int = 4) -> Iterator[tuple[str, Snapshot]]:
     def lobby(surface: pygame.Surface) -> None:
         table, clock, inputs = table_at(surface)
         joins = [Action("press", 0.1, 0), Action("press", 0.2, 2)]
-        levels = [Action("turn", 0.3, 0, {"delta": 2}), Action("push", 0.4, 2), Action("push", 0.5, 2)]
+        # The first player option's line (a level, say), pushed twice by station 3.
+        option = next((i for i, line in enumerate(table.lobby._lines()) if line.startswith("option:")), 0)
+        levels = [Action("turn", 0.3, 0, {"delta": option}), Action("push", 0.4, 2), Action("push", 0.5, 2)]
         go(table, clock, inputs, joins + levels, 1.0)
+        _final_draw(table, clock.now)
+
+    def lobby_name(surface: pygame.Surface) -> None:
+        """Station 1 spelling its initials (two letters in), station 3 done: "ADA"."""
+        table, clock, inputs = table_at(surface)
+        line = table.lobby._lines().index("name")
+        spell = [Action("turn", 0.1, 0, {"delta": line}), Action("push", 0.2, 2),
+                 Action("push", 0.3, 2), Action("turn", 0.4, 2, {"delta": 3}), Action("push", 0.5, 2),
+                 Action("push", 0.6, 2), Action("press", 0.7, 2),
+                 Action("push", 0.8, 0), Action("turn", 0.9, 0, {"delta": 1}), Action("push", 1.0, 0),
+                 Action("turn", 1.1, 0, {"delta": -1})]
+        go(table, clock, inputs, spell, 1.5)
         _final_draw(table, clock.now)
 
     def menu_choice(surface: pygame.Surface, steps: int, expect: type) -> None:
@@ -99,6 +113,7 @@ def shell_moments(stations: int = 4) -> Iterator[tuple[str, Snapshot]]:
         _final_draw(table, clock.now)
 
     yield "menu", lobby
+    yield "menu-name", lobby_name
     yield "table-menu", menu
     yield "paused", paused
     yield "attract", attract

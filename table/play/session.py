@@ -163,6 +163,12 @@ class Session:
     def is_over(self) -> bool:
         return self.ended or bool(self.engine.is_over(self.state))
 
+    @property
+    def ended_early(self) -> bool:
+        """Ended from the table menu before the game itself was over: a result
+        without a winner for the venue's count."""
+        return self.ended and self.engine.outcome(self.state) is None
+
     def outcome(self) -> Outcome | None:
         """The engine's outcome; after ``end`` from the menu, the standings then."""
         result: Outcome | None = self.engine.outcome(self.state)
@@ -207,7 +213,7 @@ class Session:
         """The JSON report that ``table play`` and ``table replay`` print."""
         outcome = self.outcome()
         scores = outcome.scores if outcome else self.scores()
-        return {
+        report: dict[str, JSONValue] = {
             "game": self.engine.name,
             "variant": self.setup.variant,
             "seed": self.seed,
@@ -220,6 +226,10 @@ class Session:
             "events": [e.to_json() for e in self.state.events],
             "actions": self.applied,
         }
+        if self.ended_early:
+            # Only when true: the reports of games played to the end stay as they were.
+            report["ended"] = "early"
+        return report
 
     @classmethod
     def replay(

@@ -272,6 +272,8 @@ class JournalFollower:
             "reason": (outcome.reason.english() if outcome else "closed without an outcome")[:200],
             "players": players_of(session, scores, winners),
         }
+        if session.ended_early:
+            payload["ended"] = "early"  # counts as no win on the leaderboard
         return Message(Position(row.id, len(actions)), contract.result_topic(self.table, row.id), payload, True)
 
     # -- the table's state now ------------------------------------------------------------

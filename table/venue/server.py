@@ -300,28 +300,34 @@ class Venue:
 
 
 def leaderboard(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Per game: the evening's best scores and who won most (names as entered at the tables)."""
+    """Per game: the evening's best scores and who won most.
+
+    A player is a name as entered at a table, at that table ("Ada" at two tables is two
+    players). A game ended early from the table menu counts as played, never as won.
+    """
     by_engine: dict[str, list[dict[str, Any]]] = {}
     for r in results:
         by_engine.setdefault(r["engine"], []).append(r)
     boards = []
     for engine, rs in sorted(by_engine.items(), key=lambda kv: -len(kv[1])):
         entries = [
-            {"name": p["name"], "table": r["table"], "score": p["score"], "winner": p.get("winner", False),
+            {"name": p["name"], "table": r["table"], "score": p["score"],
+             "winner": bool(p.get("winner", False)) and r.get("ended") != "early",
              "finished": r["finished"], "game": r["game"]}
             for r in rs for p in r["players"]
         ]
         entries.sort(key=lambda e: (-e["score"], e["finished"], e["table"], e["name"]))
-        wins: Counter[str] = Counter()
-        games: Counter[str] = Counter()
+        wins: Counter[tuple[str, str]] = Counter()
+        games: Counter[tuple[str, str]] = Counter()
         for e in entries:
-            games[e["name"]] += 1
-            wins[e["name"]] += 1 if e["winner"] else 0
-        most = sorted(((n, w, games[n]) for n, w in wins.items() if w > 0), key=lambda x: (-x[1], x[2], x[0]))
+            player = (e["name"], e["table"])
+            games[player] += 1
+            wins[player] += 1 if e["winner"] else 0
+        most = sorted(((p, w, games[p]) for p, w in wins.items() if w > 0), key=lambda x: (-x[1], x[2], x[0]))
         boards.append({
             "engine": engine, "title": rs[0]["title"], "games": len(rs),
             "top": entries[:TOP_N],
-            "wins": [{"name": n, "wins": w, "games": g} for n, w, g in most[:5]],
+            "wins": [{"name": n, "table": t, "wins": w, "games": g} for (n, t), w, g in most[:5]],
         })
     return boards
 

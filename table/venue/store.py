@@ -40,6 +40,7 @@ CREATE TABLE IF NOT EXISTS results (
     reason TEXT NOT NULL,
     players TEXT NOT NULL,
     received REAL NOT NULL,
+    ended TEXT NOT NULL DEFAULT '',
     PRIMARY KEY (tbl, game, started)
 );
 CREATE TABLE IF NOT EXISTS tables (
@@ -57,7 +58,7 @@ CREATE TABLE IF NOT EXISTS set_aside (
 """
 
 _RESULT_COLUMNS = ("tbl, game, started, finished, engine, title, variant, rounds, actions, reason, players, "
-                   "received")
+                   "received, ended")
 
 
 class VenueStore:
@@ -71,6 +72,10 @@ class VenueStore:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)
+        columns = {str(row[1]) for row in self._db.execute("PRAGMA table_info(results)")}
+        if "ended" not in columns:
+            # A file from before games could end early: every result in it was played out.
+            self._db.execute("ALTER TABLE results ADD COLUMN ended TEXT NOT NULL DEFAULT ''")
         self._lock = threading.Lock()
 
     def close(self) -> None:
@@ -87,9 +92,10 @@ class VenueStore:
             if same is not None:
                 return False
             cur = self._db.execute(
-                "INSERT OR IGNORE INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT OR IGNORE INTO results ({_RESULT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (r["table"], r["game"], r["started"], r["finished"], r["engine"], r["title"], r["variant"],
-                 r["rounds"], r["actions"], r["reason"], json.dumps(r["players"], sort_keys=True), time.time()),
+                 r["rounds"], r["actions"], r["reason"], json.dumps(r["players"], sort_keys=True), time.time(),
+                 r.get("ended", "")),
             )
             return cur.rowcount == 1
 
@@ -169,9 +175,12 @@ class VenueStore:
 
 
 def _result(r: tuple[Any, ...]) -> dict[str, Any]:
-    return {"table": r[0], "game": r[1], "started": r[2], "finished": r[3], "engine": r[4], "title": r[5],
-            "variant": r[6], "rounds": r[7], "actions": r[8], "reason": r[9], "players": json.loads(r[10]),
-            "received": r[11]}
+    out = {"table": r[0], "game": r[1], "started": r[2], "finished": r[3], "engine": r[4], "title": r[5],
+           "variant": r[6], "rounds": r[7], "actions": r[8], "reason": r[9], "players": json.loads(r[10]),
+           "received": r[11]}
+    if r[12]:
+        out["ended"] = r[12]  # only when the game was ended early, as the table sent it
+    return out
 
 
 def _stored_result_problem(row: tuple[Any, ...], problem: Problem) -> str | None:

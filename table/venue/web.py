@@ -49,7 +49,6 @@ from typing import Any, Protocol
 import h11
 
 
-
 class _Pushing(Protocol):
     @property
     def push_s(self) -> float: ...

@@ -255,10 +255,8 @@ def test_the_table_starts_in_table_toml_language_and_the_lobby_knob_switches_eve
     # Back to German, choose Umtata, two players, start: the game is German from its first frame.
     _play(table, clock, inputs, Action("push", 0.1, 1))
     assert i18n.language() == "de"
-    games = __import__("table.games", fromlist=["lobby_games"]).lobby_games()
-    pushes = (games.index("umtata") - games.index(lobby.settings.game)) % len(games)
-    _play(table, clock, inputs, Action("turn", 0.1, 1, {"delta": -line}),
-          *[Action("push", 0.2 + 0.05 * k, 1) for k in range(pushes)],
+    umtata = lobby._lines().index("game:umtata")
+    _play(table, clock, inputs, Action("turn", 0.1, 1, {"delta": umtata - line}), Action("push", 0.2, 1),
           Action("press", 0.8, 0), Action("press", 0.9, 1),
           Action("turn", 1.0, 1, {"sector": 15, "sectors": 16}), Action("push", 1.1, 1), seconds=1.5)
     session = table.session  # type: ignore[attr-defined]

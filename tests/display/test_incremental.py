@@ -102,7 +102,7 @@ def test_the_table_loop_repaints_exactly_what_changed() -> None:
                   seed_source=lambda: 11)
     fresh = pygame.Surface(SIZE)
     rng = random.Random(4)
-    games = lobby_games()  # in the order the lobby's game line goes through them
+    games = lobby_games()  # in the order of the lobby's list of games
     first = games.index(table.lobby.settings.game)
     frames = partial = 0
 
@@ -131,10 +131,10 @@ def test_the_table_loop_repaints_exactly_what_changed() -> None:
         t = clock.now
         settings = table.lobby.settings
         joins = [Action("press", t + 0.1 + 0.1 * s, s) for s in range(3) if s not in settings.joined]
-        steps = (first + k - games.index(settings.game)) % len(games)
-        pushes = [Action("push", t + 0.5 + i * 0.1, 0) for i in range(steps)]
         target = games[(first + k) % len(games)]
-        inputs.add(*joins, Action("turn", t + 0.4, 0, {"delta": -table.lobby.cursor}), *pushes,
+        line = table.lobby._lines().index(f"game:{target}")
+        inputs.add(*joins, Action("turn", t + 0.4, 0, {"delta": line - table.lobby.cursor}),
+                   Action("push", t + 0.5, 0),
                    Action("turn", t + 1.0, 0, {"sector": 15, "sectors": 16}), Action("push", t + 1.2, 1))
         run(1.5)
         assert table.session is not None and table.session.engine.name == target

@@ -205,7 +205,7 @@ def soak(hours: float, journal_path: Path, seed: int = 1, step_s: float = 1.0, s
 def plan_lobby(lobby: object, game: str, rng: random.Random, now: float) -> list[Action]:
     """Inputs that choose ``game`` in the lobby, join some stations and start it."""
     from table.display.screens import LobbyScreen
-    from table.games import lobby_games, registry
+    from table.games import registry
 
     assert isinstance(lobby, LobbyScreen)
     engine = registry()[game]
@@ -217,12 +217,9 @@ def plan_lobby(lobby: object, game: str, rng: random.Random, now: float) -> list
         plan.append(Action(kind, t, station, value))
         t += rng.uniform(0.3, 2.0)
 
-    # Cursor to the top ("game"), then push until the wanted game shows.
-    add("turn", 0, {"delta": -lobby.cursor})
-    names = lobby_games()  # in the order the lobby's game line goes through them
-    steps = (names.index(game) - names.index(lobby.settings.game)) % len(names)
-    for _ in range(steps):
-        add("push", 0)
+    # The cursor to the game's own line of the lobby's list of games, and push.
+    add("turn", 0, {"delta": lobby._lines().index(f"game:{game}") - lobby.cursor})
+    add("push", 0)
     players = rng.randint(engine.min_stations, min(engine.max_stations, lobby.stations))
     want = set(rng.sample(range(lobby.stations), players))
     for station in range(lobby.stations):

@@ -132,8 +132,30 @@ def test_leaderboard_ranks_scores_per_game() -> None:
                          result("T2", {"Cy": 12, "Ada": 3}, "Cy", 2.0)])
     (ubongo,) = board
     assert [(e["name"], e["score"]) for e in ubongo["top"]] == [("Cy", 12), ("Ada", 10), ("Ben", 4), ("Ada", 3)]
-    # Equal wins: the better rate first (Cy won his only game, Ada one of two).
-    assert ubongo["wins"] == [{"name": "Cy", "wins": 1, "games": 1}, {"name": "Ada", "wins": 1, "games": 2}]
+    # A player is a name at a table: Ada of T1 won her only game, Ada of T2 none.
+    assert ubongo["wins"] == [{"name": "Ada", "table": "T1", "wins": 1, "games": 1},
+                              {"name": "Cy", "table": "T2", "wins": 1, "games": 1}]
+    # Equal wins: the better rate first (Cy won one of two games at T2, Ada both of hers at T1).
+    board = leaderboard([result("T1", {"Ada": 10, "Ben": 4}, "Ada", 1.0),
+                         result("T2", {"Cy": 12, "Dee": 3}, "Cy", 2.0),
+                         result("T2", {"Cy": 1, "Dee": 3}, "Dee", 3.0),
+                         result("T1", {"Ada": 9, "Ben": 4}, "Ada", 4.0)])
+    assert [(w["name"], w["wins"], w["games"]) for w in board[0]["wins"]] == [("Ada", 2, 2), ("Cy", 1, 2),
+                                                                            ("Dee", 1, 2)]
+
+
+def test_a_game_ended_early_counts_as_played_and_never_as_won() -> None:
+    def result(scores: dict[str, int], winner: str, t: float, **extra: str) -> dict[str, Any]:
+        return {"table": "T1", "engine": "ubongo", "title": "Ubongo", "finished": t, "game": int(t),
+                "players": [{"name": n, "score": s, "winner": n == winner, "station": i}
+                            for i, (n, s) in enumerate(scores.items())], **extra}
+
+    (board,) = leaderboard([result({"Ada": 10, "Ben": 4}, "Ada", 1.0),
+                            result({"Ada": 2, "Ben": 7}, "Ben", 2.0, ended="early"),
+                            result({"Ada": 1, "Ben": 3}, "Ben", 3.0, ended="early")])
+    assert board["games"] == 3
+    assert board["wins"] == [{"name": "Ada", "table": "T1", "wins": 1, "games": 3}]
+    assert not any(e["winner"] for e in board["top"] if e["game"] > 1)
 
 
 def test_outbox_moves_only_over_acknowledged_runs(tmp_path: Path) -> None:

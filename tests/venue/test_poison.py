@@ -326,7 +326,8 @@ def test_stored_rows_that_break_the_bounds_are_set_aside_on_start(tmp_path: Path
 
     def row(r: dict[str, Any], **over: Any) -> None:
         r = {**r, **over}
-        con.execute("INSERT INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        con.execute("INSERT INTO results (tbl, game, started, finished, engine, title, variant, rounds, actions, "
+                    "reason, players, received) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (r["table"], r["game"], r["started"], r["finished"], r["engine"], r["title"], r["variant"],
                      r["rounds"], r["actions"], r["reason"], over.get("players_text", json.dumps(r["players"])),
                      now))

@@ -1,0 +1,338 @@
+"""The lobby's fixed lines (a line per game), players' names (initials with the knob, or
+a venue's list), and those names on the venue's page, by name, through the table loop."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pygame
+import pytest
+
+from table.common.config import ConfigError, TableConfig, parse_config
+from table.display.screens import LETTERS, LobbyScreen, default_name, player_options
+from table.display.theme import Theme
+from table.games import lobby_games, registry
+from table.games.base import Action, GameSetup
+from table.loop.app import ScriptedInputs, Table
+from table.play.clock import VirtualClock
+from table.play.journal import Journal
+from table.play.session import Session
+
+
+@pytest.fixture(autouse=True)
+def _pygame() -> None:
+    pygame.display.init()
+    pygame.font.init()
+
+
+class _Control:
+    """The table as far as the lobby asks it: the games it was asked to start."""
+
+    def __init__(self) -> None:
+        self.started: list[GameSetup] = []
+        self.session: Session | None = None
+
+    def start_game(self, setup: GameSetup) -> None:
+        self.started.append(setup)
+
+    def game_input(self, action: Action) -> bool:
+        return False
+
+    def leave_game(self) -> None:
+        return None
+
+    def game_time(self, t: float) -> float:
+        return t
+
+    def push_screen(self, screen: object) -> None:
+        return None
+
+    def pop_screen(self) -> None:
+        return None
+
+
+def _lobby(names: tuple[str, ...] = ()) -> tuple[LobbyScreen, _Control]:
+    control = _Control()
+    return LobbyScreen(control, Theme(1280, 720), 4, names=names), control
+
+
+def _turn(lobby: LobbyScreen, station: int, delta: int) -> None:
+    lobby.handle(Action("turn", 0.0, station, {"delta": delta}))
+
+
+def _push(lobby: LobbyScreen, station: int) -> None:
+    lobby.handle(Action("push", 0.0, station))
+
+
+def _spell(lobby: LobbyScreen, station: int, initials: str) -> None:
+    """Turn to "Your name", push, then turn to each letter and push it."""
+    _turn(lobby, station, lobby._lines().index("name") - lobby.cursor)
+    _push(lobby, station)
+    entry = lobby.entries[station]
+    if not entry.spelling:  # a venue's list first: its last choice spells initials
+        _turn(lobby, station, len(entry.choices) - entry.at)
+        _push(lobby, station)
+    for i, letter in enumerate(initials):
+        _turn(lobby, station, LETTERS.index(letter) - entry.letters[i])
+        _push(lobby, station)
+
+
+def test_n_steps_land_on_the_nth_game_whatever_game_is_chosen() -> None:
+    lobby, _control = _lobby()
+    games = lobby_games()
+    lines = lobby._lines()
+    for chosen in games:
+        lobby.settings.game = chosen
+        lobby.settings.variant = registry()[chosen].variants[0]
+        assert lobby._lines() == lines  # the same lines for every game
+        for n, game in enumerate(games):
+            _turn(lobby, 0, -lobby.cursor)
+            _turn(lobby, 0, n)
+            _push(lobby, 0)
+            assert lobby.settings.game == game
+            lobby.settings.game = chosen
+    # An absolute knob's sectors map onto the same lines: the first sector is the first game.
+    lobby.handle(Action("turn", 0.0, 1, {"sector": 0, "sectors": 16}))
+    _push(lobby, 1)
+    assert lobby.settings.game == games[0]
+    lobby.handle(Action("turn", 0.0, 1, {"sector": 15, "sectors": 16}))
+    assert lobby._lines()[lobby.cursor] == "start"
+
+
+def test_a_player_option_of_another_game_shows_as_not_applicable() -> None:
+    lobby, _control = _lobby()
+    options = [line for line in lobby._lines() if line.startswith("option:")]
+    assert options, "a shipped game has a player option (a level)"
+    without = [g for g in lobby_games() if not player_options(g)]
+    assert without
+    lobby.settings.game = without[0]
+    texts: list[str] = []
+    from table.display import draw
+
+    real = draw.label
+
+    def spy(surface: pygame.Surface, theme: Theme, text: str, *args: Any, **kwargs: Any) -> Any:
+        texts.append(text)
+        return real(surface, theme, text, *args, **kwargs)
+
+    draw.label = spy  # type: ignore[assignment]
+    try:
+        lobby.draw(pygame.Surface((1280, 720)), 0.0)
+    finally:
+        draw.label = real
+    assert "not for this game" in texts
+    # Pushing it changes nothing.
+    before = dict(lobby.settings.choices)
+    _turn(lobby, 0, lobby._lines().index(options[0]) - lobby.cursor)
+    _push(lobby, 0)
+    assert lobby.settings.choices == before
+
+
+@pytest.mark.parametrize(("turns", "name"), [
+    ([], "AAA"),
+    ([1, 1, 1], "BBB"),
+    ([-1, 3, 25], "ZDZ"),
+    ([2, -1, 0], "CZA"),
+])
+def test_initials_are_turned_and_pushed_letter_by_letter(turns: list[int], name: str) -> None:
+    lobby, control = _lobby()
+    _turn(lobby, 2, lobby._lines().index("name"))
+    _push(lobby, 2)
+    assert 2 in lobby.entries
+    for i in range(3):
+        if turns:
+            _turn(lobby, 2, turns[i])
+        # Another station's knob moves the shared cursor meanwhile, not station 3's letters.
+        _turn(lobby, 0, 1)
+        _turn(lobby, 0, -1)
+        _push(lobby, 2)
+    assert 2 not in lobby.entries
+    assert lobby.settings.names == {2: name}
+    lobby.handle(Action("press", 0.0, 0))
+    lobby.handle(Action("press", 0.0, 2))
+    lobby.settings.game = lobby_games()[0]
+    _turn(lobby, 0, lobby._lines().index("start") - lobby.cursor)
+    _push(lobby, 0)
+    (setup,) = control.started
+    assert setup.names == (default_name(0), name) == ("Station 1", name)
+
+
+def test_an_absolute_knob_spells_initials_too() -> None:
+    lobby, _control = _lobby()
+    _spell(lobby, 1, "AA")  # two letters in
+    lobby.handle(Action("turn", 0.0, 1, {"sector": 25, "sectors": 26}))
+    _push(lobby, 1)
+    assert lobby.settings.names[1] == "AAZ"
+
+
+def test_names_from_the_venues_list_or_initials() -> None:
+    lobby, control = _lobby(("Ada", "Ben", "Cleo"))
+    _turn(lobby, 0, lobby._lines().index("name"))
+    _push(lobby, 1)
+    _turn(lobby, 1, 2)
+    _push(lobby, 1)
+    assert lobby.settings.names[1] == "Cleo"
+    _spell(lobby, 3, "ZOE")
+    assert lobby.settings.names[3] == "ZOE"
+    # Entering again starts from the name chosen.
+    _push(lobby, 1)
+    assert lobby.entries[1].at == 2
+    _turn(lobby, 1, -2)
+    _push(lobby, 1)
+    for station in (1, 2, 3):
+        lobby.handle(Action("press", 0.0, station))
+    lobby.settings.game = lobby_games()[0]
+    _turn(lobby, 0, lobby._lines().index("start") - lobby.cursor)
+    _push(lobby, 0)
+    assert control.started[-1].names == ("Ada", "Station 3", "ZOE")
+
+
+def test_default_names_do_not_depend_on_the_language() -> None:
+    from table.common import i18n
+
+    try:
+        i18n.set_language("de")
+        assert default_name(1) == "Station 2"
+    finally:
+        i18n.set_language("en")
+    assert default_name(1) == "Station 2"
+
+
+def test_names_in_table_toml_are_checked_every_problem_at_once() -> None:
+    config = parse_config({"table": {"names": ["Ada", "Ben"]}}, "table.toml")
+    assert config.names == ("Ada", "Ben")
+    assert TableConfig().names == ()
+    with pytest.raises(ConfigError) as caught:
+        parse_config({"table": {"names": ["Ada", "", "ada", 3, " Bo", "A" * 17], "stations": 9},
+                      "sound": {"volume": 2}}, "table.toml")
+    text = str(caught.value)
+    assert "3 problems" in text
+    for bit in ("entry 2 is empty", "'ada' is there twice", "entry 4 (3) is not text", "' Bo' begins or ends",
+                "longer than 16", "table.stations", "sound.volume"):
+        assert bit in text, bit
+    with pytest.raises(ConfigError, match="must be a list of names"):
+        parse_config({"table": {"names": "Ada"}}, "table.toml")
+
+
+# -- three tables, initials entered, the venue's page ------------------------------------
+BUZZER = "buzzer_race"
+
+
+def _run(table: Table, clock: VirtualClock, inputs: ScriptedInputs, *actions: Action, seconds: float) -> None:
+    start = clock.now
+    inputs.add(*(Action(a.kind, start + a.t, a.station, a.value) for a in actions))
+    while clock.now < start + seconds:
+        clock.advance(1 / 30)
+        table.step(clock.now)
+
+
+def _knob(table: Table, clock: VirtualClock, inputs: ScriptedInputs, station: int, kind: str,
+          delta: int = 0) -> None:
+    action = Action(kind, 0.05, station, {"delta": delta} if kind == "turn" else None)
+    _run(table, clock, inputs, action, seconds=0.1)
+
+
+def _walk_lobby(table: Table, clock: VirtualClock, inputs: ScriptedInputs, names: dict[int, str]) -> None:
+    """Join, spell each station's initials with its knob, choose Buzzer race, start."""
+    lobby = table.lobby
+    for station, initials in names.items():
+        _knob(table, clock, inputs, station, "press")
+        _knob(table, clock, inputs, station, "turn", lobby._lines().index("name") - lobby.cursor)
+        _knob(table, clock, inputs, station, "push")
+        for letter in initials:
+            _knob(table, clock, inputs, station, "turn", LETTERS.index(letter))
+            _knob(table, clock, inputs, station, "push")
+    assert lobby.settings.names == names
+    _knob(table, clock, inputs, 0, "turn", lobby._lines().index(f"game:{BUZZER}") - lobby.cursor)
+    _knob(table, clock, inputs, 0, "push")
+    _knob(table, clock, inputs, 0, "turn", lobby._lines().index("start") - lobby.cursor)
+    _knob(table, clock, inputs, 0, "push")
+    session = table.session
+    assert session is not None and session.engine.name == BUZZER
+    assert session.setup.names == tuple(names.values())
+
+
+def _play_out(table: Table, clock: VirtualClock, inputs: ScriptedInputs, first: int) -> None:
+    """Station ``first`` presses at every signal until the game is over."""
+    session = table.session
+    assert session is not None
+    for _ in range(600):
+        if session.is_over():
+            break
+        if session.view(None)["phase"] == "signal":
+            _run(table, clock, inputs, Action("press", 0.05, first), seconds=0.2)
+        else:
+            _run(table, clock, inputs, seconds=0.3)
+    assert session.is_over() and not session.ended_early
+
+
+def _end_from_menu(table: Table, clock: VirtualClock, inputs: ScriptedInputs) -> None:
+    from table.loop.snapshots import menu_choice
+
+    _run(table, clock, inputs, seconds=3.0)
+    menu_choice(table, clock, inputs, "end")
+    session = table.session
+    assert session is not None and session.ended_early
+    assert session.report()["ended"] == "early"
+
+
+def test_initials_entered_at_three_tables_show_on_the_venue_page(tmp_path: Path) -> None:
+    if BUZZER not in lobby_games():
+        pytest.skip("the test game Buzzer race is not installed")
+    from table.venue import contract
+    from table.venue.follow import JournalFollower, Position
+    from table.venue.server import Venue, VenueConfig, make_http_server
+
+    players = {"T1": {0: "ADA", 1: "BEN"}, "T2": {0: "ADA", 2: "CYD"}, "T3": {1: "BEN", 3: "DEE"}}
+    journals: dict[str, Path] = {}
+    for k, (name, names) in enumerate(players.items()):
+        clock = VirtualClock(time.time() - 3600 + 600 * k)  # played within the venue's evening
+        inputs = ScriptedInputs()
+        journals[name] = tmp_path / f"{name}.db"
+        with Journal(journals[name]) as journal:
+            table = Table(TableConfig(stations=4), clock, pygame.Surface((640, 360)), journal, inputs=[inputs],
+                          seed_source=lambda: 5)
+            _walk_lobby(table, clock, inputs, names)
+            if name == "T3":
+                _end_from_menu(table, clock, inputs)  # ended early: played, never won
+            else:
+                _play_out(table, clock, inputs, first=min(names))
+            _run(table, clock, inputs, seconds=1.0)
+    venue = Venue(VenueConfig(db=tmp_path / "venue.db", http_host="127.0.0.1", http_port=0))
+    server = make_http_server(venue)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        for name, path in journals.items():
+            follower = JournalFollower(path, name)
+            pos = Position(1, 0)
+            while True:
+                batch, pos = follower.messages_after(pos, 200)
+                if not batch:
+                    break
+                for m in batch:
+                    venue.handle(m.topic, contract.encode(m.payload))
+        port = server.server_address[1]
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/state", timeout=5) as resp:
+            state = json.loads(resp.read())
+        assert state["results"] == 3 and state["counts"].get("invalid", 0) == 0
+        (board,) = [b for b in state["leaderboard"] if b["engine"] == BUZZER]
+        assert board["games"] == 3
+        # The winners by the names they entered, at their tables; T3's game ended early wins nothing.
+        assert board["wins"] == [{"name": "ADA", "table": "T1", "wins": 1, "games": 1},
+                                 {"name": "ADA", "table": "T2", "wins": 1, "games": 1}]
+        seen = {(e["name"], e["table"]) for e in board["top"]}
+        assert seen == {(n, t) for t, ns in players.items() for n in ns.values()}
+        ended = [r for r in venue.store.results() if r["table"] == "T3"]
+        assert [r.get("ended") for r in ended] == ["early"]
+        assert not any(p.get("name", "").lower() in ("orange", "blue", "green", "pink") for r in
+                       venue.store.results() for p in r["players"])
+    finally:
+        server.shutdown()
+        server.server_close()
+        venue.stop()
