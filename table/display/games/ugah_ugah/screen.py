@@ -254,7 +254,8 @@ class UgahRenderer(GameRenderer):
         """The last turn in a few lines, inside the circle below the spoils cards; while the
         hunters have met, the warning that this is the last turn comes first. Each line
         wraps to the width the circle leaves at its height."""
-        inner = radius * math.cos(math.pi / SLOTS) - radius * math.pi / SLOTS - theme.px(1.5)
+        # inside the ring where the hunters' badges stand (see _hunters)
+        inner = radius - radius * math.pi / SLOTS * 0.92 - theme.px(8.6)
         bottom = centre[1] + inner * 0.92
 
         def room(y: float) -> int:
@@ -531,7 +532,7 @@ class UgahRenderer(GameRenderer):
         aside = view["aside"]
         head = draw.label(surface, theme, _("Set aside this turn:"), (x0, y), "body", TEXT_DIM, max_width=width)
         size = theme.px(6)
-        step = min(theme.px(13), width // 6)
+        step = min(theme.px(15), width // 5)
         if not aside:
             draw.label(surface, theme, _("none yet"), (head.right + theme.px(1.5), y), "body", TEXT_DIM,
                        max_width=max(10, x0 + width - head.right - theme.px(1.5)))
