@@ -56,6 +56,9 @@ TAB_NAMES = {"bone": N_("bone"), "dinosaur": N_("dinosaur"), "mammoth": N_("mamm
 CARD_NAMES = {"dinosaur": N_("Dinosaur"), "mammoth": N_("Mammoth"), "bird": N_("Bird")}
 """Message ids: every name here is shown through :func:`table.common.i18n._`."""
 
+SPOILS_RAISED = 5.0
+"""How far (units) the spoils cards sit above the circle's centre."""
+
 PLACES = 31
 SLOTS = 34
 """Angular slots around the circle: 31 chips and a gap three chips wide at the top."""
@@ -98,10 +101,11 @@ def _wrap(theme: Theme, text: str, size: str, bold: bool, width: int) -> list[st
     return lines
 
 
-def turn_summary(view: dict[str, Any], names: dict[int, str]) -> list[Message]:
+def turn_summary(view: dict[str, Any], names: dict[int, str], dice_line: bool = True) -> list[Message]:
     """What the last finished turn did, from the view's ``last_turn`` facts, as messages:
-    the dice set aside, the spoils card, the hunters' steps, where the chips went.
-    Empty before the first turn is over. Chip values appear only where the view has them."""
+    the dice set aside (unless ``dice_line`` is false: the screen draws them as dice),
+    the spoils card, the hunters' steps, where the chips went. Empty before the first
+    turn is over. Chip values appear only where the view has them."""
     last = view.get("last_turn")
     if not last:
         return []
@@ -109,11 +113,11 @@ def turn_summary(view: dict[str, Any], names: dict[int, str]) -> list[Message]:
     if last["skipped"]:
         return [Message(N_("{who}'s turn was skipped"), {"who": who})]
     out: list[Message] = []
-    dice = last["dice"]
-    # a count and its symbol stay on one line when the summary wraps (a no-break space)
-    pieces = ", ".join(word(counted(DICE_COUNTED[symbol], n, n=n).to_json()).replace(" ", "\u00a0")
-                       for symbol, n in dice.items())
-    out.append(Message(N_("{who} set aside {dice}"), {"who": who, "dice": pieces}))
+    if dice_line:
+        # a count and its symbol stay on one line when the summary wraps (a no-break space)
+        pieces = ", ".join(word(counted(DICE_COUNTED[symbol], n, n=n).to_json()).replace(" ", "\u00a0")
+                           for symbol, n in last["dice"].items())
+        out.append(Message(N_("{who} set aside {dice}"), {"who": who, "dice": pieces}))
     spoils = last.get("spoils")
     if spoils:
         card = Message(CARD_NAMES.get(spoils["card"], spoils["card"]))
@@ -137,6 +141,10 @@ def turn_summary(view: dict[str, Any], names: dict[int, str]) -> list[Message]:
     chips = last["chips"]
     kept = [c for c in chips if c["to"] == last["station"]]
     given = [c for c in chips if c["to"] != last["station"]]
+    if len(kept) == 1 and len(given) == 1 and kept[0]["points"] is None:
+        # values hidden (the piles are face down): one line for both chips
+        return [*out, Message(N_("{who} kept a chip and gave {other} the other"),
+                              {"who": who, "other": names.get(given[0]["to"], "?")})]
     for chip in kept:
         if chip["points"] is None:
             out.append(Message(N_("{who} took a chip"), {"who": who}))
@@ -187,7 +195,8 @@ class UgahRenderer(GameRenderer):
         board = pygame.Rect(0, 0, min(theme.px(100), w // 2 + theme.px(10)), h)
         side = pygame.Rect(board.right, 0, w - board.right, h)
         circle_key = (view["circle"], view.get("taken"), view.get("order_preview"), view["hunters"], view["spoils"],
-                      view.get("spoils_card"), view.get("last_turn"), view.get("hunters_met"), names, theme.colours)
+                      view.get("spoils_card"), view.get("last_turn"), view.get("hunters_met"), view["phase"], names,
+                      theme.colours)
         out = [
             Part("ugah:background", full, None, lambda s, t: fill(s, BACKGROUND), base=True),
             Part("ugah:circle", board, circle_key, lambda s, t: self._circle(s, board, view, theme, names), base=True),
@@ -245,7 +254,8 @@ class UgahRenderer(GameRenderer):
                                max(2, theme.px(0.5)))
         # The hunters (they start in the gap at the top) and which way each walks.
         self._hunters(surface, view, theme, centre, radius, chip_r)
-        self._spoils(surface, view, theme, centre, radius, names)
+        # the spoils cards sit a little above the middle, the last turn's summary below them
+        self._spoils(surface, view, theme, (centre[0], centre[1] - theme.px(SPOILS_RAISED)), radius, names)
         self._summary(surface, view, theme, centre, radius, names)
 
     @staticmethod
@@ -262,15 +272,24 @@ class UgahRenderer(GameRenderer):
             dy = min(inner - 1, abs(y - centre[1]))
             return int(2 * math.sqrt(inner * inner - dy * dy))
 
-        y = centre[1] + theme.px(11)
+        y = centre[1] + theme.px(12.5 - SPOILS_RAISED)
         lines: list[tuple[str, str, Colour, bool]] = []
-        if view.get("hunters_met"):
+        if view.get("hunters_met") and view["phase"] != "over":
             lines.append((_("The hunters have met: this is the last turn!"), "body", ACCENT, True))
-        said = turn_summary(view, names)
-        if said:
-            lines.append((_("Last turn:"), "small", TEXT_DIM, False))
-            lines += [(word(m.to_json()), "body", TEXT, False) for m in said]
+        last = view.get("last_turn")
+        said = turn_summary(view, names, dice_line=False)
         font_h = theme.font("body").get_linesize()
+        if last and not last["skipped"]:
+            for text, size, colour, bold in lines:
+                for part in _wrap(theme, text, size, bold, room(y + font_h)):
+                    y = draw.label(surface, theme, part, (centre[0], y), size, colour, "midtop", bold=bold,
+                                   max_width=room(y + font_h)).bottom + theme.px(0.2)
+            lines = []
+            y = UgahRenderer._dice_line(surface, theme, last, names, centre[0], y, room(y + font_h))
+        elif said:
+            lines.append((word(said[0].to_json()), "body", TEXT, False))
+            said = []
+        lines += [(word(m.to_json()), "body", TEXT, False) for m in said]
         for text, size, colour, bold in lines:
             for part in _wrap(theme, text, size, bold, room(y + font_h)):
                 if y + font_h > bottom:
@@ -278,6 +297,31 @@ class UgahRenderer(GameRenderer):
                 drawn = draw.label(surface, theme, part, (centre[0], y), size, colour, "midtop", bold=bold,
                                    max_width=room(y + font_h))
                 y = drawn.bottom + theme.px(0.2)
+
+    @staticmethod
+    def _dice_line(surface: pygame.Surface, theme: Theme, last: dict[str, Any], names: dict[int, str], x: float,
+                   y: float, width: int) -> float:
+        """"Ada set aside:" and the dice as small pictograms with their counts, centred on
+        ``x``, on one line from ``y`` (shrunk to ``width`` if need be); returns the y below."""
+        head = _("{who} set aside:").format(who=names.get(last["station"], "?"))
+        font = theme.font("body")
+        die = theme.px(4.6)
+        gap = theme.px(0.8)
+        counts = [(symbol, f"\u00d7{n}") for symbol, n in last["dice"].items()]
+        total = font.size(head)[0] + sum(gap * 2 + die + font.size(c)[0] + gap for _s, c in counts)
+        if total > width:  # too wide for one line: the head alone, the dice under it
+            drawn = draw.label(surface, theme, head, (x, y), "body", TEXT, "midtop", max_width=width)
+            y, left = drawn.bottom + theme.px(0.2), x - (total - font.size(head)[0]) / 2
+        else:
+            drawn = draw.label(surface, theme, head, (x - total / 2, y), "body", TEXT, max_width=width)
+            left = drawn.right
+        mid = y + font.get_linesize() / 2 if total > width else drawn.centery
+        for symbol, count in counts:
+            left += gap * 2
+            dice.draw_face(surface, pygame.Rect(round(left), round(mid - die / 2), die, die), symbol)
+            left += die + gap
+            left = draw.label(surface, theme, count, (left, mid), "body", TEXT, "midleft").right
+        return max(drawn.bottom, mid + die / 2) + theme.px(0.4)
 
     @staticmethod
     def _caterpillar(surface: pygame.Surface, pos: tuple[float, float], r: float) -> None:
