@@ -4,10 +4,12 @@ and the current choice on the right, a row per player below.
 The circle is drawn clockwise with the gap at the top: place 0 is the first chip
 clockwise of the gap (where Mammoth Masher starts walking), place 30 the last (where
 Bone Breaker starts). Face-down chips show "?"; taken places stay as faint rings.
-Dice are drawn as coloured squares with a short name, so a symbol reads by colour,
-letters and a little picture. Everything comes from ``engine.view(state, None)``,
-which already hides face-down values and pile contents; its words (the players' next
-steps, the log, a tray problem) are messages, worded here with :func:`table.common.i18n.word`.
+Dice are pictograms on light faces (:mod:`.dice`) with their names under them. Inside
+the circle, below the spoils cards, a few lines sum up the last finished turn (built
+here as messages from the view's ``last_turn`` facts). Everything comes from
+``engine.view(state, None)``, which already hides face-down values and pile contents;
+its words (the players' next steps, a tray problem) are messages, worded here with
+:func:`table.common.i18n.word`.
 """
 
 from __future__ import annotations
