@@ -53,7 +53,7 @@ def test_the_turn_summary_says_what_the_dice_did() -> None:
                   {"place": 4, "to": 1, "points": None, "caterpillar": None}]}}
     said = [format_message(m.to_json()) for m in turn_summary(view, names)]
     assert said == ["Ada set aside 3\u00a0mammoths, 2\u00a0Mashers", "Ada took the Mammoth card from Cleo",
-                    "Hunters walked: Masher 2", "Ada kept a chip and gave Ben the other"]
+                    "Hunters walked: Masher\u00a02", "Ada kept a chip and gave Ben the other"]
     view["last_turn"]["chips"] = [{"place": 1, "to": 0, "points": 1, "caterpillar": True}]
     assert format_message(turn_summary(view, names, dice_line=False)[-1].to_json()) == \
         "Ada kept the chip caterpillar 1"

@@ -141,7 +141,13 @@ def draw_face(surface: pygame.Surface, rect: pygame.Rect, symbol: str, dim: bool
     pygame.draw.rect(surface, face, rect, border_radius=radius)
     pygame.draw.rect(surface, EDGE, rect, max(2, rect.width // 16), border_radius=radius)
     inset = max(3, round(rect.width * 0.14))
-    pen = _Pen(surface, rect.inflate(-2 * inset, -2 * inset), INK[symbol])
+    draw_symbol(surface, rect.inflate(-2 * inset, -2 * inset), symbol, face)
+
+
+def draw_symbol(surface: pygame.Surface, box: pygame.Rect, symbol: str, face: Colour = FACE) -> None:
+    """Only the silhouette of ``symbol``, filling ``box``, on a ground of colour ``face``
+    (the colour its light details, a tusk or an eye, are cut out in)."""
+    pen = _Pen(surface, box, INK[symbol])
     drawings: dict[str, Callable[[], None]] = {
         "bone": lambda: _bone(pen), "dinosaur": lambda: _dinosaur(pen), "mammoth": lambda: _mammoth(pen, face),
         "bird": lambda: _bird(pen, face), "masher": lambda: _masher(pen), "breaker": lambda: _breaker(pen),

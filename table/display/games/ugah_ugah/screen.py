@@ -35,7 +35,6 @@ from table.display.theme import (
     TEXT_DIM,
     Colour,
     Theme,
-    ink_on,
 )
 from table.games.base import Event, Message, counted
 
@@ -135,7 +134,7 @@ def turn_summary(view: dict[str, Any], names: dict[int, str], dice_line: bool = 
         else:
             out.append(Message(N_("{who} took the {card} card"), {"who": who, "card": card}))
     steps = last["steps"]
-    walked = [f"{_(TAB_NAMES[h])} {steps[h]}" for h in ("masher", "breaker") if steps[h]]
+    walked = [f"{_(TAB_NAMES[h])}\u00a0{steps[h]}" for h in ("masher", "breaker") if steps[h]]
     if walked:
         out.append(Message(N_("Hunters walked: {steps}"), {"steps": ", ".join(walked)}))
     else:
@@ -268,7 +267,7 @@ class UgahRenderer(GameRenderer):
         wraps to the width the circle leaves at its height."""
         # inside the ring where the hunters' badges stand (see _hunters)
         inner = radius - radius * math.pi / SLOTS * 0.92 - theme.px(8.6)
-        bottom = centre[1] + inner * 0.92
+        bottom = centre[1] + inner * 0.97
 
         def room(y: float) -> int:
             dy = min(inner - 1, abs(y - centre[1]))
@@ -293,9 +292,10 @@ class UgahRenderer(GameRenderer):
             said = []
         lines += [(word(m.to_json()), "body", TEXT, False) for m in said]
         for text, size, colour, bold in lines:
-            for part in _wrap(theme, text, size, bold, room(y + font_h)):
-                if y + font_h > bottom:
-                    return
+            parts = _wrap(theme, text, size, bold, room(y + font_h))
+            if y + len(parts) * font_h > bottom:
+                return  # a line is said whole or not at all
+            for part in parts:
                 drawn = draw.label(surface, theme, part, (centre[0], y), size, colour, "midtop", bold=bold,
                                    max_width=room(y + font_h))
                 y = drawn.bottom + theme.px(0.2)
@@ -338,35 +338,40 @@ class UgahRenderer(GameRenderer):
     def _hunters(self, surface: pygame.Surface, view: dict[str, Any], theme: Theme, centre: tuple[float, float],
                  radius: float, chip_r: float) -> None:
         inner = radius - chip_r - theme.px(4.5)
-        for hunter, colour, size, label, gap_place in (
-            ("masher", MASHER_COLOUR, 2.8, _("MM"), -1.35),
-            ("breaker", BREAKER_COLOUR, 3.4, _("BB"), -2.65),
+        for hunter, colour, size, gap_place in (
+            ("masher", MASHER_COLOUR, 2.8, -1.35),
+            ("breaker", BREAKER_COLOUR, 3.4, -2.65),
         ):
             info = view["hunters"][hunter]
             if info["in_gap"]:
-                self._figure(surface, theme, on_circle(centre, radius, gap_place), colour, theme.px(size), label)
+                self._figure(surface, theme, on_circle(centre, radius, gap_place), colour, theme.px(size), hunter)
                 continue
             # the badge stands just inside the circle, with a pointer to the place it stands on
             pos = on_circle(centre, inner, info["place"])
             tip = on_circle(centre, radius - chip_r - theme.px(0.3), info["place"])
             pygame.draw.line(surface, colour, pos, tip, max(3, theme.px(0.7)))
-            self._figure(surface, theme, pos, colour, theme.px(size), label)
+            self._figure(surface, theme, pos, colour, theme.px(size), hunter)
         # direction hints beside the gap
         # while a hunter waits in the gap, an arrow says which way it will walk
         if view["hunters"]["masher"]["in_gap"]:
             left = on_circle(centre, radius - chip_r - theme.px(4), 0.2)
-            draw.label(surface, theme, _("MM") + " >", left, "small", MASHER_COLOUR, "center", bold=True)
+            draw.label(surface, theme, _(TAB_NAMES["masher"]) + " >", left, "small", MASHER_COLOUR, "center", bold=True)
         if view["hunters"]["breaker"]["in_gap"]:
             right = on_circle(centre, radius - chip_r - theme.px(4), -3.2)
-            draw.label(surface, theme, "< " + _("BB"), right, "small", BREAKER_COLOUR, "center", bold=True)
+            draw.label(surface, theme, "< " + _(TAB_NAMES["breaker"]), right, "small", BREAKER_COLOUR, "center",
+                       bold=True)
 
     @staticmethod
     def _figure(surface: pygame.Surface, theme: Theme, pos: tuple[float, float], colour: Colour, r: int,
-                label: str) -> None:
-        """A hunter: a round badge in its colour with its initials (Bone Breaker is the bigger one)."""
+                hunter: str) -> None:
+        """A hunter: a light badge ringed in its colour with its pictogram (Bone Breaker is the bigger one)."""
         pygame.draw.circle(surface, (255, 255, 255), pos, r + max(2, theme.px(0.35)))
         pygame.draw.circle(surface, colour, pos, r)
-        draw.label(surface, theme, label, pos, "body", ink_on(colour), "center", bold=True, max_width=2 * r - 4)
+        pygame.draw.circle(surface, dice.FACE, pos, r - max(3, theme.px(0.6)))
+        side = round(r * 1.25)
+        box = pygame.Rect(0, 0, side, side)
+        box.center = (round(pos[0]), round(pos[1]))
+        dice.draw_symbol(surface, box, hunter)
 
     def _spoils(self, surface: pygame.Surface, view: dict[str, Any], theme: Theme, centre: tuple[float, float],
                 radius: float, names: dict[int, str]) -> None:
