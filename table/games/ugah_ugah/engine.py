@@ -247,6 +247,29 @@ def normalise_symbol(face: Any) -> str | None:
 
 
 @dataclass(frozen=True)
+class TurnRecord:
+    """What the last finished turn did, for the display's turn summary.
+
+    ``aside`` is every die the player set aside (bones too), ``spoils`` the card
+    three of a kind won ("" for none) with ``spoils_from`` its former holder and
+    ``spoils_result`` one of "took", "left" (the player left it with its holder) or
+    "kept" (they held it already). ``places``/``chips`` are the chips the hunters
+    took, in order, ``owners`` the station each went to.
+    """
+
+    station: StationId
+    aside: tuple[str, ...]
+    steps: tuple[int, int]
+    spoils: str = ""
+    spoils_from: StationId | None = None
+    spoils_result: str = ""
+    places: tuple[int, ...] = ()
+    chips: tuple[int, ...] = ()
+    owners: tuple[StationId, ...] = ()
+    skipped: bool = False
+
+
+@dataclass(frozen=True)
 class UgahState:
     """The whole game.
 
@@ -297,6 +320,8 @@ class UgahState:
     ended_by_hunters: bool = False
     winners: tuple[StationId, ...] = ()
     reason: Message | None = None
+    last_turn: TurnRecord | None = None
+    """The turn before this one, for the summary on the display (None before the first)."""
     events: tuple[Event, ...] = ()
 
     @property
@@ -724,6 +749,7 @@ class UgahUgah(GameEngine[UgahState]):
         return self._end_turn(state, t)
 
     def _end_turn(self, state: UgahState, t: float) -> UgahState:
+        state = replace(state, last_turn=self._record(state))
         state = replace(state, steps=(0, 0), taken=(), taken_chips=(), kept=None, spoils_card="", cursor=0)
         if hunters_met(state.circle, state.masher, state.breaker):
             return self._finish(replace(state, ended_by_hunters=True), t)
@@ -733,6 +759,35 @@ class UgahUgah(GameEngine[UgahState]):
         state = self._start_throw(state)
         return replace(state, events=_event(state, t, "turn_start", state.station,
                                             {"turn": state.turn, "round": state.round}))
+
+    @staticmethod
+    def _record(state: UgahState) -> TurnRecord:
+        """The turn ending now, from the state and this turn's events (nothing is re-decided)."""
+        spoils, spoils_from, result, skipped = "", None, "", False
+        owners: dict[int, StationId] = {}
+        taken = 0
+        for e in reversed(state.events):
+            if e.kind == "turn_start":
+                break
+            d = e.detail if isinstance(e.detail, Mapping) else {}
+            if e.kind in ("spoils", "spoils_left", "spoils_kept"):
+                spoils = str(d.get("card", ""))
+                result = {"spoils": "took", "spoils_left": "left", "spoils_kept": "kept"}[e.kind]
+                holder = d.get("from") if e.kind == "spoils" else d.get("with")
+                spoils_from = holder if isinstance(holder, int) else None
+            elif e.kind == "turn_skipped":
+                skipped = True
+        # Chips went to piles: the kept one (or the only one) to the player, the other as given.
+        if state.taken_chips:
+            given = next((e.detail.get("to") for e in reversed(state.events) if e.kind == "chip_given"
+                          and isinstance(e.detail, Mapping)), None) if len(state.taken_chips) == 2 else None
+            kept = state.kept if state.kept is not None else 0
+            for i in range(len(state.taken_chips)):
+                owners[i] = state.station if i == kept or not isinstance(given, int) else given
+                taken += 1
+        return TurnRecord(station=state.station, aside=state.aside, steps=state.steps, spoils=spoils,
+                          spoils_from=spoils_from, spoils_result=result, places=state.taken,
+                          chips=state.taken_chips, owners=tuple(owners[i] for i in range(taken)), skipped=skipped)
 
     def _skip_turn(self, state: UgahState, t: float) -> UgahState:
         """The table menu skips the turn while it is still being thrown; later it is ignored.
@@ -853,6 +908,36 @@ class UgahUgah(GameEngine[UgahState]):
             "hunters_met": hunters_met(state.circle, state.masher, state.breaker),
             "may_act": [] if over else [state.station],
             "log": [m.to_json() for m in self._log(state)],
+            "last_turn": self._last_turn_view(state, station),
+        }
+
+    @staticmethod
+    def _last_turn_view(state: UgahState, station: StationId | None) -> dict[str, JSONValue] | None:
+        """The last finished turn as facts (no words): who, the dice set aside by symbol,
+        the spoils card, the hunters' steps, and each chip taken with whom it went to.
+
+        Once taken, chips lie face down in piles (``docs/rules-decisions.md``, Ugah Ugah! 6),
+        so a chip's value shows only at the end or to the player who took it.
+        """
+        record = state.last_turn
+        if record is None:
+            return None
+        over = state.phase == OVER
+        counts = Counter(record.aside)
+        chips: list[JSONValue] = []
+        for place, chip, owner in zip(record.places, record.chips, record.owners, strict=True):
+            visible = over or station == record.station
+            chips.append({"place": place, "to": owner,
+                          "points": state.chip(chip).points if visible else None,
+                          "caterpillar": state.chip(chip).caterpillar if visible else None})
+        return {
+            "station": record.station,
+            "skipped": record.skipped,
+            "dice": {s: counts[s] for s in SYMBOLS if counts[s]},
+            "spoils": {"card": record.spoils, "from": record.spoils_from, "result": record.spoils_result}
+            if record.spoils else None,
+            "steps": {MASHER: record.steps[0], BREAKER: record.steps[1]},
+            "chips": chips,
         }
 
     def _log(self, state: UgahState, lines: int = 4) -> list[Message]:

@@ -633,3 +633,24 @@ def test_nothing_changes_after_the_end() -> None:
     over = table.state
     assert table.throw("masher", "bone", "bone", "bone", "bone") == over
     assert ENGINE.legal_actions(over) == []
+
+
+def test_the_view_tells_what_the_last_turn_did() -> None:
+    table = Table(players=3)
+    table.stack([100 + p for p in range(31)])
+    assert ENGINE.view(table.state, None)["last_turn"] is None
+    table.throw("bird", "bird", "mammoth", "mammoth", "mammoth")
+    table.choose("mammoth")
+    table.throw("masher", "breaker")
+    table.choose(MASHER, BREAKER)
+    table.pick("30")
+    table.pick("1")
+    last = ENGINE.view(table.state, None)["last_turn"]
+    assert last["station"] == 0 and not last["skipped"]
+    assert last["dice"] == {"mammoth": 3, "masher": 1, "breaker": 1}  # birds were thrown, not set aside
+    assert last["spoils"] == {"card": "mammoth", "from": None, "result": "took"}
+    assert last["steps"] == {"masher": 1, "breaker": 1}
+    # the chips now lie face down: where they went is public, their values are not
+    assert [(c["place"], c["to"], c["points"]) for c in last["chips"]] == [(0, 1, None), (30, 0, None)]
+    own = ENGINE.view(table.state, 0)["last_turn"]
+    assert [(c["to"], c["points"]) for c in own["chips"]] == [(1, 100), (0, 130)]

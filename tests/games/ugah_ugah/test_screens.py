@@ -13,7 +13,9 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 import pygame
 
 from games.ugah_ugah.screens import states
+from table.common.i18n import format_message
 from table.display.games import RenderContext, renderers
+from table.display.games.ugah_ugah.screen import turn_summary
 from table.display.theme import Theme
 from table.games.ugah_ugah.engine import ENGINE
 
@@ -39,3 +41,20 @@ def test_every_phase_renders_and_leaves_the_view_alone(size: tuple[int, int]) ->
         assert view == before, name
         phases.add(view["phase"])
     assert phases == {"throw", "choose", "spoils", "order", "keep", "give", "over"}
+
+
+def test_the_turn_summary_says_what_the_dice_did() -> None:
+    names = {0: "Ada", 1: "Ben", 2: "Cleo"}
+    view = {"last_turn": {
+        "station": 0, "skipped": False, "dice": {"mammoth": 3, "masher": 2},
+        "spoils": {"card": "mammoth", "from": 2, "result": "took"},
+        "steps": {"masher": 2, "breaker": 0},
+        "chips": [{"place": 1, "to": 0, "points": None, "caterpillar": None},
+                  {"place": 4, "to": 1, "points": None, "caterpillar": None}]}}
+    said = [format_message(m.to_json()) for m in turn_summary(view, names)]
+    assert said == ["Ada set aside 3\u00a0mammoths, 2\u00a0Mashers", "Ada took the Mammoth card from Cleo",
+                    "Hunters walked: Masher\u00a02", "Ada kept a chip and gave Ben the other"]
+    view["last_turn"]["chips"] = [{"place": 1, "to": 0, "points": 1, "caterpillar": True}]
+    assert format_message(turn_summary(view, names, dice_line=False)[-1].to_json()) == \
+        "Ada kept the chip caterpillar 1"
+    assert turn_summary({"last_turn": None}, names) == []

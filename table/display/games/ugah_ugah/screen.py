@@ -4,10 +4,12 @@ and the current choice on the right, a row per player below.
 The circle is drawn clockwise with the gap at the top: place 0 is the first chip
 clockwise of the gap (where Mammoth Masher starts walking), place 30 the last (where
 Bone Breaker starts). Face-down chips show "?"; taken places stay as faint rings.
-Dice are drawn as coloured squares with a short name, so a symbol reads by colour,
-letters and a little picture. Everything comes from ``engine.view(state, None)``,
-which already hides face-down values and pile contents; its words (the players' next
-steps, the log, a tray problem) are messages, worded here with :func:`table.common.i18n.word`.
+Dice are pictograms on light faces (:mod:`.dice`) with their names under them. Inside
+the circle, below the spoils cards, a few lines sum up the last finished turn (built
+here as messages from the view's ``last_turn`` facts). Everything comes from
+``engine.view(state, None)``, which already hides face-down values and pile contents;
+its words (the players' next steps, a tray problem) are messages, worded here with
+:func:`table.common.i18n.word`.
 """
 
 from __future__ import annotations
@@ -17,25 +19,24 @@ from typing import Any, ClassVar
 
 import pygame
 
-from table.common.i18n import N_, _, ngettext, word
+from table.common.i18n import N_, N_plural, _, ngettext, word
 from table.display import draw
 from table.display.games import GameRenderer, RenderContext
+from table.display.games.ugah_ugah import dice
 from table.display.layers import Part, fill, paint_all
 from table.display.theme import (
     ACCENT,
     BACKGROUND,
     BAD,
     GOOD,
-    INK_DARK,
     PANEL,
     PANEL_LIGHT,
     TEXT,
     TEXT_DIM,
     Colour,
     Theme,
-    ink_on,
 )
-from table.games.base import Event
+from table.games.base import Event, Message, counted
 
 CHIP_FACE: Colour = (214, 186, 140)
 CHIP_EDGE: Colour = (120, 92, 56)
@@ -46,22 +47,18 @@ CATERPILLAR: Colour = (120, 190, 60)
 MASHER_COLOUR: Colour = (236, 84, 72)
 BREAKER_COLOUR: Colour = (168, 124, 255)
 
-SYMBOL_STYLE: dict[str, tuple[str, Colour, Colour]] = {
-    # symbol: (short label, die colour, label colour)
-    # (the label colour: dark or light, whichever keeps 4.5:1 on the die)
-    "bone": (N_("Bone"), (225, 225, 215), (70, 70, 70)),
-    "dinosaur": (N_("Dino"), (70, 170, 90), INK_DARK),
-    "mammoth": (N_("Mamm."), (150, 100, 60), (255, 255, 255)),
-    "bird": (N_("Bird"), (70, 150, 230), INK_DARK),
-    "masher": (N_("MM"), MASHER_COLOUR, INK_DARK),
-    "breaker": (N_("BB"), BREAKER_COLOUR, INK_DARK),
-}
+DIE_NAMES = {"bone": N_("Bone"), "dinosaur": N_("Dinosaur"), "mammoth": N_("Mammoth"), "bird": N_("Bird"),
+             "masher": N_("Masher"), "breaker": N_("Breaker")}
+"""The name under a die: short enough for a die's width in the side column."""
 SYMBOL_NAMES = {"bone": N_("bone"), "dinosaur": N_("dinosaur"), "mammoth": N_("mammoth"), "bird": N_("bird"),
                 "masher": N_("Mammoth Masher"), "breaker": N_("Bone Breaker")}
 TAB_NAMES = {"bone": N_("bone"), "dinosaur": N_("dinosaur"), "mammoth": N_("mammoth"), "bird": N_("bird"),
              "masher": N_("Masher"), "breaker": N_("Breaker")}
 CARD_NAMES = {"dinosaur": N_("Dinosaur"), "mammoth": N_("Mammoth"), "bird": N_("Bird")}
 """Message ids: every name here is shown through :func:`table.common.i18n._`."""
+
+SPOILS_RAISED = 5.0
+"""How far (units) the spoils cards sit above the circle's centre."""
 
 PLACES = 31
 SLOTS = 34
@@ -77,6 +74,91 @@ def place_angle(place: float) -> float:
 def on_circle(centre: tuple[float, float], radius: float, place: float) -> tuple[float, float]:
     a = place_angle(place)
     return centre[0] + radius * math.cos(a), centre[1] + radius * math.sin(a)
+
+
+DICE_COUNTED = {
+    "bone": N_plural("{n} bone", "{n} bones"), "dinosaur": N_plural("{n} dinosaur", "{n} dinosaurs"),
+    "mammoth": N_plural("{n} mammoth", "{n} mammoths"), "bird": N_plural("{n} bird", "{n} birds"),
+    "masher": N_plural("{n} Masher", "{n} Mashers"), "breaker": N_plural("{n} Breaker", "{n} Breakers"),
+}
+"""How many dice of a symbol, for the turn summary (symbols in the knob's order)."""
+
+
+def _chip_words(chip: dict[str, Any]) -> Message:
+    if chip.get("caterpillar"):
+        return Message(N_("caterpillar 1"))
+    return Message(N_("worth {points}"), {"points": chip["points"]})
+
+
+def _wrap(theme: Theme, text: str, size: str, bold: bool, width: int) -> list[str]:
+    """``text`` broken at spaces into lines at most ``width`` wide (a longer word stays whole)."""
+    font = theme.font(size, bold)
+    lines: list[str] = []
+    for word_ in text.split(" "):
+        if lines and font.size(lines[-1] + " " + word_)[0] <= width:
+            lines[-1] += " " + word_
+        else:
+            lines.append(word_)
+    return lines
+
+
+def turn_summary(view: dict[str, Any], names: dict[int, str], dice_line: bool = True) -> list[Message]:
+    """What the last finished turn did, from the view's ``last_turn`` facts, as messages:
+    the dice set aside (unless ``dice_line`` is false: the screen draws them as dice),
+    the spoils card, the hunters' steps, where the chips went. Empty before the first
+    turn is over. Chip values appear only where the view has them."""
+    last = view.get("last_turn")
+    if not last:
+        return []
+    who = names.get(last["station"], "?")
+    if last["skipped"]:
+        return [Message(N_("{who}'s turn was skipped"), {"who": who})]
+    out: list[Message] = []
+    if dice_line:
+        # a count and its symbol stay on one line when the summary wraps (a no-break space)
+        pieces = ", ".join(word(counted(DICE_COUNTED[symbol], n, n=n).to_json()).replace(" ", "\u00a0")
+                           for symbol, n in last["dice"].items())
+        out.append(Message(N_("{who} set aside {dice}"), {"who": who, "dice": pieces}))
+    spoils = last.get("spoils")
+    if spoils:
+        card = Message(CARD_NAMES.get(spoils["card"], spoils["card"]))
+        other = names.get(spoils["from"], "?") if spoils["from"] is not None else None
+        if spoils["result"] == "kept":
+            out.append(Message(N_("{who} already holds the {card} card"), {"who": who, "card": card}))
+        elif spoils["result"] == "left":
+            out.append(Message(N_("{who} left the {card} card with {other}"),
+                               {"who": who, "card": card, "other": other}))
+        elif other is not None:
+            out.append(Message(N_("{who} took the {card} card from {other}"),
+                               {"who": who, "card": card, "other": other}))
+        else:
+            out.append(Message(N_("{who} took the {card} card"), {"who": who, "card": card}))
+    steps = last["steps"]
+    walked = [f"{_(TAB_NAMES[h])}\u00a0{steps[h]}" for h in ("masher", "breaker") if steps[h]]
+    if walked:
+        out.append(Message(N_("Hunters walked: {steps}"), {"steps": ", ".join(walked)}))
+    else:
+        out.append(Message(N_("No hunter walked")))
+    chips = last["chips"]
+    kept = [c for c in chips if c["to"] == last["station"]]
+    given = [c for c in chips if c["to"] != last["station"]]
+    if len(kept) == 1 and len(given) == 1 and kept[0]["points"] is None:
+        # values hidden (the piles are face down): one line for both chips
+        return [*out, Message(N_("{who} kept a chip and gave {other} the other"),
+                              {"who": who, "other": names.get(given[0]["to"], "?")})]
+    for chip in kept:
+        if chip["points"] is None:
+            out.append(Message(N_("{who} took a chip"), {"who": who}))
+        else:
+            out.append(Message(N_("{who} kept the chip {points}"), {"who": who, "points": _chip_words(chip)}))
+    for chip in given:
+        other = names.get(chip["to"], "?")
+        if chip["points"] is None:
+            out.append(Message(N_("{who} gave a chip to {other}"), {"who": who, "other": other}))
+        else:
+            out.append(Message(N_("{who} gave {other} the chip {points}"),
+                               {"who": who, "other": other, "points": _chip_words(chip)}))
+    return out
 
 
 class UgahRenderer(GameRenderer):
@@ -114,7 +196,8 @@ class UgahRenderer(GameRenderer):
         board = pygame.Rect(0, 0, min(theme.px(100), w // 2 + theme.px(10)), h)
         side = pygame.Rect(board.right, 0, w - board.right, h)
         circle_key = (view["circle"], view.get("taken"), view.get("order_preview"), view["hunters"], view["spoils"],
-                      view.get("spoils_card"), names, theme.colours)
+                      view.get("spoils_card"), view.get("last_turn"), view.get("hunters_met"), view["phase"], names,
+                      theme.colours)
         out = [
             Part("ugah:background", full, None, lambda s, t: fill(s, BACKGROUND), base=True),
             Part("ugah:circle", board, circle_key, lambda s, t: self._circle(s, board, view, theme, names), base=True),
@@ -172,7 +255,75 @@ class UgahRenderer(GameRenderer):
                                max(2, theme.px(0.5)))
         # The hunters (they start in the gap at the top) and which way each walks.
         self._hunters(surface, view, theme, centre, radius, chip_r)
-        self._spoils(surface, view, theme, centre, radius, names)
+        # the spoils cards sit a little above the middle, the last turn's summary below them
+        self._spoils(surface, view, theme, (centre[0], centre[1] - theme.px(SPOILS_RAISED)), radius, names)
+        self._summary(surface, view, theme, centre, radius, names)
+
+    @staticmethod
+    def _summary(surface: pygame.Surface, view: dict[str, Any], theme: Theme, centre: tuple[float, float],
+                 radius: float, names: dict[int, str]) -> None:
+        """The last turn in a few lines, inside the circle below the spoils cards; while the
+        hunters have met, the warning that this is the last turn comes first. Each line
+        wraps to the width the circle leaves at its height."""
+        # inside the ring where the hunters' badges stand (see _hunters)
+        inner = radius - radius * math.pi / SLOTS * 0.92 - theme.px(8.6)
+        bottom = centre[1] + inner * 0.97
+
+        def room(y: float) -> int:
+            dy = min(inner - 1, abs(y - centre[1]))
+            return int(2 * math.sqrt(inner * inner - dy * dy))
+
+        y = centre[1] + theme.px(12.5 - SPOILS_RAISED)
+        lines: list[tuple[str, str, Colour, bool]] = []
+        if view.get("hunters_met") and view["phase"] != "over":
+            lines.append((_("The hunters have met: this is the last turn!"), "body", ACCENT, True))
+        last = view.get("last_turn")
+        said = turn_summary(view, names, dice_line=False)
+        font_h = theme.font("body").get_linesize()
+        if last and not last["skipped"]:
+            for text, size, colour, bold in lines:
+                for part in _wrap(theme, text, size, bold, room(y + font_h)):
+                    y = draw.label(surface, theme, part, (centre[0], y), size, colour, "midtop", bold=bold,
+                                   max_width=room(y + font_h)).bottom + theme.px(0.2)
+            lines = []
+            y = UgahRenderer._dice_line(surface, theme, last, names, centre[0], y, room(y + font_h))
+        elif said:
+            lines.append((word(said[0].to_json()), "body", TEXT, False))
+            said = []
+        lines += [(word(m.to_json()), "body", TEXT, False) for m in said]
+        for text, size, colour, bold in lines:
+            parts = _wrap(theme, text, size, bold, room(y + font_h))
+            if y + len(parts) * font_h > bottom:
+                return  # a line is said whole or not at all
+            for part in parts:
+                drawn = draw.label(surface, theme, part, (centre[0], y), size, colour, "midtop", bold=bold,
+                                   max_width=room(y + font_h))
+                y = drawn.bottom + theme.px(0.2)
+
+    @staticmethod
+    def _dice_line(surface: pygame.Surface, theme: Theme, last: dict[str, Any], names: dict[int, str], x: float,
+                   y: float, width: int) -> float:
+        """"Ada set aside:" and the dice as small pictograms with their counts, centred on
+        ``x``, on one line from ``y`` (shrunk to ``width`` if need be); returns the y below."""
+        head = _("{who} set aside:").format(who=names.get(last["station"], "?"))
+        font = theme.font("body")
+        die = theme.px(4.6)
+        gap = theme.px(0.8)
+        counts = [(symbol, f"\u00d7{n}") for symbol, n in last["dice"].items()]
+        total = font.size(head)[0] + sum(gap * 2 + die + font.size(c)[0] + gap for _s, c in counts)
+        if total > width:  # too wide for one line: the head alone, the dice under it
+            drawn = draw.label(surface, theme, head, (x, y), "body", TEXT, "midtop", max_width=width)
+            y, left = drawn.bottom + theme.px(0.2), x - (total - font.size(head)[0]) / 2
+        else:
+            drawn = draw.label(surface, theme, head, (x - total / 2, y), "body", TEXT, max_width=width)
+            left = drawn.right
+        mid = y + font.get_linesize() / 2 if total > width else drawn.centery
+        for symbol, count in counts:
+            left += gap * 2
+            dice.draw_face(surface, pygame.Rect(round(left), round(mid - die / 2), die, die), symbol)
+            left += die + gap
+            left = draw.label(surface, theme, count, (left, mid), "body", TEXT, "midleft").right
+        return max(drawn.bottom, mid + die / 2) + theme.px(0.4)
 
     @staticmethod
     def _caterpillar(surface: pygame.Surface, pos: tuple[float, float], r: float) -> None:
@@ -187,35 +338,40 @@ class UgahRenderer(GameRenderer):
     def _hunters(self, surface: pygame.Surface, view: dict[str, Any], theme: Theme, centre: tuple[float, float],
                  radius: float, chip_r: float) -> None:
         inner = radius - chip_r - theme.px(4.5)
-        for hunter, colour, size, label, gap_place in (
-            ("masher", MASHER_COLOUR, 2.8, _("MM"), -1.35),
-            ("breaker", BREAKER_COLOUR, 3.4, _("BB"), -2.65),
+        for hunter, colour, size, gap_place in (
+            ("masher", MASHER_COLOUR, 2.8, -1.35),
+            ("breaker", BREAKER_COLOUR, 3.4, -2.65),
         ):
             info = view["hunters"][hunter]
             if info["in_gap"]:
-                self._figure(surface, theme, on_circle(centre, radius, gap_place), colour, theme.px(size), label)
+                self._figure(surface, theme, on_circle(centre, radius, gap_place), colour, theme.px(size), hunter)
                 continue
             # the badge stands just inside the circle, with a pointer to the place it stands on
             pos = on_circle(centre, inner, info["place"])
             tip = on_circle(centre, radius - chip_r - theme.px(0.3), info["place"])
             pygame.draw.line(surface, colour, pos, tip, max(3, theme.px(0.7)))
-            self._figure(surface, theme, pos, colour, theme.px(size), label)
+            self._figure(surface, theme, pos, colour, theme.px(size), hunter)
         # direction hints beside the gap
         # while a hunter waits in the gap, an arrow says which way it will walk
         if view["hunters"]["masher"]["in_gap"]:
             left = on_circle(centre, radius - chip_r - theme.px(4), 0.2)
-            draw.label(surface, theme, _("MM") + " >", left, "small", MASHER_COLOUR, "center", bold=True)
+            draw.label(surface, theme, _(TAB_NAMES["masher"]) + " >", left, "small", MASHER_COLOUR, "center", bold=True)
         if view["hunters"]["breaker"]["in_gap"]:
             right = on_circle(centre, radius - chip_r - theme.px(4), -3.2)
-            draw.label(surface, theme, "< " + _("BB"), right, "small", BREAKER_COLOUR, "center", bold=True)
+            draw.label(surface, theme, "< " + _(TAB_NAMES["breaker"]), right, "small", BREAKER_COLOUR, "center",
+                       bold=True)
 
     @staticmethod
     def _figure(surface: pygame.Surface, theme: Theme, pos: tuple[float, float], colour: Colour, r: int,
-                label: str) -> None:
-        """A hunter: a round badge in its colour with its initials (Bone Breaker is the bigger one)."""
+                hunter: str) -> None:
+        """A hunter: a light badge ringed in its colour with its pictogram (Bone Breaker is the bigger one)."""
         pygame.draw.circle(surface, (255, 255, 255), pos, r + max(2, theme.px(0.35)))
         pygame.draw.circle(surface, colour, pos, r)
-        draw.label(surface, theme, label, pos, "body", ink_on(colour), "center", bold=True, max_width=2 * r - 4)
+        pygame.draw.circle(surface, dice.FACE, pos, r - max(3, theme.px(0.6)))
+        side = round(r * 1.25)
+        box = pygame.Rect(0, 0, side, side)
+        box.center = (round(pos[0]), round(pos[1]))
+        dice.draw_symbol(surface, box, hunter)
 
     def _spoils(self, surface: pygame.Surface, view: dict[str, Any], theme: Theme, centre: tuple[float, float],
                 radius: float, names: dict[int, str]) -> None:
@@ -244,41 +400,35 @@ class UgahRenderer(GameRenderer):
 
     # -- dice and choices ----------------------------------------------------------------
     def _die(self, surface: pygame.Surface, theme: Theme, centre: tuple[float, float], size: int, symbol: str | None,
-             marked: bool = False, dim: bool = False, cursor: bool = False) -> None:
+             marked: bool = False, dim: bool = False, cursor: bool = False, name: int = 0,
+             name_size: str = "body") -> int:
+        """A die as a pictogram (see :mod:`.dice`), centred on ``centre``; with ``name`` > 0
+        its name goes under it, at most that wide. Returns the y just below what was drawn."""
         rect = pygame.Rect(0, 0, size, size)
         rect.center = (round(centre[0]), round(centre[1]))
         if symbol is None:  # a die still to be thrown
             pygame.draw.rect(surface, TEXT_DIM, rect, max(2, theme.px(0.4)), border_radius=size // 5)
-            return
-        label, fill, ink = SYMBOL_STYLE[symbol]
-        if dim:
-            # Darker, and the letters light or dark for the darker face: a halved bone die
-            # left its grey letters at 1.8:1.
-            fill = tuple(c * 2 // 5 for c in fill)  # type: ignore[assignment]
-            ink = ink_on(fill)
-        pygame.draw.rect(surface, fill, rect, border_radius=size // 5)
-        if symbol == "bone":
-            # a small bone across the die
-            y = rect.centery - size * 0.08
-            pygame.draw.line(surface, ink, (rect.left + size * 0.28, y), (rect.right - size * 0.28, y),
-                             max(2, size // 10))
-            for dx in (0.24, 0.76):
-                for dy in (-0.07, 0.07):
-                    pygame.draw.circle(surface, ink, (rect.left + size * dx, y + size * dy), max(2, size // 14))
-            # A die too small for its name readable from the table (a spoils card in a
-            # player's row) shows colour and picture only; shrunk letters help nobody.
-            if theme.font("small").size(_(label))[0] <= size - 4:
-                draw.label(surface, theme, _(label), (rect.centerx, rect.bottom - size * 0.08), "small", ink,
-                           "midbottom", box=rect)
-        elif theme.font("body", True).size(_(label))[0] <= size - 6:
-            draw.label(surface, theme, _(label), rect.center, "body", ink, "center", bold=True, box=rect)
+            return rect.bottom
+        dice.draw_face(surface, rect, symbol, dim)
         if marked:
             pygame.draw.rect(surface, ACCENT, rect.inflate(theme.px(1.2), theme.px(1.2)), max(3, theme.px(0.6)),
                              border_radius=size // 4)
+        bottom = rect.bottom + (theme.px(0.6) if marked else 0)
+        if name:
+            drawn = draw.label(surface, theme, _(DIE_NAMES[symbol]), (rect.centerx, bottom + theme.px(0.4)),
+                               name_size, TEXT, "midtop", bold=True, max_width=name)
+            bottom = drawn.bottom
         if cursor:
-            pygame.draw.polygon(surface, ACCENT, [(rect.centerx, rect.bottom + theme.px(1)),
-                                                  (rect.centerx - theme.px(1.5), rect.bottom + theme.px(3)),
-                                                  (rect.centerx + theme.px(1.5), rect.bottom + theme.px(3))])
+            pygame.draw.polygon(surface, ACCENT, [(rect.centerx, bottom + theme.px(0.5)),
+                                                  (rect.centerx - theme.px(1.5), bottom + theme.px(2.5)),
+                                                  (rect.centerx + theme.px(1.5), bottom + theme.px(2.5))])
+            bottom += theme.px(2.5)
+        return bottom
+
+    @staticmethod
+    def _dice_row(theme: Theme, width: int) -> tuple[int, int]:
+        """The size of a die in the tray row, and the room each die has (five fit, names under)."""
+        return theme.px(9), min(theme.px(15), width // 5)
 
     def _side(self, surface: pygame.Surface, area: pygame.Rect, view: dict[str, Any], theme: Theme,
               names: dict[int, str]) -> None:
@@ -308,28 +458,25 @@ class UgahRenderer(GameRenderer):
             y = self._choose_panel(surface, view, theme, x0, y, width)
         else:
             y = self._turn_choice(surface, view, theme, x0, y, width, names)
-        self._aside(surface, view, theme, x0, min(max(y, theme.px(51)), theme.px(53)), width)
-        self._log(surface, view, theme, x0, theme.px(65.5), width)
+        self._aside(surface, view, theme, x0, min(max(y, theme.px(51)), theme.px(55.5)), width)
 
     def _throw_panel(self, surface: pygame.Surface, view: dict[str, Any], theme: Theme, x0: int, y: int,
                      width: int) -> int:
         n = view["dice_in_play"]
-        size = theme.px(10)
-        step = size + theme.px(2.5)
+        size, step = self._dice_row(theme, width)
         manual = view.get("manual")
         if manual:
             draw.label(surface, theme, _("Set each die with the knob, push to confirm")
                        + (_("; button: back") if manual["index"] > 0 or view.get("dice_reader") else ""),
                        (x0, y), "body", TEXT_DIM, max_width=width)
             for i, face in enumerate(manual["faces"]):
-                centre = (x0 + size / 2 + i * step, y + theme.px(10))
+                centre = (x0 + step / 2 + i * step, y + theme.px(9))
                 done = i < manual["index"]
-                self._die(surface, theme, centre, size, face, marked=i == manual["index"], dim=i > manual["index"],
-                          cursor=i == manual["index"])
+                below = self._die(surface, theme, centre, size, face, marked=i == manual["index"],
+                                  dim=i > manual["index"], name=step - theme.px(0.8))
                 if done:
-                    draw.label(surface, theme, _("ok"), (centre[0], centre[1] + size / 2 + theme.px(0.5)), "small",
-                               GOOD, "midtop", bold=True)
-            return y + theme.px(22)
+                    draw.label(surface, theme, _("ok"), (centre[0], below), "small", GOOD, "midtop", bold=True)
+            return y + theme.px(24)
         problem = view.get("tray_problem")
         if problem:
             words = word(problem)
@@ -340,8 +487,8 @@ class UgahRenderer(GameRenderer):
                                                 "The camera waits for {n} dice · button: set them by knob", n
                                                 ).format(n=n), (x0, y), "body", TEXT_DIM, max_width=width)
         for i in range(n):
-            self._die(surface, theme, (x0 + size / 2 + i * step, y + theme.px(10)), size, None)
-        return y + theme.px(22)
+            self._die(surface, theme, (x0 + step / 2 + i * step, y + theme.px(9)), size, None)
+        return y + theme.px(24)
 
     def _choose_panel(self, surface: pygame.Surface, view: dict[str, Any], theme: Theme, x0: int, y: int,
                       width: int) -> int:
@@ -350,13 +497,12 @@ class UgahRenderer(GameRenderer):
         cursor_option = options[choice["cursor"]]
         marked = set(choice["marked"])
         draw.label(surface, theme, _("In the tray (bones already aside):"), (x0, y), "body", TEXT_DIM, max_width=width)
-        size = theme.px(10)
-        step = size + theme.px(2.5)
+        size, step = self._dice_row(theme, width)
         for i, face in enumerate(view["tray"]):
-            self._die(surface, theme, (x0 + size / 2 + i * step, y + theme.px(10)), size, face,
+            self._die(surface, theme, (x0 + step / 2 + i * step, y + theme.px(9)), size, face,
                       marked=face in marked, dim=face not in marked and face != cursor_option,
-                      cursor=face == cursor_option)
-        y += theme.px(18)
+                      cursor=face == cursor_option, name=step - theme.px(0.8))
+        y += theme.px(20.5)
         # the knob's options as a strip of tabs
         tab_w = min(theme.px(20), (width - theme.px(1) * (len(options) - 1)) // len(options))
         for i, option in enumerate(options):
@@ -437,24 +583,14 @@ class UgahRenderer(GameRenderer):
         aside = view["aside"]
         head = draw.label(surface, theme, _("Set aside this turn:"), (x0, y), "body", TEXT_DIM, max_width=width)
         size = theme.px(6)
-        step = size + theme.px(1.2)
+        step = min(theme.px(15), width // 5)
         if not aside:
             draw.label(surface, theme, _("none yet"), (head.right + theme.px(1.5), y), "body", TEXT_DIM,
                        max_width=max(10, x0 + width - head.right - theme.px(1.5)))
         order = ("masher", "breaker", "dinosaur", "mammoth", "bird", "bone")
         for i, face in enumerate(sorted(aside, key=order.index)):
-            self._die(surface, theme, (x0 + size / 2 + i * step, y + theme.px(8.5)), size, face, dim=face == "bone")
-
-    def _log(self, surface: pygame.Surface, view: dict[str, Any], theme: Theme, x0: int, y: int,
-             width: int) -> None:
-        if view.get("hunters_met"):
-            draw.label(surface, theme, _("The hunters have met: this is the last turn!"), (x0, y), "body", ACCENT,
-                       bold=True, max_width=width)
-            return
-        for i, line in enumerate(view.get("log", [])[:1]):
-            draw.label(surface, theme, word(line), (x0, y + i * theme.px(4.5)), "body",
-                       TEXT if i == 0 else TEXT_DIM,
-                       max_width=width)
+            self._die(surface, theme, (x0 + step / 2 + i * step, y + theme.px(7.5)), size, face, dim=face == "bone",
+                      name=step - theme.px(0.6), name_size="small")
 
     # -- players and the end ------------------------------------------------------------
     def _players(self, surface: pygame.Surface, area: pygame.Rect, view: dict[str, Any], theme: Theme) -> None:
