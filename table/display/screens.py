@@ -177,6 +177,8 @@ class LobbyScreen(Screen):
                                       colours={s: s for s in range(stations)})
         self.cursor = 0
         self.message = ""
+        self.starting = False
+        """The start line was pushed and the game is being set up (the start line says so)."""
         self._parts: tuple[Hashable, list[Part]] | None = None
 
     def _options(self) -> dict[str, PlayerOption]:
@@ -248,6 +250,7 @@ class LobbyScreen(Screen):
             # A game whose data depends on the language (a deck of questions) plays the one chosen now.
             options["language"] = language()
         names = tuple(colour_name(s.colours.get(st, st)) for st in s.joined)
+        self.starting = True
         self.control.start_game(GameSetup(game=s.game, variant=s.variant, stations=tuple(s.joined),
                                           names=names, options=options))
 
@@ -255,7 +258,7 @@ class LobbyScreen(Screen):
         s = self.settings
         choices = tuple(sorted((o, tuple(sorted(v.items()))) for o, v in s.choices.items()))
         return (s.game, s.variant, tuple(s.joined), choices,
-                tuple(sorted(s.colours.items())), self.cursor, self.message, language())
+                tuple(sorted(s.colours.items())), self.cursor, self.message, language(), self.starting)
 
     def parts(self, size: tuple[int, int], now: float) -> list[Part]:
         key = (size, self.frame_key(now))
@@ -284,7 +287,7 @@ class LobbyScreen(Screen):
             **{line: _(o.hint) for line, o in options.items()},
             "colour": _("push your knob to change your own colour"),
             "language": LANGUAGE_NAMES[language()],
-            "start": _("push to start"),
+            "start": _("Starting…") if self.starting else _("push to start"),
         }
         labels = {"game": _("Game"), "variant": _("Variant"), **{line: _(o.label) for line, o in options.items()},
                   "colour": _("Your colour"), "language": _("Language"), "start": _("Start the game")}

@@ -120,6 +120,11 @@ class Table:
         self.frames_drawn = 0
         self.input_filter: Callable[[Action], bool] | None = None
         self.prepare_enabled = prepare
+        self._dispatching = False
+        self._pending_start: tuple[GameSetup, int | None] | None = None
+        # Inputs stamped before this clock time are dropped: they arrived while a new
+        # screen was being prepared, and were aimed at what showed before it.
+        self._drop_before = float("-inf")
         self._prepared: object = None  # the (size, language) whose renderers are prepared
         self._preparing: tuple[object, Iterator[None]] | None = None
         options = game_options if game_options is not None else {k: dict(v) for k, v in config.games.items()}
@@ -140,7 +145,19 @@ class Table:
             self.screens.pop()
 
     def start_game(self, setup: GameSetup, seed: int | None = None) -> None:
-        """Start a new game from the lobby; it is journaled from its first moment."""
+        """Start a new game; it is journaled from its first moment.
+
+        Asked from a screen's input (the lobby's start line), the game is built only
+        after the next frame is drawn, so the push is answered at once (the lobby shows
+        it starting); every input from the push until the game's first frame is shown
+        is dropped. Called outside the loop's inputs (a script, a test), it starts now."""
+        if self._dispatching:
+            self._pending_start = (setup, seed)
+            self._drop_before = float("inf")
+            return
+        self._start_now(setup, seed)
+
+    def _start_now(self, setup: GameSetup, seed: int | None) -> None:
         seed = self.seed_source() if seed is None else seed
         self._session = Session.start(setup.game, setup, seed)
         self.game_id = self.journal.start_game(setup, seed) if self.journal else None
@@ -149,6 +166,7 @@ class Table:
         log.info("game %s started: %s (%s), stations %s, seed %d", self.game_id, setup.game, setup.variant,
                  list(setup.stations), seed)
         self.push_screen(GameScreen(self, self.theme, self.config.display.celebrations))
+        self.lobby.starting = False  # for when the game is over and the lobby shows again
 
     def resume_unfinished(self) -> bool:
         """Resume the journal's unfinished game, if any, at the moment it stopped."""
@@ -230,7 +248,14 @@ class Table:
         self.last_input = max(self.last_input, action.t)
         if self.input_filter is not None and self.input_filter(action):
             return
-        self.screens[-1].handle(action)
+        if action.t < self._drop_before:
+            log.debug("dropped %s: it came while the next screen was being prepared", action)
+            return
+        self._dispatching = True
+        try:
+            self.screens[-1].handle(action)
+        finally:
+            self._dispatching = False
 
     def deliver_deadlines(self, now: float) -> None:
         """Deliver every expiry due by clock time ``now``, journaled like any input."""
@@ -261,6 +286,19 @@ class Table:
 
     def step(self, now: float) -> bool:
         """One frame at table time ``now``; returns whether a new picture was drawn."""
+        starting = self._pending_start is not None
+        if starting:
+            # The frame that answered the starting push has been shown: now the (slow)
+            # setup, then the game's first frame; inputs until it shows are dropped.
+            assert self._pending_start is not None
+            setup, seed = self._pending_start
+            self._pending_start = None
+            try:
+                self._start_now(setup, seed)
+            except Exception:
+                self._drop_before = float("-inf")  # no game: the lobby takes inputs again
+                self.lobby.starting = False
+                raise
         arrived = sorted((a for source in self.inputs for a in source.poll(now)), key=lambda a: a.t)
         for action in arrived:
             # Expiries that happened before the input come first, whatever the frame
@@ -284,6 +322,8 @@ class Table:
                 screen.update(now)
             drawn = self.draw(now)
             top = self.screens[-1]
+            if starting:
+                self._drop_before = self.clock()  # the new screen's first frame is drawn
             self._attract_next = top.next_frame(now) if isinstance(top, AttractScreen) else float("-inf")
         for output in list(self.outputs):
             self._guard(output, output.update, self._session, self.game_time(now))
@@ -356,7 +396,7 @@ class Table:
         top = self.screens[-1]
         if len(self.screens) > 1 and isinstance(top, AttractScreen):
             return max(now, top.next_frame(now))
-        if self.live:
+        if self.live or self._pending_start is not None:
             return now
         times: list[float] = []
         session = self._session
