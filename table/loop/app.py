@@ -18,9 +18,9 @@ from __future__ import annotations
 import logging
 import os
 import random
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import pygame
 
@@ -28,7 +28,8 @@ from table.common.config import TableConfig
 from table.common.i18n import language, set_language
 from table.display.games import preparations
 from table.display.layers import Composer, Part
-from table.display.screens import AttractScreen, GameScreen, LobbyScreen, PausedScreen, Screen
+from table.display.screens import AttractScreen, GameScreen, LobbyScreen, PausedScreen, Screen, player_theme
+from table.display.station_marks import FLASH_S, hold_ring, press_flash
 from table.display.theme import Theme
 from table.games.base import TICK, Action, GameSetup
 from table.play.journal import Journal
@@ -47,6 +48,16 @@ class InputSource(Protocol):
 
     def poll(self, now: float) -> Iterable[Action]:
         """Inputs that have arrived by table time ``now``, oldest first."""
+        ...
+
+
+@runtime_checkable
+class HeldPushes(Protocol):
+    """An input source that can tell which knobs are held down (see
+    :meth:`~table.hardware.interfaces.Stations.pushes_held`)."""
+
+    def pushes_held(self) -> Mapping[int, float]:
+        """Station: the table time its knob went down, for knobs held now."""
         ...
 
 
@@ -125,6 +136,8 @@ class Table:
         # Inputs stamped before this clock time are dropped: they arrived while a new
         # screen was being prepared, and were aimed at what showed before it.
         self._drop_before = float("-inf")
+        self._flashes: dict[int, float] = {}  # station: clock time of its last press that counted
+        self.long_push_s = config.timing.long_push_s
         self._prepared: object = None  # the (size, language) whose renderers are prepared
         self._preparing: tuple[object, Iterator[None]] | None = None
         options = game_options if game_options is not None else {k: dict(v) for k, v in config.games.items()}
@@ -205,6 +218,8 @@ class Table:
         at = Action(action.kind, max(self.game_time(action.t), session.last_t), action.station, action.value)
         changed = session.apply(at, self._record)
         if changed:
+            if action.kind == "press" and action.station is not None:
+                self.press_counted(action.station, action.t)
             for output in list(self.outputs):
                 on_input = getattr(output, "on_input", None)
                 if on_input is not None:
@@ -212,6 +227,15 @@ class Table:
             if session.is_over():
                 self._finish()
         return changed
+
+    def press_counted(self, station: int, t: float) -> None:
+        """Flash ``station`` for its press at clock time ``t``: its button LED (outputs
+        with ``on_press``) and its place on the screen."""
+        self._flashes[station] = t
+        for output in list(self.outputs):
+            on_press = getattr(output, "on_press", None)
+            if on_press is not None:
+                self._guard(output, on_press, station, self.game_time(t))
 
     def _guard(self, output: Output, method: Callable[..., None], *args: object) -> None:
         """Run an output's method; an output that fails is logged once and dropped,
@@ -251,11 +275,15 @@ class Table:
         if action.t < self._drop_before:
             log.debug("dropped %s: it came while the next screen was being prepared", action)
             return
+        top = self.screens[-1]
         self._dispatching = True
         try:
-            self.screens[-1].handle(action)
+            top.handle(action)
         finally:
             self._dispatching = False
+        if (top is self.lobby and action.kind == "press" and action.station is not None
+                and 0 <= action.station < self.config.stations):
+            self.press_counted(action.station, action.t)  # a join or a leave
 
     def deliver_deadlines(self, now: float) -> None:
         """Deliver every expiry due by clock time ``now``, journaled like any input."""
@@ -354,14 +382,21 @@ class Table:
             first -= 1
         return self.screens[first:]
 
+    def frame_parts(self, size: tuple[int, int], now: float) -> list[Part]:
+        """The whole picture at ``now`` as parts: the visible screens, then the table's
+        own marks over them (station flashes and rings, the journal's warning)."""
+        parts = [part for screen in self._visible() for part in screen.parts(size, now)]
+        parts += self._station_marks(size, now)
+        fault = self.journal.fault if self.journal is not None else None
+        if fault is not None:
+            parts.append(self._journal_warning(fault))
+        return parts
+
     def draw(self, now: float, force: bool = False) -> bool:
         """Repaint what changed in the visible screens since the last frame (everything
         with ``force``); the regions repainted are left in ``dirty``."""
         size = self.surface.get_size()
-        parts = [part for screen in self._visible() for part in screen.parts(size, now)]
-        fault = self.journal.fault if self.journal is not None else None
-        if fault is not None:
-            parts.append(self._journal_warning(fault))
+        parts = self.frame_parts(size, now)
         if force:
             self.composer.reset()
         self.composer.sweep = self.screens[-1].sweeps
@@ -372,6 +407,33 @@ class Table:
             return False
         self.frames_drawn += 1
         return True
+
+    def pushes_held(self) -> dict[int, float]:
+        """Knobs held down now, by station, from every input source that can tell."""
+        held: dict[int, float] = {}
+        for source in self.inputs:
+            if isinstance(source, HeldPushes):
+                held.update(source.pushes_held())
+        return held
+
+    def _station_colour(self, station: int) -> tuple[int, int, int]:
+        session = self._session
+        if session is not None:
+            return player_theme(self.theme, session).station_colour(station)
+        return self.theme.station_colour(self.lobby.settings.colours.get(station, station))
+
+    def _station_marks(self, size: tuple[int, int], now: float) -> list[Part]:
+        """The flashes of presses that counted, and the ring of a knob held towards the
+        table menu (only where a long push opens it: a game's screen, the pause)."""
+        n = self.config.stations
+        self._flashes = {s: t for s, t in self._flashes.items() if now < t + FLASH_S}
+        out = [press_flash(self.theme, size, s, n, self._station_colour(s), t)
+               for s, t in sorted(self._flashes.items()) if 0 <= s < n]
+        if self._session is not None and isinstance(self.screens[-1], (GameScreen, PausedScreen)):
+            for s, down in sorted(self.pushes_held().items()):
+                if 0 <= s < n:
+                    out.append(hold_ring(self.theme, size, s, n, self._station_colour(s), down, self.long_push_s))
+        return out
 
     def _journal_warning(self, fault: str) -> Part:
         """A red band over the bottom of the picture while the journal cannot be written:

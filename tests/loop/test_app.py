@@ -169,8 +169,13 @@ def test_static_screens_are_not_redrawn(tmp_path: Path) -> None:
     drawn = table.frames_drawn
     run(table, clock, inputs, until=5.0)
     assert table.frames_drawn == drawn
-    run(table, clock, inputs, Action("press", 0.1, 0), until=0.2)
+    run(table, clock, inputs, Action("turn", 0.1, 0, {"delta": 1}), until=0.2)
     assert table.frames_drawn == drawn + 1
+    # A press joins and flashes its station for a moment (a frame per step of the fade), then all rests.
+    run(table, clock, inputs, Action("press", 0.1, 0), until=0.5)
+    drawn = table.frames_drawn
+    run(table, clock, inputs, until=2.0)
+    assert table.frames_drawn == drawn and not table.live
 
 
 def test_shipped_config_loads() -> None:
