@@ -44,7 +44,10 @@ def _mix(colour: Colour, level: float) -> Colour:
 
 def press_flash(theme: Theme, size: tuple[int, int], station: int, stations: int, colour: Colour,
                 at: float) -> Part:
-    """The flash of a press by ``station`` at clock time ``at`` (shown until ``at + FLASH_S``)."""
+    """The flash of a press by ``station`` at clock time ``at`` (shown until ``at + FLASH_S``).
+
+    ``station`` and ``stations`` here and below are a place among places across the
+    bottom edge (the table loop gives a game's players their panel's place)."""
     rect = station_slot(theme, size, station, stations)
 
     def level(now: float) -> int:
@@ -57,10 +60,11 @@ def press_flash(theme: Theme, size: tuple[int, int], station: int, stations: int
 
 
 def hold_ring_rect(theme: Theme, size: tuple[int, int], station: int, stations: int) -> pygame.Rect:
-    """Where ``station``'s ring shows: above the middle of its share of the bottom edge."""
+    """Where ``station``'s ring shows: above the right end of its share of the bottom
+    edge (a panel's middle holds its words)."""
     slot = station_slot(theme, size, station, stations)
     d = theme.px(9)
-    return pygame.Rect(slot.centerx - d // 2, slot.top - d - theme.px(1), d, d)
+    return pygame.Rect(slot.right - d - theme.px(3), slot.top - d - theme.px(1.5), d, d)
 
 
 def ring_progress(down_at: float, seconds: float, now: float) -> int:

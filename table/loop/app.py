@@ -427,12 +427,20 @@ class Table:
         table menu (only where a long push opens it: a game's screen, the pause)."""
         n = self.config.stations
         self._flashes = {s: t for s, t in self._flashes.items() if now < t + FLASH_S}
-        out = [press_flash(self.theme, size, s, n, self._station_colour(s), t)
+        # A game's screens give each player a panel in seat order across the bottom:
+        # a player's marks go on their own panel; anyone else's at their seat's share.
+        players = self._session.setup.stations if self._session is not None else ()
+
+        def place(s: int) -> tuple[int, int]:
+            return (players.index(s), len(players)) if s in players else (s, n)
+
+        out = [press_flash(self.theme, size, *place(s), self._station_colour(s), t)
                for s, t in sorted(self._flashes.items()) if 0 <= s < n]
         if self._session is not None and isinstance(self.screens[-1], (GameScreen, PausedScreen)):
             for s, down in sorted(self.pushes_held().items()):
                 if 0 <= s < n:
-                    out.append(hold_ring(self.theme, size, s, n, self._station_colour(s), down, self.long_push_s))
+                    out.append(hold_ring(self.theme, size, *place(s), self._station_colour(s), down,
+                                         self.long_push_s))
         return out
 
     def _journal_warning(self, fault: str) -> Part:
