@@ -43,11 +43,12 @@ def _mix(colour: Colour, level: float) -> Colour:
 
 
 def press_flash(theme: Theme, size: tuple[int, int], station: int, stations: int, colour: Colour,
-                at: float) -> Part:
+                at: float, name: int | None = None) -> Part:
     """The flash of a press by ``station`` at clock time ``at`` (shown until ``at + FLASH_S``).
 
     ``station`` and ``stations`` here and below are a place among places across the
-    bottom edge (the table loop gives a game's players their panel's place)."""
+    bottom edge (the table loop gives a game's players their panel's place); ``name``,
+    the station itself, names the part (the place, without it)."""
     rect = station_slot(theme, size, station, stations)
 
     def level(now: float) -> int:
@@ -56,7 +57,8 @@ def press_flash(theme: Theme, size: tuple[int, int], station: int, stations: int
     def paint(surface: pygame.Surface, now: float) -> None:
         surface.fill(_mix(colour, level(now) / 8), rect)
 
-    return Part(f"station:flash{station}", rect, (colour, at), paint, live=lambda now: (level(now), rect))
+    return Part(f"station:flash{station if name is None else name}", rect, (colour, at), paint,
+                live=lambda now: (level(now), rect))
 
 
 def hold_ring_rect(theme: Theme, size: tuple[int, int], station: int, stations: int) -> pygame.Rect:
@@ -75,7 +77,7 @@ def ring_progress(down_at: float, seconds: float, now: float) -> int:
 
 
 def hold_ring(theme: Theme, size: tuple[int, int], station: int, stations: int, colour: Colour,
-              down_at: float, seconds: float) -> Part:
+              down_at: float, seconds: float, name: int | None = None) -> Part:
     """The ring of ``station``'s knob held since clock time ``down_at``; full ``seconds`` later."""
     rect = hold_ring_rect(theme, size, station, stations)
 
@@ -93,5 +95,5 @@ def hold_ring(theme: Theme, size: tuple[int, int], station: int, stations: int, 
             if steps == RING_STEPS:
                 pygame.draw.circle(surface, colour, rect.center, radius, width)
 
-    return Part(f"station:ring{station}", rect, (colour, down_at, seconds), paint,
+    return Part(f"station:ring{station if name is None else name}", rect, (colour, down_at, seconds), paint,
                 live=lambda now: (ring_progress(down_at, seconds, now), rect))

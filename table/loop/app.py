@@ -434,13 +434,13 @@ class Table:
         def place(s: int) -> tuple[int, int]:
             return (players.index(s), len(players)) if s in players else (s, n)
 
-        out = [press_flash(self.theme, size, *place(s), self._station_colour(s), t)
+        out = [press_flash(self.theme, size, *place(s), self._station_colour(s), t, name=s)
                for s, t in sorted(self._flashes.items()) if 0 <= s < n]
         if self._session is not None and isinstance(self.screens[-1], (GameScreen, PausedScreen)):
             for s, down in sorted(self.pushes_held().items()):
                 if 0 <= s < n:
                     out.append(hold_ring(self.theme, size, *place(s), self._station_colour(s), down,
-                                         self.long_push_s))
+                                         self.long_push_s, name=s))
         return out
 
     def _journal_warning(self, fault: str) -> Part:
