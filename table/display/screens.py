@@ -249,6 +249,8 @@ class LobbyScreen(Screen):
         self.message = ""
         self.entries: dict[int, NameEntry] = {}
         """The stations entering their names now."""
+        self.starting = False
+        """The start line was pushed and the game is being set up (the start line says so)."""
         self._parts: tuple[Hashable, list[Part]] | None = None
         every: dict[str, PlayerOption] = {}
         for game in self.games:
@@ -356,6 +358,7 @@ class LobbyScreen(Screen):
             # A game whose data depends on the language (a deck of questions) plays the one chosen now.
             options["language"] = language()
         names = tuple(s.name(st) for st in s.joined)
+        self.starting = True
         self.control.start_game(GameSetup(game=s.game, variant=s.variant, stations=tuple(s.joined),
                                           names=names, options=options))
 
@@ -364,7 +367,7 @@ class LobbyScreen(Screen):
         choices = tuple(sorted((o, tuple(sorted(v.items()))) for o, v in s.choices.items()))
         entries = tuple(sorted((st, e.key()) for st, e in self.entries.items()))
         return (s.game, s.variant, tuple(s.joined), choices, tuple(sorted(s.colours.items())),
-                tuple(sorted(s.names.items())), entries, self.cursor, self.message, language())
+                tuple(sorted(s.names.items())), entries, self.cursor, self.message, language(), self.starting)
 
     def parts(self, size: tuple[int, int], now: float) -> list[Part]:
         key = (size, self.frame_key(now))
@@ -404,7 +407,7 @@ class LobbyScreen(Screen):
             "colour": _("push your knob to change your own colour"),
             "name": _("push your knob to enter your own name"),
             "language": LANGUAGE_NAMES[language()],
-            "start": _("push to start"),
+            "start": _("Starting…") if self.starting else _("push to start"),
         }
         labels = {**{f"game:{g}": _game_title(g) for g in self.games}, "variant": _("Variant"),
                   **{line: _(o.label) for line, o in self._every_option.items()},

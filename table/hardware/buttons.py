@@ -316,6 +316,15 @@ class StationCore:
         """Nothing is waiting to be ordered (a safe moment to re-estimate clocks)."""
         return not self._queue
 
+    def pushes_held(self) -> dict[int, float]:
+        """Stations whose knob switch is down and has not made a long push yet, with the
+        table time it went down."""
+        return {
+            i: st.knob_switch.down_since
+            for i, st in enumerate(self._st)
+            if st.knob_switch.down_since is not None and not st.push_long_fired
+        }
+
     def held(self, now: float) -> dict[int, float]:
         """Stations whose big button is down, with how long it has been down."""
         return {

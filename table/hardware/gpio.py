@@ -212,6 +212,10 @@ class GpioStations(Stations):
         with self._lock:
             self.core.arm(stations, at)
 
+    def pushes_held(self) -> dict[int, float]:
+        with self._lock:
+            return self.core.pushes_held()
+
     def diagnostics(self) -> dict[str, Any]:
         with self._lock:
             out = self.core.diagnostics(self.clock())

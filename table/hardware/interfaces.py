@@ -126,6 +126,12 @@ class Stations(abc.ABC):
         """
         return None
 
+    def pushes_held(self) -> Mapping[int, float]:
+        """Stations whose knob is held down and has not yet made a long push, each with
+        the table time it went down (the screen shows the long push counting). Backends
+        that cannot tell report none."""
+        return {}
+
 
 @dataclass(frozen=True)
 class HourglassLayout:

@@ -156,6 +156,10 @@ class SerialBridge(Stations):
         with self._lock:
             self.core.arm(stations, at)
 
+    def pushes_held(self) -> dict[int, float]:
+        with self._lock:
+            return self.core.pushes_held()
+
     def diagnostics(self) -> dict[str, Any]:
         with self._lock:
             out = self.core.diagnostics(self.clock())

@@ -75,6 +75,9 @@ class SimStations(Stations):
     def set_leds(self, states: Mapping[int, LedState]) -> None:
         self.leds.update(states)
 
+    def pushes_held(self) -> dict[int, float]:
+        return dict(self.held_push)
+
     def diagnostics(self) -> dict[str, Any]:
         return {"backend": "sim", "presses": self.presses, "held_push": sorted(self.held_push)}
 

@@ -18,9 +18,9 @@ from __future__ import annotations
 import logging
 import os
 import random
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import pygame
 
@@ -28,7 +28,8 @@ from table.common.config import TableConfig
 from table.common.i18n import language, set_language
 from table.display.games import preparations
 from table.display.layers import Composer, Part
-from table.display.screens import AttractScreen, GameScreen, LobbyScreen, PausedScreen, Screen
+from table.display.screens import AttractScreen, GameScreen, LobbyScreen, PausedScreen, Screen, player_theme
+from table.display.station_marks import FLASH_S, hold_ring, press_flash
 from table.display.theme import Theme
 from table.games.base import TICK, Action, GameSetup
 from table.play.journal import Journal
@@ -47,6 +48,16 @@ class InputSource(Protocol):
 
     def poll(self, now: float) -> Iterable[Action]:
         """Inputs that have arrived by table time ``now``, oldest first."""
+        ...
+
+
+@runtime_checkable
+class HeldPushes(Protocol):
+    """An input source that can tell which knobs are held down (see
+    :meth:`~table.hardware.interfaces.Stations.pushes_held`)."""
+
+    def pushes_held(self) -> Mapping[int, float]:
+        """Station: the table time its knob went down, for knobs held now."""
         ...
 
 
@@ -120,6 +131,13 @@ class Table:
         self.frames_drawn = 0
         self.input_filter: Callable[[Action], bool] | None = None
         self.prepare_enabled = prepare
+        self._dispatching = False
+        self._pending_start: tuple[GameSetup, int | None] | None = None
+        # Inputs stamped before this clock time are dropped: they arrived while a new
+        # screen was being prepared, and were aimed at what showed before it.
+        self._drop_before = float("-inf")
+        self._flashes: dict[int, float] = {}  # station: clock time of its last press that counted
+        self.long_push_s = config.timing.long_push_s
         self._prepared: object = None  # the (size, language) whose renderers are prepared
         self._preparing: tuple[object, Iterator[None]] | None = None
         options = game_options if game_options is not None else {k: dict(v) for k, v in config.games.items()}
@@ -141,7 +159,19 @@ class Table:
             self.screens.pop()
 
     def start_game(self, setup: GameSetup, seed: int | None = None) -> None:
-        """Start a new game from the lobby; it is journaled from its first moment."""
+        """Start a new game; it is journaled from its first moment.
+
+        Asked from a screen's input (the lobby's start line), the game is built only
+        after the next frame is drawn, so the push is answered at once (the lobby shows
+        it starting); every input from the push until the game's first frame is shown
+        is dropped. Called outside the loop's inputs (a script, a test), it starts now."""
+        if self._dispatching:
+            self._pending_start = (setup, seed)
+            self._drop_before = float("inf")
+            return
+        self._start_now(setup, seed)
+
+    def _start_now(self, setup: GameSetup, seed: int | None) -> None:
         seed = self.seed_source() if seed is None else seed
         self._session = Session.start(setup.game, setup, seed)
         self.game_id = self.journal.start_game(setup, seed) if self.journal else None
@@ -150,6 +180,7 @@ class Table:
         log.info("game %s started: %s (%s), stations %s, seed %d", self.game_id, setup.game, setup.variant,
                  list(setup.stations), seed)
         self.push_screen(GameScreen(self, self.theme, self.config.display.celebrations))
+        self.lobby.starting = False  # for when the game is over and the lobby shows again
 
     def resume_unfinished(self) -> bool:
         """Resume the journal's unfinished game, if any, at the moment it stopped."""
@@ -188,6 +219,8 @@ class Table:
         at = Action(action.kind, max(self.game_time(action.t), session.last_t), action.station, action.value)
         changed = session.apply(at, self._record)
         if changed:
+            if action.kind == "press" and action.station is not None:
+                self.press_counted(action.station, action.t)
             for output in list(self.outputs):
                 on_input = getattr(output, "on_input", None)
                 if on_input is not None:
@@ -195,6 +228,15 @@ class Table:
             if session.is_over():
                 self._finish()
         return changed
+
+    def press_counted(self, station: int, t: float) -> None:
+        """Flash ``station`` for its press at clock time ``t``: its button LED (outputs
+        with ``on_press``) and its place on the screen."""
+        self._flashes[station] = t
+        for output in list(self.outputs):
+            on_press = getattr(output, "on_press", None)
+            if on_press is not None:
+                self._guard(output, on_press, station, self.game_time(t))
 
     def _guard(self, output: Output, method: Callable[..., None], *args: object) -> None:
         """Run an output's method; an output that fails is logged once and dropped,
@@ -231,7 +273,18 @@ class Table:
         self.last_input = max(self.last_input, action.t)
         if self.input_filter is not None and self.input_filter(action):
             return
-        self.screens[-1].handle(action)
+        if action.t < self._drop_before:
+            log.debug("dropped %s: it came while the next screen was being prepared", action)
+            return
+        top = self.screens[-1]
+        self._dispatching = True
+        try:
+            top.handle(action)
+        finally:
+            self._dispatching = False
+        if (top is self.lobby and action.kind == "press" and action.station is not None
+                and 0 <= action.station < self.config.stations):
+            self.press_counted(action.station, action.t)  # a join or a leave
 
     def deliver_deadlines(self, now: float) -> None:
         """Deliver every expiry due by clock time ``now``, journaled like any input."""
@@ -262,6 +315,19 @@ class Table:
 
     def step(self, now: float) -> bool:
         """One frame at table time ``now``; returns whether a new picture was drawn."""
+        starting = self._pending_start is not None
+        if starting:
+            # The frame that answered the starting push has been shown: now the (slow)
+            # setup, then the game's first frame; inputs until it shows are dropped.
+            assert self._pending_start is not None
+            setup, seed = self._pending_start
+            self._pending_start = None
+            try:
+                self._start_now(setup, seed)
+            except Exception:
+                self._drop_before = float("-inf")  # no game: the lobby takes inputs again
+                self.lobby.starting = False
+                raise
         arrived = sorted((a for source in self.inputs for a in source.poll(now)), key=lambda a: a.t)
         for action in arrived:
             # Expiries that happened before the input come first, whatever the frame
@@ -285,6 +351,8 @@ class Table:
                 screen.update(now)
             drawn = self.draw(now)
             top = self.screens[-1]
+            if starting:
+                self._drop_before = self.clock()  # the new screen's first frame is drawn
             self._attract_next = top.next_frame(now) if isinstance(top, AttractScreen) else float("-inf")
         for output in list(self.outputs):
             self._guard(output, output.update, self._session, self.game_time(now))
@@ -315,14 +383,21 @@ class Table:
             first -= 1
         return self.screens[first:]
 
+    def frame_parts(self, size: tuple[int, int], now: float) -> list[Part]:
+        """The whole picture at ``now`` as parts: the visible screens, then the table's
+        own marks over them (station flashes and rings, the journal's warning)."""
+        parts = [part for screen in self._visible() for part in screen.parts(size, now)]
+        parts += self._station_marks(size, now)
+        fault = self.journal.fault if self.journal is not None else None
+        if fault is not None:
+            parts.append(self._journal_warning(fault))
+        return parts
+
     def draw(self, now: float, force: bool = False) -> bool:
         """Repaint what changed in the visible screens since the last frame (everything
         with ``force``); the regions repainted are left in ``dirty``."""
         size = self.surface.get_size()
-        parts = [part for screen in self._visible() for part in screen.parts(size, now)]
-        fault = self.journal.fault if self.journal is not None else None
-        if fault is not None:
-            parts.append(self._journal_warning(fault))
+        parts = self.frame_parts(size, now)
         if force:
             self.composer.reset()
         self.composer.sweep = self.screens[-1].sweeps
@@ -333,6 +408,41 @@ class Table:
             return False
         self.frames_drawn += 1
         return True
+
+    def pushes_held(self) -> dict[int, float]:
+        """Knobs held down now, by station, from every input source that can tell."""
+        held: dict[int, float] = {}
+        for source in self.inputs:
+            if isinstance(source, HeldPushes):
+                held.update(source.pushes_held())
+        return held
+
+    def _station_colour(self, station: int) -> tuple[int, int, int]:
+        session = self._session
+        if session is not None:
+            return player_theme(self.theme, session).station_colour(station)
+        return self.theme.station_colour(self.lobby.settings.colours.get(station, station))
+
+    def _station_marks(self, size: tuple[int, int], now: float) -> list[Part]:
+        """The flashes of presses that counted, and the ring of a knob held towards the
+        table menu (only where a long push opens it: a game's screen, the pause)."""
+        n = self.config.stations
+        self._flashes = {s: t for s, t in self._flashes.items() if now < t + FLASH_S}
+        # A game's screens give each player a panel in seat order across the bottom:
+        # a player's marks go on their own panel; anyone else's at their seat's share.
+        players = self._session.setup.stations if self._session is not None else ()
+
+        def place(s: int) -> tuple[int, int]:
+            return (players.index(s), len(players)) if s in players else (s, n)
+
+        out = [press_flash(self.theme, size, *place(s), self._station_colour(s), t, name=s)
+               for s, t in sorted(self._flashes.items()) if 0 <= s < n]
+        if self._session is not None and isinstance(self.screens[-1], (GameScreen, PausedScreen)):
+            for s, down in sorted(self.pushes_held().items()):
+                if 0 <= s < n:
+                    out.append(hold_ring(self.theme, size, *place(s), self._station_colour(s), down,
+                                         self.long_push_s, name=s))
+        return out
 
     def _journal_warning(self, fault: str) -> Part:
         """A red band over the bottom of the picture while the journal cannot be written:
@@ -357,7 +467,7 @@ class Table:
         top = self.screens[-1]
         if len(self.screens) > 1 and isinstance(top, AttractScreen):
             return max(now, top.next_frame(now))
-        if self.live:
+        if self.live or self._pending_start is not None:
             return now
         times: list[float] = []
         session = self._session

@@ -68,6 +68,10 @@ class StationInputs:
                 return out
             out.append(Action(item.kind, item.t, item.station, item.value))
 
+    def pushes_held(self) -> Mapping[int, float]:
+        """The backend's knobs held down now (see :meth:`Stations.pushes_held`)."""
+        return self.stations.pushes_held()
+
     def close(self) -> None:
         self.stations.stop()
 
@@ -108,19 +112,32 @@ class ButtonLeds:
     cards turn), the stations are armed *from that moment*, so a press a hair after the
     deadline counts even if the loop has not run yet, and one before it is a false start.
     ``clock`` is the backend's clock (the table's monotonic clock).
+
+    A press that counted flashes its station's LED for ``FLASH_S`` (:meth:`on_press`):
+    the light turns the other way (off if it was on, on if it was off or blinking).
     """
+
+    FLASH_S = 0.25
 
     def __init__(self, stations: Stations, count: int, clock: Callable[[], float] | None = None) -> None:
         self.stations = stations
         self.count = count
         self.clock = clock
         self._last: object = "unset"
-        self._seen: tuple[object, bool] | None = None
+        self._seen: tuple[object, bool, frozenset[int]] | None = None
+        self._armed: object = "unset"
+        self._flashes: dict[int, float] = {}  # station: when its flash ends (the table's game time)
+
+    def on_press(self, station: int, at: float) -> None:
+        """A press by ``station`` counted at ``at`` (the time ``update`` is given): flash it."""
+        self._flashes[station] = at + self.FLASH_S
 
     def update(self, session: Session | None, now: float) -> None:
+        self._flashes = {s: end for s, end in self._flashes.items() if now < end}
+        flashing = frozenset(self._flashes)
         # Who may act only changes with the state: no view or trial expiry per frame.
-        seen = (None if session is None else session.state, bool(session and session.paused))
-        if self._seen is not None and self._seen[0] is seen[0] and self._seen[1] == seen[1]:
+        seen = (None if session is None else session.state, bool(session and session.paused), flashing)
+        if self._seen is not None and self._seen[0] is seen[0] and self._seen[1:] == seen[1:]:
             return
         self._seen = seen
         may = _may_act(session)
@@ -128,7 +145,7 @@ class ButtonLeds:
         if session is not None and may == () and self.clock is not None:
             upcoming = _may_act_after_deadline(session)
         callers = tuple(_callers(session))
-        key = (may, upcoming, callers)
+        key = (may, upcoming, callers, flashing)
         if key == self._last:
             return
         self._last = key
@@ -138,7 +155,13 @@ class ButtonLeds:
             # Whoever called first keeps a steady light for the rest of the round (the
             # buzzer's "you were first"); the others blink while they may still press.
             states = {s: ("blink" if s in may else "on" if s in callers else "off") for s in range(self.count)}
+        for s in flashing:
+            if s in states:
+                states[s] = "off" if states[s] == "on" else "on"
         self.stations.set_leds(states)
+        if (may, upcoming) == self._armed:
+            return  # only a flash began or ended: who may press is as it was
+        self._armed = (may, upcoming)
         if upcoming is not None and self.clock is not None and session is not None:
             deadline, stations = upcoming
             # Game time to the backend's clock: the same distance from now.

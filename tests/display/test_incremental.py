@@ -120,7 +120,7 @@ def test_the_table_loop_repaints_exactly_what_changed() -> None:
                 frames += 1
                 partial += table.dirty != [table.surface.get_rect()]
             fresh.fill((255, 0, 255))
-            parts = [p for screen in table._visible() for p in screen.parts(SIZE, clock.now)]
+            parts = table.frame_parts(SIZE, clock.now)
             paint_all(fresh, parts, clock.now)
             assert _same(table.surface, fresh, table.composer.pending), (
                 f"{type(table.screens[-1]).__name__} at {clock.now:.2f}: {_difference(table.surface, fresh)}")

@@ -158,6 +158,18 @@ def test_short_push_on_release_long_push_after_two_seconds() -> None:
     assert [(i.kind, i.t) for i in out] == [("push", 1.3), ("long_push", 7.0)]
 
 
+def test_a_knob_held_down_is_reported_until_its_long_push_or_release() -> None:
+    core = StationCore(2, T)
+    core.knob_switch_edge(1, True, 1.0)
+    assert core.pushes_held() == {1: 1.0}  # the ring on screen counts from the edge
+    core.poll(3.5)  # the long push has fired: nothing counts any more
+    assert core.pushes_held() == {}
+    core.knob_switch_edge(1, False, 4.0)
+    core.knob_switch_edge(0, True, 5.0)
+    core.knob_switch_edge(0, False, 5.5)  # released early
+    assert core.pushes_held() == {}
+
+
 def test_turns_within_the_hold_are_summed_and_ordered_with_presses() -> None:
     core = StationCore(2, T)
     core.turn_delta(0, 1, 1.000)

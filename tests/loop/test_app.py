@@ -169,10 +169,43 @@ def test_static_screens_are_not_redrawn(tmp_path: Path) -> None:
     drawn = table.frames_drawn
     run(table, clock, inputs, until=5.0)
     assert table.frames_drawn == drawn
-    run(table, clock, inputs, Action("press", 0.1, 0), until=0.2)
+    run(table, clock, inputs, Action("turn", 0.1, 0, {"delta": 1}), until=0.2)
     assert table.frames_drawn == drawn + 1
+    # A press joins and flashes its station for a moment (a frame per step of the fade), then all rests.
+    run(table, clock, inputs, Action("press", 0.1, 0), until=0.5)
+    drawn = table.frames_drawn
+    run(table, clock, inputs, until=2.0)
+    assert table.frames_drawn == drawn and not table.live
 
 
 def test_shipped_config_loads() -> None:
     config = load_config()
     assert config.stations == 4 and config.display.width == 1920
+
+
+def test_the_starting_push_is_shown_at_once_and_inputs_during_the_start_are_dropped(tmp_path: Path) -> None:
+    table, clock, inputs = make_table(tmp_path)
+    run(table, clock, inputs, Action("press", 0.1, 0), Action("press", 0.2, 1),
+        Action("turn", 0.3, 0, {"sector": 15, "sectors": 16}), until=0.5)
+    # The push on "Start the game", and in the same frame a second turn and push aimed at the lobby.
+    t = clock.now + 0.01
+    inputs.add(Action("push", t, 0), Action("turn", t + 0.001, 1, {"delta": 1}), Action("press", t + 0.002, 1))
+    clock.advance(1 / 60)
+    table.step(clock.now)
+    # The very next frame answers: the lobby's start line says so, and no game is built yet.
+    assert table.session is None and table.lobby.starting
+    assert isinstance(table.screens[-1], LobbyScreen)
+    # A press arrives while the game is being set up (before its first frame is shown).
+    inputs.add(Action("press", clock.now + 0.005, 1))
+    clock.advance(1 / 60)
+    table.step(clock.now)
+    session = table.session
+    assert session is not None and isinstance(table.screens[-1], GameScreen)
+    state = session.state
+    run(table, clock, inputs, until=0.1)
+    assert session.state is state and session.view()["callers"] == []
+    record = table.journal.unfinished() if table.journal else None
+    assert record is not None and [a.kind for a in record.actions if a.kind != "tick"] == []
+    # Once the game's first frame has shown, presses count again.
+    run(table, clock, inputs, Action("press", 5.0, 1), until=5.5)
+    assert session.view()["callers"] == [1]

@@ -25,6 +25,10 @@ class RecordingStations(Stations):
         self.armed: list[Collection[int] | None] = []
         self.armed_at: list[float | None] = []
         self.sink: InputSink | None = None
+        self.held: dict[int, float] = {}
+
+    def pushes_held(self) -> dict[int, float]:
+        return dict(self.held)
 
     def start(self, sink: InputSink) -> None:
         self.sink = sink
@@ -156,3 +160,46 @@ def test_the_first_callers_button_stays_lit_for_the_round() -> None:
     s.apply(Action("press", 6.0, 1))
     leds.update(s, 6.0)
     assert stations.leds == {0: "blink", 1: "on", 2: "blink"}
+
+
+def test_a_press_that_counts_flashes_its_button_led_and_its_place_on_screen(table: Any) -> None:
+    t, clock, stations, _ = table
+    t.start_game(GameSetup("ubongo_shimo", stations=(0, 2)))
+    step(t, clock, 4.0)
+    assert stations.leds[-1] == {0: "blink", 1: "off", 2: "blink"}
+    armed = len(stations.armed)
+    stations.sink(StationInput("press", 2, clock.now))
+    step(t, clock, 0.05)
+    # The caller's light turns the other way for a moment, then stays on ("you were first").
+    assert stations.leds[-1] == {0: "blink", 1: "off", 2: "off"}
+    assert "station:flash2" in {p.name for p in t.frame_parts((640, 360), clock.now)}
+    step(t, clock, 0.4)
+    assert stations.leds[-1] == {0: "blink", 1: "off", 2: "on"}
+    assert "station:flash2" not in {p.name for p in t.frame_parts((640, 360), clock.now)}
+    assert len(stations.armed) == armed + 1  # re-armed for the new state only, not for the flash
+    # A press that means nothing (station 2 has called already) does not flash.
+    stations.sink(StationInput("press", 2, clock.now))
+    step(t, clock, 0.05)
+    assert "station:flash2" not in {p.name for p in t.frame_parts((640, 360), clock.now)}
+
+
+def test_a_held_knob_shows_a_ring_that_fills_and_goes_on_release(table: Any) -> None:
+    from table.display.station_marks import ring_progress
+
+    t, clock, stations, _ = table
+    t.start_game(GameSetup("ubongo_shimo", stations=(0, 2)))
+    step(t, clock, 4.0)
+    stations.held[1] = clock.now
+    down = clock.now
+    step(t, clock, 0.05)  # the very next frame shows it
+    rings = [p for p in t.frame_parts((640, 360), clock.now) if p.name == "station:ring1"]
+    assert len(rings) == 1 and t.live
+    early = rings[0].at(clock.now)[0]
+    step(t, clock, 1.0)
+    later = rings[0].at(clock.now)[0]
+    assert early != later
+    assert ring_progress(down, 2.0, down + 0.5) < ring_progress(down, 2.0, down + 1.0) < ring_progress(
+        down, 2.0, down + 2.0) == ring_progress(down, 2.0, down + 9.0)
+    del stations.held[1]  # released early
+    step(t, clock, 0.05)
+    assert not any(p.name.startswith("station:ring") for p in t.frame_parts((640, 360), clock.now))

@@ -11,7 +11,8 @@ the gems, the rounds and the sand. How a round runs here:
 3. ``racing``: after the call, every other station that finishes presses while the
    sand runs. Presses whose edge times lie within the tie window of the first press
    are a simultaneous call: nobody can be named first.
-4. When the sand runs out (a ``tick`` at the deadline) the round is scored:
+4. When the sand runs out (a ``tick`` at the deadline), or as soon as every contender
+   has pressed (nobody can change the round any more), the round is scored:
    solvers keep their cards; with one caller, the caller takes the lowest-valued gem
    left and the non-solvers' cards; with a tied call, the gem and those cards go to
    the box. Then ``results`` until any station presses for the next round.
@@ -172,6 +173,11 @@ class ShimoState:
         return self.player(station).level
 
 
+def _all_solved(state: ShimoState) -> bool:
+    """Whether the race is on and every contender has pressed: nobody can act in it."""
+    return state.phase == RACING and all(s in state.solvers for s in state.contenders)
+
+
 def _event(state: ShimoState, t: float, kind: str, station: StationId | None = None,
            detail: JSONValue = None) -> tuple[Event, ...]:
     return (*state.events, Event(t, kind, station, detail))
@@ -224,6 +230,10 @@ class UbongoShimo(GameEngine[ShimoState]):
         return []
 
     def next_deadline(self, state: ShimoState) -> float | None:
+        """The state's deadline; once every contender has solved, at once (the moment of
+        the last press): nobody can change the round any more, so the sand need not run."""
+        if _all_solved(state):
+            return state.now
         return state.deadline
 
     def is_over(self, state: ShimoState) -> bool:
@@ -235,6 +245,10 @@ class UbongoShimo(GameEngine[ShimoState]):
             return state
         t = game_time(state, action)
         if action.kind == TICK:
+            if _all_solved(state) and state.deadline is not None and t < state.deadline:
+                # The early end (see ``next_deadline``), scored as the sand running out.
+                # A journal from before it ticks at the sand's end and replays as then.
+                return self._expire(replace(state, now=t), t)
             return on_tick(state, t, self._expire)
         if action.kind == SKIP_ROUND:
             return self._skip_round(replace(state, now=t), t)

@@ -313,3 +313,26 @@ def test_results_may_move_on_by_themselves_when_configured() -> None:
     play_round(s, [(5, 0)])
     run_until_idle(s, until=s.last_t + 15.0)
     assert s.view()["round"] == 2
+
+
+def test_a_round_everyone_solved_ends_at_the_last_press_with_the_scores_of_the_sand_run_out() -> None:
+    early = new(3, levels=[1, 2, 3])
+    play_round(early, [(10, 1), (20, 0), (30, 2)])
+    # Nobody can act after the third press: the round is scored then, not 60 s after the call.
+    assert early.view()["phase"] == "results"
+    assert early.last_t == pytest.approx(COUNTDOWN + 30)
+    # The same round with the sand run out: the tick at the sand's end (an old journal's).
+    late = new(3, levels=[1, 2, 3])
+    for a in (press(COUNTDOWN + 10, 1), press(COUNTDOWN + 20, 0), press(COUNTDOWN + 30, 2)):
+        run_until_idle(late, until=a.t)
+        late.apply(a)
+    late.apply(Action("tick", COUNTDOWN + 10 + SAND))
+    assert late.view()["phase"] == "results"
+    assert late.state.events[-1].t == pytest.approx(COUNTDOWN + 10 + SAND)  # scored when the sand ran out
+    assert late.scores() == early.scores() and late.view()["players"] == early.view()["players"]
+
+
+def test_the_round_goes_on_while_anyone_may_still_solve() -> None:
+    s = new(3)
+    feed(s, press(COUNTDOWN + 10, 1), press(COUNTDOWN + 20, 0))
+    assert s.view()["phase"] == "racing" and s.deadline() == pytest.approx(COUNTDOWN + 10 + SAND)

@@ -1,0 +1,99 @@
+"""Marks over any screen at a station's own place: a press that counted, a long push counting.
+
+A station's place on the screen is its share of the bottom edge (stations sit round the
+table in seat order, as the lobby's station panels show them). Two marks go there, drawn
+by the table loop over whatever screen shows:
+
+* :func:`press_flash` - a short bar in the station's colour along its share of the
+  edge, fading out over :data:`FLASH_S`: the press was taken.
+* :func:`hold_ring` - a ring in the station's colour that fills while the knob is held,
+  full when the long push opens the table menu (``seconds`` after it went down).
+"""
+
+from __future__ import annotations
+
+import math
+
+import pygame
+
+from table.display.layers import Part
+from table.display.theme import BACKGROUND, Colour, Theme
+
+FLASH_S = 0.25
+"""How long a press's flash shows (the button LED's flash lasts as long)."""
+
+RING_STEPS = 60
+"""Steps of the ring's filling: sixty over two seconds is a step every other frame."""
+
+
+def station_slot(theme: Theme, size: tuple[int, int], station: int, stations: int) -> pygame.Rect:
+    """``station``'s share of the screen's bottom edge, a strip 1.2 units high."""
+    w, h = size
+    n = max(1, stations)
+    left = w * (station % n) // n
+    right = w * (station % n + 1) // n
+    height = max(2, theme.px(1.2))
+    return pygame.Rect(left, h - height, right - left, height)
+
+
+def _mix(colour: Colour, level: float) -> Colour:
+    r, g, b = colour
+    br, bg, bb = BACKGROUND
+    return (int(br + (r - br) * level), int(bg + (g - bg) * level), int(bb + (b - bb) * level))
+
+
+def press_flash(theme: Theme, size: tuple[int, int], station: int, stations: int, colour: Colour,
+                at: float, name: int | None = None) -> Part:
+    """The flash of a press by ``station`` at clock time ``at`` (shown until ``at + FLASH_S``).
+
+    ``station`` and ``stations`` here and below are a place among places across the
+    bottom edge (the table loop gives a game's players their panel's place); ``name``,
+    the station itself, names the part (the place, without it)."""
+    rect = station_slot(theme, size, station, stations)
+
+    def level(now: float) -> int:
+        return max(0, min(8, math.ceil(8 * (1 - (now - at) / FLASH_S))))
+
+    def paint(surface: pygame.Surface, now: float) -> None:
+        surface.fill(_mix(colour, level(now) / 8), rect)
+
+    return Part(f"station:flash{station if name is None else name}", rect, (colour, at), paint,
+                live=lambda now: (level(now), rect))
+
+
+def hold_ring_rect(theme: Theme, size: tuple[int, int], station: int, stations: int) -> pygame.Rect:
+    """Where ``station``'s ring shows: above the right end of its share of the bottom
+    edge (a panel's middle holds its words)."""
+    slot = station_slot(theme, size, station, stations)
+    d = theme.px(9)
+    return pygame.Rect(slot.right - d - theme.px(3), slot.top - d - theme.px(1.5), d, d)
+
+
+def ring_progress(down_at: float, seconds: float, now: float) -> int:
+    """How far the ring has filled at ``now``, in :data:`RING_STEPS` (0 to all)."""
+    if seconds <= 0:
+        return RING_STEPS
+    return max(0, min(RING_STEPS, int(RING_STEPS * (now - down_at) / seconds)))
+
+
+def hold_ring(theme: Theme, size: tuple[int, int], station: int, stations: int, colour: Colour,
+              down_at: float, seconds: float, name: int | None = None) -> Part:
+    """The ring of ``station``'s knob held since clock time ``down_at``; full ``seconds`` later."""
+    rect = hold_ring_rect(theme, size, station, stations)
+
+    def paint(surface: pygame.Surface, now: float) -> None:
+        steps = ring_progress(down_at, seconds, now)
+        radius = rect.width // 2
+        width = max(2, theme.px(1.4))
+        pygame.draw.circle(surface, BACKGROUND, rect.center, radius)
+        pygame.draw.circle(surface, _mix(colour, 0.3), rect.center, radius, width)
+        if steps:
+            # Clockwise from twelve o'clock (pygame's arcs run anticlockwise in y-down).
+            end = math.pi / 2
+            start = end - 2 * math.pi * steps / RING_STEPS
+            pygame.draw.arc(surface, colour, rect, start, end, width)
+            if steps == RING_STEPS:
+                pygame.draw.circle(surface, colour, rect.center, radius, width)
+
+    return Part(f"station:ring{station if name is None else name}", rect, (colour, down_at, seconds), paint,
+                live=lambda now: (ring_progress(down_at, seconds, now), rect))
