@@ -92,7 +92,7 @@ def final_parts(session: Session, theme: Theme, size: tuple[int, int], lit_at: f
     view = session.view(None)
     details: dict[int, FinalDetail | None] = {
         r.station: renderer.final_detail(view, r.station, theme) for r in rows}
-    title = _("{game} · game over").format(game=session.engine.title)
+    title = _("{game} · game over").format(game=_(session.engine.title))  # a game may word its name
     early = _("Ended early") if session.ended and not session.engine.is_over(session.state) else ""
     head = _headline(rows)
     winners = [r.station for r in rows if r.won]
@@ -121,7 +121,7 @@ def final_parts(session: Session, theme: Theme, size: tuple[int, int], lit_at: f
         top = theme.px(30 + 6.5 * len(lines) + 1)
         bottom = theme.px(87)
         row_h = min(theme.px(11), (bottom - top) // max(1, len(rows)))
-        row_w = min(w - theme.px(8), theme.px(150 if wide else 120))
+        row_w = min(w - theme.px(8), theme.px(max(120.0, 100 + wide)))
         left = (w - row_w) // 2
         for k, r in enumerate(rows):
             colour = theme.station_colour(r.station)
@@ -132,16 +132,16 @@ def final_parts(session: Session, theme: Theme, size: tuple[int, int], lit_at: f
             draw.label(surface, theme, f"{r.rank}.", (row.left + theme.px(10), row.centery), "large",
                        ACCENT if r.rank == 1 else TEXT, "midright", bold=True, box=row)
             detail = details[r.station]
-            name_w = row_w * (38 if wide else 55) // 100
+            # Name, score and the game's own column side by side; without one the score sits right.
+            name_right = row.left + (theme.px(48) if wide else row_w * 55 // 100)
             draw.label(surface, theme, r.name, (row.left + theme.px(13), row.centery), "large", colour, "midleft",
-                       bold=True, max_width=name_w - theme.px(14), box=row)
-            score_right = row.left + name_w + theme.px(28) if wide else row.right - theme.px(3)
+                       bold=True, max_width=name_right - row.left - theme.px(14), box=row)
+            score_right = row.right - theme.px(wide + 3) if wide else row.right - theme.px(3)
             draw.label(surface, theme, scores[r.station], (score_right, row.centery), "large", TEXT, "midright",
-                       bold=r.won, max_width=score_right - row.left - name_w, box=row)
+                       bold=r.won, max_width=score_right - name_right, box=row)
             if detail is not None:
-                cell = pygame.Rect(score_right + theme.px(3), row.top, row.right - score_right - theme.px(4),
-                                   row.height)
-                detail.paint(surface, cell)
+                detail.paint(surface, pygame.Rect(score_right + theme.px(2), row.top,
+                                                  row.right - score_right - theme.px(3), row.height))
 
     return [Part("final:ranking", whole(size), key, paint, base=True), note_part(theme, size, lit_at)]
 

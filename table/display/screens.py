@@ -27,7 +27,7 @@ from typing import Any, Protocol
 import pygame
 
 from table.common.i18n import LANGUAGE_NAMES, N_, _, language, next_language, set_language
-from table.display import draw, final, moments
+from table.display import draw, final, howto, moments
 from table.display.games import PlayerOption, renderer_parts, renderers
 from table.display.layers import Live, Paint, Part, fill, paint_all, whole
 from table.display.theme import ACCENT, BACKGROUND, GOOD, PANEL, PANEL_LIGHT, TEXT, TEXT_DIM, Colour, Theme
@@ -655,9 +655,14 @@ class PausedScreen(Screen):
 class AttractScreen(Screen):
     """The self-playing demo shown when nobody has touched the table for a while.
 
-    It plays random legal games of each registered engine at four times real speed;
-    nothing is journaled. Any input returns to the lobby.
+    It plays random legal games of each registered engine at four times real speed,
+    each game's end shown as its final ranking and each next game's how-to-play card
+    (:mod:`table.display.howto`) shown for :attr:`CARD_S` before its demo; nothing is
+    journaled. Any input returns to the lobby.
     """
+
+    CARD_S = 8.0
+    """Seconds (the clock's, not the demo's) a how-to-play card stands between two demos."""
 
     SPEED = 4.0
     sweeps = False
@@ -674,6 +679,8 @@ class AttractScreen(Screen):
         self.index = 0
         self.started = started
         self.demo: Session | None = None
+        self.card: tuple[str, float] | None = None
+        """The game whose card shows now, and the demo time it came."""
         self.rounds_played = 0
         self._memo: tuple[object, tuple[tuple[int, int], str], list[Part]] | None = None
         self._new_demo(0.0)
@@ -714,10 +721,15 @@ class AttractScreen(Screen):
         demo = self.demo
         assert demo is not None
         t = self.demo_time(now)
+        if self.card is not None:
+            if t - self.card[1] >= self.CARD_S * self.SPEED:
+                self.card = None
+                self._new_demo(t)
+            return
         for _step in range(200):
             if demo.is_over():
                 if t - demo.last_t > 8.0:
-                    self._new_demo(t)
+                    self.card = (self.games[self.index % len(self.games)], t)
                 return
             action = next_random_action(demo, self.rng, mean_gap=3.0)
             if action is None:
@@ -734,12 +746,19 @@ class AttractScreen(Screen):
         demo = self.demo
         assert demo is not None
         memo = self._memo
-        if memo is None or memo[0] is not demo.state or memo[1] != (size, language()):
+        shown = self.card[0] if self.card is not None else demo.state
+        if memo is None or memo[0] is not shown or memo[1] != (size, language()):
             renderer = renderers().get(demo.engine.name)
-            parts = [] if renderer is None else retimed(renderer_parts(renderer, demo.view(None), self.theme),
-                                                        self.shown_time)
+            if self.card is not None:
+                parts = howto.card_parts(self.card[0], self.theme, size)
+            elif demo.is_over():
+                parts = final.final_parts(demo, player_theme(self.theme, demo), size)
+            else:
+                parts = [] if renderer is None else retimed(renderer_parts(renderer, demo.view(None), self.theme),
+                                                            self.shown_time)
             band = pygame.Rect(0, 0, size[0], self.theme.px(11))
-            title = _("Demo: {game} · press any button to play").format(game=demo.engine.title)
+            game = registry()[self.card[0]].title if self.card is not None else demo.engine.title
+            title = _("Demo: {game} · press any button to play").format(game=game)
             where = draw.label_rect(self.theme, title, band.center, "large", ACCENT, "center", bold=True,
                                     max_width=band.width - self.theme.px(4))
             # An opaque band that takes the game's header line's place (a veil let the header
@@ -748,7 +767,7 @@ class AttractScreen(Screen):
             # Only the title pulses: each frame repaints its own rect, not the whole band.
             parts.append(Part("attract:title", where, title, lambda s, t: self._title(s, band, title, t),
                               live=lambda t: (self._pulse(self.shown_time(t) / self.SPEED), where)))
-            self._memo = memo = (demo.state, (size, language()), parts)
+            self._memo = memo = (shown, (size, language()), parts)
         return memo[2]
 
     def _band(self, surface: pygame.Surface, band: pygame.Rect) -> None:

@@ -17,6 +17,7 @@ from table.common.config import DisplayConfig, TableConfig
 from table.common.i18n import language
 from table.display.final import final_parts
 from table.display.games import RenderContext, renderers
+from table.display.howto import card_parts
 from table.display.layers import paint_all
 from table.display.screens import AttractScreen, LeaveKioskScreen, PausedScreen, TableMenuScreen, player_theme
 from table.display.theme import Theme, note_cover
@@ -162,6 +163,15 @@ def game_moments(games: list[str] | None = None) -> Iterator[tuple[str, Snapshot
                 view = dict(session.view(None))
                 paused = session.paused
                 yield name, _view_snap(game, view, now, paused)
+
+
+def card_moments(games: list[str] | None = None) -> Iterator[tuple[str, Snapshot]]:
+    """Every game's how-to-play card as the attract loop shows it: ``game/how-to-play``."""
+    for game in games or list(registry()):
+        def snap(surface: pygame.Surface, game: str = game) -> None:
+            size = surface.get_size()
+            paint_all(surface, card_parts(game, Theme(*size), size), 0.0)
+        yield f"{game}/how-to-play", snap
 
 
 def _final_snap(session: Session) -> Snapshot:
@@ -312,6 +322,7 @@ def all_moments() -> Iterator[tuple[str, Snapshot]]:
     yield from shell_moments()
     yield from game_pictures()
     yield from game_moments()
+    yield from card_moments()
     yield from flow_moments()
 
 

@@ -18,8 +18,9 @@ from typing import Any, ClassVar, Protocol
 import pygame
 
 from table.common.i18n import N_, language, ngettext, word
+from table.display import draw
 from table.display.layers import Part
-from table.display.theme import Theme
+from table.display.theme import TEXT_DIM, Theme
 from table.games.base import Event
 from table.games.contract import games, load_object
 
@@ -58,13 +59,22 @@ class PlayerOption:
 
 @dataclass(frozen=True)
 class FinalDetail:
-    """A game's own column on the final ranking, beside a player's score (Ubongo's gems by
+    """A game's own column on the final ranking, beside a player's score (the gems by
     colour, say): ``paint(surface, cell)`` draws inside ``cell`` (a row's right part,
     about ``units`` theme units wide); its picture follows from ``key``."""
 
     key: Hashable
     paint: Callable[[pygame.Surface, pygame.Rect], None]
     units: float = 40.0
+
+
+def words_detail(text: str, theme: Theme, units: float = 40.0) -> FinalDetail:
+    """A final-ranking column that is only words (``text``, in the language in force)."""
+    def paint(surface: pygame.Surface, cell: pygame.Rect) -> None:
+        draw.label(surface, theme, text, (cell.right, cell.centery), "large", TEXT_DIM, "midright",
+                   max_width=cell.width, box=cell)
+
+    return FinalDetail(("words", text), paint, units)
 
 
 class Output(Protocol):
