@@ -26,8 +26,8 @@ from typing import Any, Protocol
 
 import pygame
 
-from table.common.i18n import LANGUAGE_NAMES, N_, _, language, next_language, ngettext, set_language
-from table.display import draw, moments
+from table.common.i18n import LANGUAGE_NAMES, N_, _, language, next_language, set_language
+from table.display import draw, final, howto, moments
 from table.display.games import PlayerOption, renderer_parts, renderers
 from table.display.layers import Live, Paint, Part, fill, paint_all, whole
 from table.display.theme import ACCENT, BACKGROUND, GOOD, PANEL, PANEL_LIGHT, TEXT, TEXT_DIM, Colour, Theme
@@ -518,8 +518,9 @@ def player_theme(theme: Theme, session: Session) -> Theme:
 class GameScreen(Screen):
     """A game in progress: station inputs go to the session; the game's renderer draws.
 
-    When the game ends from the table menu the round on screen means nothing any more:
-    the screen shows the final ranking (:func:`ranking_parts`) instead. With
+    Once the game is over (by its rules or from the table menu) the screen shows the
+    final ranking (:mod:`table.display.final`) instead of the game's picture; the first
+    press or push after it has stood :data:`table.display.final.HOLD_S` returns to the lobby. With
     ``celebrations`` on, a first press, a round's winner and the game's end get a short
     moment (:mod:`table.display.moments`) over the picture.
     """
@@ -543,7 +544,8 @@ class GameScreen(Screen):
             menu.open(action.t)
             return
         if session.is_over():
-            if action.kind == "press" and self.over_since is not None and action.t - self.over_since >= 2.0:
+            # The first press or push once the ranking has stood a moment goes to the menu.
+            if action.kind in ("press", "push") and self._ready(action.t):
                 self.control.leave_game()
             return
         self.control.game_input(action)
@@ -555,6 +557,10 @@ class GameScreen(Screen):
         if session.is_over() and self.over_since is None:
             self.over_since = now
         self._follow(session, now)
+
+    def _ready(self, now: float) -> bool:
+        """Whether the final ranking has stood long enough for a press to leave it."""
+        return self.over_since is not None and now - self.over_since >= final.HOLD_S
 
     def notify(self, text: str, now: float) -> None:
         """Say for a few seconds what a table-menu choice did (shown with or without
@@ -602,13 +608,15 @@ class GameScreen(Screen):
         if session is None:
             return [Part("game:empty", whole(size), None, lambda s, t: fill(s, BACKGROUND), base=True)]
         memo = self._memo
-        shape = (session.paused, session.ended, size, language(), tuple(self.moments))
+        ready = self._ready(now)
+        shape = (session.paused, session.ended, size, language(), tuple(self.moments), ready)
         if memo is not None and memo[0] is session.state and memo[1] == shape:
             return memo[2]
         renderer = renderers().get(session.engine.name)
         theme = player_theme(self.theme, session)
-        if session.ended and not session.engine.is_over(session.state):
-            parts = ranking_parts(session, theme, size)
+        if session.is_over():
+            lit_at = None if ready or self.over_since is None else self.over_since + final.HOLD_S
+            parts = final.final_parts(session, theme, size, lit_at)
         elif renderer is None:
             message = _("{game}: no screen for this game").format(game=session.engine.title)
 
@@ -629,78 +637,6 @@ class GameScreen(Screen):
             parts += moments.parts(moment, size, theme, i, renderer)
         self._memo = (session.state, shape, parts)
         return parts
-
-
-OVER_NOTE = N_("Press any button for the menu")
-"""What a finished game's screen says about going on (the game screen leaves after a press)."""
-
-
-def _score(game: str, n: int) -> str:
-    """A score in words, as the game's screen says it (points without a screen)."""
-    renderer = renderers().get(game)
-    if renderer is not None:
-        return renderer.score_text(n)
-    return ngettext("{n} point", "{n} points", n).format(n=n)
-
-
-def ranking_parts(session: Session, theme: Theme, size: tuple[int, int]) -> list[Part]:
-    """The final ranking of a game ended from the table menu: who won, why, everyone's
-    score in their colour, and how to go on. The scores are the session's outcome (a
-    game with hidden scores counts them all)."""
-    w, h = size
-    outcome = session.outcome()
-    scores = dict(outcome.scores) if outcome else session.scores()
-    winners = list(outcome.winners) if outcome else []
-    names = {s: session.setup.name_of(s) for s in session.setup.stations}
-    standing = {s: session.standing(s, scores) for s in session.setup.stations}
-    order = sorted(session.setup.stations, key=lambda s: tuple(-v for v in standing[s]))  # stable: seat order
-    title = _("{game} · game over").format(game=session.engine.title)
-    if not winners:
-        head = _("No winner")
-    elif len(winners) == 1:
-        head = _("{name} wins!").format(name=names[winners[0]])
-    else:
-        head = _("{names} share the win!").format(names=" & ".join(names[s] for s in winners))
-    head_colour = theme.station_colour(winners[0]) if len(winners) == 1 else ACCENT
-    rnd = int(getattr(session.state, "round", 0) or 0)
-    why = (_("Ended from the table menu in round {round}: the scores at that moment decide").format(round=rnd) if rnd
-           else _("Ended from the table menu: the scores at that moment decide"))
-    note = _(OVER_NOTE)
-    game = session.engine.name
-    key = (title, head, why, note, tuple((s, names[s], scores.get(s, 0), standing[s]) for s in order), tuple(winners),
-           theme.colours)
-
-    def paint(surface: pygame.Surface, t: float) -> None:
-        surface.fill(BACKGROUND)
-        header = pygame.Rect(0, 0, w, theme.px(11))
-        pygame.draw.rect(surface, PANEL, header)
-        draw.label(surface, theme, title, (theme.px(2), header.centery), "large", TEXT, "midleft", bold=True,
-                   max_width=w - theme.px(4))
-        draw.label(surface, theme, head, (w / 2, theme.px(21)), "title", head_colour, "center", bold=True,
-                   max_width=w - theme.px(8))
-        draw.label(surface, theme, why, (w / 2, theme.px(31)), "body", TEXT, "center", max_width=w - theme.px(8))
-        rows = len(order)
-        row_h = theme.px(min(9.0, 44.0 / max(1, rows)))
-        y = theme.px(38)
-        row_w = min(w - theme.px(8), theme.px(130))
-        for s in order:
-            colour = theme.station_colour(s)
-            row = pygame.Rect((w - row_w) // 2, y, row_w, row_h - theme.px(1))
-            won = s in winners
-            draw.panel(surface, row, PANEL_LIGHT if won else PANEL, theme.px(1), colour if won else None,
-                       theme.px(0.5))
-            pygame.draw.rect(surface, colour, pygame.Rect(row.left, row.top, theme.px(1.5), row.height))
-            place = 1 + sum(1 for o in order if standing[o] > standing[s])
-            draw.label(surface, theme, f"{place}. {names[s]}", (row.left + theme.px(4), row.centery), "large",
-                       colour, "midleft", bold=True, max_width=row_w // 2, box=row)
-            n = scores.get(s, 0)
-            draw.label(surface, theme, _score(game, n), (row.right - theme.px(3), row.centery),
-                       "large", TEXT, "midright", bold=won, max_width=row_w // 2 - theme.px(4), box=row)
-            y += row_h
-        draw.label(surface, theme, note, (w / 2, h - theme.px(4)), "body", ACCENT, "center",
-                   max_width=w - theme.px(8))
-
-    return [Part("game:ranking", whole(size), key, paint, base=True)]
 
 
 MENU_ITEMS = (
@@ -870,9 +806,14 @@ class PausedScreen(Screen):
 class AttractScreen(Screen):
     """The self-playing demo shown when nobody has touched the table for a while.
 
-    It plays random legal games of each registered engine at four times real speed;
-    nothing is journaled. Any input returns to the lobby.
+    It plays random legal games of each registered engine at four times real speed,
+    each game's end shown as its final ranking and each next game's how-to-play card
+    (:mod:`table.display.howto`) shown for :attr:`CARD_S` before its demo; nothing is
+    journaled. Any input returns to the lobby.
     """
+
+    CARD_S = 8.0
+    """Seconds (the clock's, not the demo's) a how-to-play card stands between two demos."""
 
     SPEED = 4.0
     sweeps = False
@@ -889,6 +830,8 @@ class AttractScreen(Screen):
         self.index = 0
         self.started = started
         self.demo: Session | None = None
+        self.card: tuple[str, float] | None = None
+        """The game whose card shows now, and the demo time it came."""
         self.rounds_played = 0
         self._memo: tuple[object, tuple[tuple[int, int], str], list[Part]] | None = None
         self._new_demo(0.0)
@@ -929,10 +872,15 @@ class AttractScreen(Screen):
         demo = self.demo
         assert demo is not None
         t = self.demo_time(now)
+        if self.card is not None:
+            if t - self.card[1] >= self.CARD_S * self.SPEED:
+                self.card = None
+                self._new_demo(t)
+            return
         for _step in range(200):
             if demo.is_over():
                 if t - demo.last_t > 8.0:
-                    self._new_demo(t)
+                    self.card = (self.games[self.index % len(self.games)], t)
                 return
             action = next_random_action(demo, self.rng, mean_gap=3.0)
             if action is None:
@@ -949,12 +897,19 @@ class AttractScreen(Screen):
         demo = self.demo
         assert demo is not None
         memo = self._memo
-        if memo is None or memo[0] is not demo.state or memo[1] != (size, language()):
+        shown = self.card[0] if self.card is not None else demo.state
+        if memo is None or memo[0] is not shown or memo[1] != (size, language()):
             renderer = renderers().get(demo.engine.name)
-            parts = [] if renderer is None else retimed(renderer_parts(renderer, demo.view(None), self.theme),
-                                                        self.shown_time)
+            if self.card is not None:
+                parts = howto.card_parts(self.card[0], self.theme, size)
+            elif demo.is_over():
+                parts = final.final_parts(demo, player_theme(self.theme, demo), size)
+            else:
+                parts = [] if renderer is None else retimed(renderer_parts(renderer, demo.view(None), self.theme),
+                                                            self.shown_time)
             band = pygame.Rect(0, 0, size[0], self.theme.px(11))
-            title = _("Demo: {game} · press any button to play").format(game=demo.engine.title)
+            game = registry()[self.card[0]].title if self.card is not None else demo.engine.title
+            title = _("Demo: {game} · press any button to play").format(game=game)
             where = draw.label_rect(self.theme, title, band.center, "large", ACCENT, "center", bold=True,
                                     max_width=band.width - self.theme.px(4))
             # An opaque band that takes the game's header line's place (a veil let the header
@@ -963,7 +918,7 @@ class AttractScreen(Screen):
             # Only the title pulses: each frame repaints its own rect, not the whole band.
             parts.append(Part("attract:title", where, title, lambda s, t: self._title(s, band, title, t),
                               live=lambda t: (self._pulse(self.shown_time(t) / self.SPEED), where)))
-            self._memo = memo = (demo.state, (size, language()), parts)
+            self._memo = memo = (shown, (size, language()), parts)
         return memo[2]
 
     def _band(self, surface: pygame.Surface, band: pygame.Rect) -> None:

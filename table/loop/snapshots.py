@@ -15,8 +15,11 @@ import pygame
 
 from table.common.config import DisplayConfig, TableConfig
 from table.common.i18n import language
+from table.display.final import final_parts
 from table.display.games import RenderContext, renderers
-from table.display.screens import AttractScreen, LeaveKioskScreen, PausedScreen, TableMenuScreen
+from table.display.howto import card_parts
+from table.display.layers import paint_all
+from table.display.screens import AttractScreen, LeaveKioskScreen, PausedScreen, TableMenuScreen, player_theme
 from table.display.theme import Theme, note_cover
 from table.games import lobby_games, registry
 from table.games.base import Action, GameSetup
@@ -169,14 +172,36 @@ def phase_walk(game: str, variant: str, seed: int, players: int | None = None,
 
 def game_moments(games: list[str] | None = None) -> Iterator[tuple[str, Snapshot]]:
     """Every phase of every variant of every game (random legal play, fixed seeds), drawn
-    by the game's renderer as the table shows it: named ``game/variant-NN-phase``."""
+    by the game's renderer as the table shows it (the end by the final ranking): named
+    ``game/variant-NN-phase``."""
     for game in games or list(registry()):
         engine = registry()[game]
         for variant in engine.variants:
             for k, (phase, session, now) in enumerate(phase_walk(game, variant, seed=3)):
+                name = f"{game}/{variant}-{k + 1:02d}-{phase}"
+                if session.is_over():  # the last moment: the walk leaves the session as it is
+                    yield name, _final_snap(session)
+                    continue
                 view = dict(session.view(None))
                 paused = session.paused
-                yield f"{game}/{variant}-{k + 1:02d}-{phase}", _view_snap(game, view, now, paused)
+                yield name, _view_snap(game, view, now, paused)
+
+
+def card_moments(games: list[str] | None = None) -> Iterator[tuple[str, Snapshot]]:
+    """Every game's how-to-play card as the attract loop shows it: ``game/how-to-play``."""
+    for game in games or list(registry()):
+        def snap(surface: pygame.Surface, game: str = game) -> None:
+            size = surface.get_size()
+            paint_all(surface, card_parts(game, Theme(*size), size), 0.0)
+        yield f"{game}/how-to-play", snap
+
+
+def _final_snap(session: Session) -> Snapshot:
+    """The finished ``session``'s final ranking, as the game screen shows it."""
+    def snap(surface: pygame.Surface) -> None:
+        theme = player_theme(Theme(*surface.get_size()), session)
+        paint_all(surface, final_parts(session, theme, surface.get_size()), 0.0)
+    return snap
 
 
 def _view_snap(game: str, view: dict[str, object], now: float, paused: bool) -> Snapshot:
@@ -320,6 +345,7 @@ def all_moments() -> Iterator[tuple[str, Snapshot]]:
     yield from shell_moments()
     yield from game_pictures()
     yield from game_moments()
+    yield from card_moments()
     yield from flow_moments()
 
 

@@ -500,7 +500,7 @@ def test_table_screens_draws_every_phase_in_the_games_own_words(
         for phase in ("wait", "signal", "results", "over"):
             assert any(re.fullmatch(f"{NAME}/{variant}-\\d\\d-{phase}\\.png", p) for p in pictures), (phase, pictures)
     for words in {"en": ("Wait...", "Press!", "Buzzer race · game over"),
-                  "de": ("Warten ...", "Drücken!", "Buzzerrennen · Spielende")}[language]:
+                  "de": ("Warten ...", "Drücken!", "Buzzerrennen · Spiel vorbei")}[language]:
         assert words in lines
     assert not [line for line in lines if line in _english_only(language)], "English words on a German screen"
 

@@ -9,7 +9,7 @@ given (and a renderer's own caches).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
@@ -17,9 +17,10 @@ from typing import Any, ClassVar, Protocol
 
 import pygame
 
-from table.common.i18n import N_, language, ngettext
+from table.common.i18n import N_, language, ngettext, word
+from table.display import draw
 from table.display.layers import Part
-from table.display.theme import Theme
+from table.display.theme import TEXT_DIM, Theme
 from table.games.base import Event
 from table.games.contract import games, load_object
 
@@ -56,6 +57,26 @@ class PlayerOption:
     values: tuple[int, ...]
 
 
+@dataclass(frozen=True)
+class FinalDetail:
+    """A game's own column on the final ranking, beside a player's score (the gems by
+    colour, say): ``paint(surface, cell)`` draws inside ``cell`` (a row's right part,
+    about ``units`` theme units wide); its picture follows from ``key``."""
+
+    key: Hashable
+    paint: Callable[[pygame.Surface, pygame.Rect], None]
+    units: float = 40.0
+
+
+def words_detail(text: str, theme: Theme, units: float = 40.0) -> FinalDetail:
+    """A final-ranking column that is only words (``text``, in the language in force)."""
+    def paint(surface: pygame.Surface, cell: pygame.Rect) -> None:
+        draw.label(surface, theme, text, (cell.right, cell.centery), "large", TEXT_DIM, "midright",
+                   max_width=cell.width, box=cell)
+
+    return FinalDetail(("words", text), paint, units)
+
+
 class Output(Protocol):
     """Something besides the screen that follows the game (speech, say): called after
     every step of the table loop with the running session (``None`` in the lobby)."""
@@ -89,6 +110,10 @@ class GameRenderer:
       sounds in :func:`table.loop.sound.make_sounds`: ``go``, ``first``, ``buzzer``,
       ``chime``, ``gong``, ``win``, ``fanfare``, ``tick``); an event not named is silent;
     * :meth:`score_text`: a score in words, for the ranking (default: points);
+    * :meth:`final_reason`: the outcome's reason in words on the final ranking
+      (:mod:`table.display.final`; default: the message as it says it);
+    * :meth:`final_detail`: a column of the game's own on the final ranking (default: none);
+    * ``how_to_play``: the game's how-to-play card, a few short lines (message ids);
     * ``variant_names``: how the lobby names the variants, by variant (message ids; a
       variant not named shows as it is);
     * ``player_options``: the lines each player sets for himself in the lobby
@@ -137,6 +162,20 @@ class GameRenderer:
     def score_text(self, n: int) -> str:
         """A score of ``n`` in words, in the language in force."""
         return ngettext("{n} point", "{n} points", n).format(n=n)
+
+    def final_reason(self, message: Any) -> str:
+        """The outcome's reason (a message as :meth:`table.games.base.Message.to_json`
+        data) in words for the final ranking, in the language in force."""
+        return word(message)
+
+    def final_detail(self, view: dict[str, Any], station: int, theme: Theme) -> FinalDetail | None:
+        """The game's own column for ``station`` on the final ranking, from the public
+        view of the finished game, or ``None`` (the default: the score says it all)."""
+        return None
+
+    how_to_play: ClassVar[tuple[str, ...]] = ()
+    """The how-to-play card: three to five short lines (message ids), what to do with
+    the button and the knob; shown in the lobby and between the demo games."""
 
     def pictures(self) -> Iterator[tuple[str, Picture]]:
         """``(name, picture)`` for each still picture of the game's own; the names are

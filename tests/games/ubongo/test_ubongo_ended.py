@@ -11,7 +11,7 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 import pygame
 
-from table.display.screens import ranking_parts
+from table.display.final import final_parts
 from table.display.theme import Theme, recording
 from table.games.base import Action, GameSetup
 from table.play.session import END, Session
@@ -34,9 +34,10 @@ def test_an_ended_game_breaks_a_tie_on_the_best_colour_with_the_next() -> None:
     theme = Theme(1920, 1080)
     surface = pygame.Surface((1920, 1080))
     with recording() as drawn:
-        for part in ranking_parts(session, theme, (1920, 1080)):
+        for part in final_parts(session, theme, (1920, 1080)):
             part.paint(surface, 0.0)
     lines = [entry.message for entry in drawn]
-    places = [line for line in lines if line[:2] in ("1.", "2.", "3.")]
     names = [session.setup.name_of(s) for s in (0, 1, 2)]
-    assert places == [f"1. {names[0]}", f"2. {names[1]}", f"3. {names[2]}"], lines
+    # Each row: its rank, then its name.
+    rows = [(lines[i], lines[i + 1]) for i, line in enumerate(lines[:-1]) if line in ("1.", "2.", "3.")]
+    assert rows == [("1.", names[0]), ("2.", names[1]), ("3.", names[2])], lines

@@ -9,7 +9,8 @@ Drawn only from the public view (``engine.view(state, None)``) and ``ctx.now``:
   the hourglass (seconds left, as a number and a bar);
 * along the bottom, one panel per station: name in the station colour, what to do
   next, finishing place and allowance, and the gems collected, sorted by colour;
-* at the end, the ranking with the colour tie-break spelled out.
+* at the end (on the table's final ranking, :mod:`table.display.final`), each player's
+  gems by colour, the colour that broke a tie boxed.
 
 Gems a player has just taken fly from the row to the player's panel for
 ``FLIGHT`` seconds after the event's time.
@@ -28,7 +29,7 @@ import pygame
 from table.common.i18n import N_, _, ngettext, word
 from table.display import draw
 from table.display.draw import label, label_rect
-from table.display.games import GameRenderer, RenderContext
+from table.display.games import FinalDetail, GameRenderer, RenderContext
 from table.display.layers import Part, fill, paint_all
 from table.display.theme import (
     ACCENT,
@@ -308,6 +309,13 @@ class UbongoRenderer(GameRenderer):
     """``RENDERER`` for the ``ubongo`` engine; ``draw`` changes only the surface."""
 
     game = "ubongo"
+    how_to_play = (
+        N_("Turn your knob to a start row and push to place your figure."),
+        N_("The die names the row of your puzzle board to fill."),
+        N_("Solved? Press your button: the sooner, the further you may move."),
+        N_("Turn to move your figure, push to take the two front gems."),
+        N_("Most gems of one colour win; a tie goes to the next colour."),
+    )
     # Over the gem board's upper rows.
     banner_at = (0.31, 14.0)
     sounds: ClassVar[dict[str, str]] = {
@@ -333,6 +341,35 @@ class UbongoRenderer(GameRenderer):
     def score_text(self, n: int) -> str:
         """Gems of one colour: what ranks a player."""
         return ngettext("{n} gem of one colour", "{n} gems of one colour", n).format(n=n)
+
+    def final_detail(self, view: dict[str, Any], station: int, theme: Theme) -> FinalDetail | None:
+        """The player's gems by colour, most first; the colour rank that broke a tie boxed."""
+        players = {p["station"]: p for p in view["players"]}
+        if station not in players:
+            return None
+        counts: dict[str, int] = players[station]["collection"]
+        colours: list[str] = view["colours"]
+        order = tuple(sorted(colours, key=lambda c: (-counts[c], colours.index(c))))
+        tiebreak = view.get("tiebreak")
+        deciding = tiebreak["rank"] if tiebreak and station in tiebreak["stations"] else None
+        shown = tuple((c, counts[c]) for c in order)
+
+        def paint(surface: pygame.Surface, cell: pygame.Rect) -> None:
+            u = theme.unit
+            col_w = min(9.5 * u, cell.width / max(1, len(order)))
+            cy = cell.centery
+            for k, (c, n) in enumerate(shown):
+                x = cell.left + 2.4 * u + k * col_w
+                if k == deciding:
+                    box = pygame.Rect(round(x - 2.4 * u), round(cy - 3.6 * u), round(col_w - 0.6 * u), round(7.2 * u))
+                    pygame.draw.rect(surface, ACCENT, box, max(3, round(0.4 * u)), border_radius=round(0.8 * u))
+                if n:
+                    draw_gem(surface, c, (x, cy), 1.7 * u)
+                    label(surface, theme, str(n), (x + 2.2 * u, cy), "large", TEXT, "midleft", bold=True)
+                elif k == deciding:
+                    label(surface, theme, "0", (x + 2.2 * u, cy), "large", TEXT_DIM, "midleft", bold=True)
+
+        return FinalDetail(("ubongo:gems", shown, deciding), paint, units=58.0)
 
     def draw(self, surface: pygame.Surface, view: dict[str, Any], ctx: RenderContext) -> None:
         paint_all(surface, self.parts(view, ctx.theme, ctx.paused), ctx.now)
@@ -444,11 +481,6 @@ class UbongoRenderer(GameRenderer):
             out.append(Part("ubongo:flying", full, None,
                             lambda s, t: self._flying_gems(s, view, layout, ctx(t)),
                             live=lambda t: self._flight_bounds(view, layout, t)))
-        if phase == "over":
-            out.append(Part("ubongo:ranking", self._ranking_rect(theme, layout),
-                            (view["ranking"], view["winners"], view.get("tiebreak"), view.get("reason"), players,
-                             colours),
-                            lambda s, t: self._ranking(s, theme, view, layout), base=True))
         if paused:
             where = layout.board.center
             paused_word = _("Paused").upper()  # the part's key: a language switch repaints it
@@ -509,10 +541,6 @@ class UbongoRenderer(GameRenderer):
             max_width=third,
             box=header,
         )
-        if view["phase"] == "over":
-            label(surface, theme, _("Press any button for the menu"), (theme.width - 2 * u, header.centery), "body",
-                  ACCENT, "midright", max_width=third, box=header)
-            return
         right = _("{pieces}-piece boards, {left} of {total} left").format(
             pieces=view["pieces"], left=view["boards_left"], total=view["boards_total"])
         label(surface, theme, right, (theme.width - 2 * u, header.centery), "small", TEXT_DIM, "midright",
@@ -945,75 +973,6 @@ class UbongoRenderer(GameRenderer):
                 x, y, r = gem_in_flight(layout, panel, detail, place, k)
                 if r >= 1:
                     draw_gem(surface, colour, (x, y), r)
-
-    @staticmethod
-    def _ranking_rect(theme: Theme, layout: Layout) -> pygame.Rect:
-        """The final ranking's panel: the whole board, its colour legend included (a panel
-        that ended inside the legend cut its words in half at 720p), wide enough to hide the
-        rows' gem counts at its right (a count half under its edge peeked out)."""
-        return layout.board.inflate(-round(0.8 * theme.unit), -round(1 * theme.unit))
-
-    def _ranking(self, surface: pygame.Surface, theme: Theme, view: dict[str, Any], layout: Layout) -> None:
-        u = theme.unit
-        rect = self._ranking_rect(theme, layout)
-        draw.veil(surface, rect, 240, PANEL)
-        pygame.draw.rect(surface, ACCENT, rect, max(3, round(0.4 * u)), border_radius=round(1.2 * u))
-        by_station = {p["station"]: p for p in view["players"]}
-        winners = view["winners"]
-        names = _(" and ").join(by_station[s]["name"] for s in winners)
-        headline = (_("{names} win!") if len(winners) > 1 else _("{names} wins!")).format(names=names)
-        head_colour = theme.station_colour(winners[0]) if len(winners) == 1 else ACCENT
-        label(surface, theme, headline, (rect.centerx, rect.y + 5 * u), "title", head_colour, "center", bold=True,
-              max_width=rect.width - round(4 * u), box=rect)
-        y = rect.y + 11 * u
-        row_h = 8.5 * u
-        col_w = 9.5 * u
-        for entry in view["ranking"]:
-            p = by_station[entry["station"]]
-            colour = theme.station_colour(p["station"])
-            label(
-                surface,
-                theme,
-                f"{entry['rank']}.",
-                (rect.x + 3 * u, y + row_h / 2),
-                "large",
-                TEXT,
-                "midleft",
-                bold=True,
-            )
-            label(
-                surface,
-                theme,
-                p["name"],
-                (rect.x + 9 * u, y + row_h / 2),
-                "large",
-                colour,
-                "midleft",
-                bold=True,
-            )
-            counts: dict[str, int] = p["collection"]
-            order = sorted(view["colours"], key=lambda c: (-counts[c], view["colours"].index(c)))
-            x0 = rect.x + rect.width * 0.42
-            cy = y + row_h / 2
-            tiebreak = view.get("tiebreak")
-            deciding = tiebreak["rank"] if tiebreak and p["station"] in tiebreak["stations"] else None
-            for k, c in enumerate(order):
-                x = x0 + k * col_w
-                if k == deciding:  # the colour rank that broke the tie, boxed
-                    box = pygame.Rect(round(x - 2.4 * u), round(cy - 3.6 * u), round(col_w - 0.6 * u), round(7.2 * u))
-                    pygame.draw.rect(surface, ACCENT, box, max(3, round(0.4 * u)), border_radius=round(0.8 * u))
-                if counts[c]:
-                    draw_gem(surface, c, (x, cy), 1.7 * u)
-                    label(surface, theme, str(counts[c]), (x + 2.2 * u, cy), "large", TEXT, "midleft", bold=True)
-                elif k == deciding:
-                    label(surface, theme, "0", (x + 2.2 * u, cy), "large", TEXT_DIM, "midleft", bold=True)
-            y += row_h
-        reason = word(view.get("reason"))
-        lines = draw.wrap(theme.font("body"), reason, rect.width - round(6 * u))
-        ry = rect.bottom - 2 * u - len(lines) * 5.2 * u
-        for ln in lines:
-            label(surface, theme, ln, (rect.x + 3 * u, ry), "body", TEXT)
-            ry += 5.2 * u
 
 
 RENDERER = UbongoRenderer()

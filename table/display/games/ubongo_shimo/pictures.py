@@ -8,6 +8,7 @@ from collections.abc import Iterator
 import pygame
 
 from table.display.games import GameRenderer, Picture, RenderContext
+from table.display.layers import paint_all
 from table.display.theme import Theme
 from table.games.base import Action, GameSetup
 from table.play.session import Session, run_until_idle
@@ -35,6 +36,12 @@ def pictures(renderer: GameRenderer) -> Iterator[tuple[str, Picture]]:
         paused = session.paused
 
         def picture(surface: pygame.Surface) -> None:
+            if session.is_over():  # the end is the table's final ranking
+                from table.display.final import final_parts  # the table's screen, above the games'
+
+                size = surface.get_size()
+                paint_all(surface, final_parts(session, Theme(*size), size), now)
+                return
             renderer.draw(surface, view, RenderContext(Theme(*surface.get_size()), now, paused))
 
         return picture

@@ -2,7 +2,7 @@
 
 Every station's panel always says what that station is expected to do next (the
 view's ``prompt``); the middle says what the whole table is doing (count-down, cards
-turned, sand running, round result, final ranking).
+turned, sand running, round result; the end is the table's final ranking, with each player's cards and gems).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import pygame
 
 from table.common.i18n import N_, _, ngettext, word
 from table.display import draw
-from table.display.games import GameRenderer, Picture, PlayerOption, RenderContext
+from table.display.games import FinalDetail, GameRenderer, Picture, PlayerOption, RenderContext, words_detail
 from table.display.layers import Part, fill, paint_all
 from table.display.theme import ACCENT, BACKGROUND, BAD, GOOD, PANEL, PANEL_LIGHT, TEXT, TEXT_DIM, Theme
 from table.games.base import Event
@@ -46,8 +46,28 @@ def _seconds_left(view: dict[str, Any], now: float) -> float | None:
 
 class ShimoRenderer(GameRenderer):
     game = "ubongo_shimo"
+    how_to_play = (
+        N_("Everyone solves a puzzle card at once, against the sand."),
+        N_("Solved? Press your button: the first press wins the round's gem."),
+        N_("Solved in time: you keep your card. Not solved: it goes to the first."),
+        N_("After nine rounds the most points (gems plus cards) win."),
+    )
     # Between the seconds (or the round's headline) and the message below.
     banner_at = (0.5, 43.0)
+
+    def final_reason(self, message: Any) -> str:
+        """The engine's reasons in fuller words (:data:`FINAL_REASONS`)."""
+        said = FINAL_REASONS.get(message["id"]) if isinstance(message, dict) else None
+        return _(said) if said else word(message)
+
+    def final_detail(self, view: dict[str, Any], station: int, theme: Theme) -> FinalDetail | None:
+        """Cards and gems: what the points are made of, and the cards break a tie."""
+        for p in view["players"]:
+            if p["station"] == station:
+                cards = ngettext("{n} card", "{n} cards", p["cards"]).format(n=p["cards"])
+                gems = ngettext("{n} gem", "{n} gems", len(p["gems"])).format(n=len(p["gems"]))
+                return words_detail(f"{cards} · {gems}", theme)
+        return None
     sounds: ClassVar[dict[str, str]] = {
         "cards_turned": "go",
         "ubongo": "first",
@@ -197,11 +217,7 @@ class ShimoRenderer(GameRenderer):
         pad = theme.px(2)
         pygame.draw.rect(surface, PANEL, pygame.Rect(0, 0, w, theme.px(11)))
         header = pygame.Rect(0, 0, w, theme.px(11))
-        if view["phase"] == "over":
-            title = _("Ubongo Shimo · game over")
-            draw.label(surface, theme, _("Press any button for the menu"), (w - pad, theme.px(5.5)), "body", ACCENT,
-                       "midright", max_width=w // 2 - pad, box=header)
-        elif view.get("extra_round"):
+        if view.get("extra_round"):
             title = _("Ubongo Shimo · extra round")
         else:
             title = _("Ubongo Shimo · round {round} of {rounds}").format(round=min(view["round"], view["rounds"]),
@@ -218,7 +234,7 @@ class ShimoRenderer(GameRenderer):
         for value in reversed(gems):
             draw.gem(surface, (x, theme.px(5.5)), r, value)
             x -= r * 2.8
-        if variant and view["phase"] != "over":  # at the end the header says how to go on
+        if variant:
             # All the room between the title and the gems (shrunk only when even that is short).
             draw.label(surface, theme, variant, (x - r, theme.px(5.5)), "small", TEXT_DIM, "midright",
                        max_width=int(x - r) - shown.right - 2 * pad, box=header)
@@ -280,8 +296,6 @@ class ShimoRenderer(GameRenderer):
                        bold=True, max_width=glass.left - area.left - theme.px(4))
         elif phase == "results":
             self._results(surface, area, view, theme)
-        elif phase == "over":
-            self._final(surface, area, view, theme)
 
     def _results(self, surface: pygame.Surface, area: pygame.Rect, view: dict[str, Any], theme: Theme) -> None:
         names = {p["station"]: p["name"] for p in view["players"]}
@@ -304,35 +318,6 @@ class ShimoRenderer(GameRenderer):
                    max_width=area.width - theme.px(8))
         draw.label(surface, theme, _("Take new cards, then any station presses its button to start the next round"),
                    (cx, area.bottom - theme.px(6)), "body", TEXT_DIM, "center", max_width=area.width - theme.px(8))
-
-    def _final(self, surface: pygame.Surface, area: pygame.Rect, view: dict[str, Any], theme: Theme) -> None:
-        players = sorted(view["players"], key=lambda p: (-p["points"], -p["cards"]))
-        winners = [p["name"] for p in players if p["station"] in view["winners"]]
-        head = (_("{names} win!") if len(winners) > 1 else _("{names} wins!")).format(names=" & ".join(winners))
-        # A single winner is named in their own colour.
-        head_colour = theme.station_colour(view["winners"][0]) if len(view["winners"]) == 1 else ACCENT
-        draw.label(surface, theme, head, (area.centerx, area.top + theme.px(7)), "title", head_colour, "center",
-                   bold=True, max_width=area.width - theme.px(8), box=area)
-        message = view.get("reason")
-        said = FINAL_REASONS.get(message["id"]) if message else None
-        reason = _(said) if said else word(message)
-        draw.label(surface, theme, reason, (area.centerx, area.top + theme.px(16)), "body", TEXT_DIM, "center",
-                   max_width=area.width - theme.px(8), box=area)
-        y = area.top + theme.px(23)
-        for rank, p in enumerate(players, 1):
-            colour = theme.station_colour(p["station"])
-            row = pygame.Rect(area.centerx - theme.px(60), y, theme.px(120), theme.px(6.5))
-            draw.panel(surface, row, PANEL, theme.px(1))
-            pygame.draw.rect(surface, colour, pygame.Rect(row.left, row.top, theme.px(1.2), row.height))
-            draw.label(surface, theme, f"{rank}. {p['name']}", (row.left + theme.px(3), row.centery), "large", colour,
-                       "midleft", bold=True, max_width=row.width // 2 - theme.px(4), box=row)
-            tally = " · ".join((ngettext("{n} point", "{n} points", p["points"]).format(n=p["points"]),
-                                ngettext("{n} card", "{n} cards", p["cards"]).format(n=p["cards"]),
-                                ngettext("{n} gem", "{n} gems", len(p["gems"])).format(n=len(p["gems"]))))
-            draw.label(surface, theme, tally,
-                       (row.right - theme.px(2), row.centery), "body", TEXT, "midright",
-                       max_width=row.width // 2 - theme.px(2), box=row)
-            y += theme.px(7.5)
 
     @staticmethod
     def _round_note(view: dict[str, Any], p: dict[str, Any]) -> str:

@@ -21,7 +21,7 @@ import pygame
 
 from table.common.i18n import N_, N_plural, _, ngettext, word
 from table.display import draw
-from table.display.games import GameRenderer, RenderContext
+from table.display.games import FinalDetail, GameRenderer, RenderContext, words_detail
 from table.display.games.ugah_ugah import dice
 from table.display.layers import Part, fill, paint_all
 from table.display.theme import (
@@ -163,6 +163,12 @@ def turn_summary(view: dict[str, Any], names: dict[int, str], dice_line: bool = 
 
 class UgahRenderer(GameRenderer):
     game = "ugah_ugah"
+    how_to_play = (
+        N_("On your turn, throw the dice into the tray."),
+        N_("Turn your knob to choose, push to take it."),
+        N_("Move a hunter round the circle, keep one chip, give the other away."),
+        N_("When the hunters meet the hunt ends: most munch points win."),
+    )
     # Inside the circle of chips, above the spoils cards.
     banner_at = (0.28, 24.0)
     sounds: ClassVar[dict[str, str]] = {
@@ -182,6 +188,17 @@ class UgahRenderer(GameRenderer):
             return "round", _("{name} keeps a spoils card").format(name=name)
         if event.kind == "hunters_moved":
             return "round", _("{name}'s hunt is over").format(name=name)
+        return None
+
+    def final_detail(self, view: dict[str, Any], station: int, theme: Theme) -> FinalDetail | None:
+        """What the points are made of: the pile's chips and the spoils cards."""
+        for p in view["players"]:
+            if p["station"] == station:
+                words = _("chips {points}").format(points=p.get("pile_points", 0))
+                cards = len(p.get("spoils", ()))
+                if cards:
+                    words += " + " + ngettext("{n} card x 3", "{n} cards x 3", cards).format(n=cards)
+                return words_detail(words, theme)
         return None
 
     def draw(self, surface: pygame.Surface, view: dict[str, Any], ctx: RenderContext) -> None:
@@ -210,9 +227,7 @@ class UgahRenderer(GameRenderer):
 
     def _column(self, surface: pygame.Surface, side: pygame.Rect, view: dict[str, Any], theme: Theme,
                 names: dict[int, str]) -> None:
-        if view["phase"] == "over":
-            self._final(surface, side, view, theme)
-        else:
+        if view["phase"] != "over":  # the end is the table's final ranking
             self._side(surface, side, view, theme, names)
             h = theme.height
             self._players(surface, pygame.Rect(side.left, theme.px(71), side.width, h - theme.px(71)), view, theme)
@@ -631,50 +646,6 @@ class UgahRenderer(GameRenderer):
             draw.label(surface, theme, prompt, (rect.right - theme.px(1.5), rect.centery), "body",
                        ACCENT if p["active"] else TEXT, "midright", bold=p["active"],
                        max_width=max(10, rect.right - sx - theme.px(3)), box=rect)
-
-    def _final(self, surface: pygame.Surface, area: pygame.Rect, view: dict[str, Any], theme: Theme) -> None:
-        pad = theme.px(2)
-        x0, width = area.left + pad, area.width - 2 * pad
-        players = sorted(view["players"], key=lambda p: -p["points"])
-        winners = [p["name"] for p in players if p["station"] in view["winners"]]
-        head = (_("{names} share the win!") if len(winners) > 1 else _("{names} wins!")).format(
-            names=" & ".join(winners))
-        draw.label(surface, theme, _("The hunters met: the hunt is over"), (x0, pad), "body", TEXT_DIM,
-                   max_width=width)
-        head_colour = theme.station_colour(view["winners"][0]) if len(view["winners"]) == 1 else ACCENT
-        draw.label(surface, theme, head, (x0, theme.px(7)), "title", head_colour, bold=True, max_width=width)
-        draw.label(surface, theme, _("Press any button for the menu"), (x0, area.bottom - pad), "body", ACCENT,
-                   "bottomleft", max_width=width)
-        y = theme.px(19)
-        row_h = theme.px(18) if len(players) <= 3 else theme.px(14.5)
-        for p in players:
-            colour = theme.station_colour(p["station"])
-            rect = pygame.Rect(x0, y, width, row_h - theme.px(1.2))
-            won = p["station"] in view["winners"]
-            draw.panel(surface, rect, PANEL_LIGHT if won else PANEL, theme.px(1), colour, theme.px(0.5))
-            drawn = draw.label(surface, theme, p["name"], (rect.left + pad, rect.top + theme.px(1)), "large", colour,
-                               bold=True, max_width=rect.width // 2, box=rect)
-            draw.label(surface, theme, f"{p['points']}", (rect.right - pad, rect.top + theme.px(0.5)), "title",
-                       ACCENT if won else TEXT, "topright", bold=True, box=rect)
-            cards = len(p["spoils"])
-            detail = _("chips {points}").format(points=p["pile_points"])
-            if cards:
-                detail += " + " + ngettext("{n} card x 3", "{n} cards x 3", cards).format(n=cards)
-            draw.label(surface, theme, detail, (rect.right - pad - theme.px(12), rect.top + theme.px(3)), "body",
-                       TEXT_DIM, "topright", max_width=rect.right - pad - theme.px(14) - drawn.right, box=rect)
-            # the revealed pile
-            r = theme.px(2.1)
-            cx: float = rect.left + pad + r
-            cy = rect.bottom - r - theme.px(1.2)
-            for chip in sorted(p["pile"], key=lambda c: -c["points"]):
-                fill = CATERPILLAR if chip["caterpillar"] else CHIP_FACE
-                pygame.draw.circle(surface, fill, (cx, cy), r)
-                pygame.draw.circle(surface, CHIP_EDGE, (cx, cy), r, 1)
-                draw.label(surface, theme, str(chip["points"]), (cx, cy), "small", (40, 28, 16), "center", bold=True)
-                cx += r * 2.2
-                if cx > rect.right - r - pad:
-                    break
-            y += row_h
 
 
 RENDERER = UgahRenderer()

@@ -198,6 +198,12 @@ class UmtataRenderer(GameRenderer):
     """Draws every phase of an Umtata game from the public view."""
 
     game = "umtata"
+    how_to_play = (
+        N_("Hear the clue: which country is Umtata?"),
+        N_("Turn your knob to a region and colour, push to lock your guess."),
+        N_("Sure of the country? Press your button for Tataaa! and pick it with the knob."),
+        N_("Right answers score: the first to reach the target wins."),
+    )
     # Over the sea and the coasts at the map's top edge: no name there.
     banner_at = (0.31, 1.0)
     sounds: ClassVar[dict[str, str]] = {
@@ -367,17 +373,10 @@ class UmtataRenderer(GameRenderer):
             round=view["round"], reader=_station_name(view, reader), topic=_(TOPIC_NAMES.get(topic, topic)))
         pygame.draw.circle(surface, theme.station_colour(reader), (rect.x + u(1), rect.y + u(1.8)), u(1))
         info_colour = TEXT_DIM
-        if phase == "over":  # at the end the line says how to go on
-            info, info_colour = _("Press any button for the menu"), ACCENT
         text(surface, theme, info, (rect.x + u(3), rect.y), "small", info_colour, max_width=rect.w - u(3), box=rect)
         y = rect.y + u(5)
         reveal = view.get("reveal")
-        if phase == "over" and reveal:
-            winners = [_station_name(view, s) for s in view["winners"]]
-            title = (_("{name} wins!").format(name=winners[0]) if len(winners) == 1 else
-                     _("{names} share the win!").format(names=_(" and ").join(winners)))
-            colour = theme.station_colour(view["winners"][0]) if len(view["winners"]) == 1 else ACCENT
-            y = _block(surface, theme, title, pygame.Rect(rect.x, y, rect.w, 0), "title", colour, 2, bold=True)
+        if phase == "over" and reveal:  # the table's final ranking names the winners
             answer = _("Umtata was {country}: {explanation}").format(country=_country_in_sentence(reveal["country"]),
                                                                      explanation=reveal["explain"])
             return _block(surface, theme, answer, pygame.Rect(rect.x, y + u(1), rect.w, 0), "body", TEXT, 4)

@@ -36,6 +36,8 @@ from table.games.base import Event
 SIGNAL_GREEN: Colour = (40, 170, 90)
 """The whole screen at the signal: seen out of the corner of an eye."""
 
+N_("Buzzer race")  # the game's name, as the table's own screens word it
+
 MAX_PIPS = 10
 """Up to this many points to win are drawn as pips; more are written as a number."""
 
@@ -50,6 +52,12 @@ class BuzzerRenderer(GameRenderer):
     """The screen of the game ``buzzer_race``."""
 
     game = "buzzer_race"
+    how_to_play = (
+        N_("Wait until the screen turns green."),
+        N_("Then press your button, faster than everyone else."),
+        N_("Pressing too early puts you out of the round."),
+        N_("The first to the points to win wins."),
+    )
     banner_at: ClassVar[tuple[float, float]] = (0.5, 44.0)  # under the round's headline, above the panels
     sounds: ClassVar[Mapping[str, str]] = {
         "signal": "go",
