@@ -25,7 +25,7 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests" / "ubongo"))
+sys.path.insert(0, str(ROOT / "tests" / "games" / "ubongo"))
 
 import pygame  # noqa: E402
 from make_ubongo_screens import SHOTS  # noqa: E402

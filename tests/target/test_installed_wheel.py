@@ -95,7 +95,7 @@ def test_every_scripted_game_plays_headless_through_run(installed: Installed, tm
         done = installed.table("run", "--headless", "--script", str(SCENARIOS / f"{name}.toml"), "--speed", "50",
                                "--journal", str(journal))
         assert done.returncode == 0, done.stderr
-    umtata = CHECKOUT / "tests" / "umtata" / "scenarios" / "world-cup-2006.toml"
+    umtata = CHECKOUT / "tests" / "games" / "umtata" / "scenarios" / "world-cup-2006.toml"
     done = installed.table("run", "--headless", "--script", str(umtata), "--speed", "50", "--journal", str(journal))
     assert done.returncode == 0, done.stderr
     db = sqlite3.connect(f"file:{journal}?mode=ro", uri=True)
