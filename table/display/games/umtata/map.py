@@ -486,6 +486,11 @@ def _layout(src: Sources, width: int, height: int) -> Layout:
     scale = _scale(src, (width, height))
     ids = _raster(src, width, height)
     taken = np.zeros((height, width), dtype=bool)
+    # No name along the map's edges: the map may meet the screen's, where a celebration's
+    # glow runs (thinner than this band).
+    edge = max(2, height // 50)
+    taken[:edge, :] = taken[-edge:, :] = True
+    taken[:, :edge] = taken[:, -edge:] = True
     pad = max(2, height // 300)
 
     def take(rect: pygame.Rect) -> None:
