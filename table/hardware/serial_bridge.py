@@ -369,11 +369,13 @@ class SerialBridge(Stations):
             self._hello(version, msg.fields[1], stations)
 
     def _hello(self, version: int, firmware: str, stations: int) -> None:
-        self.hello = {"protocol": version, "firmware": firmware, "stations": stations}
+        # The mismatch is known before ``hello`` is: a reader of ``hello`` on another
+        # thread then always sees the mismatch that goes with it.
         mismatch = version_mismatch(version)
         if mismatch is not None and mismatch != self.protocol_mismatch:
             log.error("%s", mismatch[0].upper() + mismatch[1:])
         self.protocol_mismatch = mismatch
+        self.hello = {"protocol": version, "firmware": firmware, "stations": stations}
 
     def _act(self, report: Report) -> None:
         verb, v = report.verb, report.values
