@@ -143,7 +143,7 @@ def _die_mask(
         below = bg.rows(y0, min(y0 + STRIP, h))
         # One pass converts and adds; OpenCV takes the scalar 1.0, which its stubs do not list.
         r = [
-            cv2.divide(cv2.add(p[rows], 1.0, dtype=cv2.CV_32F), b)  # type: ignore[call-overload]
+            cv2.divide(cv2.add(p[rows], 1.0, dtype=cv2.CV_32F), b)  # type: ignore[call-overload,unused-ignore]
             for p, b in zip(planes, below, strict=True)
         ]
         lum = (r[0] + r[1] + r[2]) * np.float32(1 / 3)

@@ -125,7 +125,9 @@ class TickMapper:
     changing the offset between two edges of the same race could swap them;
     within a race, differences between edges are kept exactly. A jump of the
     library's clock by more than ``jump`` seconds (a wall clock being set)
-    restarts the estimate.
+    restarts the estimate; a jump forward does so even while a race is open,
+    since an edge can never be stamped later than it arrives (a bridge that
+    rebooted while its old clock was behind, say).
     """
 
     jump: float = 1.0
@@ -133,6 +135,10 @@ class TickMapper:
 
     def to_table(self, ticks: float, arrival: float, adjust: bool = True) -> float:
         d = arrival - ticks
-        if self.offset is None or (adjust and (d < self.offset or d > self.offset + self.jump)):
+        if (
+            self.offset is None
+            or d < self.offset - self.jump
+            or (adjust and (d < self.offset or d > self.offset + self.jump))
+        ):
             self.offset = d
         return ticks + self.offset
