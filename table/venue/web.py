@@ -411,6 +411,8 @@ class _Connection(asyncio.Protocol):
         if self.paused:
             self.behind = True
             if time.monotonic() - self.paused_at > self.server.limits.stalled_s:
+                # Out of the streams at once: abort() reports the loss only on the loop's next turn.
+                self.server.streams.discard(self)
                 self.server.tally.note("stalled", "closed event streams nobody read for "
                                        f"{self.server.limits.stalled_s:.0f} s")
                 transport.abort()
