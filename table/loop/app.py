@@ -129,6 +129,9 @@ class Table:
         self.live = False
         self._attract_next = float("-inf")  # when the demo shows its next picture (see ``step``)
         self.frames_drawn = 0
+        self.redraw_due = True
+        """The screens changed outside a step (a game started by a script or a test, a
+        screen pushed): the next frame must draw, however still the table was."""
         self.input_filter: Callable[[Action], bool] | None = None
         self.prepare_enabled = prepare
         self._dispatching = False
@@ -153,10 +156,12 @@ class Table:
 
     def push_screen(self, screen: Screen) -> None:
         self.screens.append(screen)
+        self.redraw_due = True
 
     def pop_screen(self) -> None:
         if len(self.screens) > 1:
             self.screens.pop()
+            self.redraw_due = True
 
     def start_game(self, setup: GameSetup, seed: int | None = None) -> None:
         """Start a new game; it is journaled from its first moment.
@@ -266,6 +271,7 @@ class Table:
         self._session = None
         self.game_id = None
         self.screens = [self.lobby]
+        self.redraw_due = True
 
     # -- the loop ---------------------------------------------------------------------
     def dispatch(self, action: Action) -> None:
@@ -354,12 +360,17 @@ class Table:
             if starting:
                 self._drop_before = self.clock()  # the new screen's first frame is drawn
             self._attract_next = top.next_frame(now) if isinstance(top, AttractScreen) else float("-inf")
-        for output in list(self.outputs):
-            self._guard(output, output.update, self._session, self.game_time(now))
+        self.update_outputs(now)
         if (not arrived and not self.live and not self.composer.pending and self._unprepared()
                 and now - self.last_input >= PREPARE_AFTER_S and not isinstance(top, AttractScreen)):
             self._prepare_step()
         return drawn
+
+    def update_outputs(self, now: float) -> None:
+        """Let the outputs follow the game at clock time ``now`` (``step`` does it too; the
+        loop calls this alone when only an output asked for the moment: the LEDs' glow)."""
+        for output in list(self.outputs):
+            self._guard(output, output.update, self._session, self.game_time(now))
 
     def _unprepared(self) -> bool:
         return self.prepare_enabled and self._prepared != (self.surface.get_size(), language())
@@ -402,6 +413,7 @@ class Table:
             self.composer.reset()
         self.composer.sweep = self.screens[-1].sweeps
         self.dirty = self.composer.compose(self.surface, parts, now)
+        self.redraw_due = False
         # A sweep still owes regions of the new picture: frames must keep coming.
         self.live = any(part.live is not None for part in parts) or bool(self.composer.pending)
         if not self.dirty:
@@ -467,7 +479,7 @@ class Table:
         top = self.screens[-1]
         if len(self.screens) > 1 and isinstance(top, AttractScreen):
             return max(now, top.next_frame(now))
-        if self.live or self._pending_start is not None:
+        if self.live or self.redraw_due or self._pending_start is not None:
             return now
         times: list[float] = []
         session = self._session
