@@ -34,6 +34,9 @@ LANGUAGE_NAMES: dict[str, str] = {"en": "English", "de": "Deutsch"}
 
 DOMAIN = "table"
 
+SOURCE_LANGUAGE = "en"
+"""The language the message ids are written in."""
+
 _current = LANGUAGES[0]
 
 
@@ -71,7 +74,12 @@ def add_catalogue(package: str) -> None:
 @cache
 def translations(code: str) -> gettext.NullTranslations:
     """Every known catalogue of ``code`` chained, the table's first (:func:`add_catalogue`);
-    English message ids pass through where none has a translation."""
+    English message ids pass through where none has a translation.
+
+    The message ids are the English text (``en.po`` is each id as its own translation,
+    with English plurals: one, else many), so English reads no catalogue at all."""
+    if code == SOURCE_LANGUAGE:
+        return gettext.NullTranslations()
     chain: gettext.NullTranslations | None = None
     for package in _catalogues:
         found = _catalogue(package, code)

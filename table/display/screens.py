@@ -28,7 +28,7 @@ import pygame
 
 from table.common.i18n import LANGUAGE_NAMES, N_, _, language, next_language, set_language
 from table.display import draw, final, howto, moments
-from table.display.games import PlayerOption, renderer_parts, renderers
+from table.display.games import PlayerOption, renderer_of, renderer_parts
 from table.display.layers import Live, Paint, Part, fill, paint_all, whole
 from table.display.theme import ACCENT, BACKGROUND, GOOD, PANEL, PANEL_LIGHT, TEXT, TEXT_DIM, Colour, Theme
 from table.games import lobby_games, registry
@@ -114,14 +114,14 @@ def _game_title(name: str) -> str:
 def variant_name(game: str, variant: str) -> str:
     """``game``'s ``variant`` as the lobby shows it (the name its screen gives it, in the
     language in force; a variant its screen does not name shows as it is)."""
-    renderer = renderers().get(game)
+    renderer = renderer_of(game)
     names = renderer.variant_names if renderer is not None else {}
     return _(names[variant]) if variant in names else variant
 
 
 def player_options(game: str) -> tuple[PlayerOption, ...]:
     """The settings each player of ``game`` chooses in the lobby (none without a screen)."""
-    renderer = renderers().get(game)
+    renderer = renderer_of(game)
     return renderer.player_options if renderer is not None else ()
 
 
@@ -578,7 +578,7 @@ class GameScreen(Screen):
         over = followed[2]
         theme = player_theme(self.theme, session)
         if self.celebrations:
-            renderer = renderers().get(session.engine.name)
+            renderer = renderer_of(session.engine.name)
             for event in events[seen:]:
                 if event.station is None:
                     continue
@@ -612,7 +612,7 @@ class GameScreen(Screen):
         shape = (session.paused, session.ended, size, language(), tuple(self.moments), ready)
         if memo is not None and memo[0] is session.state and memo[1] == shape:
             return memo[2]
-        renderer = renderers().get(session.engine.name)
+        renderer = renderer_of(session.engine.name)
         theme = player_theme(self.theme, session)
         if session.is_over():
             lit_at = None if ready or self.over_since is None else self.over_since + final.HOLD_S
@@ -899,7 +899,7 @@ class AttractScreen(Screen):
         memo = self._memo
         shown = self.card[0] if self.card is not None else demo.state
         if memo is None or memo[0] is not shown or memo[1] != (size, language()):
-            renderer = renderers().get(demo.engine.name)
+            renderer = renderer_of(demo.engine.name)
             if self.card is not None:
                 parts = howto.card_parts(self.card[0], self.theme, size)
             elif demo.is_over():

@@ -87,10 +87,13 @@ def station_picture(lines: Sequence[StationLine], size: tuple[int, int] = (128, 
             break
         surface.blit(img, ((w - img.get_width()) // 2, y))
         y += img.get_height() + (2 if kind == "big" else 1)
-    grey = pygame.surfarray.pixels_red(surface)
-    lit = (grey.T > 127).astype("uint8")  # surfarray is column-major: rows first for the picture
-    del grey
-    return StationPicture(w, h, lit.tobytes())
+    # Rows first, one byte a pixel: 1 where the red channel is lit (the text is white).
+    red = pygame.image.tobytes(surface, "RGBX")[0::4]
+    return StationPicture(w, h, red.translate(_LIT))
+
+
+_LIT = bytes(int(v > 127) for v in range(256))
+"""A byte's brightness to a one-bit pixel (``bytes.translate`` table)."""
 
 
 def draw_station_picture(surface: pygame.Surface, rect: pygame.Rect, picture: OneBitPicture) -> pygame.Rect:

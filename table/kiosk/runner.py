@@ -266,11 +266,11 @@ class Runner:
     def _wire(self, hardware: HardwareConfig, config_dir: Path | None) -> tuple[list[Any], list[Output]]:
         """Start the stations (the simulator's or the hardware config's) and make the
         outputs; returns the table loop's inputs and outputs."""
-        from table.display.games import renderers
         from table.display.theme import STATION_COLOURS
         from table.hardware.sim import SimStations
         from table.loop.outputs import (
             ButtonLeds,
+            GameOutputs,
             HourglassOutput,
             ScreenHourglass,
             ScreenStationDisplays,
@@ -295,8 +295,7 @@ class Runner:
         displays = self.screen_displays if sim else _station_displays(hardware)
         if displays is not None:
             outputs.append(StationScreens(displays))
-        for renderer in renderers().values():
-            outputs += renderer.outputs(config_dir)  # each game's own (speech, say)
+        outputs.append(GameOutputs(config_dir))  # each game's own (speech, say), made when it first plays
         inputs: list[Any] = [self.station_inputs, self.sim_stations] if sim else [self.station_inputs]
         if config.tray.camera:
             from table.loop.tray import camera_watcher

@@ -25,13 +25,14 @@ from typing import Any, Protocol, runtime_checkable
 import pygame
 
 from table.common.config import TableConfig
-from table.common.i18n import language, set_language
+from table.common.i18n import _, language, set_language
 from table.display.games import preparations
 from table.display.layers import Composer, Part
 from table.display.screens import AttractScreen, GameScreen, LobbyScreen, PausedScreen, Screen, player_theme
 from table.display.station_marks import FLASH_S, hold_ring, press_flash
 from table.display.theme import Theme
-from table.games.base import TICK, Action, GameSetup
+from table.games import registry
+from table.games.base import TICK, Action, GameError, GameSetup
 from table.play.journal import Journal
 from table.play.session import Session
 
@@ -330,6 +331,15 @@ class Table:
             self._pending_start = None
             try:
                 self._start_now(setup, seed)
+            except (GameError, TypeError, ValueError) as exc:
+                # The config's options for this game are refused by its engine: checked
+                # here, when the game starts, not at every start of the table (the trial
+                # setups cost seconds on a Pi); ``table check-config`` finds them ahead.
+                log.error("%s cannot start: games.%s: %s", setup.game, setup.game, exc)
+                self.lobby.message = _("{game} cannot start with this table's settings").format(
+                    game=registry()[setup.game].title)
+                self._drop_before = float("-inf")
+                self.lobby.starting = False
             except Exception:
                 self._drop_before = float("-inf")  # no game: the lobby takes inputs again
                 self.lobby.starting = False

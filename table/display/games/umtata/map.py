@@ -25,8 +25,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import cache, lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
 import pygame
 
 from table.common.checks import load_json
@@ -36,6 +36,9 @@ from table.common.i18n import language
 from table.display.layers import merge_rects, offscreen
 from table.display.theme import Theme, note_text, noting
 from table.games.umtata.board import BOARD_FILE, MAP_LIMIT, Board, load_board
+
+if TYPE_CHECKING:  # numpy loads with the first map drawn, not with the table
+    import numpy as np
 
 Colour = tuple[int, int, int]
 Point = tuple[int, int]
@@ -259,6 +262,8 @@ def _raster(src: Sources, width: int, height: int) -> np.ndarray:
     """Which shape covers each pixel (``[y, x]``): 0 sea, 1..48 board countries in board
     order, ``GREY_ID0`` and up the grey neighbours. Larger shapes are drawn first, so an
     enclave (San Marino, the Vatican) stays on top of the country around it."""
+    import numpy as np
+
     europe = _read_map(src[0])
     board = load_board(src[1])
     scale = _scale(src, (width, height))
@@ -278,6 +283,8 @@ def _raster(src: Sources, width: int, height: int) -> np.ndarray:
 
 def _pattern_masks(width: int, height: int) -> dict[str, np.ndarray]:
     """The printed board's faint region patterns over the whole map, one mask per region."""
+    import numpy as np
+
     step = max(7, height // 45)
     out: dict[str, np.ndarray] = {}
     for region in ("north", "south", "east", "west"):
@@ -310,6 +317,8 @@ def _pattern_masks(width: int, height: int) -> dict[str, np.ndarray]:
 def _base(src: Sources, width: int, height: int) -> pygame.Surface:
     """The plain map at one size: sea, land in colours with patterns, outlines, region lines,
     the inset's frame, region names. No labels and no markers (they go on top)."""
+    import numpy as np
+
     europe = _read_map(src[0])
     board = load_board(src[1])
     scale = _scale(src, (width, height))
@@ -357,6 +366,8 @@ def _tag_px(height: int) -> int:
 
 def _fits(mask: np.ndarray, w: int, h: int) -> np.ndarray:
     """For each top-left corner (y, x), whether a ``w`` x ``h`` box there lies wholly in ``mask``."""
+    import numpy as np
+
     if mask.shape[0] < h or mask.shape[1] < w:
         return np.zeros((0, 0), dtype=bool)
     ii = np.zeros((mask.shape[0] + 1, mask.shape[1] + 1), dtype=np.int32)
@@ -379,6 +390,8 @@ def _box(shape: Shape, scale: float, width: int, height: int) -> Box:
 
 def _inside_spot(ids: np.ndarray, value: int, box: Box, anchor: Point, w: int, h: int) -> pygame.Rect | None:
     """The box of ``w`` x ``h`` wholly inside the shape ``value`` nearest to ``anchor``."""
+    import numpy as np
+
     x0, y0, x1, y1 = box
     fits = _fits(ids[y0:y1, x0:x1] == value, w, h)
     if fits.size == 0 or not fits.any():
@@ -391,6 +404,8 @@ def _inside_spot(ids: np.ndarray, value: int, box: Box, anchor: Point, w: int, h
 
 
 def _nearest_pixel(ids: np.ndarray, value: int, box: Box, anchor: Point) -> Point | None:
+    import numpy as np
+
     ax, ay = anchor
     if 0 <= ay < ids.shape[0] and 0 <= ax < ids.shape[1] and ids[ay, ax] == value:
         return anchor
@@ -415,6 +430,8 @@ def tag_near(height: int) -> int:
 
 def _sums(a: np.ndarray, w: int, h: int) -> np.ndarray:
     """For each top-left corner (y, x), the sum of ``a`` over the ``w`` x ``h`` box there."""
+    import numpy as np
+
     ii = np.zeros((a.shape[0] + 1, a.shape[1] + 1), dtype=np.float64)
     ii[1:, 1:] = a.astype(np.float64).cumsum(0).cumsum(1)
     return np.asarray(ii[h:, w:] - ii[:-h, w:] - ii[h:, :-w] + ii[:-h, :-w])
@@ -427,6 +444,8 @@ def _touching_spot(own: np.ndarray, taken: np.ndarray, cover: np.ndarray, value:
     free box at all. Cost: the share of each other country it hides (its own is free:
     a name on its country is the aim), and :data:`DRIFT` for the distance of its middle
     from ``anchor``."""
+    import numpy as np
+
     height, width = own.shape
     ys, xs = np.nonzero(own)
     while near <= max(width, height):
@@ -458,6 +477,8 @@ def _touching_spot(own: np.ndarray, taken: np.ndarray, cover: np.ndarray, value:
 def _nearest_own(own: np.ndarray, rect: pygame.Rect) -> Point:
     """Where a tag's leader line ends: the pixel of ``own`` nearest to the tag ``rect``
     (one under it, if any), of those the one nearest to its middle."""
+    import numpy as np
+
     ys, xs = np.nonzero(own)
     gap = np.hypot(np.maximum(np.maximum(rect.left - xs, xs - (rect.right - 1)), 0),
                    np.maximum(np.maximum(rect.top - ys, ys - (rect.bottom - 1)), 0))
@@ -481,6 +502,8 @@ def _layout(src: Sources, width: int, height: int) -> Layout:
     Nothing placed overlaps anything placed before it, unless the map is so small that no
     free spot is left (far below 1280x720), where a tag then overlaps rather than fails.
     """
+    import numpy as np
+
     europe = _read_map(src[0])
     board = load_board(src[1])
     scale = _scale(src, (width, height))
@@ -646,6 +669,8 @@ def _draw_labels(surface: pygame.Surface, layout: Layout, board: Board, marked: 
 @lru_cache(maxsize=2)
 def _dimmed(src: Sources, width: int, height: int) -> pygame.Surface:
     """The plain map darkened, the backdrop of a highlight."""
+    import numpy as np
+
     pixels = pygame.surfarray.array3d(_base(src, width, height))
     surface = pygame.Surface((width, height))
     pygame.surfarray.blit_array(surface, (pixels.astype(np.uint16) * 2 // 5).astype(np.uint8))
