@@ -23,7 +23,6 @@ import gettext
 import io
 from collections.abc import Callable, Mapping
 from functools import cache
-from importlib import resources
 from typing import Any
 
 LANGUAGES: tuple[str, ...] = ("en", "de")
@@ -93,6 +92,8 @@ def translations(code: str) -> gettext.NullTranslations:
 def _catalogue(package: str, code: str) -> gettext.NullTranslations:
     """``package``'s catalogue of ``code``: the compiled ``.mo`` of an installed wheel,
     else the ``.po`` compiled in memory, else nothing."""
+    from importlib import resources
+
     folder = resources.files(package) / "locale"
     mo = folder / f"{code}.mo"
     if mo.is_file():

@@ -22,19 +22,21 @@ import math
 import random
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import pygame
 
 from table.common.i18n import LANGUAGE_NAMES, N_, _, language, next_language, set_language
-from table.display import draw, final, howto, moments
+from table.display import draw
 from table.display.games import PlayerOption, renderer_of, renderer_parts
 from table.display.layers import Live, Paint, Part, fill, paint_all, whole
 from table.display.theme import ACCENT, BACKGROUND, GOOD, PANEL, PANEL_LIGHT, TEXT, TEXT_DIM, Colour, Theme
 from table.games import lobby_games, registry
 from table.games.base import Action, GameSetup, knob_choice
-from table.play.autoplay import next_random_action
 from table.play.session import END, PAUSE, RESUME, UNDO, Session
+
+if TYPE_CHECKING:  # the game's screens, the demo's: loaded with the first of them, not with the lobby
+    from table.display import moments
 
 log = logging.getLogger(__name__)
 
@@ -560,15 +562,21 @@ class GameScreen(Screen):
 
     def _ready(self, now: float) -> bool:
         """Whether the final ranking has stood long enough for a press to leave it."""
+        from table.display import final
+
         return self.over_since is not None and now - self.over_since >= final.HOLD_S
 
     def notify(self, text: str, now: float) -> None:
         """Say for a few seconds what a table-menu choice did (shown with or without
         celebrations: it is information, not decoration)."""
+        from table.display import moments
+
         self.moments = [m for m in self.moments if m.kind != "notice"] + [moments.notice(text, now)]
 
     def _follow(self, session: Session, now: float) -> None:
         """Start the moments that the game's new events (and its end) call for."""
+        from table.display import moments
+
         events = session.state.events
         followed = self._followed
         if followed is None or followed[0] != id(session):
@@ -604,6 +612,8 @@ class GameScreen(Screen):
         return session.game_time(t)
 
     def parts(self, size: tuple[int, int], now: float) -> list[Part]:
+        from table.display import final, moments
+
         session = self.control.session
         if session is None:
             return [Part("game:empty", whole(size), None, lambda s, t: fill(s, BACKGROUND), base=True)]
@@ -869,6 +879,8 @@ class AttractScreen(Screen):
         return (math.floor(now * self.FPS) + 1) / self.FPS
 
     def update(self, now: float) -> None:
+        from table.play.autoplay import next_random_action
+
         demo = self.demo
         assert demo is not None
         t = self.demo_time(now)
@@ -894,6 +906,8 @@ class AttractScreen(Screen):
                 self.last_round = demo.state.round
 
     def parts(self, size: tuple[int, int], now: float) -> list[Part]:
+        from table.display import final, howto
+
         demo = self.demo
         assert demo is not None
         memo = self._memo

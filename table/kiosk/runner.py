@@ -24,11 +24,9 @@ from typing import TYPE_CHECKING, Any
 from table.common.config import TableConfig
 from table.common.errors import TableError
 from table.display.layers import offscreen
-from table.display.sim_window import draw_stations_bar
 from table.hardware.config import HardwareConfig
 from table.kiosk.faults import arm_test_fault, hang_for_the_watchdog
 from table.kiosk.systemd import EXIT_LEAVE_KIOSK, LeaveGesture, Notifier
-from table.loop.outputs import draw_led_hourglass
 from table.play.journal import Journal
 
 if TYPE_CHECKING:
@@ -520,7 +518,9 @@ class Runner:
         screenshot's picture), where they changed (``force``: all of them)."""
         import pygame
 
+        from table.display.sim_window import draw_stations_bar
         from table.display.theme import Theme
+        from table.loop.outputs import draw_led_hourglass
 
         sim = self.sim_stations
         out = []
