@@ -282,7 +282,7 @@ def cpu(seconds: float, work: Path) -> None:
         share = {name: (cpu_seconds(p.pid) - begin[name]) / wall for name, p in procs.items()}
     finally:
         for p in procs.values():
-            p.terminate()
+            p.kill()  # SDL takes SIGTERM as a window's close, which the baselines never look for
             p.wait(timeout=30)
     print(f"\n## CPU over {wall:.0f} s (/proc/PID/stat, the four processes side by side)")
     print(f"baselines: a 24 fps full-screen fill + blit: {share['animation'] * 100:.2f}% of a core; "
@@ -299,7 +299,7 @@ def soak(minutes: float, work: Path) -> None:
     assert base.stdout is not None
     base.stdout.readline()
     base_rss = rss_mb(base.pid)
-    base.terminate()
+    base.kill()
     base.wait(timeout=30)
     table = table_process(work, "soak", 5.0, env)
     samples: list[tuple[float, float]] = []

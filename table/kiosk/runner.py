@@ -202,6 +202,7 @@ class Runner:
         """When the table (not only an output) next needs a step if no input comes."""
         self.stop_at = math.inf
         """Clock time at which :meth:`run` ends (its ``seconds``)."""
+        self._timed_outputs: list[Callable[[float], float | None]] = []
         self._sim_key: object = None
         self._led_frame: tuple[Any, ...] | None = None
         self.on_present: Callable[[], None] | None = None
@@ -419,12 +420,15 @@ class Runner:
             self.table.pop_screen()
         if self.script is not None and not self.stop:
             self._feed_script(now)
-        if (woken or events or cancelled or now >= self.table_due or self.script is not None
-                or not self.wait_for_input):
-            drawn = self.table.step(now)
-        else:
+        if not (woken or events or cancelled or now >= self.table_due or self.script is not None
+                or not self.wait_for_input or self.fault_hang):
+            # Only an output asked for this moment (the LEDs' glow): step the outputs,
+            # nothing else; an idle table's wakes are mostly these.
             self.table.update_outputs(now)
-            drawn = False
+            self.notifier.watchdog(now)
+            self.wake_at = self._next_wake(now)
+            return
+        drawn = self.table.step(now)
         if not self.ready_sent:
             # The first frame is drawn: tell systemd the table is up.
             self.notifier.ready("the table is running")
@@ -475,8 +479,8 @@ class Runner:
 
     def _wake_at(self, now: float) -> float:
         """When the next frame is needed if no input comes (``now``: at the next frame
-        time; ``math.inf``: only an input). Sets ``table_due``: when the table itself
-        needs a step (the rest are outputs' steps)."""
+        time; ``math.inf``: only an input), after a step of the table. Sets
+        ``table_due``: when the table itself needs a step (the rest are outputs' steps)."""
         if self.script is not None or not self.wait_for_input:
             self.table_due = now
             return now
@@ -493,19 +497,24 @@ class Runner:
         if expiry is not None:
             table_due = min(table_due, expiry)  # the question goes when nobody answers it
         self.table_due = table_due
+        self._timed_outputs = [output.next_update for output in self.table.outputs if hasattr(output, "next_update")]
+        return self._next_wake(now)
+
+    def _next_wake(self, now: float) -> float:
+        """The earliest of the table's next step, the outputs' next steps, the watchdog's
+        ping and the end of the run."""
+        table_due = self.table_due
         times = [table_due, self.stop_at]
         game_now = self.table.game_time(now)
-        for output in self.table.outputs:
+        for next_update in self._timed_outputs:
             # Outputs keep game time; their next update is as far from now on the clock.
-            next_update = getattr(output, "next_update", None)
-            if next_update is not None:
-                t = next_update(game_now)
-                if t is not None:
-                    at = now + (t - game_now)
-                    # A table step coming a moment later updates the outputs too: the
-                    # glow of the LEDs can wait that moment rather than wake the loop twice.
-                    if not at <= table_due <= at + OUTPUT_SLACK_S:
-                        times.append(at)
+            t = next_update(game_now)
+            if t is not None:
+                at = now + (t - game_now)
+                # A table step coming a moment later updates the outputs too: the
+                # glow of the LEDs can wait that moment rather than wake the loop twice.
+                if not at <= table_due <= at + OUTPUT_SLACK_S:
+                    times.append(at)
         ping = self.notifier.next_ping()
         if ping is not None:
             times.append(ping)
