@@ -844,6 +844,10 @@ class AttractScreen(Screen):
         """The game whose card shows now, and the demo time it came."""
         self.rounds_played = 0
         self._memo: tuple[object, tuple[tuple[int, int], str], list[Part]] | None = None
+        self._pending: Action | None = None
+        """The demo's next input, drawn ahead: the loop sleeps until its time."""
+        self._animated = True
+        """Whether the picture shown moves by itself (the sand, flying gems), besides the title."""
         self._new_demo(0.0)
 
     def _new_demo(self, t: float) -> None:
@@ -856,6 +860,7 @@ class AttractScreen(Screen):
         self.demo = Session.start(name, setup, self.rng.randrange(1 << 30))
         self.demo.last_t = t
         self.last_round = 1
+        self._pending = None
 
     def handle(self, action: Action) -> None:
         self.control.pop_screen()
@@ -875,8 +880,38 @@ class AttractScreen(Screen):
         return self.demo_time(math.floor(now * self.FPS) / self.FPS)
 
     def next_frame(self, now: float) -> float:
-        """Clock time of the demo's next picture step after ``now``."""
-        return (math.floor(now * self.FPS) + 1) / self.FPS
+        """Clock time of the demo's next picture step after ``now`` that can show something
+        new: the next step while the picture moves by itself, else the step of the next
+        thing to happen (the demo's next input, the title's next shade, a card's end), so
+        that the loop sleeps through the steps in between."""
+        step = (math.floor(now * self.FPS) + 1) / self.FPS
+        demo = self.demo
+        if self._animated or demo is None:
+            return step
+        if self.card is not None:
+            due = self.card[1] + self.CARD_S * self.SPEED
+        elif demo.is_over():
+            due = demo.last_t + 8.0
+        elif self._pending is not None:
+            due = self._pending.t
+        else:
+            return step
+        # The picture shows demo time d at the first step whose demo time reaches it.
+        at = max(step, math.ceil((self.started + due / self.SPEED) * self.FPS) / self.FPS)
+        return min(at, self._next_shade(now, at))
+
+    def _next_shade(self, now: float, until: float) -> float:
+        """The first picture step after ``now`` (and before ``until``) whose title shade
+        differs from the one shown at ``now``."""
+        index = math.floor(now * self.FPS)
+        shown = self._pulse(self.shown_time(now) / self.SPEED)
+        while True:
+            index += 1
+            step = index / self.FPS
+            if step >= until:
+                return until
+            if self._pulse(self.shown_time(step) / self.SPEED) != shown:
+                return step
 
     def update(self, now: float) -> None:
         from table.play.autoplay import next_random_action
@@ -894,12 +929,15 @@ class AttractScreen(Screen):
                 if t - demo.last_t > 8.0:
                     self.card = (self.games[self.index % len(self.games)], t)
                 return
-            action = next_random_action(demo, self.rng, mean_gap=3.0)
+            if self._pending is None:
+                self._pending = next_random_action(demo, self.rng, mean_gap=3.0)
+            action = self._pending
             if action is None:
                 self._new_demo(t)
                 return
             if action.t > t:
                 return
+            self._pending = None
             demo.apply(action)
             if demo.state.round != self.last_round:
                 self.rounds_played += 1
@@ -921,6 +959,7 @@ class AttractScreen(Screen):
             else:
                 parts = [] if renderer is None else retimed(renderer_parts(renderer, demo.view(None), self.theme),
                                                             self.shown_time)
+            self._animated = any(part.live is not None for part in parts)
             band = pygame.Rect(0, 0, size[0], self.theme.px(11))
             game = registry()[self.card[0]].title if self.card is not None else demo.engine.title
             title = _("Demo: {game} · press any button to play").format(game=game)
