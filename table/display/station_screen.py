@@ -12,10 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import lru_cache
 from typing import Protocol
 
 import pygame
+
+from table.common.memory import FONTS
 
 StationLine = tuple[str, str]
 """One line of a station display: its text and its size, ``"big"`` or ``"small"``."""
@@ -52,7 +54,7 @@ class StationPicture:
         return bool(self.pixels[y * self.width + x])
 
 
-@cache
+@lru_cache(maxsize=FONTS)
 def _font(px: int) -> pygame.font.Font:
     if not pygame.font.get_init():
         pygame.font.init()

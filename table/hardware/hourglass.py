@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from table.common.memory import LED_FRAMES, LED_LAYOUTS
 from table.hardware.interfaces import RGB, HourglassLayout
 
 OFF: RGB = (0, 0, 0)
@@ -91,7 +92,7 @@ def _centre_out(width: int) -> list[int]:
     return sorted(range(width), key=lambda c: (abs(c - centre), c))
 
 
-@lru_cache(maxsize=32)
+@lru_cache(maxsize=LED_LAYOUTS)
 def _geometry(layout: HourglassLayout) -> _Geometry:
     if layout.kind == "strip":
         half = layout.count // 2
@@ -181,7 +182,7 @@ def hourglass_frame(now: float, state: HourglassState, layout: HourglassLayout) 
     return _apply_flashes(frame, now, state.flashes)
 
 
-@lru_cache(maxsize=128)
+@lru_cache(maxsize=LED_FRAMES)
 def _glow(layout: HourglassLayout, colour: RGB) -> tuple[RGB, ...]:
     """The idle glow's frame in one colour: it takes at most a few dozen colours (its
     brightness steps), and an idle table draws one twenty times a second."""

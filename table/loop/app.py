@@ -26,6 +26,7 @@ import pygame
 
 from table.common.config import TableConfig
 from table.common.i18n import _, language, set_language
+from table.common.memory import give_back
 from table.display.games import preparations
 from table.display.layers import Composer, Part
 from table.display.screens import AttractScreen, GameScreen, LobbyScreen, PausedScreen, Screen, player_theme
@@ -269,6 +270,7 @@ class Table:
         log.info("game %s over: winners %s", self.game_id, list(outcome.winners) if outcome else [])
 
     def leave_game(self) -> None:
+        give_back()  # what the game's pictures and sounds made and dropped
         self._session = None
         self.game_id = None
         self.screens = [self.lobby]
@@ -397,6 +399,7 @@ class Table:
         except StopIteration:
             self._prepared = key
             self._preparing = None
+            give_back()  # the layers' temporary arrays, so that the kiosk does not hold them
 
     def _visible(self) -> list[Screen]:
         first = len(self.screens) - 1

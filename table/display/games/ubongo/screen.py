@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
-from functools import cache
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, ClassVar
 
 import pygame
 
 from table.common.i18n import N_, _, ngettext, word
+from table.common.memory import PICTURE_FILES
 from table.display import draw
 from table.display.draw import label, label_rect
 from table.display.games import FinalDetail, GameRenderer, RenderContext
@@ -131,7 +132,7 @@ def draw_gem(surface: pygame.Surface, colour_name: str, centre: tuple[float, flo
     pygame.draw.circle(surface, glint, (round(cx - r * 0.3), round(cy - r * 0.25)), max(1, round(r * 0.18)))
 
 
-@cache
+@lru_cache(maxsize=PICTURE_FILES)
 def _picture_file(path: str) -> pygame.Surface | None:
     """A die picture given as an image file, loaded once (None when unreadable)."""
     try:

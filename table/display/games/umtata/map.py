@@ -33,6 +33,7 @@ from table.common.checks import load_json
 from table.common.datafiles import data_file
 from table.common.errors import TableError
 from table.common.i18n import language
+from table.common.memory import FONTS, LAYOUTS, RENDERED_LABELS, SCREEN_SIZES, SIZE_ARRAYS, STATE_PICTURES
 from table.display.layers import merge_rects, offscreen
 from table.display.theme import Theme, note_text, noting
 from table.games.umtata.board import BOARD_FILE, MAP_LIMIT, Board, load_board
@@ -225,7 +226,7 @@ def max_label_px(height: int) -> int:
     return max(18, height // 25)
 
 
-@lru_cache(maxsize=512)
+@lru_cache(maxsize=RENDERED_LABELS)
 def _text(message: str, px: int, colour: Colour) -> pygame.Surface:
     """A label's text, rendered once (a highlight redraws all 48 labels)."""
     return _font(px).render(message, True, colour)
@@ -243,7 +244,7 @@ def _font(px: int) -> pygame.font.Font:
     return font
 
 
-@lru_cache(maxsize=32)
+@lru_cache(maxsize=FONTS)
 def _open_font(px: int) -> pygame.font.Font:
     if not pygame.font.get_init():
         pygame.font.init()
@@ -257,7 +258,7 @@ def raster(width: int, height: int) -> np.ndarray:
     return _raster(_sources(), width, height)
 
 
-@lru_cache(maxsize=4)
+@lru_cache(maxsize=SIZE_ARRAYS)
 def _raster(src: Sources, width: int, height: int) -> np.ndarray:
     """Which shape covers each pixel (``[y, x]``): 0 sea, 1..48 board countries in board
     order, ``GREY_ID0`` and up the grey neighbours. Larger shapes are drawn first, so an
@@ -313,7 +314,7 @@ def _pattern_masks(width: int, height: int) -> dict[str, np.ndarray]:
     return out
 
 
-@lru_cache(maxsize=4)
+@lru_cache(maxsize=SIZE_ARRAYS)
 def _base(src: Sources, width: int, height: int) -> pygame.Surface:
     """The plain map at one size: sea, land in colours with patterns, outlines, region lines,
     the inset's frame, region names. No labels and no markers (they go on top)."""
@@ -492,7 +493,7 @@ def label_layout(width: int, height: int) -> Layout:
     return _layout(_sources(), width, height)
 
 
-@lru_cache(maxsize=4)
+@lru_cache(maxsize=SIZE_ARRAYS)
 def _layout(src: Sources, width: int, height: int) -> Layout:
     """Where every label, marker and region name goes on a map ``width`` x ``height`` px.
 
@@ -666,7 +667,7 @@ def _draw_labels(surface: pygame.Surface, layout: Layout, board: Board, marked: 
         _draw_label(surface, label, colour, dim and label.key not in marked)
 
 
-@lru_cache(maxsize=2)
+@lru_cache(maxsize=SCREEN_SIZES)
 def _dimmed(src: Sources, width: int, height: int) -> pygame.Surface:
     """The plain map darkened, the backdrop of a highlight."""
     import numpy as np
@@ -682,7 +683,7 @@ CUTOUT_KEY = (255, 0, 255)
 any pixel that happens to have it by one step of blue)."""
 
 
-@lru_cache(maxsize=2)
+@lru_cache(maxsize=SCREEN_SIZES)
 def _cutouts(src: Sources, width: int, height: int) -> dict[str, tuple[pygame.Surface, tuple[int, int]]]:
     """Each board country's pixels of the plain map, cut out of its box (the rest keyed
     out), and where the box sits: a highlight blits the marked countries onto the dimmed
@@ -710,7 +711,7 @@ def _cutouts(src: Sources, width: int, height: int) -> dict[str, tuple[pygame.Su
     return out
 
 
-@lru_cache(maxsize=2)
+@lru_cache(maxsize=SCREEN_SIZES)
 def _labelled(src: Sources, width: int, height: int) -> pygame.Surface:
     """The plain map with every marker and label drawn: a state without a knob sector
     paints only where it differs from this."""
@@ -719,7 +720,7 @@ def _labelled(src: Sources, width: int, height: int) -> pygame.Surface:
     return surface
 
 
-@lru_cache(maxsize=2)
+@lru_cache(maxsize=SCREEN_SIZES)
 def _dimmed_labelled(src: Sources, width: int, height: int) -> pygame.Surface:
     """The dimmed map with every marker and label drawn dimmed: a highlight paints only
     around its marked countries where it differs from this."""
@@ -750,7 +751,7 @@ class _StatePictures:
     (5 MB at 1080p); a new state is painted into the surface of the one it replaces, so
     changing state writes the pixels once and allocates nothing."""
 
-    KEEP = 2
+    KEEP = STATE_PICTURES
 
     def __init__(self) -> None:
         self.items: dict[tuple[object, ...], pygame.Surface] = {}
@@ -896,7 +897,7 @@ class Stamp:
         return pygame.Rect(self.pos, self.picture.get_size())
 
 
-@lru_cache(maxsize=2)
+@lru_cache(maxsize=SCREEN_SIZES)
 def _outline_stamps(src: Sources, width: int, height: int) -> dict[tuple[str, bool], Stamp]:
     """Every board country's outline, plain and as the focus, drawn once into a small
     8-bit surface, keyed by (country, focus): a highlight blits these instead of scaling
@@ -1034,7 +1035,7 @@ def prepare(area: pygame.Rect) -> Iterator[None]:
         yield
 
 
-@lru_cache(maxsize=2)
+@lru_cache(maxsize=SCREEN_SIZES)
 def _country_damage(src: Sources, width: int, height: int) -> dict[str, pygame.Rect]:
     """Per country, every pixel a highlight of it can change on the map: its cut-out,
     its outline (plain or as the focus), its marker and its names, and the names its
@@ -1071,7 +1072,7 @@ def map_damage(area: pygame.Rect, before: Iterable[str], after: Iterable[str]) -
     return [damage[c].move(rect.topleft) for c in sorted(old | new) if c in damage]
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=LAYOUTS)
 def _focus_labels(
     src: Sources, width: int, height: int, focus: str, marked: frozenset[str]
 ) -> tuple[Label, ...]:

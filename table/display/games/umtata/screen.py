@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 import pygame
 
 from table.common.i18n import N_, _, language
+from table.common.memory import SMALL_MEMOS
 from table.display import draw
 from table.display.games import GameRenderer, Output, RenderContext
 from table.display.games.umtata.map import (
@@ -149,7 +150,7 @@ def _sector_message(options: Sequence[str]) -> str:
     return _("Push to choose among: {countries}").format(countries=names) if names else _("No country here: turn on.")
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=SMALL_MEMOS)
 def _sector_lines(theme: Theme, width: int, lang: str) -> int:
     """How many lines (at most 3) the longest sector's list takes at ``width`` in ``lang``."""
     del lang  # part of the key: the names and the sentence follow the language
