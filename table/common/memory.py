@@ -55,6 +55,9 @@ LED_LAYOUTS = 32
 LED_FRAMES = 128
 """Frames of the LED hourglass's idle glow, one per colour it passes (a few dozen)."""
 
+DIE_FACES = 64
+"""Dice faces drawn once and kept as pictures, per symbol, size and shade."""
+
 PICTURE_FILES = 32
 """Pictures read from data files and kept (a die's faces drawn from image files)."""
 
