@@ -202,7 +202,6 @@ class Runner:
         """When the table (not only an output) next needs a step if no input comes."""
         self.stop_at = math.inf
         """Clock time at which :meth:`run` ends (its ``seconds``)."""
-        self._timed_outputs: list[Callable[[float], float | None]] = []
         self._sim_key: object = None
         self._led_frame: tuple[Any, ...] | None = None
         self.on_present: Callable[[], None] | None = None
@@ -497,7 +496,6 @@ class Runner:
         if expiry is not None:
             table_due = min(table_due, expiry)  # the question goes when nobody answers it
         self.table_due = table_due
-        self._timed_outputs = [output.next_update for output in self.table.outputs if hasattr(output, "next_update")]
         return self._next_wake(now)
 
     def _next_wake(self, now: float) -> float:
@@ -506,9 +504,10 @@ class Runner:
         table_due = self.table_due
         times = [table_due, self.stop_at]
         game_now = self.table.game_time(now)
-        for next_update in self._timed_outputs:
+        for output in self.table.outputs:
             # Outputs keep game time; their next update is as far from now on the clock.
-            t = next_update(game_now)
+            next_update = getattr(output, "next_update", None)
+            t = None if next_update is None else next_update(game_now)
             if t is not None:
                 at = now + (t - game_now)
                 # A table step coming a moment later updates the outputs too: the
@@ -558,10 +557,13 @@ class Runner:
         start = self.clock()
         self.stop_at = math.inf if seconds is None else start + seconds
         self.wake_at = min(self.wake_at, self.stop_at)
-        while not self.stop:
-            self.frame()
-            if self.clock() >= self.stop_at:
-                break
+        try:
+            while not self.stop:
+                self.frame()
+                if self.clock() >= self.stop_at:
+                    break
+        finally:
+            self.stop_at = math.inf
 
     def close(self, screenshot: Path | None = None) -> None:
         import pygame
