@@ -405,28 +405,28 @@ class Runner:
         elif timeout:
             # The plain way (kept for the benchmark's baseline): sleep until the frame is due.
             time.sleep(timeout)
+        now = self.clock()
+        if not (woken or self.sdl_input or now >= self.table_due or self.script is not None
+                or not self.wait_for_input or self.fault_hang or self.leave.asking):
+            # Only an output asked for this moment (the LEDs' glow): step the outputs that
+            # keep time, nothing else (the rest follow the game, which has not moved); an
+            # idle table's wakes are mostly these. SDL's queue waits for the next frame.
+            self.table.update_outputs(now, timed_only=True)
+            self.notifier.watchdog(now)
+            self.wake_at = self._next_wake(now)
+            return
         events = pygame.event.get()
         for event in events:
             if event.type == pygame.QUIT:
                 self.stop = True
             elif event.type != pygame.NOEVENT and self.sim:
                 self.sim_stations.handle_event(event)
-        now = self.clock()
         if now >= self.next_frame:
             self.next_frame = max(self.next_frame + period, now)
-        cancelled = self.leave.expire(now) == "cancel"
-        if cancelled:
+        if self.leave.expire(now) == "cancel":
             self.table.pop_screen()
         if self.script is not None and not self.stop:
             self._feed_script(now)
-        if not (woken or events or cancelled or now >= self.table_due or self.script is not None
-                or not self.wait_for_input or self.fault_hang):
-            # Only an output asked for this moment (the LEDs' glow): step the outputs,
-            # nothing else; an idle table's wakes are mostly these.
-            self.table.update_outputs(now)
-            self.notifier.watchdog(now)
-            self.wake_at = self._next_wake(now)
-            return
         drawn = self.table.step(now)
         if not self.ready_sent:
             # The first frame is drawn: tell systemd the table is up.

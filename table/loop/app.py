@@ -378,11 +378,13 @@ class Table:
             self._prepare_step()
         return drawn
 
-    def update_outputs(self, now: float) -> None:
+    def update_outputs(self, now: float, timed_only: bool = False) -> None:
         """Let the outputs follow the game at clock time ``now`` (``step`` does it too; the
-        loop calls this alone when only an output asked for the moment: the LEDs' glow)."""
+        loop calls this alone, ``timed_only``, when only an output that animates by
+        itself asked for the moment: the LEDs' glow; the others follow the game)."""
         for output in list(self.outputs):
-            self._guard(output, output.update, self._session, self.game_time(now))
+            if not timed_only or hasattr(output, "next_update"):
+                self._guard(output, output.update, self._session, self.game_time(now))
 
     def _unprepared(self) -> bool:
         return self.prepare_enabled and self._prepared != (self.surface.get_size(), language())
