@@ -469,13 +469,24 @@ class UbongoRenderer(GameRenderer):
                       player: dict[str, Any] = player) -> None:
                 self._panel(s, theme, view, player, panel, ctx(t))
 
+            above.append(Part(f"ubongo:panel{player['station']}", panel, key, paint))
             if moving and deadline is not None:  # (moving implies a deadline: said for the type checker)
-                def left_s(t: float, panel: pygame.Rect = panel) -> tuple[object, pygame.Rect]:
-                    return math.ceil(max(0.0, deadline - t)), panel
+                # Only the line of seconds left changes each second: a part of its own,
+                # so that the panel under it is not painted again every second.
+                def left_s(t: float, panel: pygame.Rect = panel,
+                           player: dict[str, Any] = player) -> tuple[object, pygame.Rect]:
+                    text, at = self._countdown_line(theme, view, player, panel, t)
+                    return text, label_rect(theme, text, at, "small", ACCENT, "topleft", bold=True,
+                                            max_width=panel.width - round(3 * theme.unit))
 
-                live.append(Part(f"ubongo:panel{player['station']}", panel, key, paint, live=left_s))
-            else:
-                above.append(Part(f"ubongo:panel{player['station']}", panel, key, paint))
+                def paint_left(s: pygame.Surface, t: float, panel: pygame.Rect = panel,
+                               player: dict[str, Any] = player) -> None:
+                    text, at = self._countdown_line(theme, view, player, panel, t)
+                    width = panel.width - round(3 * theme.unit)
+                    s.fill(PANEL, label_rect(theme, text, at, "small", ACCENT, "topleft", bold=True, max_width=width))
+                    label(s, theme, text, at, "small", ACCENT, "topleft", bold=True, max_width=width, box=panel)
+
+                live.append(Part(f"ubongo:left{player['station']}", panel, key, paint_left, live=left_s))
         out += above + live
         flights = [e for e in view["events"] if e["kind"] == "gems_taken"]
         if flights:
@@ -863,6 +874,17 @@ class UbongoRenderer(GameRenderer):
             label(surface, theme, _("All boards played"), rect.center, "large", TEXT, "center", bold=True,
                   max_width=rect.width - round(2 * u), box=rect)
 
+    @staticmethod
+    def _countdown_line(theme: Theme, view: dict[str, Any], player: dict[str, Any], panel: pygame.Rect,
+                        now: float) -> tuple[str, tuple[float, float]]:
+        """A moving player's status line (place, squares to move, seconds left) at game
+        time ``now``, and where its top left goes in the panel."""
+        u = theme.unit
+        left = max(0.0, view["deadline"] - now)
+        text = _("{place}: move {n}, {seconds} s left").format(place=_ordinal(player["place"]),
+                                                                n=player["allowance"], seconds=math.ceil(left))
+        return text, (panel.x + 1.5 * u, panel.y + 5.8 * u)
+
     def _panel(
         self,
         surface: pygame.Surface,
@@ -923,10 +945,7 @@ class UbongoRenderer(GameRenderer):
         if view["phase"] == "over":
             line = ""
         if status in ("moving", "taking") and view.get("deadline") is not None:
-            left = max(0.0, view["deadline"] - ctx.now)
-            line = _("{place}: move {n}, {seconds} s left").format(place=_ordinal(player["place"]),
-                                                                    n=player["allowance"], seconds=math.ceil(left))
-            line_colour = ACCENT
+            line = ""  # the seconds left: a part of their own (_countdown_line)
         if line:
             label(surface, theme, line, (x, y), "small", line_colour, "topleft", bold=True,
                   max_width=rect.width - round(3 * u), box=rect)
