@@ -249,3 +249,12 @@ def test_a_games_own_command_is_found_when_named(capsys: pytest.CaptureFixture[s
     with pytest.raises(SystemExit) as done:
         main(["deck", "--help"])
     assert done.value.code == 0 and "check" in capsys.readouterr().out
+
+
+def test_the_games_are_found_as_the_standard_library_finds_them() -> None:
+    import importlib.metadata
+
+    from table.games.contract import ENTRY_POINTS, entry_points
+
+    assert entry_points(ENTRY_POINTS) == [(p.name, p.value)
+                                          for p in importlib.metadata.entry_points(group=ENTRY_POINTS)]
