@@ -18,5 +18,18 @@ def median(values: list[float]) -> float:
     return statistics.median(values)
 
 
+def cpu_model() -> str:
+    """The processor's name as lscpu gives it (``model name`` of /proc/cpuinfo)."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.partition(":")[2].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown processor"
+
+
 def machine() -> str:
-    return f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, {platform.system()}"
+    return (f"{cpu_model()}, {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+            f"{platform.system()}")
