@@ -45,6 +45,9 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from _common import machine, per_core  # noqa: E402
 
 from table.dice.detect import find_dice  # noqa: E402
 from table.dice.reader import DiceReader  # noqa: E402
@@ -130,6 +133,7 @@ def main() -> int:
     items = list(load_labels(a.photos).items())
     if a.first:
         items = items[: a.first]
+    print(f"machine: {machine()}\n{per_core()}", flush=True)
     frames = [cv2.imread(str(a.photos / name)) for name, _ in items]
     labels = [lab for _, lab in items]
     print(

@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import pygame
-from _common import machine, median, pct
+from _common import machine, median, pct, per_core
 
 from table.common.config import TableConfig
 from table.display.games import renderers
@@ -287,6 +287,7 @@ def main() -> None:
     pygame.display.init()
     pygame.font.init()
     print(f"machine: {machine()}")
+    print(per_core())
     loop_ms, blit_ms = calibration()
     print(f"calibration: pure-Python loop (200,000 steps) {loop_ms:.1f} ms; 1920x1080 fill + blit "
           f"{blit_ms:.2f} ms")

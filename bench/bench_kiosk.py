@@ -54,7 +54,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
-from _common import machine  # noqa: E402
+from _common import machine, per_core  # noqa: E402
 
 from table.games.base import GameSetup  # noqa: E402
 from table.play.autoplay import next_random_action  # noqa: E402
@@ -332,6 +332,7 @@ def main() -> int:
                         default=["start", "resume", "cpu"])
     args = parser.parse_args()
     print(f"machine: {machine()}; load average {os.getloadavg()[0]:.1f} at the start")
+    print(per_core())
     with tempfile.TemporaryDirectory() as d:
         work = Path(d)
         if "start" in args.only:
