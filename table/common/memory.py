@@ -33,9 +33,10 @@ SIZE_ARRAYS = 4
 map, the plain map, where its names go) is kept for this many sizes: the layers' sizes
 and the label layout's own."""
 
-STATE_PICTURES = 2
+STATE_PICTURES = 1
 """Screen-sized pictures of game states (a map with its marks) kept at once: the one
-shown and the one before it."""
+shown (5 MB at 1920x1080; a second one, for a state shown again, cost the kiosk's
+memory more than its repaint costs the frame)."""
 
 RENDERED_LABELS = 512
 """Single labels rendered once and kept (a map's country names in every colour)."""

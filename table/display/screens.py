@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import pygame
 
 from table.common.i18n import LANGUAGE_NAMES, N_, _, language, next_language, set_language
+from table.common.memory import give_back
 from table.display import draw
 from table.display.games import PlayerOption, renderer_of, renderer_parts
 from table.display.layers import Live, Paint, Part, fill, paint_all, whole
@@ -851,6 +852,7 @@ class AttractScreen(Screen):
         self._new_demo(0.0)
 
     def _new_demo(self, t: float) -> None:
+        give_back()  # what the last demo's pictures made and dropped (a map's first layers, say)
         name = self.games[self.index % len(self.games)]
         self.index += 1
         engine = registry()[name]
@@ -942,6 +944,7 @@ class AttractScreen(Screen):
             if demo.state.round != self.last_round:
                 self.rounds_played += 1
                 self.last_round = demo.state.round
+                give_back()  # a round's pictures (a map's highlights) come and go: an unattended kiosk keeps none
 
     def parts(self, size: tuple[int, int], now: float) -> list[Part]:
         from table.display import final, howto

@@ -25,6 +25,7 @@ FINITE_KEYS = {
     ("table/games/umtata/deck.py", "_checked_deck"),
     ("table/dice/features.py", "centre_mask"),
     ("table/dice/engines.py", "_workers"),
+    ("table/dice/detect.py", "helper"),
     ("table/dice/engines.py", "library_works"),
     ("table/common/memory.py", "_trim"),
     ("table/venue/contract.py", "schema"),

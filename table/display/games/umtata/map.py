@@ -745,9 +745,9 @@ def _label_rect(label: Label) -> pygame.Rect:
 
 
 class _StatePictures:
-    """The map pictures of the last two states drawn from a picture (those without a
-    darkened highlight: a highlight is painted straight onto the screen, see
-    :func:`draw_map`), kept while shown. Each is a screen-sized surface
+    """The map pictures of the last states drawn from a picture (``STATE_PICTURES``;
+    those without a darkened highlight: a highlight is painted straight onto the screen,
+    see :func:`draw_map`), kept while shown. Each is a screen-sized surface
     (5 MB at 1080p); a new state is painted into the surface of the one it replaces, so
     changing state writes the pixels once and allocates nothing."""
 
