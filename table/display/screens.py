@@ -817,7 +817,7 @@ class PausedScreen(Screen):
 class AttractScreen(Screen):
     """The self-playing demo shown when nobody has touched the table for a while.
 
-    It plays random legal games of each registered engine at four times real speed,
+    It plays random legal games of each registered engine at three times real speed,
     each game's end shown as its final ranking and each next game's how-to-play card
     (:mod:`table.display.howto`) shown for :attr:`CARD_S` before its demo; nothing is
     journaled. Any input returns to the lobby.
@@ -826,10 +826,13 @@ class AttractScreen(Screen):
     CARD_S = 8.0
     """Seconds (the clock's, not the demo's) a how-to-play card stands between two demos."""
 
-    SPEED = 4.0
+    SPEED = 3.0
+    """How much faster than a real game the demo plays: brisk enough to show a round in
+    seconds, while its state changes (each a repaint of part of the screen) stay few: at
+    four times the unattended kiosk spent a fifth more on them."""
     sweeps = False
     """Nobody waits on the demo's frames, and its many large changes (a round every few
-    seconds at four times speed) would each cost more in bands than at once (measured: 13%
+    seconds at three times speed) would each cost more in bands than at once (measured: 13%
     more CPU over 40 s): an unattended kiosk's share of a core matters more here."""
 
     def __init__(self, control: TableControl, theme: Theme, started: float, seed: int = 0,
@@ -867,11 +870,11 @@ class AttractScreen(Screen):
     def handle(self, action: Action) -> None:
         self.control.pop_screen()
 
-    FPS = 24
-    """Frames a second of the demo's motion (sand, flying gems, the title's pulse): film's
-    rate. A demo behind a "press any button" band needs no more, and fewer than half the
-    frames of the games' 60 keep an unattended kiosk near idle (at 30 the demo took 4.9-5.0%
-    of a core on a quiet run here, with the celebrations' sparks)."""
+    FPS = 20
+    """Frames a second of the demo's motion while it moves (sand, flying gems): a demo
+    behind a "press any button" band needs no more, a third of the games' 60 keeps an
+    unattended kiosk near idle, and the LED hourglass's idle glow steps at the same rate,
+    so one wake serves both (at 24 the demo took 2.1% of a core here, at 20 1.8%)."""
 
     def demo_time(self, now: float) -> float:
         return (now - self.started) * self.SPEED
