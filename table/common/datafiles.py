@@ -16,11 +16,12 @@ name and must all see the same files.
 
 from __future__ import annotations
 
-import importlib.metadata
 import importlib.resources
 import json
 import os
-import urllib.parse
+import re
+import sys
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 
@@ -76,9 +77,14 @@ def editable_source() -> Path | None:
     ``*.egg-info`` left by a build in some folder on the path must not hide the install's
     own record.
     """
-    for dist in importlib.metadata.distributions(name="game-table"):
-        raw = dist.read_text("direct_url.json")
-        if not raw:
+    from urllib.parse import unquote, urlparse
+
+    for _, folder in distribution_folders():
+        if _distribution_name(folder.name) != "game_table":
+            continue
+        try:
+            raw = (folder / "direct_url.json").read_text(encoding="utf-8")
+        except OSError:
             continue
         try:
             info = json.loads(raw)
@@ -86,8 +92,28 @@ def editable_source() -> Path | None:
             continue
         url = str(info.get("url", ""))
         if info.get("dir_info", {}).get("editable") and url.startswith("file://"):
-            return Path(urllib.parse.unquote(urllib.parse.urlparse(url).path))
+            return Path(unquote(urlparse(url).path))
     return None
+
+
+def distribution_folders() -> Iterator[tuple[str, Path]]:
+    """Every installed distribution's metadata folder (``NAME-VERSION.dist-info`` or
+    ``.egg-info``) in the folders of ``sys.path``, in path order: its normalised name
+    and the folder. Read directly: importing ``importlib.metadata`` (the e-mail, zip
+    and URL packages with it) cost the kiosk's start more than this scan."""
+    for entry in sys.path:
+        try:
+            names = sorted(os.listdir(entry or "."))
+        except OSError:
+            continue
+        for name in names:
+            if name.endswith((".dist-info", ".egg-info")):
+                yield _distribution_name(name), Path(entry or ".") / name
+
+
+def _distribution_name(folder: str) -> str:
+    """``Game-Table-0.1.0.dist-info`` -> ``game_table`` (the names' normal form)."""
+    return re.sub(r"[-_.]+", "_", folder.rpartition(".")[0].partition("-")[0]).lower()
 
 
 def use_config_dir(directory: str | Path | None) -> None:

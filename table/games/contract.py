@@ -25,7 +25,6 @@ from __future__ import annotations
 import importlib
 import logging
 import os
-import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -33,6 +32,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, ClassVar, Generic, TypeVar
 
+from table.common.datafiles import distribution_folders
 from table.games.base import Action, Engine, GameSetup, GameState, JSONValue, Outcome, StationId
 
 log = logging.getLogger(__name__)
@@ -177,24 +177,15 @@ def entry_points(group: str) -> list[tuple[str, str]]:
         return [(p.name, p.value) for p in importlib.metadata.entry_points(group=group)]
     seen: set[str] = set()
     out: list[tuple[str, str]] = []
-    for entry in sys.path:
+    for dist, folder in distribution_folders():
+        if dist in seen:
+            continue
+        seen.add(dist)
         try:
-            names = sorted(os.listdir(entry or "."))
+            text = (folder / "entry_points.txt").read_text(encoding="utf-8")
         except OSError:
             continue
-        for folder in names:
-            if not folder.endswith((".dist-info", ".egg-info")):
-                continue
-            dist = re.sub(r"[-_.]+", "_", folder.rpartition(".")[0].partition("-")[0]).lower()
-            if dist in seen:
-                continue
-            seen.add(dist)
-            try:
-                with open(os.path.join(entry or ".", folder, "entry_points.txt"), encoding="utf-8") as f:
-                    text = f.read()
-            except OSError:
-                continue
-            out += _group(text, group)
+        out += _group(text, group)
     return out
 
 
