@@ -12,6 +12,7 @@ import os
 import tomllib
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -138,6 +139,7 @@ def _camera(v: Any) -> str | None:
     return camera_problem(v) if v else None
 
 
+@cache
 def _matrix_counts(matrices: int) -> frozenset[int]:
     """The LED counts ``matrices`` matrices can have, in the shapes the hourglass draws
     (:class:`table.hardware.interfaces.HourglassLayout`): ``width`` 1 to 64 by ``height``
@@ -146,14 +148,15 @@ def _matrix_counts(matrices: int) -> frozenset[int]:
     return frozenset(matrices * w * h for w in range(1, 65) for h in rows)
 
 
-_HOURGLASS_COUNTS = {"matrix": _matrix_counts(1), "two-matrices": _matrix_counts(2)}
+_HOURGLASS_MATRICES = {"matrix": 1, "two-matrices": 2}
 
 
 def _hourglass_problem(leds: int, layout: str) -> str | None:
     """Why ``leds`` LEDs cannot form the hourglass ``layout``, or None."""
     if layout == "strip":
         return None if leds % 2 == 0 else f"a strip needs an even count (two halves), not {leds}"
-    counts = _HOURGLASS_COUNTS.get(layout)
+    matrices = _HOURGLASS_MATRICES.get(layout)
+    counts = None if matrices is None else _matrix_counts(matrices)
     if counts is None or leds in counts:
         return None
     below = max((c for c in counts if c < leds), default=None)

@@ -15,7 +15,7 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from table.common.checks import (
     Check,
@@ -31,9 +31,11 @@ from table.common.checks import (
 )
 from table.common.datafiles import data_file
 from table.common.errors import TableError
-from table.hardware.buttons import Timing
 from table.hardware.interfaces import HourglassLayout
 from table.hardware.pinmap import wiring_problems
+
+if TYPE_CHECKING:  # the stations' logic loads with the stations, not with the config
+    from table.hardware.buttons import Timing
 
 HARDWARE_FILE = "hardware.toml"
 
@@ -165,6 +167,8 @@ class HardwareConfig:
     ) -> Timing:
         """The station layer's windows; the arguments are table.toml's [timing]
         values, overridden by the same keys in hardware.toml's [buttons]."""
+        from table.hardware.buttons import Timing
+
         return Timing(
             settle=(self.settle_ms if self.settle_ms is not None else settle_ms) / 1000.0,
             tie_window=(self.tie_window_ms if self.tie_window_ms is not None else tie_window_ms) / 1000.0,

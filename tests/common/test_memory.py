@@ -28,6 +28,7 @@ FINITE_KEYS = {
     ("table/dice/detect.py", "helper"),
     ("table/dice/engines.py", "library_works"),
     ("table/common/memory.py", "_trim"),
+    ("table/common/config.py", "_matrix_counts"),
     ("table/venue/contract.py", "schema"),
     ("table/venue/contract.py", "_validator"),
 }
