@@ -82,7 +82,9 @@ def test_the_diagram_tool_draws_every_picture_the_guide_shows(tmp_path: Path) ->
 
 
 def test_the_docs_stand_alone() -> None:
-    docs = [CHECKOUT / "README.md", *sorted((CHECKOUT / "docs").rglob("*.md"))]
+    # The benchmarks' and tools' docstrings say how to run them: docs too.
+    docs = [CHECKOUT / "README.md", *sorted((CHECKOUT / "docs").rglob("*.md")),
+            *sorted((CHECKOUT / "bench").rglob("*.py")), *sorted((CHECKOUT / "tools").rglob("*.py"))]
     # Any case: "the issue", "issue 15", "../shared", a path on the machine the docs were
     # written on ("/work/venv/bin/python"); as written: the product documents that live
     # outside the repository (docs/architecture.md, in it, is fine).
