@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 
 import pygame
 
-from table.common.i18n import N_, language, ngettext, word
+from table.common.i18n import language, ngettext, word
 from table.display import draw
 from table.display.layers import Part
 from table.display.output import Output as Output  # a game's own outputs build on it
@@ -192,8 +192,6 @@ class GameRenderer:
         the language in force. Default: none (the display shows the station's name)."""
         return []
 
-
-N_("{n} point")  # the default score_text's words, for the catalogue's checker
 
 
 def preparations(theme: Theme) -> Iterator[None]:
