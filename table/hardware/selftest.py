@@ -1,18 +1,19 @@
-"""``table selftest``: walk an installer through every station, the LEDs, the camera
-and the display, then print a pass/fail table (exit 0 when nothing failed, 1 else).
+"""The self-test's walk (``table selftest``): an installer through every station, the
+LEDs, the camera and the display, each step a pass/fail :class:`Result`.
 
 For each station: press the big button, turn the knob clockwise, then
 counter-clockwise, then push it. The hourglass LEDs show a colour sweep (red,
 green, blue, white) and the installer confirms with a press (or says no with a
 knob push). Each station's private display shows a test pattern (a frame, a
 checkered corner and the station's name), confirmed the same way. The camera takes
-a picture of the tray into ``--out``; the display shows colour bars and is confirmed with a press. Steps time out after
-``--timeout`` seconds and count as failed; ``--skip`` leaves parts out.
+a picture of the tray into a folder; the display shows colour bars and is confirmed
+with a press. Steps time out after ``timeout`` seconds and count as failed; the parts run are chosen by the caller.
+The checks that need the screen's drawing or the venue (the station displays, the
+relay) are :mod:`table.kiosk.selftest`'s, which puts the whole test together.
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import queue
 import time
@@ -22,8 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from table.common.errors import TableError
-from table.common.i18n import LANGUAGES, N_, _, set_language
-from table.hardware.config import HardwareConfig, load_hardware
+from table.common.i18n import N_, _
+from table.hardware.config import HardwareConfig
 from table.hardware.interfaces import Hourglass, StationInput, Stations
 
 if TYPE_CHECKING:  # the dice reader imports OpenCV, loaded only for the camera check
@@ -325,46 +326,6 @@ def display_check(confirm: Callable[..., Result]) -> Result:
     return Result("display", result.status, result.detail)
 
 
-def station_displays_check(cfg: HardwareConfig, i2c: object = None) -> Callable[[Callable[..., Result]], Result] | None:
-    """The check of the stations' private displays (``None`` when no station has one):
-    each shows its test pattern until the installer answers (``i2c``: a bus instead of
-    the Pi's, for tests)."""
-    if not cfg.private_displays:
-        return None
-
-    def check(confirm: Callable[..., Result]) -> Result:
-        from table.display.station_screen import check_pattern
-        from table.hardware.oled import OledDisplays
-
-        displays = OledDisplays(cfg.private_displays, i2c=i2c, background=False)
-        try:
-            displays.start()
-        except TableError as exc:
-            return Result("station displays", "fail", str(exc))
-        try:
-            for station in displays.stations:
-                displays.show(station, check_pattern(station))
-            names = ", ".join(f"S{s + 1}" for s in displays.stations)
-            result = confirm(N_("Does each station display ({stations}) show a frame and its station's name?"),
-                             stations=names)
-        finally:
-            displays.close()
-        detail = result.detail if displays.failures == 0 else f"{result.detail}; {displays.failures} writes failed"
-        return Result("station displays", result.status if displays.failures == 0 else "fail", detail)
-
-    return check
-
-
-def relay_check(state_dir: Path) -> Result:
-    """Does the venue relay reach its broker? (from the relay's status file; skip without a relay)"""
-    from table.venue.relay import STATUS_FILE, read_relay_status
-
-    if not (state_dir / STATUS_FILE).exists():
-        return Result("relay", "skip", f"no venue relay on this table ({state_dir / STATUS_FILE} is absent)")
-    ok, sentence = read_relay_status(state_dir)
-    return Result("relay", "pass" if ok else "fail", sentence)
-
-
 def build_backends(cfg: HardwareConfig, leds: bool = True) -> tuple[Stations, Hourglass | None]:
     from table.hardware.leds import make_hourglass
 
@@ -386,74 +347,3 @@ def build_backends(cfg: HardwareConfig, leds: bool = True) -> tuple[Stations, Ho
         return stations, None
     hourglass = make_hourglass(cfg.leds, bridge)
     return stations, hourglass
-
-
-def _language(args: argparse.Namespace) -> str:
-    """``--lang``, else the language of the table.toml beside the hardware config (or the
-    shipped one), else English: the prompts speak the table's language."""
-    if args.lang:
-        return str(args.lang)
-    from table.common.config import ConfigError, load_config
-
-    where = Path(args.config) if args.config else None
-    if where is not None and where.is_file():
-        where = where.parent
-    try:
-        return load_config(where).language
-    except (ConfigError, OSError):
-        return LANGUAGES[0]
-
-
-def cmd_selftest(args: argparse.Namespace) -> int:
-    cfg = load_hardware(args.config)
-    set_language(_language(args))
-    skip = {p.strip() for p in (args.skip or "").split(",") if p.strip()}
-    unknown = skip - set(PARTS) - {"relay"}
-    if unknown:
-        raise TableError(f"--skip knows {', '.join(PARTS)}, relay, not {', '.join(sorted(unknown))}")
-    parts = [p for p in PARTS if p not in skip]
-    stations: Stations | None = None
-    hourglass: Hourglass | None = None
-    if "stations" in parts or "leds" in parts:
-        from table.hardware.requirements import is_raspberry_pi, module_problems
-
-        # On a Pi, name a missing module before a library fails on it in its own words
-        # (elsewhere "GPIO is not available" is the sentence that helps).
-        missing = module_problems(cfg) if is_raspberry_pi() else []
-        if missing:
-            raise TableError(missing[0])
-        stations, hourglass = build_backends(cfg, leds="leds" in parts)
-    out_dir = Path(args.out)
-
-    def say(step: Step | None, text: str) -> None:
-        print(f"-> {text}", flush=True)
-
-    test = SelfTest(
-        stations, len(cfg.stations), [s.knob for s in cfg.stations], hourglass,
-        say=say, timeout=args.timeout,
-        camera=lambda: camera_check(out_dir, args.camera),
-        display=display_check,
-        station_displays=station_displays_check(cfg),
-    )
-    results = test.run(parts)
-    if "relay" not in skip:
-        results.append(relay_check(Path(args.relay_state)))
-    print()
-    print(format_results(results))
-    return 1 if any(r.status == "fail" for r in results) else 0
-
-
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("selftest", help="walk through every station, the LEDs, the camera and the display")
-    p.add_argument("--config", metavar="PATH",
-                   help="config directory or hardware.toml (default: the shipped hardware.toml)")
-    p.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for each step (default 30)")
-    p.add_argument("--skip", metavar="PARTS", help=f"comma-separated parts to leave out: {', '.join(PARTS)}")
-    p.add_argument("--out", default=".", metavar="DIR", help="folder for the camera's picture (default: .)")
-    p.add_argument("--camera", default="auto", metavar="SPEC",
-                   help="auto (Pi camera, then USB), pi, usb[:N], or a picture file")
-    p.add_argument("--relay-state", default="/var/lib/table-relay", metavar="DIR",
-                   help="the venue relay's state folder, to report whether it reaches the broker")
-    p.add_argument("--lang", choices=LANGUAGES,
-                   help="the language of the prompts (default: table.toml's language)")
-    p.set_defaults(func=cmd_selftest)

@@ -1,6 +1,7 @@
-"""``table install`` / ``table uninstall``: make this machine boot into the table (kiosk).
+"""Make this machine boot into the table (the kiosk), and undo it: what ``table install``
+and ``table uninstall`` run (:class:`Installer`).
 
-``table install`` (as root) does, and prints, each of:
+Installing (as root) does, and prints, each of:
 
 1. the groups the table's devices belong to (``gpio spi i2c video input render audio``)
    exist, and a system user ``table`` (no login shell, home ``/var/lib/table``) is in them;
@@ -31,7 +32,6 @@ the venv is not built (a venv only works at the path it was made for).
 
 from __future__ import annotations
 
-import argparse
 import filecmp
 import json
 import os
@@ -428,46 +428,10 @@ class Installer:
         return 0
 
 
-def _installer(args: argparse.Namespace) -> Installer:
-    root = Path(args.root)
-    if not root.is_dir():
-        raise TableError(f"--root {root} is not a directory")
-    wheel = Path(args.wheel) if getattr(args, "wheel", None) else None
-    if wheel is not None and not (wheel.is_file() and wheel.suffix == ".whl"):
-        raise TableError(f"--wheel {wheel} is not a wheel file (*.whl)")
-    return Installer(root=root, dry_run=args.dry_run, wheel=wheel)
-
-
-def _default_extras() -> str:
+def default_extras() -> str:
+    """The pip extras the kiosk's venv gets by default: ``pi`` on a Raspberry Pi, else none."""
     try:
         model = Path("/proc/device-tree/model").read_text(errors="replace")
     except OSError:
         return ""
     return "pi" if "Raspberry Pi" in model else ""
-
-
-def cmd_install(args: argparse.Namespace) -> int:
-    extras = _default_extras() if args.extras is None else args.extras
-    return _installer(args).install(extras)
-
-
-def cmd_uninstall(args: argparse.Namespace) -> int:
-    return _installer(args).uninstall(purge=args.purge)
-
-
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    for name, func, text in (
-        ("install", cmd_install, "make this machine boot into the table (user, venv, config, systemd unit)"),
-        ("uninstall", cmd_uninstall, "undo 'table install' (keeps the journal and config unless --purge)"),
-    ):
-        p = sub.add_parser(name, help=text, description=text)
-        p.add_argument("--dry-run", action="store_true", help="print what would be done, change nothing")
-        p.add_argument("--root", default="/", metavar="DIR", help="install into DIR instead of / (an image)")
-        if name == "install":
-            p.add_argument("--extras", default=None,
-                           help="pip extras for the venv (default: 'pi' on a Raspberry Pi, else none)")
-            p.add_argument("--wheel", default=None, metavar="WHEEL",
-                           help=f"build {VENV} from this wheel (not needed when run from {VENV} itself)")
-        else:
-            p.add_argument("--purge", action="store_true", help="also remove /etc/table and the journal")
-        p.set_defaults(func=func)

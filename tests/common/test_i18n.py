@@ -271,18 +271,3 @@ def test_the_table_starts_in_table_toml_language_and_the_lobby_knob_switches_eve
     assert "Runde 1" in texts and "Round 1" not in texts
     english = {w.lower() for w in re.findall(r"[A-Za-zÄÖÜäöüß]+", texts)} & _english_only_words()
     assert not english, english
-
-
-def test_selftest_prompts_speak_the_table_language_and_results_stay_english() -> None:
-    from table.commands.selftest import SelfTest
-
-    said: list[str] = []
-    i18n.set_language("de")
-    test = SelfTest(None, 1, ["encoder"], None, say=lambda step, text: said.append(text), timeout=0.01,
-                    display=lambda confirm: confirm("Does the display show seven colour bars ({size})?", size="4x3"))
-    results = test.run(["stations", "display"])
-    assert said[0] == "Platz 1: den Buzzer drücken (innerhalb von 0.01 s)"
-    assert said[-1] == "Zeigt der Bildschirm sieben Farbbalken (4x3)? Ein Buzzer heißt ja, ein Drehknopf heißt nein."
-    # The result table is for the installer's terminal: English names, as before.
-    assert [r.name for r in results][:2] == ["station 1 press", "station 1 turn clockwise"]
-    assert results[-1].name == "Does the display show seven colour bars (4x3)?"

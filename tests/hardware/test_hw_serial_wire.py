@@ -333,7 +333,7 @@ def test_a_version_mismatch_says_which_end_to_update() -> None:
 
 
 def test_an_old_firmware_is_named_by_the_reader_and_fails_the_selftest() -> None:
-    from table.commands.selftest import SelfTest
+    from table.hardware.selftest import SelfTest
 
     bridge, got = bridge_without_port()
     for line in (encode_old("HELLO", 2, "table-bridge-2.0", 4), encode_old("B", 0, 1, 5000), b"$B 0 1*0000"):
