@@ -267,6 +267,7 @@ def _choose_in_lobby(table: Any, clock: Any, inputs: Any) -> None:
     _run(table, clock, inputs, Action("turn", 0.1, 0, {"delta": start - lobby.cursor}), Action("push", 0.2, 0))
 
 
+@pytest.mark.heavy  # draws every frame of a whole game
 @pytest.mark.parametrize("language", i18n.LANGUAGES)
 def test_joined_in_the_lobby_and_played_to_the_end_through_the_table_loop(language: str) -> None:
     table, clock, inputs = _table(language)
@@ -436,6 +437,7 @@ def _journaled(path: Path) -> int:
         db.close()
 
 
+@pytest.mark.heavy  # real processes, killed in real time
 def test_the_headless_daemon_killed_at_random_moments_loses_nothing_and_replays(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from table.cli import main
@@ -510,6 +512,7 @@ def _english_only(language: str) -> set[str]:
     return {e.msgid for e in ours if e.msgid and e.msgid not in translated}
 
 
+@pytest.mark.heavy  # draws
 @pytest.mark.parametrize("language", i18n.LANGUAGES)
 def test_table_screens_draws_every_phase_in_the_games_own_words(
         language: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -523,6 +526,7 @@ def test_table_screens_draws_every_phase_in_the_games_own_words(
     assert not [line for line in lines if line in _english_only(language)], "English words on a German screen"
 
 
+@pytest.mark.heavy  # draws
 @pytest.mark.parametrize("language", i18n.LANGUAGES)
 def test_table_screens_shows_the_menus_flows_in_the_language_chosen(
         language: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -559,6 +563,7 @@ def _scene_painter(state: RaceState, paused: bool) -> Any:
     return _parts_painter(NAME, ENGINE.view(state, None), state.now, paused)
 
 
+@pytest.mark.heavy  # draws
 @pytest.mark.parametrize("language", i18n.LANGUAGES)
 def test_every_line_fits_stays_apart_and_contrasts(language: str) -> None:
     """The table's own measures of its screens (text in its box, no overlaps, big enough,
