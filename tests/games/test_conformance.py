@@ -23,21 +23,23 @@ from table.play.session import Session
 
 
 def cases_for(name: str) -> list[tuple[GameSetup, int]]:
-    """``(setup, seed)`` for each game the test plays, per variant. The full suite plays 12
-    seeds at the fewest, the most and a middle number of stations; the fast tier
-    (tests/tier.py) two games: the fewest stations with table-menu inputs (seed 0), the
-    most without (seed 1), enough to catch a broken contract in seconds."""
+    """``(setup, seed)`` for each game the test plays. The full suite plays 12 seeds of
+    every variant at the fewest, the most and a middle number of stations. The fast tier
+    (tests/tier.py) plays each variant once, taking turns between the fewest stations
+    with table-menu inputs (seed 0) and the most without (seed 1), and both for a game
+    of one variant: enough to catch a broken contract in seconds."""
     engine = registry()[name]
     fewest, most = engine.min_stations, engine.max_stations
-    cases = []
-    for variant in engine.variants:
-        def setup(n: int, variant: str = variant) -> GameSetup:
-            return GameSetup(game=name, variant=variant, stations=tuple(range(n)))
-        if fast():
-            cases += [(setup(fewest), 0), (setup(most), 1)]
-        else:
-            cases += [(setup(n), seed) for n in sorted({fewest, most, (fewest + most) // 2}) for seed in range(12)]
-    return cases
+
+    def setup(variant: str, n: int) -> GameSetup:
+        return GameSetup(game=name, variant=variant, stations=tuple(range(n)))
+
+    if fast():
+        turns = [(fewest, 0), (most, 1)]
+        return [(setup(variant, turns[k % 2][0]), turns[k % 2][1])
+                for k, variant in enumerate(engine.variants * (2 if len(engine.variants) == 1 else 1))]
+    return [(setup(variant, n), seed) for variant in engine.variants
+            for n in sorted({fewest, most, (fewest + most) // 2}) for seed in range(12)]
 
 
 @pytest.mark.parametrize("name", sorted(registry()))
