@@ -72,7 +72,7 @@ def _headline(rows: list[FinalRow]) -> str:
 
 def _why(session: Session, renderer: GameRenderer | None) -> str:
     if session.ended and not session.engine.is_over(session.state):
-        rnd = int(getattr(session.state, "round", 0) or 0)
+        rnd = int(session.state.round)  # every game state has one (GameState)
         return (_("Ended from the table menu in round {round}: the scores at that moment decide").format(round=rnd)
                 if rnd else _("Ended from the table menu: the scores at that moment decide"))
     outcome = session.outcome()

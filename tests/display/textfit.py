@@ -10,6 +10,7 @@ the games whose moments live with their tests::
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
@@ -22,11 +23,14 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 import pygame
 
+from table.display.final import final_parts
 from table.display.games import renderers
 from table.display.layers import Part
+from table.display.screens import player_theme
 from table.display.theme import TextDrawn, Theme, record_text
 from table.games import registry
-from table.loop.snapshots import shell_moments
+from table.loop.snapshots import phase_walk, shell_moments
+from table.play.session import Session
 
 Paint = Callable[[pygame.Surface], None]
 
@@ -44,6 +48,16 @@ def _parts_painter(game: str, view: dict[str, Any], now: float, paused: bool = F
     return paint
 
 
+def _final_painter(session: Session) -> Paint:
+    """Paint the final ranking of the finished ``session`` part by part, clipped."""
+
+    def paint(surface: pygame.Surface) -> None:
+        theme = player_theme(Theme(*surface.get_size()), session)
+        paint_clipped(surface, final_parts(session, theme, surface.get_size()), 0.0)
+
+    return paint
+
+
 def paint_clipped(surface: pygame.Surface, parts: Iterable[Part], now: float) -> None:
     """Paint each part clipped to the rect it declares, as the composer does: text that
     leaves its part's rect is cut here, where the test can see it."""
@@ -55,24 +69,26 @@ def paint_clipped(surface: pygame.Surface, parts: Iterable[Part], now: float) ->
 
 
 def game_screens() -> Iterator[tuple[str, Paint]]:
-    """(name, painter) for every moment of the four games the tests keep."""
-    ubongo = Path(__file__).resolve().parents[1] / "games" / "ubongo"
-    if str(ubongo) not in sys.path:
-        sys.path.insert(0, str(ubongo))
-    from games.ugah_ugah.screens import states as ugah_states
-    from games.umtata.screens import phases as umtata_phases
-    from make_ubongo_screens import SHOTS
-
-    umtata = registry()["umtata"]
-    for name, state in umtata_phases().items():
-        yield f"umtata/{name}", _parts_painter("umtata", umtata.view(state, None), 0.0)
-    yield "umtata/paused", _parts_painter("umtata", umtata.view(umtata_phases()["guess_start"], None), 0.0, True)
-    ugah = registry()["ugah_ugah"]
-    for name, state in ugah_states().items():
-        yield f"ugah_ugah/{name}", _parts_painter("ugah_ugah", ugah.view(state, None), state.now)
-    for name, build in SHOTS.items():
-        table, now = build()
-        yield f"ubongo/{name}", _parts_painter("ubongo", table.view(), now)
+    """(name, painter) for every registered game: each phase of each variant from random
+    legal play (what ``table screens`` draws), then the moments the game's own tests
+    keep by hand, when they keep some: ``moments()`` of the module ``games.<game>.screens``
+    (under ``tests/``), yielding ``(name, public view, game time, paused)``."""
+    for game, engine in registry().items():
+        for variant in engine.variants:
+            for k, (phase, session, now) in enumerate(phase_walk(game, variant, seed=3)):
+                name = f"{game}/{variant}-{k + 1:02d}-{phase}"
+                if session.is_over():  # the last moment: the walk leaves the session as it is
+                    yield name, _final_painter(session)
+                else:
+                    yield name, _parts_painter(game, dict(session.view(None)), now, session.paused)
+        try:
+            kept = importlib.import_module(f"games.{game}.screens")
+        except ModuleNotFoundError as exc:
+            if exc.name not in (f"games.{game}", f"games.{game}.screens"):
+                raise  # the module is there but broken
+            continue
+        for name, view, now, paused in kept.moments():
+            yield f"{game}/{name}", _parts_painter(game, view, now, paused)
 
 
 def _table_painter(snap: Paint) -> Paint:

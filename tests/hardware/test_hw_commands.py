@@ -1,5 +1,6 @@
 """``table wiring`` (pin map, refusals, PNG), the hardware config's error reports, and
-``table selftest`` walked through on gpiozero mock pins with a recording LED strip."""
+``table selftest`` walked through on gpiozero mock pins with a recording LED strip, its
+prompts in the table's language."""
 
 from __future__ import annotations
 
@@ -14,12 +15,13 @@ from fakes.pins import timed_factory
 from fakes.strip import RecordingStrip
 
 from table.cli import main
-from table.commands.selftest import Result, SelfTest, Step, format_results
 from table.common.datafiles import defaults_dir
+from table.common.i18n import set_language
 from table.hardware.config import HardwareConfigError, load_hardware
 from table.hardware.gpio import GpioStations
 from table.hardware.interfaces import HourglassLayout, LedState, StationInput, Stations
 from table.hardware.leds import PixelBufHourglass
+from table.hardware.selftest import Result, SelfTest, Step, format_results
 
 Capture = pytest.CaptureFixture[str]
 SHIPPED = defaults_dir() / "hardware.toml"
@@ -282,7 +284,7 @@ def test_camera_check_saves_the_tray_picture(tmp_path: Path) -> None:
     import cv2
     import numpy as np
 
-    from table.commands.selftest import camera_check
+    from table.hardware.selftest import camera_check
 
     picture = tmp_path / "tray.png"
     cv2.imwrite(str(picture), np.full((48, 64, 3), 200, np.uint8))
@@ -290,3 +292,16 @@ def test_camera_check_saves_the_tray_picture(tmp_path: Path) -> None:
     assert result.status == "pass" and (tmp_path / "out" / "selftest-tray.png").exists()
     missing = camera_check(tmp_path / "out", str(tmp_path / "nothing.png"))
     assert missing.status == "fail" and "no picture" in missing.detail
+
+
+def test_selftest_prompts_speak_the_table_language_and_results_stay_english() -> None:
+    said: list[str] = []
+    set_language("de")
+    test = SelfTest(None, 1, ["encoder"], None, say=lambda step, text: said.append(text), timeout=0.01,
+                    display=lambda confirm: confirm("Does the display show seven colour bars ({size})?", size="4x3"))
+    results = test.run(["stations", "display"])
+    assert said[0] == "Platz 1: den Buzzer drücken (innerhalb von 0.01 s)"
+    assert said[-1] == "Zeigt der Bildschirm sieben Farbbalken (4x3)? Ein Buzzer heißt ja, ein Drehknopf heißt nein."
+    # The result table is for the installer's terminal: English names, as before.
+    assert [r.name for r in results][:2] == ["station 1 press", "station 1 turn clockwise"]
+    assert results[-1].name == "Does the display show seven colour bars (4x3)?"

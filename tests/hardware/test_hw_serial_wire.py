@@ -24,6 +24,7 @@ import pytest
 from fakes.bridge import FakeBridge, wait_for
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tier import examples
 
 from table.common.datafiles import package_path
 from table.hardware.bridge_protocol import (
@@ -147,7 +148,7 @@ def test_a_malformed_field_with_a_good_crc_is_a_counted_line(field: str) -> None
 
 # --- properties: garbage, truncation, flipped bits ------------------------------------
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.binary(max_size=400))
 def test_garbage_bytes_are_counted_and_never_raise(data: bytes) -> None:
     bridge, got = bridge_without_port()
@@ -157,7 +158,7 @@ def test_garbage_bytes_are_counted_and_never_raise(data: bytes) -> None:
     assert got == [] and diag["lines"] == diag["malformed_total"] >= 1  # every record was a bad one
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.lists(st.one_of(st.binary(max_size=120), st.integers(0, 999)), max_size=40), st.data())
 def test_garbage_between_good_lines_costs_no_good_line(items: list[bytes | int], data: st.DataObject) -> None:
     """Garbage (start bytes and newlines included) between good lines, the stream cut
@@ -192,7 +193,7 @@ def test_a_field_like_minus_minus_one_no_longer_drops_the_link(tmp_path: Path) -
         fake.close()
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(REPORT_LINES, REPORT_LINES, st.data())
 def test_a_truncated_line_is_rejected_and_never_swallows_the_next(record: bytes, after: bytes,
                                                                    data: st.DataObject) -> None:
@@ -205,7 +206,7 @@ def test_a_truncated_line_is_rejected_and_never_swallows_the_next(record: bytes,
     assert framer.cut == 1
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(REPORT_LINES, st.lists(st.integers(0, 10**6), min_size=1, max_size=4, unique=True))
 def test_one_to_four_flipped_bits_never_make_another_report(record: bytes, positions: list[int]) -> None:
     bits = sorted({p % (8 * len(record)) for p in positions})
@@ -217,7 +218,7 @@ def test_one_to_four_flipped_bits_never_make_another_report(record: bytes, posit
     assert got == parse_report(record, STATIONS)  # (only the same report may come through)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.lists(st.tuples(REPORT_LINES, st.lists(st.integers(0, 10**6), min_size=1, max_size=4, unique=True)),
                 min_size=1, max_size=30))
 def test_the_counters_account_for_every_corrupted_line(lines: list[tuple[bytes, list[int]]]) -> None:
@@ -333,7 +334,7 @@ def test_a_version_mismatch_says_which_end_to_update() -> None:
 
 
 def test_an_old_firmware_is_named_by_the_reader_and_fails_the_selftest() -> None:
-    from table.commands.selftest import SelfTest
+    from table.hardware.selftest import SelfTest
 
     bridge, got = bridge_without_port()
     for line in (encode_old("HELLO", 2, "table-bridge-2.0", 4), encode_old("B", 0, 1, 5000), b"$B 0 1*0000"):

@@ -10,6 +10,7 @@ import pygame
 import pytest
 
 from table.common.config import TableConfig
+from table.display.output import Output
 from table.display.theme import STATION_COLOURS
 from table.games.base import Action, GameSetup
 from table.hardware.hourglass import END_COLOUR
@@ -47,7 +48,7 @@ class RecordingStations(Stations):
         return {}
 
 
-class Broken:
+class Broken(Output):
     calls = 0
 
     def update(self, session: object, now: float) -> None:

@@ -214,7 +214,7 @@ def test_settings_file_refuses_unknown_keys(tmp_path: Path, capsys: pytest.Captu
 
 
 def test_selftest_reports_whether_the_relay_reaches_the_broker(tmp_path: Path) -> None:
-    from table.commands.selftest import relay_check
+    from table.kiosk.selftest import relay_check
 
     assert relay_check(tmp_path).status == "skip"
     status = tmp_path / "relay-status.json"

@@ -13,13 +13,14 @@ from collections.abc import Callable, Hashable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar
 
 import pygame
 
-from table.common.i18n import N_, language, ngettext, word
+from table.common.i18n import language, ngettext, word
 from table.display import draw
 from table.display.layers import Part
+from table.display.output import Output as Output  # a game's own outputs build on it
 from table.display.theme import TEXT_DIM, Theme
 from table.games.base import Event
 from table.games.contract import games, load_object
@@ -75,15 +76,6 @@ def words_detail(text: str, theme: Theme, units: float = 40.0) -> FinalDetail:
                    max_width=cell.width, box=cell)
 
     return FinalDetail(("words", text), paint, units)
-
-
-class Output(Protocol):
-    """Something besides the screen that follows the game (speech, say): called after
-    every step of the table loop with the running session (``None`` in the lobby)."""
-
-    def update(self, session: Any, now: float) -> None: ...
-
-    def close(self) -> None: ...
 
 
 class GameRenderer:
@@ -200,8 +192,6 @@ class GameRenderer:
         the language in force. Default: none (the display shows the station's name)."""
         return []
 
-
-N_("{n} point")  # the default score_text's words, for the catalogue's checker
 
 
 def preparations(theme: Theme) -> Iterator[None]:

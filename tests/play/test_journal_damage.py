@@ -33,6 +33,9 @@ from table.play.scenario import Scenario, parse_scenario
 from table.play.scenario_writer import random_script, scenario_toml
 from table.play.session import canonical
 
+# Each case plays hundreds of journaled inputs again, and some wait for locks in real time.
+pytestmark = pytest.mark.heavy
+
 GAMES = (("ubongo_shimo", 1), ("ubongo", 1), ("ugah_ugah", 1))
 CUT_AT = 230  # actions of the third game journaled when the power goes
 
