@@ -196,7 +196,7 @@ def test_import_adds_a_journals_results_once(tmp_path: Path, capsys: pytest.Capt
     (["venue", "--import", "T1=/nonexistent/journal.db"], "no journal file"),
     (["relay", "--journal", "x.db"], "needs the table's id"),
     (["relay", "--table", "T1", "--password-file", "/nonexistent/pw"], "cannot read the password file"),
-    (["relay", "--config", "/nonexistent/relay.toml"], "cannot read"),
+    (["relay", "--config", "/nonexistent/relay.toml"], "there is no settings file at /nonexistent/relay.toml"),
 ])
 def test_bad_input_is_one_sentence(argv: list[str], words: str, tmp_path: Path,
                                    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
