@@ -11,7 +11,12 @@ its own process; a reader follows its ``/events`` stream like the page does.
 Figures: result-to-page latency (journal commit of the finish -> the result in a
 server-sent event), median and p99; the baseline is the broker's own QoS 1
 round trip measured in the same run (a probe client publishing to itself), and the
-ratio of the two; CPU of Mosquitto and of ``table venue`` (share of one core).
+ratio of the two; CPU of Mosquitto, of ``table venue`` and of the simulated tables
+with their relays, each apart (share of one core). On a shared machine the latency
+follows the load (the load average is printed at the start and the end), so the
+venue's own CPU time per message taken is printed too, beside a same-run baseline
+that does not depend on the load: one JSON round trip (``json.loads`` and
+``json.dumps``) of a typical event, timed on this process's thread clock.
 
 With ``--attack``, a second process (its CPU counted apart) holds 1,000 idle
 connections, 500 event-stream readers and 200 slow senders (half drip a request's
@@ -59,6 +64,7 @@ from table.games.base import Action, GameSetup
 from table.play.autoplay import next_random_action
 from table.play.journal import Journal
 from table.play.session import Session
+from table.venue import contract
 from table.venue.broker import LocalBroker, free_port, wait_port
 from table.venue.relay import Relay, RelayConfig
 
@@ -75,9 +81,10 @@ class TableSim(threading.Thread):
     """One table: random legal games into its journal at ``rate`` inputs per second."""
 
     def __init__(self, table: str, journal: Path, rate: float, seed: int, stop: threading.Event,
-                 finished: dict[tuple[str, int], float]) -> None:
+                 finished: dict[tuple[str, int], float], inputs: tuple[int, int] = (6, 20)) -> None:
         super().__init__(daemon=True)
         self.table, self.path, self.rate, self.stop, self.finished = table, journal, rate, stop, finished
+        self.inputs = inputs  # a game is ended from the table menu after this many inputs (at random)
         self.rng = random.Random(seed)
         self.actions = 0
 
@@ -105,7 +112,7 @@ class TableSim(threading.Thread):
             journal.append(gid, seq, action)
             seq += 1
 
-        target = self.rng.randint(6, 20)
+        target = self.rng.randint(*self.inputs)
         while seq < target and not session.is_over():
             if self.stop.wait(self.rng.expovariate(self.rate)):
                 return
@@ -196,24 +203,49 @@ class Prober(threading.Thread):
                 self.failures[f"{self.phase}: {type(exc).__name__} {str(exc)[:60]}"] += 1
 
 
-class Sampler(threading.Thread):
-    """The venue's resident memory and threads, every 0.5 s."""
+def proc_sample(pid: int) -> tuple[int, int, int]:
+    """A process's resident memory (KiB), open file descriptors and threads, from /proc."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+    return int(fields["VmRSS"].split()[0]), len(os.listdir(f"/proc/{pid}/fd")), int(fields["Threads"])
 
-    def __init__(self, pid: int, stop: threading.Event) -> None:
+
+class Sampler(threading.Thread):
+    """The venue's resident memory, file descriptors and threads, every ``every`` seconds."""
+
+    def __init__(self, pid: int, stop: threading.Event, every: float = 0.5) -> None:
         super().__init__(daemon=True)
-        self.pid, self.stop = pid, stop
+        self.pid, self.stop, self.every = pid, stop, every
         self.rss_kib: list[int] = []
+        self.fds: list[int] = []
         self.threads: list[int] = []
 
     def run(self) -> None:
-        while not self.stop.wait(0.5):
+        while not self.stop.wait(self.every):
             try:
-                status = Path(f"/proc/{self.pid}/status").read_text()
+                rss, fds, threads = proc_sample(self.pid)
             except OSError:
                 return
-            fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
-            self.rss_kib.append(int(fields["VmRSS"].split()[0]))
-            self.threads.append(int(fields["Threads"]))
+            self.rss_kib.append(rss)
+            self.fds.append(fds)
+            self.threads.append(threads)
+
+
+def json_round_trip_us(n: int = 3000) -> float:
+    """The baseline of a message's cost: one JSON round trip of a typical event, in
+    microseconds of this thread's CPU time (so other processes' load does not count)."""
+    raw = contract.encode({"v": 1, "type": "event", "table": "T01", "game": 12, "started": time.time() - 300,
+                           "engine": "ubongo", "seq": 41, "t": 187.25, "kind": "press", "station": 2, "round": 5,
+                           "scores": {"0": 12, "1": 9, "2": 14, "3": 7}, "over": False,
+                           "events": [{"t": 187.25, "kind": "solved", "station": 2}]})
+    t0 = time.thread_time()
+    for _ in range(n):
+        json.dumps(json.loads(raw))
+    return (time.thread_time() - t0) / n * 1e6
+
+
+def load() -> str:
+    return "load average " + " ".join(f"{x:.1f}" for x in os.getloadavg())
 
 
 def raise_fd_limit() -> int:
@@ -420,6 +452,7 @@ def main() -> None:
         return
     fds = raise_fd_limit()
     print(f"machine: {machine()}, file descriptors {fds}")
+    print(f"{time.strftime('%Y-%m-%d %H:%M:%S')}, at the start: {load()}")
     print(f"{args.tables} tables, {args.rate} inputs/s each, {args.seconds:.0f} s, server {args.server}"
           + (f", attack: {args.idle} idle, {args.streams} streams, {args.slow} slow" if args.attack else ""))
     with tempfile.TemporaryDirectory() as tmpdir:
@@ -481,6 +514,7 @@ def main() -> None:
             if attacker is not None:
                 procs["attacker"] = attacker.pid
             cpu0 = {name: cpu_seconds(pid) for name, pid in procs.items()}
+            received0 = json.loads(urllib.request.urlopen(url + "/api/state", timeout=10).read())["counts"]
             t0 = time.monotonic()
             for s in sims:
                 s.start()
@@ -494,6 +528,8 @@ def main() -> None:
             stop.set()
             wall = time.monotonic() - t0
             cpu1 = {name: cpu_seconds(pid) for name, pid in procs.items()}
+            received1 = json.loads(urllib.request.urlopen(url + "/api/state", timeout=10).read())["counts"]
+            load_end = load()
             for s in sims:
                 s.join(5)
             actions = sum(s.actions for s in sims)
@@ -532,6 +568,14 @@ def main() -> None:
             for name in procs:
                 share = (cpu1[name] - cpu0[name]) / wall * 100
                 print(f"cpu {name}: {share:.1f}% of one core")
+            taken = received1.get("received", 0) - received0.get("received", 0)
+            if taken:
+                per = (cpu1["venue"] - cpu0["venue"]) / taken * 1e6
+                base = json_round_trip_us()
+                print(f"venue CPU per message received: {per:.0f} us ({taken} messages, {taken / wall:.0f}/s; "
+                      f"serving the page included); baseline, one JSON round trip of an event: {base:.1f} us; "
+                      f"ratio x{per / base:.0f}")
+            print(f"at the end of the run: {load_end}")
             pb, pa = prober.samples["baseline"], prober.samples["attack"]
             if pb and pa:
                 print(f"page fetch (state every 0.1 s, page every 1 s): before: median {median(pb):.1f} ms, "
@@ -542,7 +586,8 @@ def main() -> None:
             if sampler.rss_kib:
                 rss = [k / 1024 for k in sampler.rss_kib]
                 print(f"venue RSS: start {rss[0]:.0f} MiB, max {max(rss):.0f} MiB, "
-                      f"end {sampler.rss_kib[-1] / 1024:.0f} MiB; threads max {max(sampler.threads)}")
+                      f"end {sampler.rss_kib[-1] / 1024:.0f} MiB; threads max {max(sampler.threads)}; "
+                      f"file descriptors max {max(sampler.fds)}")
             if attacker is not None:
                 out, _ = attacker.communicate(timeout=60)
                 print(f"attacker: {out.strip()}")
