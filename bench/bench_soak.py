@@ -115,6 +115,16 @@ class Soak:
               f"to {max(s['load1'] for s in after):.1f}")
 
 
+def stop_process(proc: subprocess.Popen[bytes]) -> None:
+    """SIGTERM, as systemd stops it; SIGKILL after 15 s."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
 def soak_venue(args: argparse.Namespace, out: TextIO | None) -> None:
     raise_fd_limit()
     with tempfile.TemporaryDirectory() as tmpdir:
@@ -168,11 +178,7 @@ def soak_venue(args: argparse.Namespace, out: TextIO | None) -> None:
             stop.set()
             relay_stop.set()
             time.sleep(1.0)
-            venue.send_signal(signal.SIGTERM)
-            try:
-                venue.wait(15)
-            except subprocess.TimeoutExpired:
-                venue.kill()
+            stop_process(venue)
             log.close()
             broker.stop()
 
@@ -198,12 +204,7 @@ def soak_kiosk(args: argparse.Namespace, out: TextIO | None) -> None:
             soak.report(args.warmup * 60, "table run --headless, left alone (attract mode after attract_after_s)")
             print(f"at the end: {load()}")
         finally:
-            if kiosk.poll() is None:
-                kiosk.send_signal(signal.SIGTERM)
-                try:
-                    kiosk.wait(15)
-                except subprocess.TimeoutExpired:
-                    kiosk.kill()
+            stop_process(kiosk)
             log.close()
 
 

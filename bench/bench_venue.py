@@ -571,10 +571,10 @@ def main() -> None:
             taken = received1.get("received", 0) - received0.get("received", 0)
             if taken:
                 per = (cpu1["venue"] - cpu0["venue"]) / taken * 1e6
-                base = json_round_trip_us()
+                json_us = json_round_trip_us()
                 print(f"venue CPU per message received: {per:.0f} us ({taken} messages, {taken / wall:.0f}/s; "
-                      f"serving the page included); baseline, one JSON round trip of an event: {base:.1f} us; "
-                      f"ratio x{per / base:.0f}")
+                      f"serving the page included); baseline, one JSON round trip of an event: {json_us:.1f} us; "
+                      f"ratio x{per / json_us:.0f}")
             print(f"at the end of the run: {load_end}")
             pb, pa = prober.samples["baseline"], prober.samples["attack"]
             if pb and pa:

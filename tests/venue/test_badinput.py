@@ -13,7 +13,6 @@ from __future__ import annotations
 import logging
 import shutil
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -21,8 +20,8 @@ from table.cli import main
 from table.play.journal import Journal, JournalError
 from table.play.resume import open_journal_resilient, resumable_game
 from table.play.scenario import load_scenario, run_scenario
-from table.venue import contract
-from table.venue.relay import Relay, RelayConfig, _next_position
+from table.venue.relay import Relay, RelayConfig
+from venue.helpers import drain, publish_into_a_list
 
 CORPUS = Path(__file__).resolve().parents[1] / "badinput"
 SCENARIOS = CORPUS.parents[1] / "docs" / "scenarios"
@@ -70,16 +69,6 @@ def test_a_bad_settings_file_is_one_sentence(command: str, path: Path, tmp_path:
     assert not list(tmp_path.iterdir()), "nothing is written for a refused file"
 
 
-def _drain(relay: Relay, sent: list[Any]) -> None:
-    """Step until nothing more is sent; a step must never raise."""
-    for _ in range(100):
-        before = len(sent)
-        relay.step()
-        if len(sent) == before:
-            return
-    raise AssertionError("the relay kept sending")
-
-
 @pytest.mark.parametrize("path", JOURNALS, ids=[p.name for p in JOURNALS])
 def test_the_relay_skips_a_game_it_cannot_read_and_publishes_the_rest(
         path: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
@@ -99,21 +88,12 @@ def test_the_relay_skips_a_game_it_cannot_read_and_publishes_the_rest(
     caplog.set_level(logging.WARNING, logger="table.venue")
     relay = Relay(RelayConfig(table="T1", journal=journal, state_dir=tmp_path / "state",
                               backlog_hours=1e6, republish_hours=1e6))
-    sent: list[Any] = []
-
-    def publish(msg: Any) -> None:  # the broker acknowledges at once
-        contract.validate(msg.payload)
-        sent.append(msg)
-        if msg.position is not None:
-            relay._acked = _next_position(msg)
-
-    relay._publish = publish  # type: ignore[method-assign]
-    relay._connected.set()
+    sent = publish_into_a_list(relay)
     try:
-        _drain(relay, sent)
+        drain(relay, sent)
         relay._republish = True  # a reconnection: the results again, the unreadable game still skipped
         relay._last_status = ("", 0.0)
-        _drain(relay, sent)
+        drain(relay, sent)
     finally:
         relay.outbox.close()
         relay.follower.close()
