@@ -32,8 +32,17 @@ All traffic goes to 127.0.0.1; everything stops by itself after ``--seconds``.
 Beyond ``--group`` (50) tables, each group of tables and their relays runs in a
 process of its own (paho waits on select(), which takes no descriptor past 1024).
 
+With ``--handle``, no broker and no processes: the venue's own work per message and per
+state, on this thread's CPU clock (so the machine's load does not count), for the
+messages of ``--tables`` tables that each play two whole games: a message read and
+checked (``contract.decode``), the same checked by a generic JSON Schema validator
+(``jsonschema``, when installed) for comparison, ``Venue.handle`` (read, checked,
+taken, stored), and a page state made after five events and after a new result; each
+beside the same-run baseline of one JSON round trip of the same messages.
+
 Run: python bench/bench_venue.py [--tables 50] [--seconds 60] [--rate 0.5] [--screenshot FILE]
      [--attack] [--server asyncio|threads] [--group 50]
+     python bench/bench_venue.py --handle [--tables 200]
 """
 
 from __future__ import annotations
@@ -424,6 +433,88 @@ def screenshot(url: str, path: Path) -> None:
         driver.quit()
 
 
+def _cpu_us(work: Any, items: list[Any]) -> float:
+    """Microseconds of this thread's CPU time per item of ``work``."""
+    t0 = time.thread_time()
+    for item in items:
+        work(item)
+    return (time.thread_time() - t0) / len(items) * 1e6
+
+
+def handle_main(tables: int) -> None:
+    """The venue's work per message and per state, in-process (see the module docstring)."""
+    from table.play.scenario import load_scenario, run_scenario
+    from table.venue.follow import JournalFollower, Position
+    from table.venue.server import Venue, VenueConfig
+
+    scenarios = Path(__file__).resolve().parent.parent / "docs" / "scenarios"
+    print(f"machine: {machine()}; {time.strftime('%Y-%m-%d %H:%M:%S')}, {load()}")
+    with tempfile.TemporaryDirectory() as tmpdir:
+        tmp = Path(tmpdir)
+        with Journal(tmp / "journal.db") as journal:
+            for name in ("ugah-whole-game.toml", "shimo-full-game.toml"):
+                run_scenario(load_scenario(scenarios / name), journal)
+        now = time.time()
+        messages: list[tuple[str, bytes]] = []
+        for i in range(tables):
+            follower = JournalFollower(tmp / "journal.db", f"T{i:03d}")
+            out, _ = follower.messages_after(Position(1, 0), 100_000)
+            for m in out:  # re-dated to now: inside the venue's window
+                payload = {**m.payload, "started": now - 600}
+                if payload["type"] == "result":
+                    payload["finished"] = now - 1
+                messages.append((m.topic, contract.encode(payload)))
+            game = follower.live_game()
+            assert game is not None
+            status = {"v": 1, "type": "status", "table": f"T{i:03d}", "online": True, "sent": now,
+                      "game": {**game, "started": now - 600, "last_input": now - 5},
+                      "health": {"camera": "ok", "leds": "ok", "stations": "ok"}}
+            messages.insert(len(messages) - len(out), (contract.status_topic(f"T{i:03d}"), contract.encode(status)))
+            follower.close()
+        raw = [r for _, r in messages]
+        base = _cpu_us(lambda r: json.dumps(json.loads(r)), raw)
+        print(f"{tables} tables, {len(messages)} messages ({sum(map(len, raw)) / len(raw):.0f} bytes on average); "
+              f"baseline, one JSON round trip: {base:.1f} us a message")
+        decode = _cpu_us(lambda m: contract.decode(m[1], m[0], now=time.time()), messages)
+        print(f"contract.decode (bounds, compiled schema check): {decode:.0f} us a message (x{decode / base:.1f})")
+        try:
+            from jsonschema import Draft202012Validator
+        except ImportError:
+            print("jsonschema is not installed: no comparison with a generic validator")
+        else:
+            whole = contract.schema()
+            generic = {kind: Draft202012Validator({"$schema": whole["$schema"], "$defs": whole["$defs"],
+                                                   "$ref": f"#/$defs/{kind}"})
+                       for kind in ("status", "event", "result")}
+            sample = [json.loads(r) for r in raw[:: max(1, len(raw) // 3000)]]
+            slow = _cpu_us(lambda p: list(generic[p["type"]].iter_errors(p)), sample)
+            fast = _cpu_us(contract.validate, sample)
+            print(f"the schema check alone: compiled {fast:.0f} us, jsonschema {slow:.0f} us a message "
+                  f"(x{slow / fast:.0f}; baseline ratios x{fast / base:.1f} and x{slow / base:.1f})")
+        venue = Venue(VenueConfig(db=tmp / "venue.db"))
+        try:
+            handle = _cpu_us(lambda m: venue.handle(*m), messages)
+            print(f"Venue.handle: {handle:.0f} us a message (x{handle / base:.1f}); {dict(venue.counts)}")
+            events = [m for m in messages if b'"type":"event"' in m[1]]
+            rng = random.Random(1)
+
+            def state_after(new_result: bool) -> None:
+                for topic, _ in rng.sample(events, 5):  # five tables' cards changed
+                    venue._dirty.add(topic.split("/")[2])
+                venue._results_changed = new_result
+                venue._changed()
+                venue.snapshot()
+
+            few = _cpu_us(lambda _: state_after(False), list(range(200)))
+            result = _cpu_us(lambda _: state_after(True), list(range(50)))
+            size = len(venue.snapshot())
+            print(f"a page state ({size / 1024:.0f} KiB, {venue.counts['results']} results) after five events: "
+                  f"{few / 1000:.2f} ms (x{few / base:.0f}); after a new result: {result / 1000:.2f} ms "
+                  f"(x{result / base:.0f})")
+        finally:
+            venue.stop()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--tables", type=int, default=50)
@@ -435,6 +526,8 @@ def main() -> None:
     parser.add_argument("--server", choices=("asyncio", "threads"), default="asyncio",
                         help="the venue's web server: the shipped one, or the threaded candidate")
     parser.add_argument("--group", type=int, default=50, help="tables per process beyond this many")
+    parser.add_argument("--handle", action="store_true",
+                        help="the venue's own work per message and per state, in-process, no broker")
     parser.add_argument("--attacker", type=int, metavar="PORT", help=argparse.SUPPRESS)
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--dir", type=Path, help=argparse.SUPPRESS)
@@ -443,6 +536,9 @@ def main() -> None:
     parser.add_argument("--streams", type=int, default=500, help=argparse.SUPPRESS)
     parser.add_argument("--slow", type=int, default=200, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.handle:
+        handle_main(args.tables)
+        return
     if args.attacker:
         attacker_main(args.attacker, args.seconds, args.idle, args.streams, args.slow)
         return
