@@ -511,6 +511,20 @@ def handle_main(tables: int) -> None:
             print(f"a page state ({size / 1024:.0f} KiB, {venue.counts['results']} results) after five events: "
                   f"{few / 1000:.2f} ms (x{few / base:.0f}); after a new result: {result / 1000:.2f} ms "
                   f"(x{result / base:.0f})")
+            # What the page keeps in memory for each of the evening's results (the leaderboard needs them).
+            import tracemalloc
+
+            template = json.loads(next(r for r in raw if b'"type":"result"' in r))
+            more = [{**template, "table": f"T{k % tables:03d}", "game": 100_000 + k} for k in range(800)]
+            tracemalloc.start()
+            before = tracemalloc.take_snapshot()
+            for r in more:
+                venue.handle(contract.result_topic(r["table"], r["game"]), contract.encode(r))
+            venue.snapshot()
+            grown = sum(d.size_diff for d in tracemalloc.take_snapshot().compare_to(before, "filename"))
+            tracemalloc.stop()
+            print(f"memory kept per result of the evening: {grown / len(more) / 1024:.2f} KiB of Python objects "
+                  f"({len(more)} results more; {venue.counts['results']} in all)")
         finally:
             venue.stop()
 
@@ -622,6 +636,7 @@ def main() -> None:
                 probe.ping()
                 time.sleep(0.2)
             stop.set()
+            t_end = time.time()
             wall = time.monotonic() - t0
             cpu1 = {name: cpu_seconds(pid) for name, pid in procs.items()}
             received1 = json.loads(urllib.request.urlopen(url + "/api/state", timeout=10).read())["counts"]
@@ -642,11 +657,13 @@ def main() -> None:
             state = json.loads(urllib.request.urlopen(url + "/api/state", timeout=10).read())
             print(f"inputs journaled: {actions} ({actions / wall:.1f}/s), results: {len(finished)} "
                   f"({len(finished) / wall * 60:.0f}/min), stored by the venue: {state['results']}, "
-                  f"page updates: {reader.events}")
+                  f"page updates: {reader.events}; the venue's counts: {state['counts']}")
             if missing:
                 stored = {(r["table"], r["game"]) for r in state["recent"]}
+                ends = [f"{t_end - finished[k]:.1f}" for k in missing[:5]]
                 print(f"results not seen in the page's stream: {len(missing)}: {missing[:5]}; "
-                      f"in the latest results now: {[k in stored for k in missing[:5]]}")
+                      f"in the latest results now: {[k in stored for k in missing[:5]]}; finished "
+                      f"{', '.join(ends)} s before the tables stopped")
                 for k in missing[:3] if relays else []:
                     r = relays[tables.index(k[0])]
                     print(f"  relay {k[0]}: acked {r._acked}, sent {r._sent}, in flight {len(r._inflight)}, "
