@@ -19,7 +19,14 @@ from table.display.final import final_parts
 from table.display.games import RenderContext, renderers
 from table.display.howto import card_parts
 from table.display.layers import paint_all
-from table.display.screens import AttractScreen, LeaveKioskScreen, PausedScreen, TableMenuScreen, player_theme
+from table.display.screens import (
+    AttractScreen,
+    HowToPlayScreen,
+    LeaveKioskScreen,
+    PausedScreen,
+    TableMenuScreen,
+    player_theme,
+)
 from table.display.theme import Theme, note_cover
 from table.games import lobby_games, registry
 from table.games.base import Action, GameSetup
@@ -87,6 +94,14 @@ def shell_moments(stations: int = 4) -> Iterator[tuple[str, Snapshot]]:
         go(table, clock, inputs, spell, 1.5)
         _final_draw(table, clock.now)
 
+    def lobby_card(surface: pygame.Surface) -> None:
+        """The lobby's "How to play" line pushed: the chosen game's card."""
+        table, clock, inputs = table_at(surface)
+        line = table.lobby._lines().index(table.lobby.HOW_TO_PLAY)
+        go(table, clock, inputs, [Action("turn", 0.1, 1, {"delta": line}), Action("push", 0.2, 1)], 0.5)
+        assert isinstance(table.screens[-1], HowToPlayScreen)
+        _final_draw(table, clock.now)
+
     def menu_choice(surface: pygame.Surface, steps: int, expect: type) -> None:
         """A game with a press made, the table menu opened and one line pushed."""
         table, clock, inputs = table_at(surface)
@@ -117,6 +132,7 @@ def shell_moments(stations: int = 4) -> Iterator[tuple[str, Snapshot]]:
 
     yield "menu", lobby
     yield "menu-name", lobby_name
+    yield "menu-how-to-play", lobby_card
     yield "table-menu", menu
     yield "paused", paused
     yield "attract", attract
