@@ -509,6 +509,17 @@ class LobbyScreen(Screen):
         footer_colour = ACCENT if self.message else TEXT_DIM
         at = (w / 2, h - theme.px(4))
         out.append(Part("lobby:footer",
+        if self.starting:
+            # The starting push answered big, readable across the room, until the game shows.
+            box = draw.dialog_box(size, theme, 120, 24)
+            starting = _("{game} starts…").format(game=_game_title(s.game))
+
+            def banner(surface: pygame.Surface, t: float, box: pygame.Rect = box, words: str = starting) -> None:
+                draw.panel(surface, box, PANEL, theme.px(2), ACCENT, theme.px(0.8))
+                draw.label(surface, theme, words, box.center, "title", ACCENT, "center", bold=True,
+                           max_width=box.width - theme.px(8), box=box)
+
+            out.append(Part("lobby:starting", box, starting, banner, base=True))
                         draw.label_rect(theme, footer, at, "body", footer_colour, "center",
                                         max_width=w - theme.px(6)), (footer, footer_colour),
                         lambda surface, t: draw.label(surface, theme, footer, at, "body", footer_colour, "center",
