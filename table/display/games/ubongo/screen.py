@@ -829,10 +829,13 @@ class UbongoRenderer(GameRenderer):
                 box=rect,
             )
         elif phase == "results":
+            # An early end (everyone took their gems) is not the sand's: say which it was.
+            ended = (_("Everyone has taken gems") if view.get("round_end") == "everyone has taken"
+                     else _("Sand has run out"))
             label(
                 surface,
                 theme,
-                _("Sand has run out"),
+                ended,
                 (rect.centerx, rect.y + rect.height * 0.35),
                 "large",
                 TEXT,
