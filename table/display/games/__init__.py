@@ -66,6 +66,14 @@ class FinalDetail:
     key: Hashable
     paint: Callable[[pygame.Surface, pygame.Rect], None]
     units: float = 40.0
+    words: str | None = None
+    """The words of a column that is only words (:func:`words_detail`): the final ranking
+    draws them itself, at the one scale of all its rows' words."""
+
+
+NEXT_ROUND_NOTE = N_("Press any button for the next round")
+"""What every game's screen says between two rounds while it waits for a press: one
+wording for every game (as the final ranking's note is one)."""
 
 
 def words_detail(text: str, theme: Theme, units: float = 40.0) -> FinalDetail:

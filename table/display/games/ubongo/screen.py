@@ -29,7 +29,7 @@ import pygame
 from table.common.i18n import N_, _, ngettext, word
 from table.display import draw
 from table.display.draw import label, label_rect
-from table.display.games import FinalDetail, GameRenderer, RenderContext
+from table.display.games import NEXT_ROUND_NOTE, FinalDetail, GameRenderer, RenderContext
 from table.display.layers import Part, fill, paint_all
 from table.display.theme import (
     ACCENT,
@@ -847,7 +847,7 @@ class UbongoRenderer(GameRenderer):
             label(
                 surface,
                 theme,
-                _("Any button: next round"),
+                _(NEXT_ROUND_NOTE),
                 (rect.centerx, rect.y + rect.height * 0.68),
                 "body",
                 ACCENT,

@@ -15,7 +15,15 @@ import pygame
 
 from table.common.i18n import N_, _, ngettext, word
 from table.display import draw
-from table.display.games import FinalDetail, GameRenderer, Picture, PlayerOption, RenderContext, words_detail
+from table.display.games import (
+    NEXT_ROUND_NOTE,
+    FinalDetail,
+    GameRenderer,
+    Picture,
+    PlayerOption,
+    RenderContext,
+    words_detail,
+)
 from table.display.layers import Part, fill, paint_all
 from table.display.theme import ACCENT, BACKGROUND, BAD, GOOD, PANEL, PANEL_LIGHT, TEXT, TEXT_DIM, Theme
 from table.games.base import Event
@@ -316,7 +324,7 @@ class ShimoRenderer(GameRenderer):
         line = _("Solved: {names}").format(names=", ".join(solved)) if solved else _("Nobody solved in time")
         draw.label(surface, theme, line, (cx, area.top + theme.px(24)), "large", TEXT, "center",
                    max_width=area.width - theme.px(8))
-        draw.label(surface, theme, _("Take new cards, then any station presses its button to start the next round"),
+        draw.label(surface, theme, " · ".join((_("Take new cards"), _(NEXT_ROUND_NOTE))),
                    (cx, area.bottom - theme.px(6)), "body", TEXT_DIM, "center", max_width=area.width - theme.px(8))
 
     @staticmethod

@@ -20,7 +20,7 @@ import pygame
 
 from table.common.i18n import N_, _, language
 from table.display import draw
-from table.display.games import GameRenderer, Output, RenderContext
+from table.display.games import NEXT_ROUND_NOTE, GameRenderer, Output, RenderContext
 from table.display.games.umtata.map import (
     TILE_COLOURS,
     draw_focus,
@@ -49,7 +49,7 @@ from table.games.umtata.board import SECTORS, load_board
 PHASE_HINT = {
     "guess": N_("Turn your knob to a region + colour and push to lock it - or press your button: Tataaa!"),
     "answer": N_("Tataaa players answer in press order: knob to region + colour, push; then the country, push."),
-    "reveal": N_("Push any knob or button for the next round."),
+    "reveal": NEXT_ROUND_NOTE,
     "over": "",
 }
 
