@@ -494,21 +494,21 @@ class LobbyScreen(Screen):
                         hint: str = hint, heading: str = heading, editing: bool = entry is not None) -> None:
                 draw.panel(surface, rect, PANEL_LIGHT if joined else PANEL, theme.px(1.2), colour,
                            theme.px(0.6) if joined else theme.px(0.2))
+                room = pw - theme.px(4)
+                # The panel's three lines at one size: a long one shrinks them all alike.
+                fit = draw.one_size(theme, rect, [(heading, "body", True, room), (detail, "body", editing, room),
+                                                  (hint, "body", False, room)])
                 draw.label(surface, theme, heading,
                            (rect.left + theme.px(2), rect.top + theme.px(2)), "body", colour, bold=True,
-                           max_width=pw - theme.px(4), box=rect)
+                           max_width=room, box=rect, fit=fit)
                 if detail:
                     draw.label(surface, theme, detail, (rect.left + theme.px(2), rect.top + theme.px(8)),
-                               "body", ACCENT if editing else GOOD, bold=editing,
-                               max_width=pw - theme.px(4), box=rect)
+                               "body", ACCENT if editing else GOOD, bold=editing, max_width=room, box=rect,
+                               fit=fit)
                 draw.label(surface, theme, hint, (rect.left + theme.px(2), rect.bottom - theme.px(2)), "body",
-                           TEXT if joined else ACCENT, "bottomleft", max_width=pw - theme.px(4), box=rect)
+                           TEXT if joined else ACCENT, "bottomleft", max_width=room, box=rect, fit=fit)
 
             out.append(Part(f"lobby:station{st}", rect, (colour, joined, heading, detail, hint), station, base=True))
-        footer = self.message or _("Turn any knob: choose a line · Push: change it · Button: join or leave")
-        footer_colour = ACCENT if self.message else TEXT_DIM
-        at = (w / 2, h - theme.px(4))
-        out.append(Part("lobby:footer",
         if self.starting:
             # The starting push answered big, readable across the room, until the game shows.
             box = draw.dialog_box(size, theme, 120, 24)
@@ -520,6 +520,10 @@ class LobbyScreen(Screen):
                            max_width=box.width - theme.px(8), box=box)
 
             out.append(Part("lobby:starting", box, starting, banner, base=True))
+        footer = self.message or _("Turn any knob: choose a line · Push: change it · Button: join or leave")
+        footer_colour = ACCENT if self.message else TEXT_DIM
+        at = (w / 2, h - theme.px(4))
+        out.append(Part("lobby:footer",
                         draw.label_rect(theme, footer, at, "body", footer_colour, "center",
                                         max_width=w - theme.px(6)), (footer, footer_colour),
                         lambda surface, t: draw.label(surface, theme, footer, at, "body", footer_colour, "center",

@@ -82,7 +82,7 @@ def words_detail(text: str, theme: Theme, units: float = 40.0) -> FinalDetail:
         draw.label(surface, theme, text, (cell.right, cell.centery), "large", TEXT_DIM, "midright",
                    max_width=cell.width, box=cell)
 
-    return FinalDetail(("words", text), paint, units)
+    return FinalDetail(("words", text), paint, units, text)
 
 
 class Output(Protocol):
