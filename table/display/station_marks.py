@@ -65,10 +65,10 @@ def press_flash(theme: Theme, size: tuple[int, int], station: int, stations: int
 
 def hold_ring_rect(theme: Theme, size: tuple[int, int], station: int, stations: int) -> pygame.Rect:
     """Where ``station``'s ring shows: above the right end of its share of the bottom
-    edge (a panel's middle holds its words)."""
+    edge (a panel's middle holds its words), clear of the panel's border."""
     slot = station_slot(theme, size, station, stations)
     d = theme.px(9)
-    return pygame.Rect(slot.right - d - theme.px(3), slot.top - d - theme.px(1.5), d, d)
+    return pygame.Rect(slot.right - d - theme.px(4), slot.top - d - theme.px(3), d, d)
 
 
 def ring_progress(down_at: float, seconds: float, now: float) -> int:
