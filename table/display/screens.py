@@ -509,7 +509,15 @@ class LobbyScreen(Screen):
                            TEXT if joined else ACCENT, "bottomleft", max_width=room, box=rect, fit=fit)
 
             out.append(Part(f"lobby:station{st}", rect, (colour, joined, heading, detail, hint), station, base=True))
-        if self.starting:
+        footer = self.message or _("Turn any knob: choose a line · Push: change it · Button: join or leave")
+        footer_colour = ACCENT if self.message else TEXT_DIM
+        at = (w / 2, h - theme.px(4))
+        out.append(Part("lobby:footer",
+                        draw.label_rect(theme, footer, at, "body", footer_colour, "center",
+                                        max_width=w - theme.px(6)), (footer, footer_colour),
+                        lambda surface, t: draw.label(surface, theme, footer, at, "body", footer_colour, "center",
+                                                      max_width=w - theme.px(6)), base=True))
+        if self.starting:  # over everything, the footer too
             # The starting push answered big, readable across the room, until the game shows.
             box = draw.dialog_box(size, theme, 120, 24)
             starting = _("{game} starts…").format(game=_game_title(s.game))
@@ -519,15 +527,10 @@ class LobbyScreen(Screen):
                 draw.label(surface, theme, words, box.center, "title", ACCENT, "center", bold=True,
                            max_width=box.width - theme.px(8), box=box)
 
+            # The lobby darkened under it: its lines no longer take a push.
+            out.append(Part("lobby:starting-veil", whole(size), None,
+                            lambda surface, t: draw.veil(surface, surface.get_rect(), 200), base=True))
             out.append(Part("lobby:starting", box, starting, banner, base=True))
-        footer = self.message or _("Turn any knob: choose a line · Push: change it · Button: join or leave")
-        footer_colour = ACCENT if self.message else TEXT_DIM
-        at = (w / 2, h - theme.px(4))
-        out.append(Part("lobby:footer",
-                        draw.label_rect(theme, footer, at, "body", footer_colour, "center",
-                                        max_width=w - theme.px(6)), (footer, footer_colour),
-                        lambda surface, t: draw.label(surface, theme, footer, at, "body", footer_colour, "center",
-                                                      max_width=w - theme.px(6)), base=True))
         return out
 
 
