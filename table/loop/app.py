@@ -30,7 +30,7 @@ from table.display.games import preparations
 from table.display.layers import Composer, Part
 from table.display.output import Output
 from table.display.screens import AttractScreen, GameScreen, LobbyScreen, PausedScreen, Screen, player_theme
-from table.display.station_marks import FLASH_S, hold_ring, press_flash
+from table.display.station_marks import FLASH_S, hold_ring, middle_ring_rect, press_flash
 from table.display.theme import Theme
 from table.games.base import TICK, Action, GameSetup
 from table.play.journal import Journal
@@ -427,8 +427,10 @@ class Table:
         if self._session is not None and isinstance(self.screens[-1], (GameScreen, PausedScreen)):
             for s, down in sorted(self.pushes_held().items()):
                 if 0 <= s < n:
+                    # Someone who does not play has no panel: the middle, not a player's panel.
+                    where = None if s in players else middle_ring_rect(self.theme, size)
                     out.append(hold_ring(self.theme, size, *place(s), self._station_colour(s), down,
-                                         self.long_push_s, name=s))
+                                         self.long_push_s, name=s, rect=where))
         return out
 
     def _journal_warning(self, fault: str) -> Part:

@@ -141,7 +141,7 @@ def test_the_language_switches_the_whole_process_and_refuses_unknown_ones() -> N
     assert i18n._("Paused") == "Paused"
     i18n.set_language("de")
     assert i18n._("Paused") == "Pause"
-    assert i18n.ngettext("{n} chip", "{n} chips", 2).format(n=2) == "2 Plättchen"
+    assert i18n.ngettext("{n} card", "{n} cards", 2).format(n=2) == "2 Karten"
     assert i18n.in_language("en", "Paused") == "Paused"
     assert i18n.next_language("de") == "en"
     with pytest.raises(ValueError, match="unknown language 'fr'"):

@@ -123,13 +123,44 @@ def _table_painter(snap: Paint) -> Paint:
 
 
 def shell_screens() -> Iterator[tuple[str, Paint]]:
-    """The lobby, menus, attract mode and every game's pictures of its own (``table
-    screens``), named ``shell/NAME`` and ``GAME/NAME``."""
+    """The lobby, menus, attract mode, every game's pictures of its own (``table
+    screens``) and every game's final ranking, named ``shell/NAME`` and ``GAME/NAME``."""
     for name, snap in shell_moments():
         yield f"shell/{name}", _table_painter(snap)
     for game, renderer in renderers().items():
         for name, picture in renderer.pictures():
             yield f"{game}/{name}", picture
+    yield from final_screens()
+
+
+def final_screens() -> Iterator[tuple[str, Paint]]:
+    """Every game's final ranking (random legal play to its end, fixed seed), and one
+    ended from the table menu part-way, named ``GAME/final`` and ``GAME/final-ended-early``."""
+    from table.display.final import final_parts
+    from table.display.screens import player_theme
+    from table.games.base import Action
+    from table.loop.snapshots import phase_walk
+    from table.play.session import END, Session
+
+    for game, engine in registry().items():
+        finished = None
+        early = None
+        for k, (_phase, session, _now) in enumerate(phase_walk(game, engine.variants[0], seed=3)):
+            if session.is_over():
+                finished = session
+            elif k == 2 and early is None:
+                early = Session.replay(game, session.setup, session.seed, session.history)
+                early.apply(Action(END, session.last_t))
+        for name, done in (("final", finished), ("final-ended-early", early)):
+            if done is None:
+                continue
+
+            def paint(surface: pygame.Surface, session: Any = done) -> None:
+                size = surface.get_size()
+                theme = player_theme(Theme(*size), session)
+                paint_clipped(surface, final_parts(session, theme, size), 0.0)
+
+            yield f"{game}/{name}", paint
 
 
 @dataclass(frozen=True)
@@ -164,6 +195,32 @@ def misfits(name: str, paint: Paint, size: tuple[int, int], min_scale: float = 0
             out.append(Misfit(name, size, d.message, f"is cut ({d.ink} drawn under clip {d.clip})"))
         elif d.scale < min_scale:
             out.append(Misfit(name, size, d.message, f"is shrunk to {d.scale:.0%} to fit"))
+    return out
+
+
+def size_misfits(name: str, paint: Paint, size: tuple[int, int]) -> list[Misfit]:
+    """Panels whose lines of one type size were drawn at different sizes: the lines that
+    share a panel (:func:`table.display.theme.one_size`), or else a box, and a size must
+    end the same height (to a pixel) - a long word shrinks its whole panel, not itself
+    alone."""
+    drawn: list[TextDrawn] = []
+    surface = pygame.Surface(size)
+    with record_text(drawn.append):
+        paint(surface)
+    groups: dict[tuple[object, str], list[TextDrawn]] = {}
+    for d in drawn:
+        if d.ink.width == 0 or not d.message.strip() or d.surface.size != size or d.image is None:
+            continue
+        where = ("panel", d.panel) if d.panel is not None else ("box", tuple(d.box) if d.box is not None else None)
+        if where[1] is None:
+            continue
+        groups.setdefault((where, d.size), []).append(d)
+    out = []
+    for (where, type_size), lines in groups.items():
+        heights = {d.image.get_height() for d in lines if d.image is not None}
+        if max(heights) - min(heights) > 1:
+            sizes = ", ".join(f"{d.message!r} {d.scale:.0%}" for d in sorted(lines, key=lambda d: d.scale))
+            out.append(Misfit(name, size, sizes, f"share a {where[0]} in {type_size} type at different sizes"))
     return out
 
 

@@ -48,7 +48,7 @@ def test_the_guide_names_one_led_resistor_value() -> None:
 
 @pytest.mark.heavy  # draws the header map
 @pytest.mark.parametrize("config", [None, EXAMPLES / "pi5-absolute.toml", EXAMPLES / "pi4-potentiometers.toml",
-                                    EXAMPLES / "pi5-encoders-displays.toml"])
+                                    EXAMPLES / "pi5-encoders-displays.toml", EXAMPLES / "pi-encoders.toml"])
 def test_the_header_map_has_no_text_over_text_or_the_drawing(config: Path | None, tmp_path: Path) -> None:
     import pygame
 

@@ -25,6 +25,9 @@ from table.hardware.selftest import Result, SelfTest, Step, format_results
 
 Capture = pytest.CaptureFixture[str]
 SHIPPED = defaults_dir() / "hardware.toml"
+EXAMPLES = Path(__file__).resolve().parent / "wiring_examples"
+ENCODERS = EXAMPLES / "pi-encoders.toml"
+"""Four encoder stations with lamps and the strip on SPI (the self-test's encoder walk)."""
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -58,9 +61,23 @@ def elsewhere(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monk
 def test_shipped_config_loads_and_prints_the_header(capsys: Capture) -> None:
     cfg = load_hardware(SHIPPED)
     assert len(cfg.stations) == 4 and cfg.pin_factory == "lgpio"
+    # The build guide's station knob: the 16-position switch under the printed dial.
+    assert {s.knob for s in cfg.stations} == {"absolute"} and cfg.leds.backend == "pi5"
     assert main(["wiring", "--config", str(SHIPPED)]) == 0
     out = capsys.readouterr().out
-    assert "LED data (SPI0 MOSI) GPIO10 [19]" in out and "S1 button  GPIO4 [ 7]" in out
+    assert "GPIO18 LED data" in out and "S1 button  GPIO2 [ 3]" in out and "S4 knob switch" in out
+
+
+def test_the_shipped_config_plays_umtata_with_every_guess_visible(tmp_path: Path, capsys: Capture) -> None:
+    """No station of the shipped wiring plays Umtata blind: check-config warns of nothing;
+    the encoder example (no displays) gets the warning."""
+    assert main(["check-config", str(SHIPPED.parent)]) == 0
+    said = capsys.readouterr()
+    assert "warning" not in said.out + said.err and "blind" not in said.out + said.err
+    (tmp_path / "table.toml").write_text((SHIPPED.parent / "table.toml").read_text())
+    (tmp_path / "hardware.toml").write_text(ENCODERS.read_text())
+    assert main(["check-config", str(tmp_path)]) == 0
+    assert "played blind" in capsys.readouterr().out
 
 
 def test_wiring_png_is_drawn(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -142,15 +159,16 @@ def test_bad_config_is_one_clear_message_and_exit_2(tmp_path: Path, capsys: Capt
     assert "Traceback" not in err
 
 
-def test_off_a_pi_gpio_is_unavailable_in_one_sentence(capsys: Capture) -> None:
-    args = ["selftest", "--config", str(SHIPPED), "--timeout", "0.1"]
+@pytest.mark.parametrize(("config", "leds"), [(SHIPPED, "pi5"), (ENCODERS, "spi")])
+def test_off_a_pi_gpio_is_unavailable_in_one_sentence(config: Path, leds: str, capsys: Capture) -> None:
+    args = ["selftest", "--config", str(config), "--timeout", "0.1"]
     assert main([*args, "--skip", "camera,display,leds"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("table: GPIO is not available on this machine")
     assert "table sim" in err and err.count("\n") == 1
-    assert main(["selftest", "--config", str(SHIPPED), "--skip", "stations,camera,display"]) == 2
+    assert main(["selftest", "--config", str(config), "--skip", "stations,camera,display"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("table: the spi LED backend is not available on this machine")
+    assert err.startswith(f"table: the {leds} LED backend is not available on this machine")
     assert err.count("\n") == 1
 
 
@@ -158,7 +176,7 @@ def test_off_a_pi_gpio_is_unavailable_in_one_sentence(capsys: Capture) -> None:
 
 @pytest.mark.heavy  # waits out the self-test's real timeouts
 def test_selftest_walks_every_station_on_mock_pins() -> None:
-    cfg = load_hardware(SHIPPED)
+    cfg = load_hardware(ENCODERS)
     factory = timed_factory()
     gpio = GpioStations(cfg, cfg.timing(), pin_factory=factory)
     strip = RecordingStrip(60)
@@ -209,10 +227,7 @@ def test_selftest_walks_every_station_on_mock_pins() -> None:
     assert "20 checks: 18 passed, 1 failed, 1 skipped" in table
 
 
-EXAMPLES = Path(__file__).resolve().parent / "wiring_examples"
-
-
-@pytest.mark.parametrize("name", ["pi5-absolute", "pi4-potentiometers", "pi5-encoders-displays"])
+@pytest.mark.parametrize("name", ["pi5-absolute", "pi4-potentiometers", "pi5-encoders-displays", "pi-encoders"])
 def test_build_guide_wiring_examples_are_valid(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
     cfg = load_hardware(EXAMPLES / f"{name}.toml")

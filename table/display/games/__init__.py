@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 
 import pygame
 
-from table.common.i18n import language, ngettext, word
+from table.common.i18n import N_, language, ngettext, word
 from table.display import draw
 from table.display.layers import Part
 from table.display.output import Output as Output  # a game's own outputs build on it
@@ -67,6 +67,14 @@ class FinalDetail:
     key: Hashable
     paint: Callable[[pygame.Surface, pygame.Rect], None]
     units: float = 40.0
+    words: str | None = None
+    """The words of a column that is only words (:func:`words_detail`): the final ranking
+    draws them itself, at the one scale of all its rows' words."""
+
+
+NEXT_ROUND_NOTE = N_("Press any button for the next round")
+"""What every game's screen says between two rounds while it waits for a press: one
+wording for every game (as the final ranking's note is one)."""
 
 
 def words_detail(text: str, theme: Theme, units: float = 40.0) -> FinalDetail:
@@ -75,7 +83,7 @@ def words_detail(text: str, theme: Theme, units: float = 40.0) -> FinalDetail:
         draw.label(surface, theme, text, (cell.right, cell.centery), "large", TEXT_DIM, "midright",
                    max_width=cell.width, box=cell)
 
-    return FinalDetail(("words", text), paint, units)
+    return FinalDetail(("words", text), paint, units, text)
 
 
 class GameRenderer:
