@@ -1,6 +1,6 @@
-"""Kiosk figures: start-up, CPU while idle, memory over an hour, resuming a long game.
+"""Kiosk figures: start-up, CPU while idle, resuming a long game.
 
-    python bench/bench_kiosk.py [--runs N] [--cpu-seconds S] [--soak-minutes M] [--only PART ...]
+    .venv/bin/python bench/bench_kiosk.py [--runs N] [--cpu-seconds S] [--only PART ...]
 
 Every figure is printed beside a baseline measured in the same run, and the ratio:
 
@@ -27,13 +27,9 @@ Every figure is printed beside a baseline measured in the same run, and the rati
      cheapest full redraw) 20 times a second, the demo's frame rate while it moves;
    * baseline for the lobby: a process that wakes 20 times a second and does nothing
      else (the rate of the LED hourglass's idle glow, which the lobby keeps).
-4. ``soak``: ``table run --headless`` for ``--soak-minutes`` (60): a minute in the lobby,
-   then attract mode; its resident memory (``VmRSS``) sampled every 30 s; the figure is the RSS at the end
-   against the RSS at 10 minutes (goal within 10%, and under 120 MB); baseline: the RSS
-   of a process that imports pygame and opens the same 1920x1080 window.
 
-Without ``--only`` it runs ``start``, ``resume`` and ``cpu`` (about 4 minutes); ``soak``
-runs only when asked (``--only soak``).
+Without ``--only`` it runs all three (about 4 minutes). The kiosk's memory over an hour
+of attract mode is ``bench/bench_soak.py --kiosk``'s.
 """
 
 from __future__ import annotations
@@ -93,17 +89,6 @@ due = time.monotonic()
 while True:
     due += 1 / 20
     time.sleep(max(0.0, due - time.monotonic()))
-"""
-
-BASE_WINDOW = """
-import os, sys, time
-os.environ["SDL_VIDEODRIVER"] = "dummy"
-import pygame
-pygame.display.init(); pygame.font.init()
-pygame.display.set_mode((1920, 1080)).fill((0, 0, 0))
-pygame.display.update()
-print("up", flush=True)
-time.sleep(3600)
 """
 
 
@@ -244,13 +229,6 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / TICK
 
 
-def rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    raise RuntimeError(f"no VmRSS for {pid}")
-
-
 def config_dir(work: Path, name: str, attract_after_s: float) -> Path:
     folder = work / name
     folder.mkdir(exist_ok=True)
@@ -293,43 +271,11 @@ def cpu(seconds: float, work: Path) -> None:
           f"{share['lobby'] / max(share['wakes'], 1e-9):.2f}x the 20 wakes a second (goal < 0.5%)")
 
 
-def soak(minutes: float, work: Path) -> None:
-    env = environment()
-    base = subprocess.Popen([PY, "-c", BASE_WINDOW], env=env, stdout=subprocess.PIPE)
-    assert base.stdout is not None
-    base.stdout.readline()
-    base_rss = rss_mb(base.pid)
-    base.kill()
-    base.wait(timeout=30)
-    # As a kiosk nobody uses: the lobby for a minute (the layers built ahead), then the demo.
-    table = table_process(work, "soak", 60.0, env)
-    samples: list[tuple[float, float]] = []
-    t0 = time.monotonic()
-    try:
-        while (elapsed := time.monotonic() - t0) < minutes * 60:
-            samples.append((elapsed, rss_mb(table.pid)))
-            time.sleep(30)
-        samples.append((time.monotonic() - t0, rss_mb(table.pid)))
-        cpu_used = cpu_seconds(table.pid)
-    finally:
-        table.terminate()
-        table.wait(timeout=30)
-    at10 = next(rss for t, rss in samples if t >= 600) if samples[-1][0] >= 600 else samples[-1][1]
-    end = samples[-1][1]
-    print(f"\n## Memory over {samples[-1][0] / 60:.0f} minutes of attract mode (VmRSS every 30 s)")
-    print(f"baseline: a process with pygame and a 1920x1080 window: {base_rss:.1f} MB")
-    print("minute: MB " + ", ".join(f"{t / 60:.0f}: {rss:.1f}" for t, rss in samples[::10]))
-    print(f"RSS at 10 minutes {at10:.1f} MB, at the end {end:.1f} MB: {end / at10:.3f}x (goal within 10%, "
-          f"under 120 MB); most {max(r for _, r in samples):.1f} MB; {end / base_rss:.2f}x the baseline; "
-          f"CPU {cpu_used / samples[-1][0] * 100:.2f}% of a core")
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=9)
     parser.add_argument("--cpu-seconds", type=float, default=120.0)
-    parser.add_argument("--soak-minutes", type=float, default=60.0)
-    parser.add_argument("--only", nargs="+", choices=("start", "resume", "cpu", "soak"),
+    parser.add_argument("--only", nargs="+", choices=("start", "resume", "cpu"),
                         default=["start", "resume", "cpu"])
     args = parser.parse_args()
     print(f"machine: {machine()}; load average {os.getloadavg()[0]:.1f} at the start")
@@ -342,8 +288,6 @@ def main() -> int:
             resume(args.runs, work)
         if "cpu" in args.only:
             cpu(args.cpu_seconds, work)
-        if "soak" in args.only:
-            soak(args.soak_minutes, work)
     print(f"\nload average {os.getloadavg()[0]:.1f} at the end")
     return 0
 

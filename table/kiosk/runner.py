@@ -30,7 +30,7 @@ from table.kiosk.systemd import EXIT_LEAVE_KIOSK, LeaveGesture, Notifier
 from table.play.journal import Journal
 
 if TYPE_CHECKING:
-    from table.loop.app import Output
+    from table.display.output import Output
 
 log = logging.getLogger("table.run")
 
@@ -506,8 +506,7 @@ class Runner:
         game_now = self.table.game_time(now)
         for output in self.table.outputs:
             # Outputs keep game time; their next update is as far from now on the clock.
-            next_update = getattr(output, "next_update", None)
-            t = None if next_update is None else next_update(game_now)
+            t = output.next_update(game_now)
             if t is not None:
                 at = now + (t - game_now)
                 # A table step coming a moment later updates the outputs too: the

@@ -29,8 +29,9 @@ from table.common.i18n import _, language, set_language
 from table.common.memory import give_back
 from table.display.games import preparations
 from table.display.layers import Composer, Part
+from table.display.output import Output
 from table.display.screens import AttractScreen, GameScreen, LobbyScreen, PausedScreen, Screen, player_theme
-from table.display.station_marks import FLASH_S, hold_ring, press_flash
+from table.display.station_marks import FLASH_S, hold_ring, middle_ring_rect, press_flash
 from table.display.theme import Theme
 from table.games import registry
 from table.games.base import TICK, Action, GameError, GameSetup
@@ -61,16 +62,6 @@ class HeldPushes(Protocol):
     def pushes_held(self) -> Mapping[int, float]:
         """Station: the table time its knob went down, for knobs held now."""
         ...
-
-
-class Output(Protocol):
-    """Something the table drives from the game: button LEDs, hourglass, sounds."""
-
-    def update(self, session: Session | None, now: float) -> None:
-        """Follow the game: ``now`` is the game's table time (seconds since its start)."""
-        ...
-
-    def close(self) -> None: ...
 
 
 @dataclass
@@ -229,21 +220,17 @@ class Table:
             if action.kind == "press" and action.station is not None:
                 self.press_counted(action.station, action.t)
             for output in list(self.outputs):
-                on_input = getattr(output, "on_input", None)
-                if on_input is not None:
-                    self._guard(output, on_input, session, at)
+                self._guard(output, output.on_input, session, at)
             if session.is_over():
                 self._finish()
         return changed
 
     def press_counted(self, station: int, t: float) -> None:
-        """Flash ``station`` for its press at clock time ``t``: its button LED (outputs
-        with ``on_press``) and its place on the screen."""
+        """Flash ``station`` for its press at clock time ``t``: its button LED (each
+        output's ``on_press``) and its place on the screen."""
         self._flashes[station] = t
         for output in list(self.outputs):
-            on_press = getattr(output, "on_press", None)
-            if on_press is not None:
-                self._guard(output, on_press, station, self.game_time(t))
+            self._guard(output, output.on_press, station, self.game_time(t))
 
     def _guard(self, output: Output, method: Callable[..., None], *args: object) -> None:
         """Run an output's method; an output that fails is logged once and dropped,
@@ -382,9 +369,12 @@ class Table:
         """Let the outputs follow the game at clock time ``now`` (``step`` does it too; the
         loop calls this alone, ``timed_only``, when only an output that animates by
         itself asked for the moment: the LEDs' glow; the others follow the game)."""
+        game_now = self.game_time(now)
         for output in list(self.outputs):
-            if not timed_only or hasattr(output, "next_update"):
-                self._guard(output, output.update, self._session, self.game_time(now))
+            # An output that keeps time says when it next needs an update; the others
+            # (their next_update None, Output's default) wait for the game.
+            if not timed_only or output.next_update(game_now) is not None:
+                self._guard(output, output.update, self._session, game_now)
 
     def _unprepared(self) -> bool:
         return self.prepare_enabled and self._prepared != (self.surface.get_size(), language())
@@ -470,8 +460,10 @@ class Table:
         if self._session is not None and isinstance(self.screens[-1], (GameScreen, PausedScreen)):
             for s, down in sorted(self.pushes_held().items()):
                 if 0 <= s < n:
+                    # Someone who does not play has no panel: the middle, not a player's panel.
+                    where = None if s in players else middle_ring_rect(self.theme, size)
                     out.append(hold_ring(self.theme, size, *place(s), self._station_colour(s), down,
-                                         self.long_push_s, name=s))
+                                         self.long_push_s, name=s, rect=where))
         return out
 
     def _journal_warning(self, fault: str) -> Part:

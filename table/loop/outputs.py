@@ -26,6 +26,7 @@ import queue
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from table.display.output import Output
 from table.games.base import Action
 from table.hardware.hourglass import Flash, HourglassState, hourglass_frame
 from table.hardware.interfaces import (
@@ -104,7 +105,7 @@ def _callers(session: Session | None) -> list[int]:
     return [int(c) for c in callers] if isinstance(callers, list) and len(callers) == 1 else []
 
 
-class ButtonLeds:
+class ButtonLeds(Output):
     """Blink the buttons of the stations that may act; arm only those for presses.
 
     Outside a game (menu, attract mode) every button may be pressed and all LEDs glow.
@@ -197,7 +198,7 @@ def hourglass_state(session: Session | None, now: float, colours: Sequence[RGB],
     return state, game_now
 
 
-class HourglassOutput:
+class HourglassOutput(Output):
     """Drive an LED hourglass from the game; a station's press flashes its colour."""
 
     def __init__(self, hourglass: Hourglass, colours: Sequence[RGB], max_fps: float = 50.0) -> None:
@@ -276,7 +277,7 @@ def station_lines(session: Session | None, station: int) -> list[tuple[str, str]
     return lines or name
 
 
-class StationScreens:
+class StationScreens(Output):
     """Each station display follows its own station's view, redrawn when the game's
     state (or the pause, or the language) changed and sent only when the picture did."""
 
@@ -351,7 +352,7 @@ def draw_led_hourglass(surface: Any, rect: Any, frame: Sequence[RGB], layout: Ho
                 pygame.draw.circle(surface, colour if any(colour) else (30, 30, 36), (int(x), int(y)), r)
 
 
-class GameOutputs:
+class GameOutputs(Output):
     """The outputs each game's screen drives besides the picture (``GameRenderer.outputs``:
     a quiz's question read aloud), made when a game of that kind first starts: the table
     starts without importing any game's screen. A game whose outputs cannot be set up (a
@@ -359,9 +360,9 @@ class GameOutputs:
 
     def __init__(self, config_dir: Any = None) -> None:
         self.config_dir = config_dir
-        self.made: dict[str, list[Any]] = {}
+        self.made: dict[str, list[Output]] = {}
 
-    def _outputs(self) -> list[Any]:
+    def _outputs(self) -> list[Output]:
         return [output for outputs in self.made.values() for output in outputs]
 
     def update(self, session: Session | None, now: float) -> None:
@@ -381,19 +382,14 @@ class GameOutputs:
 
     def on_input(self, session: Session, action: Action) -> None:
         for output in self._outputs():
-            on_input = getattr(output, "on_input", None)
-            if on_input is not None:
-                on_input(session, action)
+            output.on_input(session, action)
 
-    def on_press(self, station: int, t: float) -> None:
+    def on_press(self, station: int, at: float) -> None:
         for output in self._outputs():
-            on_press = getattr(output, "on_press", None)
-            if on_press is not None:
-                on_press(station, t)
+            output.on_press(station, at)
 
     def next_update(self, now: float) -> float | None:
-        times = [t for output in self._outputs() if (t := getattr(output, "next_update", lambda n: None)(now))
-                 is not None]
+        times = [t for output in self._outputs() if (t := output.next_update(now)) is not None]
         return min(times, default=None)
 
     def close(self) -> None:

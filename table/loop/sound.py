@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # numpy loads with the first sounds, not with the table
     import numpy as np
 
+from table.display.output import Output
+
 log = logging.getLogger(__name__)
 
 RATE = 22050
@@ -138,7 +140,7 @@ def open_mixer() -> str:
     return "dummy"
 
 
-class SoundOutput:
+class SoundOutput(Output):
     """Plays the table's sounds through pygame.mixer (an Output for the table loop).
 
     The sound card is opened when a game starts (:meth:`open`) and closed when the
