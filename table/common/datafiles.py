@@ -4,7 +4,8 @@ The default configuration and data (``table.toml``, ``hardware.toml``, each game
 files under its name, such as a board, a map, decks, a die or chip values, the dice
 reader's settings and face model) ship inside the installed package as ``table/defaults``; in the
 repository they are the top-level ``config/`` folder, which the build (``setup.py``) maps
-there. They are found through :mod:`importlib.resources`, never beside the source tree.
+there. They are found where the installed package is (as :mod:`importlib.resources` finds
+them), never beside the source tree.
 
 An owner's config directory (``--config DIR``, ``/etc/table`` in the kiosk) overrides them
 file by file: :func:`data_file` returns ``DIR/<relative>`` when that file exists and the
@@ -16,7 +17,6 @@ name and must all see the same files.
 
 from __future__ import annotations
 
-import importlib.resources
 import json
 import os
 import re
@@ -60,13 +60,27 @@ def package_path(folder: str) -> Path:
     the build would copy is used instead, found through the install's own record of
     where it came from (``direct_url.json``, PEP 610), not through the current directory.
     """
-    inside = Path(str(importlib.resources.files("table"))) / folder
+    inside = _package_root() / folder
     if inside.is_dir():
         return inside
     checkout = editable_source()
     if checkout is not None and (checkout / SOURCE_FOLDERS[folder]).is_dir():
         return checkout / SOURCE_FOLDERS[folder]
     return inside
+
+
+def _package_root() -> Path:
+    """The folder of the installed ``table`` package: beside its ``__init__.py`` when the
+    package is a folder on disk (a wheel or editable install), which is what
+    :mod:`importlib.resources` answers there; anything else (a zip) is asked of it.
+    Importing it (with tempfile, zipfile and random) cost the start more than this test."""
+    spec = sys.modules["table"].__spec__  # this module's own package: always imported
+    origin = spec.origin if spec is not None else None
+    if origin is not None and os.path.basename(origin) == "__init__.py" and os.path.isfile(origin):
+        return Path(origin).parent
+    import importlib.resources
+
+    return Path(str(importlib.resources.files("table")))
 
 
 @cache

@@ -13,7 +13,6 @@ the outputs takes its size from here, so what the kiosk may hold is read in one 
 
 from __future__ import annotations
 
-import ctypes
 import functools
 from collections.abc import Callable
 
@@ -72,7 +71,11 @@ SETUP_MEMOS = 16
 @functools.cache
 def _trim() -> Callable[[int], int] | None:
     """glibc's ``malloc_trim`` (found among the process's own symbols); None on another
-    C library, where there is nothing to do."""
+    C library, where there is nothing to do. ctypes is imported here, with the first
+    give-back: the modules that import this one for the cache bounds load before the
+    table's first frame."""
+    import ctypes
+
     try:
         trim = ctypes.CDLL(None).malloc_trim
     except (OSError, AttributeError):
