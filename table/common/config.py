@@ -50,6 +50,8 @@ class ConfigError(TableError):
 
 @dataclass(frozen=True)
 class DisplayConfig:
+    """``[display]``: the screen's size, full screen or a window, the frame rate."""
+
     width: int = 1920
     height: int = 1080
     fullscreen: bool = True
@@ -61,6 +63,8 @@ class DisplayConfig:
 
 @dataclass(frozen=True)
 class TimingConfig:
+    """``[timing]``: the stations' tie window and settling, a long push, when attract mode starts."""
+
     tie_window_ms: float = 2.0
     settle_ms: float = 15.0
     long_push_s: float = 2.0
@@ -69,12 +73,16 @@ class TimingConfig:
 
 @dataclass(frozen=True)
 class SoundConfig:
+    """``[sound]``: on or off, and the volume (0..1)."""
+
     enabled: bool = True
     volume: float = 0.6
 
 
 @dataclass(frozen=True)
 class HourglassConfig:
+    """``[hourglass]``: the LED hourglass's seconds, LEDs and layout."""
+
     seconds: float = 60.0
     leds: int = 60
     layout: str = "strip"
@@ -82,6 +90,8 @@ class HourglassConfig:
 
 @dataclass(frozen=True)
 class TrayConfig:
+    """``[tray]``: the dice tray's camera."""
+
     camera: str = ""
     """``pi``, ``usb`` / ``usb:N``, a folder of pictures, or empty for no camera (knob)."""
 

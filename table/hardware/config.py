@@ -99,6 +99,8 @@ class StationWiring:
 
 @dataclass(frozen=True)
 class Buses:
+    """``[buses]``: the Pi's buses the wiring needs switched on."""
+
     i2c: bool = False
     spi: bool = False
     uart: bool = False
@@ -107,6 +109,8 @@ class Buses:
 
 @dataclass(frozen=True)
 class LedConfig:
+    """``[leds]``: the LED hourglass's driver, pin, layout, colour order and current."""
+
     backend: Literal["neopixel", "spi", "pi5", "serial", "sim", "none"] = "neopixel"
     pin: int = 18
     layout: Literal["strip", "matrix"] = "strip"
@@ -133,12 +137,16 @@ class LedConfig:
 
 @dataclass(frozen=True)
 class SerialConfig:
+    """``[serial]``: the I/O bridge's port and speed."""
+
     port: str = "/dev/ttyACM0"
     baud: int = 115200
 
 
 @dataclass(frozen=True)
 class HardwareConfig:
+    """The whole ``hardware.toml``: backend, buses, stations' wiring, timings, LEDs."""
+
     source: str = "<defaults>"
     backend: Literal["gpio", "serial", "sim"] = "gpio"
     pin_factory: Literal["lgpio", "mock"] = "lgpio"
