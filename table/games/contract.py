@@ -184,7 +184,10 @@ def entry_points(group: str) -> list[tuple[str, str]]:
             continue
         seen.add(dist)
         try:
-            text = (folder / "entry_points.txt").read_text(encoding="utf-8")
+            # A plain open: most distributions have no such file, and pathlib's objects
+            # for each of the scores of them cost more than the failed opens.
+            with open(os.path.join(folder, "entry_points.txt"), encoding="utf-8") as file:
+                text = file.read()
         except OSError:
             continue
         out += _group(text, group)
