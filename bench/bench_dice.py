@@ -30,6 +30,7 @@ so their accuracy here is not a held-out figure.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
 import statistics
@@ -44,6 +45,9 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from _common import machine, per_core  # noqa: E402
 
 from table.dice.detect import find_dice  # noqa: E402
 from table.dice.reader import DiceReader  # noqa: E402
@@ -119,6 +123,9 @@ def main() -> int:
     ap.add_argument("--general", action="store_true",
                     help="also time the general setting (faces-general.npz with shrink_boxes, engine auto)")
     ap.add_argument("--rounds", type=int, default=3, help="times every photo is read by each (fastest kept)")
+    ap.add_argument("--readings", type=Path, default=None,
+                    help="a JSON file of the first engine's readings of every photo (face, box, exact confidence): "
+                         "written when missing, else compared with this run's, photo by photo")
     a = ap.parse_args()
     if not (a.photos / "labels.csv").is_file():
         print(f"bench_dice: no labels.csv in {a.photos}", file=sys.stderr)
@@ -126,6 +133,7 @@ def main() -> int:
     items = list(load_labels(a.photos).items())
     if a.first:
         items = items[: a.first]
+    print(f"machine: {machine()}\n{per_core()}", flush=True)
     frames = [cv2.imread(str(a.photos / name)) for name, _ in items]
     labels = [lab for _, lab in items]
     print(
@@ -199,6 +207,27 @@ def main() -> int:
             + ", ".join(f"{n} {statistics.median([best[n][i] for i in crowded]):.1f} ms" for n in names[1:])
             + ")"
         )
+
+    if len(crowded) >= 2:
+        def crowd_p95(name: str) -> float:
+            return statistics.quantiles([best[name][i] for i in crowded], n=20)[18]
+
+        for name in names[1:]:
+            print(f"crowded frames ({len(crowded)} photos of {min(len(labels[i]) for i in crowded)}-"
+                  f"{max(len(labels[i]) for i in crowded)} dice), p95: {name} {crowd_p95(name):.1f} ms, baseline "
+                  f"{crowd_p95('baseline'):.1f} ms: {crowd_p95(name) / crowd_p95('baseline'):.2f}x (goal <= 1.25x)")
+    if a.readings is not None:
+        mine = {name: [[face, list(box), float(conf).hex()] for box, face, conf in out]
+                for (name, _), out in zip(items, readings[first], strict=True)}
+        if a.readings.exists():
+            before = json.loads(a.readings.read_text())
+            differ = sorted(n for n in set(before) | set(mine) if before.get(n) != mine.get(n))
+            print(f"{first} readings against {a.readings}: {len(mine) - len(differ)} of {len(mine)} photos read "
+                  f"exactly alike (faces, boxes, confidences to the last bit)"
+                  + (f"; differing: {', '.join(differ[:5])}" if differ else ""))
+        else:
+            a.readings.write_text(json.dumps(mine, indent=0))
+            print(f"{first} readings of {len(mine)} photos written to {a.readings}")
 
     def crowd(name: str) -> float:
         return statistics.median([u for u, lab in zip(best[name], labels, strict=True) if len(lab) >= 20] or [0.0])

@@ -1,8 +1,8 @@
-"""Display figures: start-up, the cost of every screen's frames, CPU use, input to flip.
+"""Display figures: the cost of every screen's frames, and input to flip.
 
 Run: python bench/bench_display.py [--quick]   (headless: SDL dummy drivers; --quick:
-calibration and frame costs only, a minute; the full run adds 3 x 60 s of CPU use and
-the input-latency runs, about 6 minutes)
+calibration and frame costs only, under a minute; the full run adds the input-latency
+runs, about 2 minutes). Start-up and the idle loop's CPU use are bench/bench_kiosk.py's.
 
 Each figure is printed with a baseline measured in the same run and the ratio: frame
 costs against filling a full screen and blitting a full-screen picture onto it (the
@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import pygame
-from _common import machine, median, pct
+from _common import machine, median, pct, per_core
 
 from table.common.config import TableConfig
 from table.display.games import renderers
@@ -39,41 +39,6 @@ cost_clock = time.thread_time
 """What a frame costs is the CPU time the drawing thread spends on it: on a shared
 machine, wall time would also count the moments another process held the core (the
 p99 columns of earlier runs were mostly that). The baseline is timed the same way."""
-
-FIRST_FRAME = """
-import os, sys, time
-t0 = float(sys.argv[1])
-os.environ["SDL_VIDEODRIVER"] = "dummy"; os.environ["SDL_AUDIODRIVER"] = "dummy"
-import pygame
-from table.loop.app import Table
-from table.common.config import load_config
-from table.play.journal import Journal
-pygame.display.init(); pygame.font.init()
-config = load_config()
-window = pygame.display.set_mode((config.display.width, config.display.height))
-surface = pygame.Surface(window.get_size()).convert()
-table = Table(config, time.monotonic, surface, Journal(sys.argv[2]))
-table.resume_unfinished()
-table.step(time.monotonic())
-window.blit(surface, (0, 0)); pygame.display.flip()
-print(time.time() - t0)
-"""
-
-BASELINE_START = "import sys, time; t0 = float(sys.argv[1]); import pygame; print(time.time() - t0)"
-
-
-def startup(runs: int = 7) -> tuple[float, float]:
-    firsts, bases = [], []
-    with tempfile.TemporaryDirectory() as tmp:
-        for _ in range(runs):
-            out = subprocess.run([sys.executable, "-c", FIRST_FRAME, str(time.time()), f"{tmp}/j.db"],
-                                 capture_output=True, text=True, cwd=ROOT, check=True)
-            firsts.append(float(out.stdout.strip().splitlines()[-1]))
-            out = subprocess.run([sys.executable, "-c", BASELINE_START, str(time.time())],
-                                 capture_output=True, text=True, cwd=ROOT, check=True)
-            bases.append(float(out.stdout.strip().splitlines()[-1]))
-    return median(firsts), median(bases)
-
 
 def blit_baseline(size: tuple[int, int], frames: int = 150) -> list[float]:
     """Filling the frame and blitting a full-screen picture: the cheapest full redraw (ms)."""
@@ -245,30 +210,6 @@ def shell_frames(size: tuple[int, int]) -> dict[str, tuple[list[float], list[flo
     return out
 
 
-def cpu_share(mode: str, seconds: float = 60.0) -> float:
-    """Share of one core the real loop (``Runner``, headless simulator) uses over
-    ``seconds``: ``attract`` (the demo), ``menu`` (the lobby, nobody touching it) or
-    ``round`` (an Ubongo Shimo round whose sand runs from the start)."""
-    from table.common.config import load_config
-    from table.kiosk.runner import Runner
-
-    with tempfile.TemporaryDirectory() as tmp:
-        runner = Runner(load_config(), sim=True, headless=True, journal_path=Path(tmp) / "j.db",
-                        attract_now=mode == "attract")
-        if mode == "attract":
-            runner.table.last_input = runner.clock() - runner.config.timing.attract_after_s
-        else:
-            runner.table.attract_enabled = False
-        if mode == "round":
-            runner.table.start_game(GameSetup("ubongo_shimo", "running-sand", (0, 1, 2, 3)), seed=5)
-        runner.frame()  # the first frame (and the demo's start) are not the steady cost
-        cpu, wall = time.process_time(), time.perf_counter()
-        runner.run(seconds=seconds)
-        share = (time.process_time() - cpu) / (time.perf_counter() - wall)
-        runner.close()
-    return share
-
-
 def input_to_frame(wait_for_input: bool, samples: int = 300) -> list[float]:
     """ms from an input arriving (another thread queues a station press at a random
     moment and wakes the loop, as the stations' input threads do) to the display flip of
@@ -342,18 +283,14 @@ def main() -> None:
 
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="frame costs and calibration only (no 60 s runs)")
-    parser.add_argument("--seconds", type=float, default=60.0, help="length of each CPU measurement")
     args = parser.parse_args()
     pygame.display.init()
     pygame.font.init()
     print(f"machine: {machine()}")
+    print(per_core())
     loop_ms, blit_ms = calibration()
     print(f"calibration: pure-Python loop (200,000 steps) {loop_ms:.1f} ms; 1920x1080 fill + blit "
           f"{blit_ms:.2f} ms")
-    if not args.quick:
-        first, base = startup()
-        print(f"start-up to first drawn frame: {first * 1000:.0f} ms median; baseline 'import pygame' process: "
-              f"{base * 1000:.0f} ms; ratio {first / base:.1f}x (goal <= 1000 ms)")
     for size in ((1920, 1080), (1280, 720)):
         base_samples = blit_baseline(size)
         steps = prepare(size)
@@ -385,10 +322,6 @@ def main() -> None:
               f"{worst['change']:.2f}x, entering a screen {worst['enter']:.2f}x of fill+blit")
     if args.quick:
         return
-    for mode in ("attract", "menu", "round"):
-        share = cpu_share(mode, args.seconds)
-        print(f"CPU over {args.seconds:.0f} s, real loop headless ({mode}): {share * 100:.1f}% of a core "
-              f"(goal for attract and menu: < 5%)")
     waking = input_to_frame(True)
     ticking = input_to_frame(False)
     print(f"input to the flip that shows it (real loop, 60 Hz, {len(waking)} inputs): median "
@@ -398,11 +331,14 @@ def main() -> None:
     spinner = busy_core()
     try:
         loaded = input_to_frame(True)
+        loaded_ticking = input_to_frame(False)
     finally:
         spinner.kill()
         spinner.wait()
     print(f"... the same while another process keeps one core busy: median {median(loaded):.2f} ms, p99 "
-          f"{pct(loaded, 99):.2f} ms (goal: p99 within 16.7 ms)")
+          f"{pct(loaded, 99):.2f} ms; baseline fixed-tick loop, same busy core: median "
+          f"{median(loaded_ticking):.2f} ms, p99 {pct(loaded_ticking, 99):.2f} ms; ratio (p99) "
+          f"{pct(loaded, 99) / pct(loaded_ticking, 99):.2f} (goal: p99 within 16.7 ms)")
     print(f"static lobby over 10 s at 60 Hz: {static_redraws()} redraws (baseline: 600 frames)")
 
 

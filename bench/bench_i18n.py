@@ -45,7 +45,7 @@ def timed(fn: object, repeat: int) -> float:
 
 def main() -> int:
     print(f"machine: {machine()}")
-    po_text = (ROOT / "table" / "locale" / "de.po").read_text(encoding="utf-8")
+    po_text = (ROOT / "table" / "common" / "locale" / "de.po").read_text(encoding="utf-8")
     mo = mo_bytes(parse_po(po_text))
     from_mo = timed(lambda: gettext.GNUTranslations(io.BytesIO(mo)), 50)
     from_po = timed(lambda: gettext.GNUTranslations(io.BytesIO(mo_bytes(parse_po(po_text)))), 50)
@@ -62,7 +62,7 @@ def main() -> int:
 
     pygame.display.init()
     pygame.font.init()
-    from textfit import game_screens
+    from display.textfit import game_screens
 
     for size in ((1920, 1080), (1280, 720)):
         cost: dict[str, list[float]] = {"en": [], "de": []}

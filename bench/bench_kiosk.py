@@ -1,26 +1,43 @@
-"""Kiosk figures: start-up to READY=1, and resuming a game from a 1,000-action journal.
+"""Kiosk figures: start-up, CPU while idle, resuming a long game.
 
-    .venv/bin/python bench/bench_kiosk.py [--runs N]
+    .venv/bin/python bench/bench_kiosk.py [--runs N] [--cpu-seconds S] [--only PART ...]
 
-1. Start-up: the headless daemon (``python -m table.kiosk.headless``) is started as a
-   child process with ``NOTIFY_SOCKET`` pointing at a datagram socket of this script,
-   as systemd does; the time from ``Popen`` to the arrival of ``READY=1`` is measured,
-   with an empty journal and with a journal whose unfinished game has 1,000 actions.
-   Baseline in the same run: ``python -c pass`` (interpreter start-up alone).
-   If ``table run --headless`` sends READY=1 (once the loop is wired to the notifier),
-   its start-up is measured the same way.
-2. Resume in process: open the journal, read the unfinished game and ``Session.replay``
-   its 1,000 actions. Baseline: the same with an unfinished game of 10 actions.
+Every figure is printed beside a baseline measured in the same run, and the ratio:
 
-Prints medians over ``--runs`` and the ratios.
+1. ``start``: new processes, timed from ``Popen`` (interleaved with their baselines,
+   medians of ``--runs``):
+   * ``table run --headless`` to ``READY=1`` at ``NOTIFY_SOCKET`` (as systemd starts the
+     kiosk: window, journal, stations, the lobby's first frame drawn), against a process
+     that only imports pygame; goal 2.5x;
+   * the headless scripted daemon (``python -m table.kiosk.headless``) to ``READY=1``, an
+     empty journal and one whose unfinished game has 1,000 actions to replay;
+   * ``table --help`` and ``table --version`` to their exit, against a process that
+     imports argparse and prints a parser's help; goal 2x. The run also says whether
+     either imported pygame or numpy.
+   The package is byte-compiled first, as pip does when it installs the wheel.
+2. ``resume``: in process, open a journal and replay its unfinished game of 1,000 actions
+   (Ubongo Shimo, many pauses and undos); baseline: the same with 10 actions.
+3. ``cpu``: share of one core over ``--cpu-seconds`` (120), read from ``/proc/PID/stat``
+   (user + system time of the whole process, every thread), of four processes run side
+   by side so that they share the machine's load:
+   * ``table run --headless`` in attract mode (the demo; it starts after the table has
+     stood 5 s in the lobby and built its layers ahead, as a kiosk's would have), goal 2%;
+   * ``table run --headless`` in the lobby, nobody touching it, goal 0.5%;
+   * baseline for the demo: a pygame process that fills and blits a full screen (the
+     cheapest full redraw) 20 times a second, the demo's frame rate while it moves;
+   * baseline for the lobby: a process that wakes 20 times a second and does nothing
+     else (the rate of the LED hourglass's idle glow, which the lobby keeps).
+
+Without ``--only`` it runs all three (about 4 minutes). The kiosk's memory over an hour
+of attract mode is ``bench/bench_soak.py --kiosk``'s.
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
+import json
 import os
-import platform
-import random
 import socket
 import statistics
 import subprocess
@@ -31,6 +48,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
+
+from _common import machine, per_core  # noqa: E402
 
 from table.games.base import GameSetup  # noqa: E402
 from table.play.autoplay import next_random_action  # noqa: E402
@@ -39,13 +59,78 @@ from table.play.resume import resumable_game  # noqa: E402
 from table.play.scenario_writer import random_script, scenario_toml  # noqa: E402
 from table.play.session import Session  # noqa: E402
 
+PY = sys.executable
+TICK = os.sysconf("SC_CLK_TCK")
+PAGE = os.sysconf("SC_PAGE_SIZE")
+
+IMPORT_PYGAME = [PY, "-c", "import pygame"]
+ARGPARSE_HELP = [PY, "-c", "import argparse; argparse.ArgumentParser(prog='table', description='x').print_help()"]
+
+BASE_ANIMATION = """
+import os, time
+os.environ["SDL_VIDEODRIVER"] = "dummy"
+import pygame
+pygame.display.init()
+window = pygame.display.set_mode((1920, 1080))
+picture = pygame.Surface((1920, 1080)).convert()
+period = 1 / 20
+due = time.monotonic()
+while True:
+    window.fill((0, 0, 0))
+    window.blit(picture, (0, 0))
+    pygame.display.update()
+    due += period
+    time.sleep(max(0.0, due - time.monotonic()))
+"""
+
+BASE_WAKES = """
+import time
+due = time.monotonic()
+while True:
+    due += 1 / 20
+    time.sleep(max(0.0, due - time.monotonic()))
+"""
+
+
+def environment() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "DISPLAY", "WAYLAND_DISPLAY")}
+    env.update(PYTHONPATH=str(REPO), SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy")
+    return env
+
+
+def time_to_ready(cmd: list[str], env: dict[str, str], timeout: float = 60.0) -> float:
+    """Seconds from starting ``cmd`` to its ``READY=1`` (the child is then stopped)."""
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "notify")
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        sock.bind(path)
+        sock.settimeout(timeout)
+        start = time.perf_counter()
+        child = subprocess.Popen(cmd, cwd=REPO, env={**env, "NOTIFY_SOCKET": path},
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            while True:
+                if "READY=1" in sock.recv(4096).decode().split("\n"):
+                    return time.perf_counter() - start
+        finally:
+            child.terminate()
+            child.wait(timeout=30)
+            sock.close()
+
+
+def time_plain(cmd: list[str], env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(cmd, cwd=REPO, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
 
 def journal_with(path: Path, n_actions: int, seed: int = 1) -> None:
     """A journal whose unfinished Ubongo Shimo game has exactly ``n_actions`` actions
     (random legal play with many pauses and undos, as a long evening would leave)."""
     setup = GameSetup(game="ubongo_shimo", stations=(0, 1, 2, 3))
     for attempt in range(50):
-        rng = random.Random(f"{seed}:{attempt}")
+        rng = __import__("random").Random(f"{seed}:{attempt}")
         session = Session.start("ubongo_shimo", setup, seed)
         actions = []
         while len(actions) < n_actions and not session.is_over():
@@ -61,104 +146,152 @@ def journal_with(path: Path, n_actions: int, seed: int = 1) -> None:
         game = journal.start_game(setup, seed)
         with journal._db:  # one transaction: building the file is not what is measured
             for seq, action in enumerate(actions):
-                journal._db.execute(
-                    "INSERT INTO actions (game, seq, action) VALUES (?, ?, ?)",
-                    (game, seq, __import__("json").dumps(action.to_json(), separators=(",", ":"))),
-                )
+                journal._db.execute("INSERT INTO actions (game, seq, action) VALUES (?, ?, ?)",
+                                    (game, seq, json.dumps(action.to_json(), separators=(",", ":"))))
 
 
-def time_to_ready(cmd: list[str], env: dict[str, str], timeout: float = 60.0) -> float | None:
-    with tempfile.TemporaryDirectory() as d:
-        path = os.path.join(d, "notify")
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-        sock.bind(path)
-        sock.settimeout(timeout)
-        start = time.perf_counter()
-        child = subprocess.Popen(cmd, cwd=REPO, env={**env, "NOTIFY_SOCKET": path},
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        ready: float | None = None
-        try:
-            while ready is None:
-                msg = sock.recv(4096).decode()
-                if "READY=1" in msg.split("\n"):
-                    ready = time.perf_counter() - start
-        except TimeoutError:
-            ready = None
-        finally:
-            child.terminate()
-            child.wait(timeout=30)
-            sock.close()
-        return ready
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:.0f} ms"
 
 
-def time_plain(cmd: list[str], env: dict[str, str]) -> float:
-    start = time.perf_counter()
-    subprocess.run(cmd, cwd=REPO, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return time.perf_counter() - start
+def start(runs: int, work: Path) -> None:
+    env = environment()
+    # As pip does when it installs the wheel (this checkout may run with PYTHONDONTWRITEBYTECODE);
+    # the test suite's game too, which the development install registers beside the four.
+    for package in (REPO / "table", REPO / "tests" / "games" / "buzzer_race"):
+        if package.is_dir():
+            compileall.compile_dir(str(package), quiet=1)
+    script = work / "game.toml"
+    script.write_text(scenario_toml(random_script("ubongo_shimo", seed=1)))
+    long_journal = work / "long.db"
+    journal_with(long_journal, 1000)
+    run_journal = work / "run.db"
+    cases: dict[str, list[float]] = {}
+
+    def add(name: str, value: float) -> None:
+        cases.setdefault(name, []).append(value)
+
+    for _ in range(runs):
+        add("pygame", time_plain(IMPORT_PYGAME, env))
+        add("run", time_to_ready([PY, "-m", "table", "run", "--headless", "--journal", str(run_journal),
+                                  "--allow-root"], env))
+        add("argparse", time_plain(ARGPARSE_HELP, env))
+        add("help", time_plain([PY, "-m", "table", "--help"], env))
+        add("version", time_plain([PY, "-m", "table", "--version"], env))
+        for name, source in (("headless", None), ("headless-long", long_journal)):
+            journal = work / f"{name}.db"
+            for suffix in ("", "-wal", "-shm"):
+                Path(str(journal) + suffix).unlink(missing_ok=True)
+            if source is not None:
+                journal.write_bytes(source.read_bytes())
+            add(name, time_to_ready([PY, "-m", "table.kiosk.headless", str(script), "--journal", str(journal),
+                                     "--speed", "1", "--allow-root"], env))
+    med = {name: statistics.median(values) for name, values in cases.items()}
+    print(f"\n## Start-up (new processes, medians of {runs}, interleaved)")
+    print(f"baseline: a process that imports pygame: {ms(med['pygame'])}; one that imports argparse and prints "
+          f"a help: {ms(med['argparse'])}")
+    print(f"table run --headless to READY=1: {ms(med['run'])}, {med['run'] / med['pygame']:.2f}x the pygame "
+          f"process (goal <= 2.5x)")
+    print(f"headless daemon to READY=1, empty journal: {ms(med['headless'])}, "
+          f"{med['headless'] / med['pygame']:.2f}x the pygame process")
+    print(f"headless daemon to READY=1, resuming 1,000 actions: {ms(med['headless-long'])}, "
+          f"{med['headless-long'] / med['pygame']:.2f}x the pygame process")
+    for name in ("help", "version"):
+        print(f"table --{name}: {ms(med[name])}, {med[name] / med['argparse']:.2f}x the argparse process "
+              f"(goal <= 2x)")
+    probe = ("import sys, runpy; sys.argv = ['table', '{arg}']\n"
+             "try:\n    runpy.run_module('table', run_name='__main__')\nexcept SystemExit:\n    pass\n"
+             "print(sorted(m for m in ('pygame', 'numpy', 'cv2') if m in sys.modules), file=sys.stderr)")
+    for arg in ("--help", "--version"):
+        done = subprocess.run([PY, "-c", probe.format(arg=arg)], cwd=REPO, env=env, capture_output=True, text=True,
+                              check=True)
+        print(f"table {arg} imported of pygame, numpy, cv2: {done.stderr.strip().splitlines()[-1]}")
 
 
-def resume_time(path: Path) -> float:
-    start = time.perf_counter()
-    with Journal(path) as journal:
-        found = resumable_game(journal)
-    assert found is not None
-    return time.perf_counter() - start
+def resume(runs: int, work: Path) -> None:
+    long_journal, short_journal = work / "resume-long.db", work / "resume-short.db"
+    journal_with(long_journal, 1000)
+    journal_with(short_journal, 10)
+
+    def resume_time(path: Path) -> float:
+        begin = time.perf_counter()
+        with Journal(path) as journal:
+            found = resumable_game(journal)
+        assert found is not None
+        return time.perf_counter() - begin
+
+    long_t = statistics.median(resume_time(long_journal) for _ in range(runs))
+    short_t = statistics.median(resume_time(short_journal) for _ in range(runs))
+    print(f"\n## Resume in process\nopen the journal and replay an unfinished game of 1,000 actions: "
+          f"{long_t * 1000:.1f} ms (baseline, 10 actions: {short_t * 1000:.1f} ms; {long_t / short_t:.1f}x)")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` so far, all its threads."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICK
+
+
+def config_dir(work: Path, name: str, attract_after_s: float) -> Path:
+    folder = work / name
+    folder.mkdir(exist_ok=True)
+    (folder / "table.toml").write_text(f"[timing]\nattract_after_s = {attract_after_s}\n")
+    return folder
+
+
+def table_process(work: Path, name: str, attract_after_s: float, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    return subprocess.Popen([PY, "-m", "table", "run", "--headless", "--allow-root",
+                             "--config", str(config_dir(work, name, attract_after_s)),
+                             "--journal", str(work / f"{name}.db")],
+                            cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def cpu(seconds: float, work: Path) -> None:
+    env = environment()
+    procs = {
+        "attract": table_process(work, "attract", 5.0, env),
+        "lobby": table_process(work, "lobby", 86400.0, env),
+        "animation": subprocess.Popen([PY, "-c", BASE_ANIMATION], env=env),
+        "wakes": subprocess.Popen([PY, "-c", BASE_WAKES], env=env),
+    }
+    try:
+        time.sleep(20)  # start-up, the layers built ahead, the demo begun
+        begin = {name: cpu_seconds(p.pid) for name, p in procs.items()}
+        t0 = time.monotonic()
+        time.sleep(seconds)
+        wall = time.monotonic() - t0
+        share = {name: (cpu_seconds(p.pid) - begin[name]) / wall for name, p in procs.items()}
+    finally:
+        for p in procs.values():
+            p.kill()  # SDL takes SIGTERM as a window's close, which the baselines never look for
+            p.wait(timeout=30)
+    print(f"\n## CPU over {wall:.0f} s (/proc/PID/stat, the four processes side by side)")
+    print(f"baselines: a 20 fps full-screen fill + blit: {share['animation'] * 100:.2f}% of a core; "
+          f"a process waking 20 times a second: {share['wakes'] * 100:.3f}%")
+    print(f"table run --headless, attract mode: {share['attract'] * 100:.2f}% of a core, "
+          f"{share['attract'] / share['animation']:.2f}x the 20 fps fill + blit (goal < 2%)")
+    print(f"table run --headless, still lobby: {share['lobby'] * 100:.2f}% of a core, "
+          f"{share['lobby'] / max(share['wakes'], 1e-9):.2f}x the 20 wakes a second (goal < 0.5%)")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--runs", type=int, default=9)
+    parser.add_argument("--cpu-seconds", type=float, default=120.0)
+    parser.add_argument("--only", nargs="+", choices=("start", "resume", "cpu"),
+                        default=["start", "resume", "cpu"])
     args = parser.parse_args()
-    env = {k: v for k, v in os.environ.items() if k not in ("NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID")}
-    env.update(PYTHONPATH=str(REPO), SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy")
-    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-          f"{platform.system()} {platform.release()}")
+    print(f"machine: {machine()}; load average {os.getloadavg()[0]:.1f} at the start")
+    print(per_core())
     with tempfile.TemporaryDirectory() as d:
         work = Path(d)
-        script = work / "game.toml"
-        script.write_text(scenario_toml(random_script("ubongo_shimo", seed=1)))
-        long_journal = work / "long.db"
-        short_journal = work / "short.db"
-        journal_with(long_journal, 1000)
-        journal_with(short_journal, 10)
-
-        # 2. Resume in process.
-        long_t = [resume_time(long_journal) for _ in range(args.runs)]
-        short_t = [resume_time(short_journal) for _ in range(args.runs)]
-        lm, sm = statistics.median(long_t), statistics.median(short_t)
-        print(f"resume, 1,000-action journal: {lm * 1000:.1f} ms median of {args.runs} "
-              f"(baseline 10 actions: {sm * 1000:.1f} ms; ratio {lm / sm:.1f}x)")
-
-        # 1. Start-up to READY=1.
-        python = [sys.executable, "-c", "pass"]
-        base = statistics.median(time_plain(python, env) for _ in range(args.runs))
-        print(f"baseline: python -c pass: {base * 1000:.0f} ms")
-        cases = {
-            "headless daemon, empty journal": (work / "fresh.db", None),
-            "headless daemon, 1,000-action journal": (work / "resume.db", long_journal),
-        }
-        for name, (journal, source) in cases.items():
-            times = []
-            for _ in range(args.runs):
-                # A fresh copy each run: a run that got to play would change the journal.
-                for suffix in ("", "-wal", "-shm"):
-                    Path(str(journal) + suffix).unlink(missing_ok=True)
-                if source is not None:
-                    journal.write_bytes(source.read_bytes())
-                # Same setup and seed as the script: the daemon replays the 1,000 actions before READY=1.
-                t = time_to_ready([sys.executable, "-m", "table.kiosk.headless", str(script), "--journal", str(journal),
-                                   "--speed", "1", "--allow-root"], env)
-                assert t is not None, f"{name}: no READY=1"
-                times.append(t)
-            m = statistics.median(times)
-            print(f"start to READY=1, {name}: {m * 1000:.0f} ms median (ratio to python start-up {m / base:.1f}x)")
-        run_t = time_to_ready([sys.executable, "-m", "table", "run", "--headless", "--journal",
-                               str(work / "run.db"), "--seconds", "20", "--allow-root"], env, timeout=20)
-        if run_t is None:
-            print("start to READY=1, table run --headless: not measured (table run does not notify systemd yet)")
-        else:
-            print(f"start to READY=1, table run --headless: {run_t * 1000:.0f} ms (1 run; "
-                  f"ratio {run_t / base:.1f}x)")
+        if "start" in args.only:
+            start(args.runs, work)
+        if "resume" in args.only:
+            resume(args.runs, work)
+        if "cpu" in args.only:
+            cpu(args.cpu_seconds, work)
+    print(f"\nload average {os.getloadavg()[0]:.1f} at the end")
     return 0
 
 

@@ -9,7 +9,9 @@ every 0.1 s and ``/`` every second, as a wall screen would.
 
 ``--kiosk``: ``table run --headless`` with the shipped config and a fresh journal, which
 nobody touches: after ``attract_after_s`` (two minutes shipped) it runs its attract
-mode for the rest of the soak.
+mode for the rest of the soak. Its goal: RSS at the end within 10% of the RSS at the end
+of the warm-up, and under 120 MB. A second baseline, measured first: the RSS of a
+process that imports pygame and opens the same 1920x1080 window.
 
 Every ``--every`` seconds (60) the process under test is sampled from /proc: resident
 memory (RSS), open file descriptors (``/proc/PID/fd``), threads and CPU time; each sample
@@ -183,10 +185,57 @@ def soak_venue(args: argparse.Namespace, out: TextIO | None) -> None:
             broker.stop()
 
 
+WINDOW = """
+import os, time
+os.environ["SDL_VIDEODRIVER"] = "dummy"
+import pygame
+pygame.display.init(); pygame.font.init()
+pygame.display.set_mode((1920, 1080)).fill((0, 0, 0))
+pygame.display.update()
+print("up", flush=True)
+time.sleep(600)
+"""
+
+
+def window_rss_kib(env: dict[str, str]) -> int:
+    """The resident memory of a process that imports pygame and opens a 1920x1080 window."""
+    proc = subprocess.Popen([sys.executable, "-c", WINDOW], env=env, stdout=subprocess.PIPE, cwd="/")
+    try:
+        assert proc.stdout is not None
+        proc.stdout.readline()
+        time.sleep(1.0)
+        return proc_sample(proc.pid)[0]
+    finally:
+        proc.kill()
+        proc.wait(30)
+
+
+KIOSK_RSS_MB = 120.0
+"""The kiosk's goal: at most this many MB (10^6 bytes) resident after an hour."""
+
+
+def kiosk_goal(soak: Soak, warmup_s: float, window_kib: int) -> None:
+    """The kiosk's figure against its goal and the window baseline."""
+    after = [s for s in soak.samples if s["t_s"] >= warmup_s - 1]
+    if len(after) < 2:
+        return
+    first, last = after[0]["rss_kib"], after[-1]["rss_kib"]
+    ratio = last / first
+    end_mb = last * 1024 / 1e6
+    met = ratio <= 1.10 and end_mb < KIOSK_RSS_MB
+    print(f"  goal: RSS at {after[-1]['t_s'] / 60:.1f} min {end_mb:.1f} MB against {first * 1024 / 1e6:.1f} MB "
+          f"at {after[0]['t_s'] / 60:.1f} min: x{ratio:.3f} (within x1.10) and under {KIOSK_RSS_MB:.0f} MB: "
+          f"{'met' if met else 'NOT met'}")
+    print(f"  baseline: a pygame process with a 1920x1080 window, {window_kib * 1024 / 1e6:.1f} MB; the kiosk "
+          f"at the end x{last / window_kib:.2f} of it")
+
+
 def soak_kiosk(args: argparse.Namespace, out: TextIO | None) -> None:
     with tempfile.TemporaryDirectory() as tmpdir:
         tmp = Path(tmpdir)
         env = {**os.environ, "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy"}
+        window_kib = window_rss_kib(env)
+        print(f"baseline: a pygame process with a 1920x1080 window: {window_kib / 1024:.1f} MiB", flush=True)
         argv = [sys.executable, "-m", "table", "run", "--headless", "--journal", str(tmp / "journal.db")]
         if os.geteuid() == 0:
             argv.append("--allow-root")
@@ -202,6 +251,7 @@ def soak_kiosk(args: argparse.Namespace, out: TextIO | None) -> None:
                 print(f"the kiosk stopped during the soak (status {kiosk.returncode}): "
                       f"{(tmp / 'kiosk.log').read_text()[-2000:]}")
             soak.report(args.warmup * 60, "table run --headless, left alone (attract mode after attract_after_s)")
+            kiosk_goal(soak, args.warmup * 60, window_kib)
             print(f"at the end: {load()}")
         finally:
             stop_process(kiosk)

@@ -29,8 +29,8 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 import pygame
-from umtata.conftest import guess, sector, tataaa
-from umtata.screens import phases
+from games.umtata.conftest import guess, sector, tataaa
+from games.umtata.screens import phases
 
 from table.common.datafiles import data_file, use_config_dir
 from table.display.games import RenderContext

@@ -2,9 +2,12 @@
 
 Sub-commands live in ``table/commands/``: every module there defines
 ``register(subparsers)`` that adds its parser and sets ``func`` (called with the
-parsed arguments, returning the exit status). Discovery keeps this file stable when
-a feature adds a command. A game adds its own commands through its contract
-(``Game.commands``, see :mod:`table.games.contract`).
+parsed arguments, returning the exit status), and :data:`table.commands.COMMANDS`
+names each command's module and one-line help. Only the module of the command given is
+imported, and it imports what it uses when it runs: ``table --help`` and
+``table --version`` load neither pygame nor numpy, nor any game. A game adds its own
+commands through its contract (``Game.commands``, see :mod:`table.games.contract`);
+the games are looked up only for a command that is not the table's own.
 
 Every problem the user can fix is raised as :class:`table.common.errors.TableError` (or
 ``ValueError``/``OSError`` from reading their files) and printed as one sentence
@@ -17,14 +20,13 @@ import argparse
 import importlib
 import logging
 import os
-import pkgutil
 import select
 import sys
 from collections.abc import Sequence
 
-from table import __version__, commands
+from table import __version__
+from table.commands import COMMANDS
 from table.common.errors import TableError
-from table.games.contract import games, load_object
 
 log = logging.getLogger("table")
 
@@ -37,19 +39,42 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="table", description="The game table daemon and its tools.")
+def command_word(argv: Sequence[str]) -> str | None:
+    """The command named in ``argv`` (the first word that is no option), or None.
+
+    The table's own options (``-v``, ``--version``, ``--help``) take no values, so the
+    first other word is the command."""
+    for i, arg in enumerate(argv):
+        if arg == "--":
+            return argv[i + 1] if i + 1 < len(argv) else None
+        if not arg.startswith("-") or arg == "-":
+            return arg
+    return None
+
+
+def build_parser(command: str | None = None, *, with_games: bool = False) -> argparse.ArgumentParser:
+    """The parser for ``table``: every command listed, the parser of ``command`` (its
+    module imported) in full. A command that is not the table's own, or
+    ``with_games``, looks up the registered games' commands too."""
+    parser = _Parser(prog="table", description="The game table daemon and its tools.",
+                     epilog="Each game may add commands of its own (they are found when named).")
     parser.add_argument("--version", action="version", version=f"table {__version__}")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more log output")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda i: i.name):
-        if info.name.startswith("_"):
+    chosen = COMMANDS[command].module if command in COMMANDS else None
+    for name, entry in COMMANDS.items():
+        if entry.module == chosen:
+            if name == command:
+                importlib.import_module(f"table.commands.{chosen}").register(sub)
             continue
-        module = importlib.import_module(f"table.commands.{info.name}")
-        module.register(sub)
-    for game in games().values():
-        if game.commands is not None:
-            load_object(game.commands)(sub)
+        # Listed for the help and the list of choices; never imported.
+        sub.add_parser(name, help=entry.help, add_help=False)
+    if with_games or (command is not None and command not in COMMANDS):
+        from table.games.contract import games, load_object
+
+        for game in games().values():
+            if game.commands is not None:
+                load_object(game.commands)(sub)
     return parser
 
 
@@ -90,8 +115,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(argv: Sequence[str] | None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(command_word(words))
+    args = parser.parse_args(words)
     setup_logging(args.verbose)
     func = getattr(args, "func", None)
     if func is None:

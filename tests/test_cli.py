@@ -142,3 +142,36 @@ def test_a_games_section_must_name_a_registered_game(tmp_path: Path, capsys: pyt
     assert "speak_question: unknown key (did you mean 'speak_questions'?)" in err
     code, _, err = run_cli(capsys, "run", "--config", str(tmp_path), "--headless", "--seconds", "0")
     assert code == 2 and "games.ubongo_shimoo: unknown game" in err
+
+
+@pytest.mark.parametrize("args", [["--help"], ["--version"], ["run", "--help"], ["play", "--help"]])
+def test_the_command_line_imports_only_what_the_command_uses(args: list[str]) -> None:
+    """Parsing the arguments loads no pygame, numpy or OpenCV, and --help and --version
+    no game either: a command costs its own imports, not every command's."""
+    probe = ("import sys, runpy\n"
+             f"sys.argv = ['table', *{args!r}]\n"
+             "try:\n    runpy.run_module('table', run_name='__main__')\nexcept SystemExit:\n    pass\n"
+             "heavy = ('pygame', 'numpy', 'cv2', 'onnxruntime', 'importlib.metadata', 'table.games.base')\n"
+             "print(sorted(m for m in heavy if m in sys.modules), file=sys.stderr)\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd="/", check=True,
+                          timeout=60)
+    loaded = done.stderr.strip().splitlines()[-1]
+    if args[0].startswith("--"):
+        assert loaded == "[]"
+    else:
+        assert "pygame" not in loaded and "numpy" not in loaded and "cv2" not in loaded
+
+
+def test_a_games_own_command_is_found_when_named(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as done:
+        main(["deck", "--help"])
+    assert done.value.code == 0 and "check" in capsys.readouterr().out
+
+
+def test_the_games_are_found_as_the_standard_library_finds_them() -> None:
+    import importlib.metadata
+
+    from table.games.contract import ENTRY_POINTS, entry_points
+
+    assert entry_points(ENTRY_POINTS) == [(p.name, p.value)
+                                          for p in importlib.metadata.entry_points(group=ENTRY_POINTS)]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from table.commands import COMMANDS
 from table.common.config import ConfigError, load_config
 from table.common.datafiles import use_config_dir
 from table.games import games
@@ -87,7 +88,7 @@ def cmd_check_config(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("check-config", help="check a config directory and list every problem")
+    p = sub.add_parser("check-config", help=COMMANDS["check-config"].help)
     p.add_argument("directory", nargs="?", default=None,
                    help="config directory (default: the shipped defaults); files it lacks come from the defaults")
     p.add_argument("--kiosk", action="store_true",

@@ -14,12 +14,13 @@ import sys
 import time
 from pathlib import Path
 
+from table.commands import COMMANDS
 from table.common.checks import plain_name
 from table.common.errors import TableError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = subparsers.add_parser("dice", help="the dice tray camera: read, calibrate, watch")
+    p = subparsers.add_parser("dice", help=COMMANDS["dice"].help)
     sub = p.add_subparsers(dest="dice_command", metavar="ACTION", parser_class=type(p))
     p.set_defaults(func=lambda a: (p.print_help(), 2)[1])
 

@@ -13,6 +13,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from table.commands import COMMANDS
 from table.common.errors import TableError
 from table.hardware.bridge_protocol import PROTOCOL_VERSION
 
@@ -20,7 +21,7 @@ FILES = ("bridge_logic.py", "config.py", "main.py")
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser("firmware", help="show (or copy) the I/O bridge firmware for mpremote")
+    parser = subparsers.add_parser("firmware", help=COMMANDS["firmware"].help)
     parser.add_argument("--copy", type=Path, default=None, metavar="DIR",
                         help="copy the firmware files into DIR (an existing config.py there is kept)")
     parser.add_argument("--port", default="/dev/ttyACM0", help="the Pico's serial port in the printed command")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from table.commands import COMMANDS
 from table.common.errors import TableError
 from table.kiosk.install import VENV, Installer, default_extras
 
@@ -31,10 +32,8 @@ def cmd_uninstall(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    for name, func, text in (
-        ("install", cmd_install, "make this machine boot into the table (user, venv, config, systemd unit)"),
-        ("uninstall", cmd_uninstall, "undo 'table install' (keeps the journal and config unless --purge)"),
-    ):
+    for name, func in (("install", cmd_install), ("uninstall", cmd_uninstall)):
+        text = COMMANDS[name].help
         p = sub.add_parser(name, help=text, description=text)
         p.add_argument("--dry-run", action="store_true", help="print what would be done, change nothing")
         p.add_argument("--root", default="/", metavar="DIR", help="install into DIR instead of / (an image)")

@@ -7,6 +7,7 @@ import json
 import sys
 from typing import Any
 
+from table.commands import COMMANDS
 from table.common.errors import TableError
 from table.play.journal import open_existing
 from table.play.scenario import check_expectations, load_scenario, run_scenario
@@ -75,12 +76,12 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    play = sub.add_parser("play", help="play a scripted game headless in virtual time")
+    play = sub.add_parser("play", help=COMMANDS["play"].help)
     play.add_argument("scenario", help="scenario file (TOML, see docs/scenarios.md)")
     play.add_argument("--json", action="store_true", help="print one JSON object")
     play.add_argument("--journal", metavar="FILE", help="also journal the game into FILE")
     play.set_defaults(func=cmd_play)
-    replay = sub.add_parser("replay", help="replay a journaled game and report it")
+    replay = sub.add_parser("replay", help=COMMANDS["replay"].help)
     replay.add_argument("journal", help="journal file (SQLite)")
     replay.add_argument("--game", type=_game_number, help="game number in the journal (default: the latest)")
     replay.add_argument("--json", action="store_true", help="print one JSON object")

@@ -7,6 +7,7 @@ import sys
 import threading
 from pathlib import Path
 
+from table.commands import COMMANDS
 from table.venue.settings import (
     SettingsError,
     add_broker_arguments,
@@ -55,7 +56,7 @@ def cmd_relay(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("relay", help="publish the journal to the venue's MQTT broker (read-only)")
+    p = sub.add_parser("relay", help=COMMANDS["relay"].help)
     p.add_argument("--config", metavar="FILE", help="settings file with a [relay] section (e.g. /etc/table/relay.toml)")
     p.add_argument("--journal", default="/var/lib/table/journal.db", help="the table's journal (opened read-only)")
     p.add_argument("--state-dir", default="/var/lib/table-relay", help="where the relay keeps its outbox position")

@@ -14,6 +14,7 @@ import os
 import sys
 from pathlib import Path
 
+from table.commands import COMMANDS
 from table.common.checks import option_number
 from table.common.config import load_config
 from table.common.datafiles import use_config_dir
@@ -55,7 +56,7 @@ def cmd_run(args: argparse.Namespace, force_sim: bool = False) -> int:
     from table.common.config import ConfigError
     from table.play.gamedata import option_problems
 
-    problems = option_problems(config, args.config)
+    problems = option_problems(config, args.config, trial=False)  # the values: when each game starts
     if problems:
         raise ConfigError(problems)
     hardware = load_hardware_or_sim(args.config)
@@ -118,10 +119,10 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    run = sub.add_parser("run", help="run the table (GPIO if present, else the simulator)")
+    run = sub.add_parser("run", help=COMMANDS["run"].help)
     _common(run)
     run.add_argument("--sim", action="store_true", help="simulated stations even on a Pi")
     run.set_defaults(func=cmd_run)
-    sim = sub.add_parser("sim", help="run the table with simulated hardware in a window")
+    sim = sub.add_parser("sim", help=COMMANDS["sim"].help)
     _common(sim)
     sim.set_defaults(func=lambda a: cmd_run(argparse.Namespace(**vars(a), sim=True), force_sim=True))

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from table.commands import COMMANDS
 from table.common.errors import TableError
 from table.common.i18n import LANGUAGES
 
@@ -45,7 +46,7 @@ def cmd_screens(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("screens", help="render every screen of every game to PNG files")
+    p = sub.add_parser("screens", help=COMMANDS["screens"].help)
     p.add_argument("directory", nargs="?", default=None,
                    help="where to write (default: a new folder ./table-screens)")
     p.add_argument("--both-sizes", action="store_true", help="also render at 1280x720")

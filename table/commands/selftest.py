@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from table.commands import COMMANDS
 from table.common.errors import TableError
 from table.common.i18n import LANGUAGES, set_language
 from table.hardware.config import load_hardware
@@ -51,7 +52,7 @@ def cmd_selftest(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("selftest", help="walk through every station, the LEDs, the camera and the display")
+    p = sub.add_parser("selftest", help=COMMANDS["selftest"].help)
     p.add_argument("--config", metavar="PATH",
                    help="config directory or hardware.toml (default: the shipped hardware.toml)")
     p.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for each step (default 30)")

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from table.commands import COMMANDS
 from table.venue.settings import SettingsError, add_broker_arguments, load_section, merged, port_of, read_password
 
 log = logging.getLogger(__name__)
@@ -99,7 +100,7 @@ def cmd_venue(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("venue", help="the venue's wall view and leaderboard for every table (read-only)")
+    p = sub.add_parser("venue", help=COMMANDS["venue"].help)
     p.add_argument("--config", metavar="FILE", help="settings file with a [venue] section")
     p.add_argument("--db", help="the venue's SQLite file (default: venue.db here)")
     add_broker_arguments(p, broker="the broker's address (default 127.0.0.1)", port="the broker's port (default 1883)",

@@ -13,6 +13,7 @@ import os
 import sys
 from pathlib import Path
 
+from table.commands import COMMANDS
 from table.common.errors import TableError
 from table.hardware.config import HardwareConfig, load_hardware
 from table.hardware.pinmap import display_lines, format_header, header_rows, wiring_problems
@@ -141,7 +142,7 @@ def draw_header_png(cfg: HardwareConfig, path: Path, width: int = 1600) -> list[
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("wiring", help="print the header pin map and refuse wiring that cannot work")
+    p = sub.add_parser("wiring", help=COMMANDS["wiring"].help)
     p.add_argument("--config", metavar="PATH",
                    help="config directory or hardware.toml (default: the shipped hardware.toml)")
     p.add_argument("--png", metavar="FILE", help="also draw the map into FILE (PNG)")

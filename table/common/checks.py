@@ -8,7 +8,6 @@ file and key path in front, so every config problem reads the same way.
 from __future__ import annotations
 
 import argparse
-import difflib
 import json
 import math
 import os
@@ -153,6 +152,8 @@ def one_of(*options: str) -> Check:
 
 def did_you_mean(word: str, options: Iterable[str]) -> str:
     """`` (did you mean 'x'?)`` for the closest option, or an empty string."""
+    import difflib
+
     close = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
     return f" (did you mean '{close[0]}'?)" if close else ""
 

@@ -12,6 +12,7 @@ import os
 import tomllib
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +50,8 @@ class ConfigError(TableError):
 
 @dataclass(frozen=True)
 class DisplayConfig:
+    """``[display]``: the screen's size, full screen or a window, the frame rate."""
+
     width: int = 1920
     height: int = 1080
     fullscreen: bool = True
@@ -60,6 +63,8 @@ class DisplayConfig:
 
 @dataclass(frozen=True)
 class TimingConfig:
+    """``[timing]``: the stations' tie window and settling, a long push, when attract mode starts."""
+
     tie_window_ms: float = 2.0
     settle_ms: float = 15.0
     long_push_s: float = 2.0
@@ -68,12 +73,16 @@ class TimingConfig:
 
 @dataclass(frozen=True)
 class SoundConfig:
+    """``[sound]``: on or off, and the volume (0..1)."""
+
     enabled: bool = True
     volume: float = 0.6
 
 
 @dataclass(frozen=True)
 class HourglassConfig:
+    """``[hourglass]``: the LED hourglass's seconds, LEDs and layout."""
+
     seconds: float = 60.0
     leds: int = 60
     layout: str = "strip"
@@ -81,6 +90,8 @@ class HourglassConfig:
 
 @dataclass(frozen=True)
 class TrayConfig:
+    """``[tray]``: the dice tray's camera."""
+
     camera: str = ""
     """``pi``, ``usb`` / ``usb:N``, a folder of pictures, or empty for no camera (knob)."""
 
@@ -138,6 +149,7 @@ def _camera(v: Any) -> str | None:
     return camera_problem(v) if v else None
 
 
+@cache
 def _matrix_counts(matrices: int) -> frozenset[int]:
     """The LED counts ``matrices`` matrices can have, in the shapes the hourglass draws
     (:class:`table.hardware.interfaces.HourglassLayout`): ``width`` 1 to 64 by ``height``
@@ -146,14 +158,15 @@ def _matrix_counts(matrices: int) -> frozenset[int]:
     return frozenset(matrices * w * h for w in range(1, 65) for h in rows)
 
 
-_HOURGLASS_COUNTS = {"matrix": _matrix_counts(1), "two-matrices": _matrix_counts(2)}
+_HOURGLASS_MATRICES = {"matrix": 1, "two-matrices": 2}
 
 
 def _hourglass_problem(leds: int, layout: str) -> str | None:
     """Why ``leds`` LEDs cannot form the hourglass ``layout``, or None."""
     if layout == "strip":
         return None if leds % 2 == 0 else f"a strip needs an even count (two halves), not {leds}"
-    counts = _HOURGLASS_COUNTS.get(layout)
+    matrices = _HOURGLASS_MATRICES.get(layout)
+    counts = None if matrices is None else _matrix_counts(matrices)
     if counts is None or leds in counts:
         return None
     below = max((c for c in counts if c < leds), default=None)

@@ -4,7 +4,8 @@ The default configuration and data (``table.toml``, ``hardware.toml``, each game
 files under its name, such as a board, a map, decks, a die or chip values, the dice
 reader's settings and face model) ship inside the installed package as ``table/defaults``; in the
 repository they are the top-level ``config/`` folder, which the build (``setup.py``) maps
-there. They are found through :mod:`importlib.resources`, never beside the source tree.
+there. They are found where the installed package is (as :mod:`importlib.resources` finds
+them), never beside the source tree.
 
 An owner's config directory (``--config DIR``, ``/etc/table`` in the kiosk) overrides them
 file by file: :func:`data_file` returns ``DIR/<relative>`` when that file exists and the
@@ -16,11 +17,11 @@ name and must all see the same files.
 
 from __future__ import annotations
 
-import importlib.metadata
-import importlib.resources
 import json
 import os
-import urllib.parse
+import re
+import sys
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 
@@ -59,13 +60,27 @@ def package_path(folder: str) -> Path:
     the build would copy is used instead, found through the install's own record of
     where it came from (``direct_url.json``, PEP 610), not through the current directory.
     """
-    inside = Path(str(importlib.resources.files("table"))) / folder
+    inside = _package_root() / folder
     if inside.is_dir():
         return inside
     checkout = editable_source()
     if checkout is not None and (checkout / SOURCE_FOLDERS[folder]).is_dir():
         return checkout / SOURCE_FOLDERS[folder]
     return inside
+
+
+def _package_root() -> Path:
+    """The folder of the installed ``table`` package: beside its ``__init__.py`` when the
+    package is a folder on disk (a wheel or editable install), which is what
+    :mod:`importlib.resources` answers there; anything else (a zip) is asked of it.
+    Importing it (with tempfile, zipfile and random) cost the start more than this test."""
+    spec = sys.modules["table"].__spec__  # this module's own package: always imported
+    origin = spec.origin if spec is not None else None
+    if origin is not None and os.path.basename(origin) == "__init__.py" and os.path.isfile(origin):
+        return Path(origin).parent
+    import importlib.resources
+
+    return Path(str(importlib.resources.files("table")))
 
 
 @cache
@@ -76,9 +91,14 @@ def editable_source() -> Path | None:
     ``*.egg-info`` left by a build in some folder on the path must not hide the install's
     own record.
     """
-    for dist in importlib.metadata.distributions(name="game-table"):
-        raw = dist.read_text("direct_url.json")
-        if not raw:
+    from urllib.parse import unquote, urlparse
+
+    for _, folder in distribution_folders():
+        if _distribution_name(folder.name) != "game_table":
+            continue
+        try:
+            raw = (folder / "direct_url.json").read_text(encoding="utf-8")
+        except OSError:
             continue
         try:
             info = json.loads(raw)
@@ -86,8 +106,28 @@ def editable_source() -> Path | None:
             continue
         url = str(info.get("url", ""))
         if info.get("dir_info", {}).get("editable") and url.startswith("file://"):
-            return Path(urllib.parse.unquote(urllib.parse.urlparse(url).path))
+            return Path(unquote(urlparse(url).path))
     return None
+
+
+def distribution_folders() -> Iterator[tuple[str, Path]]:
+    """Every installed distribution's metadata folder (``NAME-VERSION.dist-info`` or
+    ``.egg-info``) in the folders of ``sys.path``, in path order: its normalised name
+    and the folder. Read directly: importing ``importlib.metadata`` (the e-mail, zip
+    and URL packages with it) cost the kiosk's start more than this scan."""
+    for entry in sys.path:
+        try:
+            names = sorted(os.listdir(entry or "."))
+        except OSError:
+            continue
+        for name in names:
+            if name.endswith((".dist-info", ".egg-info")):
+                yield _distribution_name(name), Path(entry or ".") / name
+
+
+def _distribution_name(folder: str) -> str:
+    """``Game-Table-0.1.0.dist-info`` -> ``game_table`` (the names' normal form)."""
+    return re.sub(r"[-_.]+", "_", folder.rpartition(".")[0].partition("-")[0]).lower()
 
 
 def use_config_dir(directory: str | Path | None) -> None:

@@ -25,7 +25,6 @@ import gettext
 import io
 from collections.abc import Callable, Mapping
 from functools import cache
-from importlib import resources
 from typing import Any
 
 LANGUAGES: tuple[str, ...] = ("en", "de")
@@ -35,6 +34,9 @@ LANGUAGE_NAMES: dict[str, str] = {"en": "English", "de": "Deutsch"}
 """Each language in its own words (what the lobby shows, never translated)."""
 
 DOMAIN = "table"
+
+SOURCE_LANGUAGE = "en"
+"""The language the message ids are written in."""
 
 _current = LANGUAGES[0]
 
@@ -73,7 +75,12 @@ def add_catalogue(package: str) -> None:
 @cache
 def translations(code: str) -> gettext.NullTranslations:
     """Every known catalogue of ``code`` chained, the table's first (:func:`add_catalogue`);
-    English message ids pass through where none has a translation."""
+    English message ids pass through where none has a translation.
+
+    The message ids are the English text (``en.po`` is each id as its own translation,
+    with English plurals: one, else many), so English reads no catalogue at all."""
+    if code == SOURCE_LANGUAGE:
+        return gettext.NullTranslations()
     chain: gettext.NullTranslations | None = None
     for package in _catalogues:
         found = _catalogue(package, code)
@@ -87,6 +94,8 @@ def translations(code: str) -> gettext.NullTranslations:
 def _catalogue(package: str, code: str) -> gettext.NullTranslations:
     """``package``'s catalogue of ``code``: the compiled ``.mo`` of an installed wheel,
     else the ``.po`` compiled in memory, else nothing."""
+    from importlib import resources
+
     folder = resources.files(package) / "locale"
     mo = folder / f"{code}.mo"
     if mo.is_file():

@@ -19,6 +19,9 @@ nothing else), and the face reader rejects the specks that are not dice.
 
 from __future__ import annotations
 
+import functools
+import math
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 import cv2
@@ -135,25 +138,34 @@ def _die_mask(
     """1 where a pixel belongs to a die (see module doc); ``strong``: only sure die pixels."""
     h = texture.shape[0]
     mask = np.empty(texture.shape, np.uint8)
+
     # A band of rows at a time, so that the dozen intermediate planes stay in the CPU's
     # cache: over whole 640x640 float planes each step waited on memory (the finder took
     # 28.3 ms then, 13.6 ms in bands, on the crowded tray photos).
-    for y0 in range(0, h, STRIP):
-        rows = slice(y0, min(y0 + STRIP, h))
-        below = bg.rows(y0, min(y0 + STRIP, h))
-        # One pass converts and adds; OpenCV takes the scalar 1.0, which its stubs do not list.
-        r = [
-            cv2.divide(cv2.add(p[rows], 1.0, dtype=cv2.CV_32F), b)  # type: ignore[call-overload,unused-ignore]
-            for p, b in zip(planes, below, strict=True)
-        ]
-        lum = (r[0] + r[1] + r[2]) * np.float32(1 / 3)
-        hue = cv2.max(cv2.max(cv2.absdiff(r[0], lum), cv2.absdiff(r[1], lum)), cv2.absdiff(r[2], lum))
-        tex = texture[rows]
-        if strong:  # only sure die pixels: used to keep dice out of the background estimate
-            band = (lum < 0.45) | (hue > 0.1) | (tex > 8)
-        else:
-            band = (lum < s.dark_ratio) | (lum > s.bright_ratio) | (hue > s.hue_shift) | (tex > s.texture)
-        mask[rows] = band
+    def bands(start: int, stop: int) -> None:
+        for y0 in range(start, stop, STRIP):
+            rows = slice(y0, min(y0 + STRIP, h))
+            below = bg.rows(y0, min(y0 + STRIP, h))
+            # One pass converts and adds; OpenCV takes the scalar 1.0, which its stubs do not list.
+            r = [
+                cv2.divide(cv2.add(p[rows], 1.0, dtype=cv2.CV_32F), b)  # type: ignore[call-overload,unused-ignore]
+                for p, b in zip(planes, below, strict=True)
+            ]
+            lum = (r[0] + r[1] + r[2]) * np.float32(1 / 3)
+            hue = cv2.max(cv2.max(cv2.absdiff(r[0], lum), cv2.absdiff(r[1], lum)), cv2.absdiff(r[2], lum))
+            tex = texture[rows]
+            if strong:  # only sure die pixels: used to keep dice out of the background estimate
+                band = (lum < 0.45) | (hue > 0.1) | (tex > 8)
+            else:
+                band = (lum < s.dark_ratio) | (lum > s.bright_ratio) | (hue > s.hue_shift) | (tex > s.texture)
+            mask[rows] = band
+
+    # The lower half of the bands on the other core: every pixel's test is its own.
+    half = h // STRIP // 2 * STRIP
+    bg.rows(0, min(STRIP, h))  # scaled whole at first use when not in bands: not by both threads
+    lower = helper().submit(bands, half, h)
+    bands(0, half)
+    lower.result()
     return mask
 
 
@@ -192,31 +204,59 @@ def _split(blob: NDArray[np.uint8], size: float, s: DetectSettings) -> list[Box]
         cv2.circle(work, loc, int(s.seed_spacing * size), 0, -1)
     if len(seeds) <= 1:
         return []
-    ys, xs = np.nonzero(blob)
-    pts = np.array(seeds, np.float32)
-    owner = np.argmin((xs[:, None] - pts[None, :, 0]) ** 2 + (ys[:, None] - pts[None, :, 1]) ** 2, axis=1)
+    ys, xs = (v.astype(np.int32) for v in np.nonzero(blob))
+    pts = np.array(seeds, np.int32)
+    # Each pixel goes to its nearest seed (the first of equals), in whole numbers: the
+    # squared distances are exact, so the split is the same as in floating point.
+    owner = np.argmin(np.square(xs[:, None] - pts[None, :, 0]) + np.square(ys[:, None] - pts[None, :, 1]), axis=1)
+    counts = np.bincount(owner, minlength=len(seeds))
     boxes: list[Box] = []
-    for k in range(len(seeds)):
+    for k in np.flatnonzero(counts >= 0.2 * size * size):
         sel = owner == k
-        if sel.sum() < 0.2 * size * size:
-            continue
         boxes.append((int(xs[sel].min()), int(ys[sel].min()), int(xs[sel].max()) + 1, int(ys[sel].max()) + 1))
     return boxes
 
 
+def grey_of(image: Image) -> Image:
+    """The picture in grey levels (what the rim, the texture and the tray's roughness use)."""
+    return u8(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
+
+
+def texture_of(grey: Image) -> Image:
+    """:func:`_texture` of a grey picture (pips and die edges are high), for callers that
+    hand it to both :func:`find_dice` and :func:`background_texture`."""
+    return _texture(grey)
+
+
+@functools.cache
+def helper() -> ThreadPoolExecutor:
+    """One thread beside the caller's for the reader's independent steps (the tray's rim
+    while the die pixels are found, the tray's roughness while the faces' inputs are
+    made): OpenCV and numpy release the interpreter lock, so the two use two cores. The
+    steps compute exactly what they compute one after the other."""
+    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="dice-helper")
+
+
 def find_dice(
-    image: Image, settings: DetectSettings | None = None, area: NDArray[np.uint8] | None = None
+    image: Image, settings: DetectSettings | None = None,
+    area: NDArray[np.uint8] | Future[NDArray[np.uint8] | None] | None = None, *,
+    grey: Image | None = None, texture: Image | None = None,
 ) -> tuple[list[Box], float]:
     """Candidate die boxes and the frame's typical die size in pixels (see module doc).
 
-    ``area`` (1 = inside the tray) limits the search; by default a dark tray rim is
-    looked for and, when found, its inside is used, else the whole frame.
+    ``area`` (1 = inside the tray, or a future of it) limits the search; by default a
+    dark tray rim is looked for and, when found, its inside is used, else the whole
+    frame. ``grey`` and ``texture`` (:func:`grey_of`, :func:`texture_of`) may be given
+    when the caller has them already.
     """
     s = settings or DetectSettings()
-    grey = u8(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
+    if grey is None:
+        grey = grey_of(image)
     if area is None:
-        area = tray_area(grey, s.frame_dark)
-    texture = _texture(grey)
+        # The rim is found on the other core while this one finds the die pixels.
+        area = helper().submit(tray_area, grey, s.frame_dark)
+    if texture is None:
+        texture = _texture(grey)
     planes = u8_planes(cv2.split(image))
     small = u8(cv2.resize(image, (80, 80), interpolation=cv2.INTER_AREA))
     shape = (image.shape[1], image.shape[0])
@@ -224,6 +264,8 @@ def find_dice(
     first = _die_mask(planes, texture, _background(small, median, shape, None), s, strong=True)
     grown = u8(cv2.dilate(first, np.ones((GROW, GROW), np.uint8)))
     mask = _die_mask(planes, texture, _background(small, median, shape, grown), s)
+    if isinstance(area, Future):
+        area = area.result()
     if area is not None:
         mask[area == 0] = 0
     mask = u8(cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)))
@@ -258,7 +300,10 @@ def find_dice(
     return boxes, size
 
 
-def background_texture(image: Image, boxes: list[Box], area: NDArray[np.uint8] | None = None) -> tuple[float, float]:
+def background_texture(
+    image: Image, boxes: list[Box], area: NDArray[np.uint8] | None = None, *,
+    grey: Image | None = None, texture: Image | None = None,
+) -> tuple[float, float]:
     """How rough the tray is away from the dice, at two scales: (texture, grain).
 
     Every box is grown by a third of its size on each side, so that a die's edge and
@@ -274,9 +319,39 @@ def background_texture(image: Image, boxes: list[Box], area: NDArray[np.uint8] |
       clean camera shows too. The median ignores a tray wall or a corner of table
       showing in part of the view.
 
-    Both are infinite when nothing is left at all.
+    Both are infinite when nothing is left at all. ``grey`` and ``texture`` as for
+    :func:`find_dice`.
     """
-    grey = u8(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
+    free, grey, texture = _away_from_dice(image, boxes, area, grey, texture)
+    if free is None:
+        return float("inf"), float("inf")
+    return float(cv2.mean(texture, mask=free)[0]), _grain(grey, free)
+
+
+def rougher_than(
+    image: Image, boxes: list[Box], texture_limit: float, grain_limit: float, area: NDArray[np.uint8] | None = None,
+    *, grey: Image | None = None, texture: Image | None = None,
+) -> bool:
+    """Whether :func:`background_texture`'s texture exceeds ``texture_limit`` or its grain
+    ``grain_limit``: the same answer, found with less work (the grain is not needed when
+    the texture decides, and a median's side of a limit is mostly told by a count)."""
+    free, grey, texture = _away_from_dice(image, boxes, area, grey, texture)
+    if free is None:
+        return True
+    if float(cv2.mean(texture, mask=free)[0]) > texture_limit:
+        return True
+    return _grain(grey, free, grain_limit) > grain_limit
+
+
+def _away_from_dice(
+    image: Image, boxes: list[Box], area: NDArray[np.uint8] | None, grey: Image | None, texture: Image | None
+) -> tuple[NDArray[np.uint8] | None, Image, Image]:
+    """The tray's pixels away from the dice (None when nothing is left), the grey picture
+    and its texture."""
+    if grey is None:
+        grey = grey_of(image)
+    if texture is None:
+        texture = _texture(grey)
     if area is None:
         area = tray_area(grey)
     away = np.ones(grey.shape, np.uint8)
@@ -287,15 +362,30 @@ def background_texture(image: Image, boxes: list[Box], area: NDArray[np.uint8] |
     if np.count_nonzero(free) < free.size / 20:
         free = away
     if not free.any():
-        return float("inf"), float("inf")
-    texture = float(cv2.mean(_texture(grey), mask=free)[0])
+        return None, grey, texture
+    return free, grey, texture
+
+
+def _grain(grey: Image, free: NDArray[np.uint8], limit: float | None = None) -> float:
+    """The median of |pixel - its 31x31 mean| where ``free``, on the picture halved
+    (infinite when nothing is left there). With ``limit``, a value on the same side of
+    the limit as the median, found by counting where the count alone tells."""
     half = (grey.shape[1] // 2, grey.shape[0] // 2)
     small = cv2.resize(grey, half, interpolation=cv2.INTER_AREA).astype(np.float32)
     where = cv2.resize(free, half, interpolation=cv2.INTER_NEAREST) > 0
     if not where.any():
-        return texture, float("inf")
-    grain = float(np.median(cv2.absdiff(small, cv2.blur(small, (15, 15)))[where]))
-    return texture, grain
+        return float("inf")
+    values = cv2.absdiff(small, cv2.blur(small, (15, 15)))[where]
+    if limit is not None:
+        # np.median of n values: the middle one (odd n) or the mean of the two middle
+        # ones (even n). When more than n // 2 + 1 values lie above the limit, both middle
+        # ones do; when at most (n - 1) // 2 do, neither does: no need to sort.
+        above = int(np.count_nonzero(values > limit))
+        if above >= len(values) // 2 + 1:
+            return math.inf
+        if above <= (len(values) - 1) // 2:
+            return -math.inf
+    return float(np.median(values))
 
 
 def _grow(box: Box, side: float, width: int, height: int) -> Box:

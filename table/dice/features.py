@@ -72,7 +72,11 @@ def face_inputs(crops: NDArray[np.float32] | NDArray[np.uint8]) -> NDArray[np.fl
     along = np.einsum("npc,nc->np", dev, axis)
     sd = along.std(axis=1) + 1e-3
     centred = x - mean[:, None, None]  # once for both the contrast and the colour channels
-    proj = np.einsum("nhwc,nc->nhw", centred, axis) / sd[:, None, None]
+    # The product over the three colours written out: the same sums as an einsum, in the
+    # same order, at about half its time on a crop batch.
+    ax = axis[:, None, None, :]
+    proj = (centred[..., 0] * ax[..., 0] + centred[..., 1] * ax[..., 1] + centred[..., 2] * ax[..., 2]) / sd[
+        :, None, None]
     # Pips cover less of the face than the face itself, so their side of the
     # distribution is the long tail: make that tail positive.
     skew = ((along / sd[:, None]) ** 3).mean(axis=1)

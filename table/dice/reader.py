@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,7 +26,7 @@ from numpy.typing import NDArray
 
 from table.common.errors import TableError
 from table.dice.capture import FrameSource, wait_until_settled
-from table.dice.detect import Box, background_texture, find_dice, tray_area
+from table.dice.detect import Box, find_dice, grey_of, helper, rougher_than, texture_of, tray_area
 from table.dice.features import canonical_crop, face_inputs
 from table.dice.model import FaceModel
 from table.dice.pictures import u8
@@ -73,7 +74,8 @@ class DiceReader:
         return self._general
 
     def _networks(
-        self, frame: NDArray[np.uint8], boxes: list[Box], area: NDArray[np.uint8] | None
+        self, frame: NDArray[np.uint8], boxes: list[Box], area: NDArray[np.uint8] | None,
+        grey: NDArray[np.uint8] | None = None, texture: NDArray[np.uint8] | None = None,
     ) -> tuple[FaceModel, bool, float]:
         """The networks that read this frame, whether to take the second look, and the
         confidence below which a reading is dropped as "not a die".
@@ -88,8 +90,8 @@ class DiceReader:
         if s.general_model is None:
             self.last_general = False
         else:
-            texture, grain = background_texture(frame, boxes, area)
-            self.last_general = texture > s.tray_texture or grain > s.tray_grain
+            self.last_general = rougher_than(frame, boxes, s.tray_texture, s.tray_grain, area, grey=grey,
+                                             texture=texture)
         if self.last_general:
             general = self.general
             assert general is not None
@@ -107,11 +109,19 @@ class DiceReader:
     def read(self, frame: NDArray[np.uint8]) -> list[DieReading]:
         """All dice in ``frame``, in reading order (top to bottom, left to right)."""
         area = self._area(frame)
+        # The grey picture and its texture, made once for the die finder, the tray's rim
+        # and the choice of networks.
+        grey = grey_of(frame)
+        texture = texture_of(grey)
+        rim: Future[NDArray[np.uint8] | None] | None = None
         if area is None and self.symbols is None and self.settings.general_model is not None:
-            # Found once for the die finder and the choice of networks (both look inside it).
-            rim = tray_area(u8(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)), self.settings.finder.frame_dark)
-            area = rim if rim is not None else np.ones(frame.shape[:2], np.uint8)
-        boxes, _ = find_dice(frame, self.settings.finder, area=area)
+            # Found once for the die finder and the choice of networks (both look inside
+            # it), on the other core while the finder looks for die pixels.
+            rim = helper().submit(_inside_rim, grey, self.settings.finder.frame_dark)
+        boxes, _ = find_dice(frame, self.settings.finder, area=rim if rim is not None else area, grey=grey,
+                             texture=texture)
+        if rim is not None:
+            area = rim.result()
         out: list[DieReading] = []
         if not boxes:
             return out
@@ -123,13 +133,14 @@ class DiceReader:
                 face, confidence = decide(scores)
                 out.append(DieReading(face, box, confidence))
         else:
-            out = self._read_pips(frame, boxes, area)
+            out = self._read_pips(frame, boxes, area, grey, texture)
         out = _one_per_die(out)
         out.sort(key=lambda r: (r.box[1] // 20, r.box[0]))
         return out
 
     def _read_pips(
-        self, frame: NDArray[np.uint8], boxes: list[Box], area: NDArray[np.uint8] | None = None
+        self, frame: NDArray[np.uint8], boxes: list[Box], area: NDArray[np.uint8] | None = None,
+        grey: NDArray[np.uint8] | None = None, texture: NDArray[np.uint8] | None = None,
     ) -> list[DieReading]:
         """Name each proposed box's face; boxes the network calls "not a die" (class 0) are dropped.
 
@@ -144,11 +155,19 @@ class DiceReader:
         s = self.settings
         if not boxes:
             return []
-        model, second_look, floor = self._networks(frame, boxes, area)
+        # Which networks read the frame is decided on the other core while the faces'
+        # inputs are made (for the tray's networks: the others take crops of the same side).
+        tray = self.model
+        choice = helper().submit(self._networks, frame, boxes, area, grey, texture)
+        first = face_inputs(np.stack([canonical_crop(frame, b, side=tray.side) for b in boxes]))
+        model, second_look, floor = choice.result()
+
         def crops(bs: list[Box]) -> NDArray[np.float32]:
             return face_inputs(np.stack([canonical_crop(frame, b, side=model.side) for b in bs]))
 
-        classes, conf = model.predict(crops(boxes))
+        if model.side != tray.side:
+            first = crops(boxes)
+        classes, conf = model.predict(first)
         read = list(zip(boxes, classes, conf, strict=True))
         if second_look:
             h, w = frame.shape[:2]
@@ -160,6 +179,12 @@ class DiceReader:
 
     def read_file(self, path: Path) -> list[DieReading]:
         return self.read(load_image(path))
+
+
+def _inside_rim(grey: NDArray[np.uint8], frame_dark: int) -> NDArray[np.uint8]:
+    """The inside of the tray's dark rim, or the whole frame when no rim spans the view."""
+    rim = tray_area(grey, frame_dark)
+    return rim if rim is not None else np.ones(grey.shape[:2], np.uint8)
 
 
 def _look_again(face: int, confidence: float, s: ReaderSettings) -> bool:

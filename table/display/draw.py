@@ -11,6 +11,7 @@ from functools import lru_cache
 
 import pygame
 
+from table.common.memory import SMALL_MEMOS
 from table.display.theme import ACCENT, PANEL, Colour, Theme, note_cover, text, text_rect
 from table.display.theme import OneSize as OneSize
 from table.display.theme import one_size as one_size
@@ -30,7 +31,7 @@ VEIL_HIDES = 200
 top of it does not collide with what it covers)."""
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=SMALL_MEMOS)
 def _veil_tile(alpha: int, colour: Colour) -> pygame.Surface:
     surface = pygame.Surface((VEIL_TILE, VEIL_TILE), pygame.SRCALPHA)
     surface.fill((*colour, alpha))

@@ -21,7 +21,7 @@ import pygame
 
 from table.common.i18n import N_, _
 from table.display import draw
-from table.display.games import FinalDetail, GameRenderer, renderers
+from table.display.games import FinalDetail, GameRenderer, renderer_of
 from table.display.layers import Part, whole
 from table.display.theme import ACCENT, BACKGROUND, PANEL, PANEL_LIGHT, TEXT, TEXT_DIM, Theme
 from table.games.base import JSONValue
@@ -87,7 +87,7 @@ def final_parts(session: Session, theme: Theme, size: tuple[int, int], lit_at: f
     the note at the bottom is dimmed until time ``lit_at``, when presses start to leave
     for the menu (``None``: lit now)."""
     w = size[0]
-    renderer = renderers().get(session.engine.name) or PLAIN
+    renderer = renderer_of(session.engine.name) or PLAIN
     rows = final_rows(session)
     view = session.view(None)
     details: dict[int, FinalDetail | None] = {

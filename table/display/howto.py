@@ -12,7 +12,7 @@ import pygame
 
 from table.common.i18n import _
 from table.display import draw
-from table.display.games import renderers
+from table.display.games import renderer_of
 from table.display.layers import Part, fill, whole
 from table.display.theme import ACCENT, BACKGROUND, PANEL, TEXT, Theme
 from table.games import registry
@@ -20,7 +20,7 @@ from table.games import registry
 
 def card_lines(game: str) -> list[str]:
     """``game``'s how-to-play lines in the language in force (none without a card)."""
-    renderer = renderers().get(game)
+    renderer = renderer_of(game)
     return [_(line) for line in (renderer.how_to_play if renderer is not None else ())]
 
 

@@ -20,8 +20,9 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING
 
-import numpy as np
 import pygame
 
 from table.common.i18n import _
@@ -30,6 +31,9 @@ from table.display.games import GameRenderer
 from table.display.layers import Part
 from table.display.theme import ACCENT, BACKGROUND, BAD, PANEL_LIGHT, TEXT, Colour, Theme
 from table.games.base import Event
+
+if TYPE_CHECKING:  # numpy loads with the first spark, not with the table
+    import numpy as np
 
 DURATIONS = {"first": 1.8, "round": 2.6, "final": 4.5, "notice": 4.0}
 """Seconds each kind of moment lasts."""
@@ -270,9 +274,16 @@ and the screen's own dark blues (at most 0.045), the gem board's wood (0.07). Ev
 of text keeps 4.5:1 against such a background, so its letters, antialiased edges half
 included, are lighter than this."""
 
-_LINEAR = np.array([(v / 255 / 12.92 if v / 255 <= 0.04045 else ((v / 255 + 0.055) / 1.055) ** 2.4)
-                    for v in range(256)])
-_WEIGHTS = np.array([0.2126, 0.7152, 0.0722])
+
+
+@cache
+def _luminance_tables() -> tuple[np.ndarray, np.ndarray]:
+    """sRGB byte -> linear light, and the luminance weights (numpy loads with the first spark)."""
+    import numpy as np
+
+    linear = np.array([(v / 255 / 12.92 if v / 255 <= 0.04045 else ((v / 255 + 0.055) / 1.055) ** 2.4)
+                       for v in range(256)])
+    return linear, np.array([0.2126, 0.7152, 0.0722])
 
 
 def spark_behind(surface: pygame.Surface, colour: Colour, centre: tuple[float, float], radius: int,
@@ -285,8 +296,9 @@ def spark_behind(surface: pygame.Surface, colour: Colour, centre: tuple[float, f
                        2 * (radius + margin) + 2, 2 * (radius + margin) + 2).clip(surface.get_clip())
     if area.width <= 0 or area.height <= 0:
         return
+    linear, weights = _luminance_tables()
     pixels = pygame.surfarray.pixels3d(surface)
-    dark = bool((_LINEAR[pixels[area.left:area.right, area.top:area.bottom]] @ _WEIGHTS < DARK).all())
+    dark = bool((linear[pixels[area.left:area.right, area.top:area.bottom]] @ weights < DARK).all())
     del pixels
     if dark:
         pygame.draw.circle(surface, colour, centre, radius)

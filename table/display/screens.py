@@ -22,19 +22,22 @@ import math
 import random
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import pygame
 
 from table.common.i18n import LANGUAGE_NAMES, N_, _, language, next_language, set_language
-from table.display import draw, final, howto, moments
-from table.display.games import PlayerOption, renderer_parts, renderers
+from table.common.memory import give_back
+from table.display import draw
+from table.display.games import PlayerOption, renderer_of, renderer_parts
 from table.display.layers import Live, Paint, Part, fill, paint_all, whole
 from table.display.theme import ACCENT, BACKGROUND, GOOD, PANEL, PANEL_LIGHT, TEXT, TEXT_DIM, Colour, Theme
 from table.games import lobby_games, registry
 from table.games.base import Action, GameSetup, knob_choice
-from table.play.autoplay import next_random_action
 from table.play.session import END, PAUSE, RESUME, UNDO, Session
+
+if TYPE_CHECKING:  # the game's screens, the demo's: loaded with the first of them, not with the lobby
+    from table.display import moments
 
 log = logging.getLogger(__name__)
 
@@ -115,14 +118,14 @@ def _game_title(name: str) -> str:
 def variant_name(game: str, variant: str) -> str:
     """``game``'s ``variant`` as the lobby shows it (the name its screen gives it, in the
     language in force; a variant its screen does not name shows as it is)."""
-    renderer = renderers().get(game)
+    renderer = renderer_of(game)
     names = renderer.variant_names if renderer is not None else {}
     return _(names[variant]) if variant in names else variant
 
 
 def player_options(game: str) -> tuple[PlayerOption, ...]:
     """The settings each player of ``game`` chooses in the lobby (none without a screen)."""
-    renderer = renderers().get(game)
+    renderer = renderer_of(game)
     return renderer.player_options if renderer is not None else ()
 
 
@@ -549,6 +552,8 @@ class HowToPlayScreen(Screen):
             self.control.pop_screen()
 
     def parts(self, size: tuple[int, int], now: float) -> list[Part]:
+        from table.display import howto  # with the first card, not with the lobby
+
         theme = self.theme
         note = _("Push or press: back to the menu")
         # In the band above the card, where the attract loop writes its title.
@@ -620,15 +625,21 @@ class GameScreen(Screen):
 
     def _ready(self, now: float) -> bool:
         """Whether the final ranking has stood long enough for a press to leave it."""
+        from table.display import final
+
         return self.over_since is not None and now - self.over_since >= final.HOLD_S
 
     def notify(self, text: str, now: float) -> None:
         """Say for a few seconds what a table-menu choice did (shown with or without
         celebrations: it is information, not decoration)."""
+        from table.display import moments
+
         self.moments = [m for m in self.moments if m.kind != "notice"] + [moments.notice(text, now)]
 
     def _follow(self, session: Session, now: float) -> None:
         """Start the moments that the game's new events (and its end) call for."""
+        from table.display import moments
+
         events = session.state.events
         followed = self._followed
         if followed is None or followed[0] != id(session):
@@ -638,7 +649,7 @@ class GameScreen(Screen):
         over = followed[2]
         theme = player_theme(self.theme, session)
         if self.celebrations:
-            renderer = renderers().get(session.engine.name)
+            renderer = renderer_of(session.engine.name)
             for event in events[seen:]:
                 if event.station is None:
                     continue
@@ -664,6 +675,8 @@ class GameScreen(Screen):
         return session.game_time(t)
 
     def parts(self, size: tuple[int, int], now: float) -> list[Part]:
+        from table.display import final, moments
+
         session = self.control.session
         if session is None:
             return [Part("game:empty", whole(size), None, lambda s, t: fill(s, BACKGROUND), base=True)]
@@ -672,7 +685,7 @@ class GameScreen(Screen):
         shape = (session.paused, session.ended, size, language(), tuple(self.moments), ready)
         if memo is not None and memo[0] is session.state and memo[1] == shape:
             return memo[2]
-        renderer = renderers().get(session.engine.name)
+        renderer = renderer_of(session.engine.name)
         theme = player_theme(self.theme, session)
         if session.is_over():
             lit_at = None if ready or self.over_since is None else self.over_since + final.HOLD_S
@@ -866,7 +879,7 @@ class PausedScreen(Screen):
 class AttractScreen(Screen):
     """The self-playing demo shown when nobody has touched the table for a while.
 
-    It plays random legal games of each registered engine at four times real speed,
+    It plays random legal games of each registered engine at three times real speed,
     each game's end shown as its final ranking and each next game's how-to-play card
     (:mod:`table.display.howto`) shown for :attr:`CARD_S` before its demo; nothing is
     journaled. Any input returns to the lobby.
@@ -875,10 +888,13 @@ class AttractScreen(Screen):
     CARD_S = 8.0
     """Seconds (the clock's, not the demo's) a how-to-play card stands between two demos."""
 
-    SPEED = 4.0
+    SPEED = 3.0
+    """How much faster than a real game the demo plays: brisk enough to show a round in
+    seconds, while its state changes (each a repaint of part of the screen) stay few: at
+    four times the unattended kiosk spent a fifth more on them."""
     sweeps = False
     """Nobody waits on the demo's frames, and its many large changes (a round every few
-    seconds at four times speed) would each cost more in bands than at once (measured: 13%
+    seconds at three times speed) would each cost more in bands than at once (measured: 13%
     more CPU over 40 s): an unattended kiosk's share of a core matters more here."""
 
     def __init__(self, control: TableControl, theme: Theme, started: float, seed: int = 0,
@@ -894,9 +910,14 @@ class AttractScreen(Screen):
         """The game whose card shows now, and the demo time it came."""
         self.rounds_played = 0
         self._memo: tuple[object, tuple[tuple[int, int], str], list[Part]] | None = None
+        self._pending: Action | None = None
+        """The demo's next input, drawn ahead: the loop sleeps until its time."""
+        self._animated = True
+        """Whether the picture shown moves by itself (the sand, flying gems), besides the title."""
         self._new_demo(0.0)
 
     def _new_demo(self, t: float) -> None:
+        give_back()  # what the last demo's pictures made and dropped (a map's first layers, say)
         name = self.games[self.index % len(self.games)]
         self.index += 1
         engine = registry()[name]
@@ -906,15 +927,16 @@ class AttractScreen(Screen):
         self.demo = Session.start(name, setup, self.rng.randrange(1 << 30))
         self.demo.last_t = t
         self.last_round = 1
+        self._pending = None
 
     def handle(self, action: Action) -> None:
         self.control.pop_screen()
 
-    FPS = 24
-    """Frames a second of the demo's motion (sand, flying gems, the title's pulse): film's
-    rate. A demo behind a "press any button" band needs no more, and fewer than half the
-    frames of the games' 60 keep an unattended kiosk near idle (at 30 the demo took 4.9-5.0%
-    of a core on a quiet run here, with the celebrations' sparks)."""
+    FPS = 20
+    """Frames a second of the demo's motion while it moves (sand, flying gems): a demo
+    behind a "press any button" band needs no more, a third of the games' 60 keeps an
+    unattended kiosk near idle, and the LED hourglass's idle glow steps at the same rate,
+    so one wake serves both (at 24 the demo took 2.1% of a core here, at 20 1.8%)."""
 
     def demo_time(self, now: float) -> float:
         return (now - self.started) * self.SPEED
@@ -925,10 +947,42 @@ class AttractScreen(Screen):
         return self.demo_time(math.floor(now * self.FPS) / self.FPS)
 
     def next_frame(self, now: float) -> float:
-        """Clock time of the demo's next picture step after ``now``."""
-        return (math.floor(now * self.FPS) + 1) / self.FPS
+        """Clock time of the demo's next picture step after ``now`` that can show something
+        new: the next step while the picture moves by itself, else the step of the next
+        thing to happen (the demo's next input, the title's next shade, a card's end), so
+        that the loop sleeps through the steps in between."""
+        step = (math.floor(now * self.FPS) + 1) / self.FPS
+        demo = self.demo
+        if self._animated or demo is None:
+            return step
+        if self.card is not None:
+            due = self.card[1] + self.CARD_S * self.SPEED
+        elif demo.is_over():
+            due = demo.last_t + 8.0
+        elif self._pending is not None:
+            due = self._pending.t
+        else:
+            return step
+        # The picture shows demo time d at the first step whose demo time reaches it.
+        at = max(step, math.ceil((self.started + due / self.SPEED) * self.FPS) / self.FPS)
+        return min(at, self._next_shade(now, at))
+
+    def _next_shade(self, now: float, until: float) -> float:
+        """The first picture step after ``now`` (and before ``until``) whose title shade
+        differs from the one shown at ``now``."""
+        index = math.floor(now * self.FPS)
+        shown = self._pulse(self.shown_time(now) / self.SPEED)
+        while True:
+            index += 1
+            step = index / self.FPS
+            if step >= until:
+                return until
+            if self._pulse(self.shown_time(step) / self.SPEED) != shown:
+                return step
 
     def update(self, now: float) -> None:
+        from table.play.autoplay import next_random_action
+
         demo = self.demo
         assert demo is not None
         t = self.demo_time(now)
@@ -942,24 +996,30 @@ class AttractScreen(Screen):
                 if t - demo.last_t > 8.0:
                     self.card = (self.games[self.index % len(self.games)], t)
                 return
-            action = next_random_action(demo, self.rng, mean_gap=3.0)
+            if self._pending is None:
+                self._pending = next_random_action(demo, self.rng, mean_gap=3.0)
+            action = self._pending
             if action is None:
                 self._new_demo(t)
                 return
             if action.t > t:
                 return
+            self._pending = None
             demo.apply(action)
             if demo.state.round != self.last_round:
                 self.rounds_played += 1
                 self.last_round = demo.state.round
+                give_back()  # a round's pictures (a map's highlights) come and go: an unattended kiosk keeps none
 
     def parts(self, size: tuple[int, int], now: float) -> list[Part]:
+        from table.display import final, howto
+
         demo = self.demo
         assert demo is not None
         memo = self._memo
         shown = self.card[0] if self.card is not None else demo.state
         if memo is None or memo[0] is not shown or memo[1] != (size, language()):
-            renderer = renderers().get(demo.engine.name)
+            renderer = renderer_of(demo.engine.name)
             if self.card is not None:
                 parts = howto.card_parts(self.card[0], self.theme, size)
             elif demo.is_over():
@@ -967,6 +1027,7 @@ class AttractScreen(Screen):
             else:
                 parts = [] if renderer is None else retimed(renderer_parts(renderer, demo.view(None), self.theme),
                                                             self.shown_time)
+            self._animated = any(part.live is not None for part in parts)
             band = pygame.Rect(0, 0, size[0], self.theme.px(11))
             game = registry()[self.card[0]].title if self.card is not None else demo.engine.title
             title = _("Demo: {game} · press any button to play").format(game=game)

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import lru_cache
 from typing import Protocol
 
 import pygame
+
+from table.common.memory import FONTS
 
 StationLine = tuple[str, str]
 """One line of a station display: its text and its size, ``"big"`` or ``"small"``."""
@@ -52,7 +54,7 @@ class StationPicture:
         return bool(self.pixels[y * self.width + x])
 
 
-@cache
+@lru_cache(maxsize=FONTS)
 def _font(px: int) -> pygame.font.Font:
     if not pygame.font.get_init():
         pygame.font.init()
@@ -87,10 +89,13 @@ def station_picture(lines: Sequence[StationLine], size: tuple[int, int] = (128, 
             break
         surface.blit(img, ((w - img.get_width()) // 2, y))
         y += img.get_height() + (2 if kind == "big" else 1)
-    grey = pygame.surfarray.pixels_red(surface)
-    lit = (grey.T > 127).astype("uint8")  # surfarray is column-major: rows first for the picture
-    del grey
-    return StationPicture(w, h, lit.tobytes())
+    # Rows first, one byte a pixel: 1 where the red channel is lit (the text is white).
+    red = pygame.image.tobytes(surface, "RGBX")[0::4]
+    return StationPicture(w, h, red.translate(_LIT))
+
+
+_LIT = bytes(int(v > 127) for v in range(256))
+"""A byte's brightness to a one-bit pixel (``bytes.translate`` table)."""
 
 
 def draw_station_picture(surface: pygame.Surface, rect: pygame.Rect, picture: OneBitPicture) -> pygame.Rect:

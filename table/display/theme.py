@@ -11,12 +11,13 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from functools import cache
+from functools import lru_cache
 from typing import NamedTuple
 
 import pygame
 
 from table.common.i18n import N_
+from table.common.memory import FONTS, TEXT_CACHE_BYTES
 
 Colour = tuple[int, int, int]
 
@@ -74,7 +75,7 @@ def station_colour(station: int) -> Colour:
     return STATION_COLOURS[station % len(STATION_COLOURS)]
 
 
-@cache
+@lru_cache(maxsize=FONTS)
 def _font(px: int, bold: bool) -> pygame.font.Font:
     if not pygame.font.get_init():
         pygame.font.init()
@@ -116,12 +117,6 @@ class Theme:
 
     def station_colour(self, station: int) -> Colour:
         return self.colours[station % len(self.colours)]
-
-
-TEXT_CACHE_BYTES = 3 << 20
-"""Rendered lines kept at most, in bytes, per cache: a kiosk runs all evening, so each
-cache is bounded by what it holds, not by how many lines (a huge timer digit weighs far
-more than a small label)."""
 
 
 class SurfaceCache:

@@ -15,7 +15,7 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from table.common.checks import (
     Check,
@@ -31,9 +31,11 @@ from table.common.checks import (
 )
 from table.common.datafiles import data_file
 from table.common.errors import TableError
-from table.hardware.buttons import Timing
 from table.hardware.interfaces import HourglassLayout
 from table.hardware.pinmap import wiring_problems
+
+if TYPE_CHECKING:  # the stations' logic loads with the stations, not with the config
+    from table.hardware.buttons import Timing
 
 HARDWARE_FILE = "hardware.toml"
 
@@ -97,6 +99,8 @@ class StationWiring:
 
 @dataclass(frozen=True)
 class Buses:
+    """``[buses]``: the Pi's buses the wiring needs switched on."""
+
     i2c: bool = False
     spi: bool = False
     uart: bool = False
@@ -105,6 +109,8 @@ class Buses:
 
 @dataclass(frozen=True)
 class LedConfig:
+    """``[leds]``: the LED hourglass's driver, pin, layout, colour order and current."""
+
     backend: Literal["neopixel", "spi", "pi5", "serial", "sim", "none"] = "neopixel"
     pin: int = 18
     layout: Literal["strip", "matrix"] = "strip"
@@ -131,12 +137,16 @@ class LedConfig:
 
 @dataclass(frozen=True)
 class SerialConfig:
+    """``[serial]``: the I/O bridge's port and speed."""
+
     port: str = "/dev/ttyACM0"
     baud: int = 115200
 
 
 @dataclass(frozen=True)
 class HardwareConfig:
+    """The whole ``hardware.toml``: backend, buses, stations' wiring, timings, LEDs."""
+
     source: str = "<defaults>"
     backend: Literal["gpio", "serial", "sim"] = "gpio"
     pin_factory: Literal["lgpio", "mock"] = "lgpio"
@@ -165,6 +175,8 @@ class HardwareConfig:
     ) -> Timing:
         """The station layer's windows; the arguments are table.toml's [timing]
         values, overridden by the same keys in hardware.toml's [buttons]."""
+        from table.hardware.buttons import Timing
+
         return Timing(
             settle=(self.settle_ms if self.settle_ms is not None else settle_ms) / 1000.0,
             tie_window=(self.tie_window_ms if self.tie_window_ms is not None else tie_window_ms) / 1000.0,

@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from table.common.memory import LED_FRAMES, LED_LAYOUTS
 from table.hardware.interfaces import RGB, HourglassLayout
 
 OFF: RGB = (0, 0, 0)
@@ -91,7 +92,7 @@ def _centre_out(width: int) -> list[int]:
     return sorted(range(width), key=lambda c: (abs(c - centre), c))
 
 
-@lru_cache(maxsize=32)
+@lru_cache(maxsize=LED_LAYOUTS)
 def _geometry(layout: HourglassLayout) -> _Geometry:
     if layout.kind == "strip":
         half = layout.count // 2
@@ -147,9 +148,7 @@ def hourglass_frame(now: float, state: HourglassState, layout: HourglassLayout) 
     if state.sand_started is None:
         # Idle: the full bottom breathes gently between 15 % and 45 %.
         k = 0.30 + 0.15 * math.sin(2 * math.pi * now / IDLE_PERIOD)
-        for i in geo.bottom_fill[:grains]:
-            frame[i] = _scale(sand, k)
-        return _apply_flashes(frame, now, state.flashes)
+        return _apply_flashes(list(_glow(layout, _scale(sand, k))), now, state.flashes)
 
     clock = now if state.paused_at is None else min(now, state.paused_at)
     elapsed = clock - state.sand_started
@@ -181,6 +180,17 @@ def hourglass_frame(now: float, state: HourglassState, layout: HourglassLayout) 
     if landed < grains:
         _draw_falling_grain(frame, geo, elapsed, state.sand_seconds, grains, landed, colour)
     return _apply_flashes(frame, now, state.flashes)
+
+
+@lru_cache(maxsize=LED_FRAMES)
+def _glow(layout: HourglassLayout, colour: RGB) -> tuple[RGB, ...]:
+    """The idle glow's frame in one colour: it takes at most a few dozen colours (its
+    brightness steps), and an idle table draws one twenty times a second."""
+    geo = _geometry(layout)
+    frame: list[RGB] = [OFF] * layout.pixels
+    for i in geo.bottom_fill[: min(len(geo.top_fill), len(geo.bottom_fill))]:
+        frame[i] = colour
+    return tuple(frame)
 
 
 def _draw_flip(frame: list[RGB], geo: _Geometry, grains: int, p: float, sand: RGB) -> None:

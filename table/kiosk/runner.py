@@ -8,12 +8,13 @@ frames of :class:`~table.loop.app.Table`, waking at once when an input arrives.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 import os
+import select
 import signal
 import sys
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -23,11 +24,9 @@ from typing import TYPE_CHECKING, Any
 from table.common.config import TableConfig
 from table.common.errors import TableError
 from table.display.layers import offscreen
-from table.display.sim_window import draw_stations_bar
 from table.hardware.config import HardwareConfig
 from table.kiosk.faults import arm_test_fault, hang_for_the_watchdog
 from table.kiosk.systemd import EXIT_LEAVE_KIOSK, LeaveGesture, Notifier
-from table.loop.outputs import draw_led_hourglass
 from table.play.journal import Journal
 
 if TYPE_CHECKING:
@@ -37,13 +36,14 @@ log = logging.getLogger("table.run")
 
 SIM_BAR = 170  # height of the virtual stations bar under the display in the window
 SIM_SIDE = 90  # width of the LED hourglass column beside the display
-IDLE_WAKE_S = 1.0
-"""The longest the loop sleeps with nothing to do (the watchdog wants a ping every 15 s)."""
+OUTPUT_SLACK_S = 0.05
+"""An output's step (the LEDs' glow, 20 a second) may come this much late when a table step follows
+then anyway: one wake instead of two."""
 SDL_POLL_SIM_S = 0.004
-"""Seconds between looks at SDL's queue in the simulator's window (its stations are keys)."""
-SDL_POLL_S = 0.02
-"""The same elsewhere: on the table the stations wake the loop from their threads, and
-headless there is no keyboard (only posted events: tests, the benchmark)."""
+"""Seconds between looks at SDL's queue while the loop sleeps, where SDL brings the
+stations' inputs (the simulator's window, a console without GPIO: keys and the mouse).
+SDL offers no way to sleep until an event arrives (pygame's own wait looks every
+millisecond), so there the loop looks; everywhere else it sleeps until it is woken."""
 
 
 def _read_picture(path: str) -> list[Any] | None:
@@ -111,19 +111,47 @@ def _open_journal(config: TableConfig, journal_path: Path | None) -> Journal:
     return journal
 
 
-WAKE = None  # set to a pygame user event type once pygame is imported
+class Waker:
+    """What the loop sleeps on between frames: a pipe that any thread (or a signal
+    handler) writes a byte to, so that the sleep ends at once; no timer ticks meanwhile."""
 
-_woken = threading.Event()
-"""Set by :func:`wake`: the loop sleeps on it between looks at SDL's event queue."""
+    def __init__(self) -> None:
+        self._read, self._write = os.pipe()
+        os.set_blocking(self._read, False)
+        os.set_blocking(self._write, False)
+
+    def wake(self) -> None:
+        """End the current (or the next) sleep; safe from any thread and from a signal handler."""
+        with contextlib.suppress(BlockingIOError, OSError):  # a full pipe is woken already
+            os.write(self._write, b"\0")
+
+    def sleep(self, seconds: float | None) -> bool:
+        """Sleep until woken or ``seconds`` pass (``None``: until woken); True when woken."""
+        try:
+            ready, _, _ = select.select([self._read], [], [], seconds)
+        except InterruptedError:  # a signal (Python retries select itself; kept for clarity)
+            return True
+        if not ready:
+            return False
+        with contextlib.suppress(BlockingIOError):
+            while os.read(self._read, 512):
+                pass
+        return True
+
+    def close(self) -> None:
+        for fd in (self._read, self._write):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
+_waker: Waker | None = None
+"""The running table's waker (one table loop per process)."""
 
 
 def wake() -> None:
     """Wake the loop now (thread-safe): input backends call this when an input arrives."""
-    import pygame
-
-    _woken.set()
-    if WAKE is not None and pygame.display.get_init():
-        pygame.event.post(pygame.event.Event(WAKE))
+    if _waker is not None:
+        _waker.wake()
 
 
 class Runner:
@@ -142,13 +170,12 @@ class Runner:
         self.config = config
         self.sim = sim
         self.headless = headless
-        # How often the loop looks at SDL's own queue while it sleeps: often in the
-        # simulator (its stations are keys and the mouse), seldom on the table itself
-        # (stations wake the loop from their threads; SDL brings only a window's close).
-        self.sdl_poll_s = SDL_POLL_SIM_S if sim and not headless else SDL_POLL_S
         self.stop = False
         self.script = script
         self.speed = speed
+        global _waker
+        self.waker = _waker = Waker()
+        self._bar_theme: Any = None
         self._open_display()
         self.journal = _open_journal(config, journal_path)
         self.clock: Callable[[], float] = time.monotonic
@@ -168,12 +195,13 @@ class Runner:
             print(f"table: resumed the unfinished game from {self.journal.path}", file=sys.stderr)
         if attract_now:
             self.table.last_input = self.clock() - config.timing.attract_after_s
-        from table.display.theme import Theme
-
-        self.bar_theme = Theme(self.window.get_width(), 720)
         self.exit_status = 0
         self.next_frame = self.clock()
         self.wake_at = self.next_frame
+        self.table_due = self.next_frame
+        """When the table (not only an output) next needs a step if no input comes."""
+        self.stop_at = math.inf
+        """Clock time at which :meth:`run` ends (its ``seconds``)."""
         self._sim_key: object = None
         self._led_frame: tuple[Any, ...] | None = None
         self.on_present: Callable[[], None] | None = None
@@ -189,7 +217,6 @@ class Runner:
         """SDL's display and the window: the simulator's (the table's picture, the stations
         bar and the LED column), the headless one, or the whole screen; and the surface
         the table draws on."""
-        global WAKE
         if self.headless:
             os.environ["SDL_VIDEODRIVER"] = "dummy"
             os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
@@ -203,7 +230,6 @@ class Runner:
                              f"'{os.environ.get('SDL_VIDEODRIVER', 'default')}' driver ({exc}); it needs a "
                              "screen and the right to open /dev/dri (the unit's DeviceAllow=char-drm rw)") from None
         pygame.font.init()
-        WAKE = pygame.event.custom_type() if WAKE is None else WAKE
         sim, headless, config = self.sim, self.headless, self.config
         width, height = config.display.width, config.display.height
         self.size = (width, height)
@@ -211,31 +237,38 @@ class Runner:
         # image) the table owns the whole screen; simulated stations then come from a
         # keyboard, and the simulator's bar and LED column would only hide the game.
         self.console = not headless and os.environ.get("SDL_VIDEODRIVER", "").lower() == "kmsdrm"
-        if sim and not headless and not self.console:
+        # The simulator's stations are SDL's keys and mouse, in its window or on a console.
+        self.sdl_input = sim and not headless
+        self.sim_window = sim and not headless and not self.console
+        if self.sim_window:
             # Fit the display, the stations bar and the LED hourglass on a laptop screen.
             scale = min(1.0, 1280 / width)
             self.disp_size = (int(width * scale), int(height * scale))
             self.window = pygame.display.set_mode((self.disp_size[0] + SIM_SIDE, self.disp_size[1] + SIM_BAR))
             pygame.display.set_caption("The game table (simulator)")
-        elif headless:
-            self.disp_size = (width, height)
-            self.window = pygame.display.set_mode((width + (SIM_SIDE if sim else 0), height + (SIM_BAR if sim else 0)))
+            # In the window's pixel format, rows padded for SDL's fast blits (see offscreen).
+            self.surface = offscreen((width, height), self.window)
+            return
+        if headless:
+            # Nobody sees it: the simulator's bar and LED column are drawn for a screenshot only.
+            self.window = pygame.display.set_mode((width, height))
         else:
             flags = pygame.FULLSCREEN if config.display.fullscreen else 0
             self.window = pygame.display.set_mode((width, height), flags)
             pygame.mouse.set_visible(False)
-            self.disp_size = (width, height)
-        # In the window's pixel format, rows padded for SDL's fast blits (see offscreen).
-        self.surface = offscreen((width, height), self.window)
+        self.disp_size = (width, height)
+        # The table draws straight into the window's surface, which keeps its picture
+        # between frames: a changed region costs one repaint, not a repaint and a copy.
+        self.surface = self.window
 
     def _wire(self, hardware: HardwareConfig, config_dir: Path | None) -> tuple[list[Any], list[Output]]:
         """Start the stations (the simulator's or the hardware config's) and make the
         outputs; returns the table loop's inputs and outputs."""
-        from table.display.games import renderers
         from table.display.theme import STATION_COLOURS
         from table.hardware.sim import SimStations
         from table.loop.outputs import (
             ButtonLeds,
+            GameOutputs,
             HourglassOutput,
             ScreenHourglass,
             ScreenStationDisplays,
@@ -260,8 +293,7 @@ class Runner:
         displays = self.screen_displays if sim else _station_displays(hardware)
         if displays is not None:
             outputs.append(StationScreens(displays))
-        for renderer in renderers().values():
-            outputs += renderer.outputs(config_dir)  # each game's own (speech, say)
+        outputs.append(GameOutputs(config_dir))  # each game's own (speech, say), made when it first plays
         inputs: list[Any] = [self.station_inputs, self.sim_stations] if sim else [self.station_inputs]
         if config.tray.camera:
             from table.loop.tray import camera_watcher
@@ -345,33 +377,50 @@ class Runner:
             return True
         return was_asking
     def frame(self) -> None:
-        """Wait for an input or the next frame time, then run one frame and show it.
+        """Wait for an input or the next time something is due, then run one frame and show it.
 
-        While nothing on screen moves with time (a menu, a board waiting for a player)
-        the loop sleeps until an input arrives, the next game deadline, or at most
-        ``IDLE_WAKE_S``: a still table costs (almost) nothing."""
+        The loop sleeps until an input wakes it (:func:`wake`) or the earliest of: the
+        next frame while something on screen moves, the next game deadline, an output's
+        next step (the LED hourglass's glow), the watchdog's next ping, the end of the
+        run. Nothing else wakes it, so a still table costs nothing between those. A wake
+        that only an output asked for steps the outputs and leaves the screens alone."""
         import pygame
 
         # Frames keep their real-time rate when the clock runs faster (a scripted run).
         period = self.speed / self.config.display.fps
         due = max(self.next_frame, self.wake_at)
-        # The wait is in real milliseconds; the clock may run faster (a scripted run).
-        # Rounded up: waking a fraction of a millisecond early would spin through empty
-        # frames until the frame is due.
-        timeout_ms = max(0, math.ceil((due - self.clock()) / self.speed * 1000))
-        if timeout_ms > 0 and self.wait_for_input:
-            events = self._wait(timeout_ms / 1000)
+        if self.table.redraw_due:
+            # Changed from outside the loop (a script, a test): draw at the next frame time.
+            due, self.table_due = self.next_frame, self.next_frame
+        woken = False
+        if due != math.inf:
+            # The wait is in real milliseconds; the clock may run faster (a scripted run).
+            # Rounded up: waking a fraction of a millisecond early would spin through
+            # empty frames until the frame is due.
+            timeout: float | None = max(0, math.ceil((due - self.clock()) / self.speed * 1000)) / 1000
         else:
+            timeout = None
+        if timeout != 0 and self.wait_for_input:
+            woken = self._wait(timeout)
+        elif timeout:
             # The plain way (kept for the benchmark's baseline): sleep until the frame is due.
-            time.sleep(timeout_ms / 1000)
-            events = []
-        events += pygame.event.get()
+            time.sleep(timeout)
+        now = self.clock()
+        if not (woken or self.sdl_input or now >= self.table_due or self.script is not None
+                or not self.wait_for_input or self.fault_hang or self.leave.asking):
+            # Only an output asked for this moment (the LEDs' glow): step the outputs that
+            # keep time, nothing else (the rest follow the game, which has not moved); an
+            # idle table's wakes are mostly these. SDL's queue waits for the next frame.
+            self.table.update_outputs(now, timed_only=True)
+            self.notifier.watchdog(now)
+            self.wake_at = self._next_wake(now)
+            return
+        events = pygame.event.get()
         for event in events:
             if event.type == pygame.QUIT:
                 self.stop = True
-            elif event.type not in (pygame.NOEVENT, WAKE) and self.sim:
+            elif event.type != pygame.NOEVENT and self.sim:
                 self.sim_stations.handle_event(event)
-        now = self.clock()
         if now >= self.next_frame:
             self.next_frame = max(self.next_frame + period, now)
         if self.leave.expire(now) == "cancel":
@@ -387,7 +436,7 @@ class Runner:
             hang_for_the_watchdog()
         self.notifier.watchdog(now)
         dirty = list(self.table.dirty) if drawn else []
-        if self.sim and not self.console:
+        if self.sim_window:
             if drawn:
                 if self.disp_size == self.size:
                     for rect in dirty:
@@ -395,12 +444,7 @@ class Runner:
                 else:
                     self.window.blit(pygame.transform.smoothscale(self.surface, self.disp_size), (0, 0))
                     dirty = [pygame.Rect((0, 0), self.disp_size)]
-            if not self.headless:
-                # Nobody sees a headless window: its bar and LEDs are drawn for a screenshot only.
-                dirty += self._draw_sim(now)
-        elif drawn:
-            for rect in dirty:
-                self.window.blit(self.surface, rect, rect)
+            dirty += self._draw_sim(self.window, now)
         if dirty:
             # Only the regions that changed go to the display.
             pygame.display.update(dirty)
@@ -408,73 +452,117 @@ class Runner:
         if self.on_present is not None:
             self.on_present()
 
-    def _wait(self, seconds: float) -> list[Any]:
-        """Sleep until an input arrives or ``seconds`` pass; returns SDL's events.
+    def _wait(self, seconds: float | None) -> bool:
+        """Sleep until an input arrives or ``seconds`` pass (``None``: until an input);
+        True when woken.
 
-        Not ``pygame.event.wait``: under the dummy and KMS/DRM video drivers SDL waits by
-        pumping its queue every millisecond, which kept an idle table at several percent
-        of a core. Here the loop sleeps on an event the input threads set (:func:`wake`)
-        and looks at SDL's queue (keys and the mouse in the simulator, a window's close)
-        every ``SDL_POLL_S``."""
+        Not ``pygame.event.wait``: pygame waits by looking at SDL's queue every
+        millisecond, which kept an idle table at several percent of a core. The loop
+        sleeps on the waker the input threads and the stop signal write to; only where
+        SDL itself brings the stations' inputs (the simulator) does it look at SDL's
+        queue meanwhile, every ``SDL_POLL_SIM_S``."""
+        waker = self.waker
+        if not self.sdl_input:
+            return waker.sleep(seconds)
         import pygame
 
-        end = time.monotonic() + seconds
+        end = None if seconds is None else time.monotonic() + seconds
         while True:
-            events = pygame.event.get()
-            if events:
-                return events
-            left = end - time.monotonic()
+            if pygame.event.peek():
+                return True
+            left = SDL_POLL_SIM_S if end is None else min(SDL_POLL_SIM_S, end - time.monotonic())
             if left <= 0:
-                return []
-            if _woken.wait(min(left, self.sdl_poll_s)):
-                _woken.clear()
-                return pygame.event.get()
+                return False
+            if waker.sleep(left):
+                return True
 
     def _wake_at(self, now: float) -> float:
-        """When the next frame is needed if no input comes (``now``: at the next frame time)."""
+        """When the next frame is needed if no input comes (``now``: at the next frame
+        time; ``math.inf``: only an input), after a step of the table. Sets
+        ``table_due``: when the table itself needs a step (the rest are outputs' steps)."""
         if self.script is not None or not self.wait_for_input:
+            self.table_due = now
             return now
-        wake = self.table.next_change(now)
-        times = [now + IDLE_WAKE_S if wake is None else min(wake, now + IDLE_WAKE_S)]
+        change = self.table.next_change(now)
+        table_due = math.inf if change is None else change
+        journal = self.table.journal
+        if journal is not None and journal.fault is not None:
+            table_due = min(table_due, now + journal.retry_s)  # a cleared fault shows without an input
+        if self.sim:
+            # The simulator's held knob becomes a long push after its time (its poll says so).
+            for down in self.sim_stations.held_push.values():
+                table_due = min(table_due, down + self.config.timing.long_push_s)
+        expiry = self.leave.expires_at()
+        if expiry is not None:
+            table_due = min(table_due, expiry)  # the question goes when nobody answers it
+        self.table_due = table_due
+        return self._next_wake(now)
+
+    def _next_wake(self, now: float) -> float:
+        """The earliest of the table's next step, the outputs' next steps, the watchdog's
+        ping and the end of the run."""
+        table_due = self.table_due
+        times = [table_due, self.stop_at]
         game_now = self.table.game_time(now)
         for output in self.table.outputs:
             # Outputs keep game time; their next update is as far from now on the clock.
             t = output.next_update(game_now)
             if t is not None:
-                times.append(now + (t - game_now))
-        if self.sim and any(state == "blink" for state in self.sim_stations.leds.values()):
+                at = now + (t - game_now)
+                # A table step coming a moment later updates the outputs too: the
+                # glow of the LEDs can wait that moment rather than wake the loop twice.
+                if not at <= table_due <= at + OUTPUT_SLACK_S:
+                    times.append(at)
+        ping = self.notifier.next_ping()
+        if ping is not None:
+            times.append(ping)
+        if self.sim_window and any(state == "blink" for state in self.sim_stations.leds.values()):
             times.append(math.floor(now * 4 + 1) / 4)  # the simulated button LEDs blink at 2 Hz
         return min(times)
 
-    def _draw_sim(self, now: float) -> list[Any]:
-        """The simulator's stations bar and LED hourglass, where they changed."""
+    def _draw_sim(self, target: Any, now: float, force: bool = False) -> list[Any]:
+        """The simulator's stations bar and LED hourglass on ``target`` (the window, or a
+        screenshot's picture), where they changed (``force``: all of them)."""
         import pygame
+
+        from table.display.sim_window import draw_stations_bar
+        from table.display.theme import Theme
+        from table.loop.outputs import draw_led_hourglass
 
         sim = self.sim_stations
         out = []
-        bar = pygame.Rect(0, self.disp_size[1], self.window.get_width() - SIM_SIDE, SIM_BAR)
+        width = self.disp_size[0] + SIM_SIDE
+        if self._bar_theme is None:
+            self._bar_theme = Theme(width, 720)
+        bar = pygame.Rect(0, self.disp_size[1], width - SIM_SIDE, SIM_BAR)
         blinking = any(state == "blink" for state in sim.leds.values())
         private = dict(self.screen_displays.pictures)
         key = (tuple(sorted(sim.leds.items())), tuple(sorted(sim.knob.items())), frozenset(sim.held_push),
                int(now * 4) % 2 if blinking else 0, tuple(sorted((s, p.pixels) for s, p in private.items())))
-        if key != self._sim_key:
+        if force or key != self._sim_key:
             self._sim_key = key
-            sim.layout = draw_stations_bar(self.window, bar, self.bar_theme, now, sim, private)
+            sim.layout = draw_stations_bar(target, bar, self._bar_theme, now, sim, private)
             out.append(bar)
-        side = pygame.Rect(self.window.get_width() - SIM_SIDE, 0, SIM_SIDE, self.window.get_height())
+        side = pygame.Rect(width - SIM_SIDE, 0, SIM_SIDE, self.disp_size[1] + SIM_BAR)
         frame = tuple(self.screen_hourglass.frame)
-        if frame != self._led_frame:
+        if force or frame != self._led_frame:
             self._led_frame = frame
-            draw_led_hourglass(self.window, side, self.screen_hourglass.frame, self.screen_hourglass.layout)
+            draw_led_hourglass(target, side, self.screen_hourglass.frame, self.screen_hourglass.layout)
             out.append(side)
         return out
 
     def run(self, seconds: float | None = None) -> None:
+        """Run frames until ``stop`` or ``seconds`` of the table's clock have passed."""
         start = self.clock()
-        while not self.stop:
-            self.frame()
-            if seconds is not None and self.clock() - start >= seconds:
-                break
+        self.stop_at = math.inf if seconds is None else start + seconds
+        self.wake_at = min(self.wake_at, self.stop_at)
+        try:
+            while not self.stop:
+                self.frame()
+                if self.clock() >= self.stop_at:
+                    break
+        finally:
+            self.stop_at = math.inf
 
     def close(self, screenshot: Path | None = None) -> None:
         import pygame
@@ -483,18 +571,28 @@ class Runner:
             if self.table.composer.pending:
                 # Stopped mid-sweep: the picture saved is the finished one.
                 self.table.draw(self.clock(), force=True)
+            picture = self.window
+            if self.sim_window:
                 if self.disp_size == self.size:
-                    self.window.blit(self.surface, (0, 0))
+                    picture.blit(self.surface, (0, 0))
                 else:
-                    self.window.blit(pygame.transform.smoothscale(self.surface, self.disp_size), (0, 0))
-            if self.sim and self.headless:
-                self._draw_sim(self.clock())
-            pygame.image.save(self.window, str(screenshot))
+                    picture.blit(pygame.transform.smoothscale(self.surface, self.disp_size), (0, 0))
+            elif self.sim:
+                # Headless, the simulator's bar and LED column exist for the screenshot only.
+                picture = pygame.Surface((self.disp_size[0] + SIM_SIDE, self.disp_size[1] + SIM_BAR))
+                picture.fill((0, 0, 0))
+                picture.blit(self.surface, (0, 0))
+                self._draw_sim(picture, self.clock(), force=True)
+            pygame.image.save(picture, str(screenshot))
         # Reverse order of start: inputs first (no new input), then outputs and journal.
         self.notifier.stopping()
         self.station_inputs.close()
         self.table.close()
         self.notifier.close()
+        global _waker
+        if _waker is self.waker:
+            _waker = None
+        self.waker.close()
         # The display goes; the font module stays, so cached fonts and text stay valid.
         pygame.display.quit()
         log.info("stopped after %d frames drawn", self.table.frames_drawn)
@@ -511,6 +609,7 @@ def run_table(config: TableConfig, *, sim: bool, headless: bool, seconds: float 
     def stop(signum: int, frame: FrameType | None) -> None:
         log.info("signal %d: stopping cleanly", signum)
         runner.stop = True
+        runner.waker.wake()  # the loop may be asleep until its next input
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)

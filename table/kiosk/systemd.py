@@ -19,6 +19,7 @@ Contract of :class:`Notifier`:
 from __future__ import annotations
 
 import logging
+import math
 import os
 import socket
 import time
@@ -122,6 +123,13 @@ class Notifier:
         self._last_ping = t
         return self.notify("WATCHDOG=1")
 
+    def next_ping(self) -> float | None:
+        """When :meth:`watchdog` will next send (``time.monotonic`` time, or the ``now`` it
+        was given); None without a watchdog."""
+        if self.watchdog_interval is None or self._address is None:
+            return None
+        return -math.inf if self._last_ping is None else self._last_ping + self.watchdog_interval
+
     def close(self) -> None:
         if self._socket is not None:
             self._socket.close()
@@ -196,6 +204,10 @@ class LeaveGesture:
             self._reset()
             return "cancel"
         return None
+
+    def expires_at(self) -> float | None:
+        """When the question on screen times out (table time); None while not asking."""
+        return None if self._asked_at is None else self._asked_at + self.confirm_s
 
     def _reset(self) -> None:
         self._held = {}

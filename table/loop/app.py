@@ -25,14 +25,16 @@ from typing import Any, Protocol, runtime_checkable
 import pygame
 
 from table.common.config import TableConfig
-from table.common.i18n import language, set_language
+from table.common.i18n import _, language, set_language
+from table.common.memory import give_back
 from table.display.games import preparations
 from table.display.layers import Composer, Part
 from table.display.output import Output
 from table.display.screens import AttractScreen, GameScreen, LobbyScreen, PausedScreen, Screen, player_theme
 from table.display.station_marks import FLASH_S, hold_ring, middle_ring_rect, press_flash
 from table.display.theme import Theme
-from table.games.base import TICK, Action, GameSetup
+from table.games import registry
+from table.games.base import TICK, Action, GameError, GameSetup
 from table.play.journal import Journal
 from table.play.session import Session
 
@@ -120,6 +122,9 @@ class Table:
         self.live = False
         self._attract_next = float("-inf")  # when the demo shows its next picture (see ``step``)
         self.frames_drawn = 0
+        self.redraw_due = True
+        """The screens changed outside a step (a game started by a script or a test, a
+        screen pushed): the next frame must draw, however still the table was."""
         self.input_filter: Callable[[Action], bool] | None = None
         self.prepare_enabled = prepare
         self._dispatching = False
@@ -144,10 +149,12 @@ class Table:
 
     def push_screen(self, screen: Screen) -> None:
         self.screens.append(screen)
+        self.redraw_due = True
 
     def pop_screen(self) -> None:
         if len(self.screens) > 1:
             self.screens.pop()
+            self.redraw_due = True
 
     def start_game(self, setup: GameSetup, seed: int | None = None) -> None:
         """Start a new game; it is journaled from its first moment.
@@ -250,9 +257,11 @@ class Table:
         log.info("game %s over: winners %s", self.game_id, list(outcome.winners) if outcome else [])
 
     def leave_game(self) -> None:
+        give_back()  # what the game's pictures and sounds made and dropped
         self._session = None
         self.game_id = None
         self.screens = [self.lobby]
+        self.redraw_due = True
 
     # -- the loop ---------------------------------------------------------------------
     def dispatch(self, action: Action) -> None:
@@ -311,6 +320,15 @@ class Table:
             self._pending_start = None
             try:
                 self._start_now(setup, seed)
+            except (GameError, TypeError, ValueError) as exc:
+                # The config's options for this game are refused by its engine: checked
+                # here, when the game starts, not at every start of the table (the trial
+                # setups cost seconds on a Pi); ``table check-config`` finds them ahead.
+                log.error("%s cannot start: games.%s: %s", setup.game, setup.game, exc)
+                self.lobby.message = _("{game} cannot start with this table's settings").format(
+                    game=registry()[setup.game].title)
+                self._drop_before = float("-inf")
+                self.lobby.starting = False
             except Exception:
                 self._drop_before = float("-inf")  # no game: the lobby takes inputs again
                 self.lobby.starting = False
@@ -341,12 +359,22 @@ class Table:
             if starting:
                 self._drop_before = self.clock()  # the new screen's first frame is drawn
             self._attract_next = top.next_frame(now) if isinstance(top, AttractScreen) else float("-inf")
-        for output in list(self.outputs):
-            self._guard(output, output.update, self._session, self.game_time(now))
+        self.update_outputs(now)
         if (not arrived and not self.live and not self.composer.pending and self._unprepared()
                 and now - self.last_input >= PREPARE_AFTER_S and not isinstance(top, AttractScreen)):
             self._prepare_step()
         return drawn
+
+    def update_outputs(self, now: float, timed_only: bool = False) -> None:
+        """Let the outputs follow the game at clock time ``now`` (``step`` does it too; the
+        loop calls this alone, ``timed_only``, when only an output that animates by
+        itself asked for the moment: the LEDs' glow; the others follow the game)."""
+        game_now = self.game_time(now)
+        for output in list(self.outputs):
+            # An output that keeps time says when it next needs an update; the others
+            # (their next_update None, Output's default) wait for the game.
+            if not timed_only or output.next_update(game_now) is not None:
+                self._guard(output, output.update, self._session, game_now)
 
     def _unprepared(self) -> bool:
         return self.prepare_enabled and self._prepared != (self.surface.get_size(), language())
@@ -363,6 +391,10 @@ class Table:
         except StopIteration:
             self._prepared = key
             self._preparing = None
+        # A step frees large temporary arrays among the layers it keeps: given back at
+        # once, before the next step's allocations land between them, or the kiosk
+        # would hold them (about 10 MB more for a map at 1920x1080).
+        give_back()
 
     def _visible(self) -> list[Screen]:
         first = len(self.screens) - 1
@@ -389,6 +421,7 @@ class Table:
             self.composer.reset()
         self.composer.sweep = self.screens[-1].sweeps
         self.dirty = self.composer.compose(self.surface, parts, now)
+        self.redraw_due = False
         # A sweep still owes regions of the new picture: frames must keep coming.
         self.live = any(part.live is not None for part in parts) or bool(self.composer.pending)
         if not self.dirty:
@@ -456,7 +489,7 @@ class Table:
         top = self.screens[-1]
         if len(self.screens) > 1 and isinstance(top, AttractScreen):
             return max(now, top.next_frame(now))
-        if self.live or self._pending_start is not None:
+        if self.live or self.redraw_due or self._pending_start is not None:
             return now
         times: list[float] = []
         session = self._session

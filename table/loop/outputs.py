@@ -265,14 +265,14 @@ def station_lines(session: Session | None, station: int) -> list[tuple[str, str]
     """What ``station``'s private display shows: the lines its game's screen makes of
     the station's own view (``session.view(station)``), else the station's name."""
     from table.common.i18n import _
-    from table.display.games import renderers
+    from table.display.games import renderer_of
 
     name = [(f"S{station + 1}", "big")]
     if session is None or station not in session.setup.stations:
         return name
     if session.paused:
         return [*name, (_("Paused"), "small")]
-    renderer = renderers().get(session.engine.name)
+    renderer = renderer_of(session.engine.name)
     lines = renderer.station_lines(session.view(station)) if renderer is not None else []
     return lines or name
 
@@ -350,3 +350,48 @@ def draw_led_hourglass(surface: Any, rect: Any, frame: Sequence[RGB], layout: Ho
                 x = rect.left + (col + 0.5) * cell
                 y = rect.top + ((m * layout.height) + row + 0.5) * cell
                 pygame.draw.circle(surface, colour if any(colour) else (30, 30, 36), (int(x), int(y)), r)
+
+
+class GameOutputs(Output):
+    """The outputs each game's screen drives besides the picture (``GameRenderer.outputs``:
+    a quiz's question read aloud), made when a game of that kind first starts: the table
+    starts without importing any game's screen. A game whose outputs cannot be set up (a
+    bad data file) is logged in one sentence and plays without them."""
+
+    def __init__(self, config_dir: Any = None) -> None:
+        self.config_dir = config_dir
+        self.made: dict[str, list[Output]] = {}
+
+    def _outputs(self) -> list[Output]:
+        return [output for outputs in self.made.values() for output in outputs]
+
+    def update(self, session: Session | None, now: float) -> None:
+        if session is not None and session.engine.name not in self.made:
+            from table.common.errors import TableError
+            from table.display.games import renderer_of
+
+            name = session.engine.name
+            screen = renderer_of(name)
+            try:
+                self.made[name] = [] if screen is None else list(screen.outputs(self.config_dir))
+            except (TableError, ValueError, OSError) as exc:
+                log.error("%s plays without its own outputs: %s", session.engine.title, exc)
+                self.made[name] = []
+        for output in self._outputs():
+            output.update(session, now)
+
+    def on_input(self, session: Session, action: Action) -> None:
+        for output in self._outputs():
+            output.on_input(session, action)
+
+    def on_press(self, station: int, at: float) -> None:
+        for output in self._outputs():
+            output.on_press(station, at)
+
+    def next_update(self, now: float) -> float | None:
+        times = [t for output in self._outputs() if (t := output.next_update(now)) is not None]
+        return min(times, default=None)
+
+    def close(self) -> None:
+        for output in reversed(self._outputs()):
+            output.close()

@@ -17,7 +17,7 @@ import pygame
 from table.common.config import DisplayConfig, TableConfig
 from table.common.i18n import language
 from table.display.final import final_parts
-from table.display.games import RenderContext, renderers
+from table.display.games import RenderContext, renderer_of, renderers
 from table.display.howto import card_parts
 from table.display.layers import paint_all
 from table.display.screens import (
@@ -361,7 +361,7 @@ def showcase(game: str, view: dict[str, object]) -> bool:
     """Whether ``view`` is where the table menu is opened for ``game``'s flow pictures: its
     screen's ``showcase_phase`` (``None``: any phase with a deadline), some rounds in (for
     a game that counts rounds), so that the scores on the ranking differ."""
-    renderer = renderers().get(game)
+    renderer = renderer_of(game)
     phase = renderer.showcase_phase if renderer is not None else None
     shown = view.get("deadline") is not None if phase is None else view.get("phase") == phase
     rounds = view.get("round", 0)

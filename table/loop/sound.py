@@ -16,9 +16,10 @@ import os
 import sys
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:  # numpy loads with the first sounds, not with the table
+    import numpy as np
 
 from table.display.output import Output
 
@@ -30,6 +31,8 @@ RATE = 22050
 def tone(freqs: list[float], seconds: float, volume: float = 0.5, decay: float = 4.0,
          square: bool = False) -> np.ndarray:
     """A mono 16-bit tone made of ``freqs`` (played together), with an exponential decay."""
+    import numpy as np
+
     t = np.arange(int(RATE * seconds)) / RATE
     wave = np.zeros_like(t)
     for f in freqs:
@@ -42,6 +45,8 @@ def tone(freqs: list[float], seconds: float, volume: float = 0.5, decay: float =
 
 
 def sequence(parts: list[np.ndarray], gap: float = 0.04) -> np.ndarray:
+    import numpy as np
+
     silence = np.zeros(int(RATE * gap), dtype=np.int16)
     out: list[np.ndarray] = []
     for p in parts:
@@ -72,9 +77,9 @@ def event_sounds(game: str) -> Mapping[str, str]:
     """The sound each event of ``game`` makes, by event kind: the game's screen says
     (``GameRenderer.sounds``, names from :func:`make_sounds`); a game without a screen
     makes none but the fanfare at its end."""
-    from table.display.games import renderers
+    from table.display.games import renderer_of
 
-    renderer = renderers().get(game)
+    renderer = renderer_of(game)
     return renderer.sounds if renderer is not None else {}
 
 
@@ -136,10 +141,16 @@ def open_mixer() -> str:
 
 
 class SoundOutput(Output):
-    """Plays the table's sounds through pygame.mixer (an Output for the table loop)."""
+    """Plays the table's sounds through pygame.mixer (an Output for the table loop).
+
+    The sound card is opened when a game starts (:meth:`open`) and closed when the
+    table goes back to the lobby: only games make sounds, and an open card keeps SDL's
+    audio thread waking many times a second to feed it silence (a still lobby and the
+    demo would pay for it). The sounds are made once, on the first opening."""
 
     def __init__(self, volume: float = 0.6, enabled: bool = True) -> None:
         self.enabled = enabled
+        self.volume = volume
         self.sounds: dict[str, Any] = {}
         self.played: list[str] = []
         self._seen = 0
@@ -147,28 +158,49 @@ class SoundOutput(Output):
         self._last_second: int | None = None
         self._ended = False
         #: SDL's audio driver in use ("dummy" when there is no sound card: silent, but the
-        #: sounds still "play", so everything else behaves the same).
+        #: sounds still "play", so everything else behaves the same); None while closed.
         self.driver: str | None = None
-        if not enabled:
+        self._samples: dict[str, np.ndarray] = {}
+
+    def open(self) -> None:
+        """Open the sound card (or SDL's silent dummy driver) and make the sounds; without
+        any audio device sound is off for good (logged once) and the game goes on."""
+        if not self.enabled or self.driver is not None:
             return
         try:
+            import numpy as np
             import pygame
 
             mixer = pygame.mixer.get_init()  # (frequency, format, channels); None while closed
             if mixer is None:
                 self.driver = open_mixer()
                 mixer = pygame.mixer.get_init()
+            else:
+                self.driver = pygame.mixer.get_driver() if hasattr(pygame.mixer, "get_driver") else "default"
             if mixer is None:  # (open_mixer raises first: said for the type checker)
                 raise pygame.error("the mixer did not open")
             _, _, channels = mixer
-            for name, samples in make_sounds().items():
+            if not self._samples:
+                self._samples = make_sounds()
+            for name, samples in self._samples.items():
                 data = samples if channels == 1 else np.repeat(samples[:, None], channels, axis=1)
                 snd = pygame.sndarray.make_sound(np.ascontiguousarray(data))
-                snd.set_volume(volume)
+                snd.set_volume(self.volume)
                 self.sounds[name] = snd
         except Exception as exc:  # no audio device: the game goes on without sound
             log.warning("sound is off: %s", exc)
             self.enabled = False
+            self.sounds = {}
+
+    def _close_card(self) -> None:
+        """Close the sound card (the lobby and the demo are silent)."""
+        if self.driver is None:
+            return
+        import pygame
+
+        self.sounds = {}
+        self.driver = None
+        pygame.mixer.quit()
 
     def play(self, name: str) -> None:
         self.played.append(name)
@@ -181,9 +213,11 @@ class SoundOutput(Output):
     def update(self, session: Any, now: float) -> None:
         if session is None:
             self._session_id = None
+            self._close_card()
             return
         if id(session) != self._session_id:
             self._session_id = id(session)
+            self.open()
             self._seen = len(session.state.events)
             self._ended = session.is_over()
         events = session.state.events
@@ -214,4 +248,4 @@ class SoundOutput(Output):
                 self.play("tick")
 
     def close(self) -> None:
-        return None
+        self._close_card()

@@ -24,10 +24,13 @@ from table.games.base import GameError, GameSetup
 
 
 def option_problems(
-    config: TableConfig, config_dir: str | Path | None = None, language: str | None = None
+    config: TableConfig, config_dir: str | Path | None = None, language: str | None = None, *,
+    trial: bool = True,
 ) -> list[str]:
-    """Every problem with the games' options: unknown keys (with the key meant) and
-    values the engine refuses, found by setting up a trial game with them."""
+    """Every problem with the games' options: unknown keys (with the key meant), bad data
+    files, and (``trial``) values the engine refuses, found by setting up a trial game
+    with them. The trials read every game's data (a quiz's whole deck): ``table run``
+    leaves them to the game's start and ``table check-config`` makes them."""
     problems: list[str] = []
     where = config.source
     try:
@@ -40,10 +43,12 @@ def option_problems(
         if known is not None:
             for key in sorted(set(config.games.get(name, {})) - set(known)):
                 problems.append(f"{where}: games.{name}.{key}: unknown option{did_you_mean(key, sorted(known))}")
+        if not trial:
+            continue
         n = max(engine.min_stations, min(engine.max_stations, config.stations))
-        trial = {k: v for k, v in opts.items() if k not in ("levels", "colours")}
+        tried = {k: v for k, v in opts.items() if k not in ("levels", "colours")}
         try:
-            engine.new_game(GameSetup(name, engine.variants[0], tuple(range(n)), options=trial), 0)
+            engine.new_game(GameSetup(name, engine.variants[0], tuple(range(n)), options=tried), 0)
         except (GameError, TypeError, ValueError) as exc:
             problems.append(f"{where}: games.{name}: {exc}")
     return problems

@@ -32,10 +32,8 @@ from __future__ import annotations
 import fcntl
 import logging
 import os
-import shutil
 import sqlite3
 import struct
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -209,6 +207,8 @@ def _companions(p: Path) -> list[tuple[str, Path]]:
 
 def copy_aside(p: Path) -> Path:
     """Copy the journal with its ``-wal`` and ``-shm`` to ``<name>.damaged-<UTC time>``."""
+    import shutil  # only for a damaged journal: not with every start
+
     aside = _aside_name(p)
     for suffix, f in _companions(p):
         shutil.copy2(f, Path(str(aside) + suffix))
@@ -246,6 +246,8 @@ def salvage(aside: Path, into: Journal) -> tuple[int, int]:
     returns (games, actions) copied. Rows are read one by one, so an unreadable page
     costs only the rows on it (a gap in a game's actions is then set aside as its
     damaged tail when the game is loaded)."""
+    import tempfile  # only for a damaged journal: not with every start
+
     with tempfile.TemporaryDirectory(prefix="table-salvage-") as tmp:
         copy = _readable_copy(aside, Path(tmp))
         if copy is None:

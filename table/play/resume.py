@@ -10,12 +10,15 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from table.games.base import Action, GameError
 from table.play.journal import GameRecord, Journal, JournalError
 from table.play.journal_open import open_daemon_journal
-from table.play.scenario import Scenario, script_steps
 from table.play.session import Session
+
+if TYPE_CHECKING:  # scripts are played by tests and the kill test's daemon, not by the kiosk
+    from table.play.scenario import Scenario
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +74,8 @@ def script_position(scenario: Scenario, journaled: Sequence[Action]) -> tuple[in
     journaled, so counting inputs or comparing times would not be exact; this is.
     None if the journal does not follow this script.
     """
+    from table.play.scenario import script_steps
+
     session = Session.start(scenario.setup.game, scenario.setup, scenario.seed)
     if not journaled:
         return 0, session

@@ -133,6 +133,25 @@ def test_background_texture_looks_away_from_the_dice() -> None:
     assert background_texture(plain, [(0, 0, 320, 320)]) == (float("inf"), float("inf"))  # nothing left
 
 
+def test_the_choice_of_networks_agrees_with_the_measured_roughness() -> None:
+    """``rougher_than`` counts where it can instead of measuring the median: the same
+    answer as comparing :func:`background_texture`'s figures, at every limit."""
+    from table.dice.detect import background_texture, rougher_than
+
+    plain = _smooth_tray_with_a_die()
+    wood = plain.copy()
+    for y in range(0, 320, 24):
+        cv2.rectangle(wood, (0, y), (319, y + 11), (120, 120, 120), -1)
+    wood = cv2.GaussianBlur(wood, (0, 0), 3)
+    die = [(140, 140, 181, 181)]
+    for frame in (plain, wood, _smooth_tray_with_a_die(noise=8)):
+        texture, grain = background_texture(frame, die)
+        for t_limit in (-1.0, 0.0, texture - 0.01, texture, texture + 0.01, 50.0):
+            for g_limit in (0.0, grain - 0.01, grain, grain + 0.01, 50.0):
+                assert rougher_than(frame, die, t_limit, g_limit) == (texture > t_limit or grain > g_limit)
+    assert rougher_than(plain, [(0, 0, 320, 320)], 1e9, 1e9)  # nothing left: rough
+
+
 def test_general_model_and_second_look_are_settings(tmp_path: Path) -> None:
     path = tmp_path / "reader.toml"
     s = load_settings(path)

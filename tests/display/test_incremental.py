@@ -431,7 +431,7 @@ def test_an_idle_table_prepares_the_maps_layers_a_step_at_a_time_and_not_while_u
     from table.display.games.umtata import map as umtata_map
     from table.display.games.umtata.screen import map_area
 
-    for cached in (umtata_map._base, umtata_map._dimmed, umtata_map._cutouts):
+    for cached in (umtata_map._base, umtata_map._dimmed, umtata_map._country_masks):
         cached.cache_clear()
     clock = VirtualClock(100.0)
     inputs = ScriptedInputs()
@@ -458,6 +458,7 @@ def test_an_idle_table_prepares_the_maps_layers_a_step_at_a_time_and_not_while_u
     assert steps >= 7
     # Umtata's first highlight now finds its layers made.
     rect = umtata_map.map_rect_for(map_area(table.theme))
-    hits = umtata_map._cutouts.cache_info().hits
-    umtata_map._cutouts(umtata_map._sources(), rect.w, rect.h)
-    assert umtata_map._cutouts.cache_info().hits == hits + 1
+    for made in (umtata_map._dimmed, umtata_map._country_masks, umtata_map._dimmed_labelled):
+        hits = made.cache_info().hits
+        made(umtata_map._sources(), rect.w, rect.h)
+        assert made.cache_info().hits == hits + 1

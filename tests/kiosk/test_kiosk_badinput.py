@@ -49,7 +49,7 @@ def corpus(folder: str) -> list[Path]:
 
 
 def commands() -> set[str]:
-    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    sub = next(a for a in build_parser(with_games=True)._actions if a.dest == "command")
     return set(sub.choices)  # type: ignore[arg-type]
 
 

@@ -20,9 +20,7 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 
 def frames(runner: Runner, seconds: float) -> None:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end and not runner.stop:
-        runner.frame()
+    runner.run(seconds)  # the loop sleeps until something is due: run() bounds it
 
 
 def test_ready_and_watchdog_reach_systemd_and_stopping_at_the_end(tmp_path: Path,
@@ -123,3 +121,61 @@ def test_a_screenshot_taken_mid_sweep_is_the_finished_picture(tmp_path: Path) ->
     for y in (5, expected.get_height() * 3 // 4, expected.get_height() - 5):
         for x in range(0, expected.get_width(), 37):
             assert top.get_at((x, y))[:3] == expected.get_at((x, y))[:3], (x, y)
+
+
+def _still_lobby(tmp_path: Path) -> Runner:
+    """The table in its lobby, its layers taken as built, nothing moving on screen."""
+    runner = Runner(load_config(), sim=True, headless=True, journal_path=tmp_path / "j.db")
+    runner.table.attract_enabled = False
+    runner.table.prepare_enabled = False
+    runner.run(0.1)  # the first frame
+    return runner
+
+
+def _counting(runner: Runner) -> dict[str, int]:
+    counts = {"wakes": 0, "steps": 0}
+    frame, step = runner.frame, runner.table.step
+
+    def counted_frame() -> None:
+        counts["wakes"] += 1
+        frame()
+
+    def counted_step(now: float) -> bool:
+        counts["steps"] += 1
+        return step(now)
+
+    runner.frame = counted_frame  # type: ignore[method-assign]
+    runner.table.step = counted_step  # type: ignore[method-assign]
+    return counts
+
+
+def test_a_still_lobby_wakes_only_for_the_leds_glow(tmp_path: Path) -> None:
+    from table.loop.outputs import HourglassOutput
+
+    runner = _still_lobby(tmp_path)
+    counts = _counting(runner)
+    runner.run(1.0)
+    runner.close()
+    assert counts["steps"] == 0  # the screens are not looked at: nothing on them is due
+    assert counts["wakes"] <= HourglassOutput.IDLE_FPS * 1.0 + 3  # no polling beside the glow
+
+
+def test_with_nothing_due_the_loop_sleeps_until_an_input(tmp_path: Path) -> None:
+    import threading
+
+    from table.loop.outputs import HourglassOutput
+
+    runner = _still_lobby(tmp_path)
+    runner.table.outputs = [o for o in runner.table.outputs if not isinstance(o, HourglassOutput)]
+    runner.run(0.05)
+    counts = _counting(runner)
+    runner.run(0.5)
+    assert counts["steps"] == 0 and counts["wakes"] <= 2  # a sleep to the end of the run
+    pressed = threading.Timer(0.2, runner.sim_stations._station_input, ("press", 1))
+    begin = time.monotonic()
+    pressed.start()
+    runner.run(0.5)
+    pressed.join()
+    runner.close()
+    assert 0.2 <= runner.table.last_input - begin < 0.3  # handled when it came
+    assert 1 in runner.table.lobby.settings.joined

@@ -65,8 +65,8 @@ def run_sound_probe(code: str, **env: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_without_a_usable_audio_driver_sound_falls_back_to_silence_in_one_line() -> None:
-    done = run_sound_probe("out = SoundOutput()\nout.play('buzzer')\nprint(out.enabled, out.driver, len(out.sounds))",
-                           SDL_AUDIODRIVER="no-such-driver")
+    done = run_sound_probe("out = SoundOutput()\nout.open()\nout.play('buzzer')\n"
+                           "print(out.enabled, out.driver, len(out.sounds))", SDL_AUDIODRIVER="no-such-driver")
     assert done.stdout.split() == ["True", "dummy", str(len(make_sounds()))]
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1, done.stderr
@@ -89,6 +89,7 @@ def test_the_audio_librarys_own_complaints_never_reach_the_terminal() -> None:
         "    return real_init(*a, **k)\n"
         "pygame.mixer.init = noisy_init\n"
         "out = SoundOutput()\n"
+        "out.open()\n"
         "print(calls, out.driver)\n"
         "print('after', file=sys.stderr)\n"
     )
@@ -101,5 +102,5 @@ def test_the_audio_librarys_own_complaints_never_reach_the_terminal() -> None:
 
 
 def test_the_dummy_driver_opens_without_a_warning() -> None:
-    done = run_sound_probe("out = SoundOutput()\nprint(out.driver)", SDL_AUDIODRIVER="dummy")
+    done = run_sound_probe("out = SoundOutput()\nout.open()\nprint(out.driver)", SDL_AUDIODRIVER="dummy")
     assert done.stdout.strip() == "dummy" and done.stderr == ""

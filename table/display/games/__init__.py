@@ -209,11 +209,21 @@ def preparations(theme: Theme) -> Iterator[None]:
 
 
 @cache
+def renderer_of(name: str) -> GameRenderer | None:
+    """The screen of the registered game ``name`` (None for no such game), its module
+    imported on first use: a table that shows one game's lobby line loads that game's
+    screen only; the rest load while it is idle (:func:`preparations`) or when asked."""
+    game = games().get(name)
+    return None if game is None else load_object(game.screen)
+
+
 def renderers() -> dict[str, GameRenderer]:
-    """Every registered game's screen by game name (imported on first use)."""
+    """Every registered game's screen by game name (all of them imported)."""
     found: dict[str, GameRenderer] = {}
-    for name, game in games().items():
-        found[name] = load_object(game.screen)
+    for name in games():
+        screen = renderer_of(name)
+        if screen is not None:
+            found[name] = screen
     return found
 
 

@@ -22,6 +22,7 @@ from dataclasses import replace
 from typing import Any
 
 from table.common.i18n import N_
+from table.common.memory import SETUP_MEMOS
 from table.games.base import (
     PRESS,
     PUSH,
@@ -74,7 +75,7 @@ def deck_of(setup: GameSetup) -> tuple[Question, ...]:
     if hit is not None and hit[0] is raw:
         return hit[1]
     deck = deck_from_option(raw, language)
-    if len(_DECK_CACHE) > 16:  # replays build many setups; keep the memo small
+    if len(_DECK_CACHE) > SETUP_MEMOS:  # replays build many setups; keep the memo small
         _DECK_CACHE.clear()
     _DECK_CACHE[id(raw)] = (raw, deck)
     return deck

@@ -19,14 +19,15 @@ Gems a player has just taken fly from the row to the player's panel for
 from __future__ import annotations
 
 import math
-from dataclasses import replace
-from functools import cache
+from dataclasses import dataclass, replace
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, ClassVar
 
 import pygame
 
 from table.common.i18n import N_, _, ngettext, word
+from table.common.memory import PICTURE_FILES
 from table.display import draw
 from table.display.draw import label, label_rect
 from table.display.games import NEXT_ROUND_NOTE, FinalDetail, GameRenderer, RenderContext
@@ -131,7 +132,7 @@ def draw_gem(surface: pygame.Surface, colour_name: str, centre: tuple[float, flo
     pygame.draw.circle(surface, glint, (round(cx - r * 0.3), round(cy - r * 0.25)), max(1, round(r * 0.18)))
 
 
-@cache
+@lru_cache(maxsize=PICTURE_FILES)
 def _picture_file(path: str) -> pygame.Surface | None:
     """A die picture given as an image file, loaded once (None when unreadable)."""
     try:
@@ -305,6 +306,22 @@ class Layout:
         )
 
 
+@dataclass(frozen=True)
+class _PanelText:
+    """A player's panel's words (see :meth:`UbongoRenderer._panel_text`)."""
+
+    name: str
+    best: int
+    best_text: str
+    line: str
+    line_colour: Colour
+    lines: list[str]
+    size: str
+    step: float
+    room: int
+    fit: draw.OneSize
+
+
 class UbongoRenderer(GameRenderer):
     """``RENDERER`` for the ``ubongo`` engine; ``draw`` changes only the surface."""
 
@@ -468,13 +485,25 @@ class UbongoRenderer(GameRenderer):
                       player: dict[str, Any] = player) -> None:
                 self._panel(s, theme, view, player, panel, ctx(t))
 
+            above.append(Part(f"ubongo:panel{player['station']}", panel, key, paint))
             if moving and deadline is not None:  # (moving implies a deadline: said for the type checker)
-                def left_s(t: float, panel: pygame.Rect = panel) -> tuple[object, pygame.Rect]:
-                    return math.ceil(max(0.0, deadline - t)), panel
+                # Only the line of seconds left changes each second: a part of its own,
+                # so that the panel under it is not painted again every second.
+                def left_s(t: float, panel: pygame.Rect = panel,
+                           player: dict[str, Any] = player) -> tuple[object, pygame.Rect]:
+                    text, at = self._countdown_line(theme, view, player, panel, t)
+                    return text, label_rect(theme, text, at, "small", ACCENT, "topleft", bold=True,
+                                            max_width=panel.width - round(3 * theme.unit))
 
-                live.append(Part(f"ubongo:panel{player['station']}", panel, key, paint, live=left_s))
-            else:
-                above.append(Part(f"ubongo:panel{player['station']}", panel, key, paint))
+                def paint_left(s: pygame.Surface, t: float, panel: pygame.Rect = panel,
+                               player: dict[str, Any] = player) -> None:
+                    text, at = self._countdown_line(theme, view, player, panel, t)
+                    width = panel.width - round(3 * theme.unit)
+                    s.fill(PANEL, label_rect(theme, text, at, "small", ACCENT, "topleft", bold=True, max_width=width))
+                    label(s, theme, text, at, "small", ACCENT, "topleft", bold=True, max_width=width, box=panel,
+                          fit=self._panel_text(theme, view, player, panel).fit)
+
+                live.append(Part(f"ubongo:left{player['station']}", panel, key, paint_left, live=left_s))
         out += above + live
         flights = [e for e in view["events"] if e["kind"] == "gems_taken"]
         if flights:
@@ -858,6 +887,71 @@ class UbongoRenderer(GameRenderer):
             label(surface, theme, _("All boards played"), rect.center, "large", TEXT, "center", bold=True,
                   max_width=rect.width - round(2 * u), box=rect)
 
+    @staticmethod
+    def _countdown_text(player: dict[str, Any], seconds: int) -> str:
+        """A moving player's status line: place, squares to move, ``seconds`` left."""
+        return _("{place}: move {n}, {seconds} s left").format(place=_ordinal(player["place"]),
+                                                                n=player["allowance"], seconds=seconds)
+
+    def _countdown_line(self, theme: Theme, view: dict[str, Any], player: dict[str, Any], panel: pygame.Rect,
+                        now: float) -> tuple[str, tuple[float, float]]:
+        """A moving player's status line at game time ``now``, and where its top left goes
+        in the panel (where :meth:`_panel` puts its status line)."""
+        u = theme.unit
+        text = self._countdown_text(player, math.ceil(max(0.0, view["deadline"] - now)))
+        return text, (panel.x + 1.5 * u, panel.y + 5.8 * u)
+
+    def _panel_text(self, theme: Theme, view: dict[str, Any], player: dict[str, Any],
+                    rect: pygame.Rect) -> _PanelText:
+        """What a player's panel says and the one scale its lines are drawn at."""
+        u = theme.unit
+        x = rect.x + 1.5 * u
+        name = (_("{name}  (start)").format(name=player["name"]) if player["start_player"] and view["phase"] != "over"
+                else player["name"])
+        best = max(player["collection"].values())
+        room = rect.width - round(3 * u)
+        # Finishing place and allowance, or the gems taken this round.
+        status = player["status"]
+        line = ""
+        line_colour = TEXT
+        if player["place"] is not None and view["phase"] in ("sand", "results"):
+            line = _("{place} done, may move {n}").format(place=_ordinal(player["place"]), n=player["allowance"])
+            line_colour = GOOD
+        if player.get("took") is not None:
+            took = player["took"]
+            line = (ngettext("took {n} gem", "took {n} gems", len(took)).format(n=len(took)) if took
+                    else _("row was empty"))
+            line_colour = GOOD
+        elif view["phase"] == "results" and player["place"] is not None:
+            line, line_colour = _("too late: no gems"), BAD
+        elif view["phase"] == "results":
+            line, line_colour = _("did not finish"), TEXT_DIM
+        if view["phase"] == "over":
+            line = ""
+        countdown = ""
+        if status in ("moving", "taking") and view.get("deadline") is not None:
+            # The seconds left are a part of their own (_countdown_line), drawn at this
+            # panel's scale: the scale makes room for a count of two digits.
+            line, countdown = "", self._countdown_text(player, 88)
+        prompt = word(player["prompt"])
+        # What this player does next, in full white (or the accent when it is their move):
+        # body type when it fits in two lines, else the smaller type in three.
+        size, step = "body", 4.0 * u
+        lines = draw.wrap(theme.font(size), prompt, room) if prompt else []
+        if len(lines) > 2:
+            size, step = "small", 3.4 * u
+            lines = draw.wrap(theme.font(size), prompt, room)
+            if len(lines) > 3:
+                lines = [*lines[:2], " ".join(lines[2:])]  # the last line shrinks rather than being cut
+        best_text = _("best")
+        name_room = round(rect.right - 1.5 * u - theme.font("body", True).size(f"{best}")[0] - 1 * u
+                          - theme.font("small").size(best_text)[0] - x - u)
+        # The panel's lines at one scale: a long name shrinks the lines under it alike.
+        fit = draw.one_size(theme, rect, [(name, "body", True, name_room), (line, "small", True, room),
+                                          (countdown, "small", True, room), (_("no gems yet"), "body", False, room),
+                                          *((ln, size, False, room) for ln in lines)])
+        return _PanelText(name, best, best_text, line, line_colour, lines, size, step, room, fit)
+
     def _panel(
         self,
         surface: pygame.Surface,
@@ -881,50 +975,9 @@ class UbongoRenderer(GameRenderer):
         )
         x = rect.x + 1.5 * u
         y = rect.y + 0.8 * u
-        name = (_("{name}  (start)").format(name=player["name"]) if player["start_player"] and view["phase"] != "over"
-                else player["name"])
-        best = max(player["collection"].values())
-        room = rect.width - round(3 * u)
-        # Finishing place and allowance, or the gems taken this round.
-        status = player["status"]
-        line = ""
-        line_colour = TEXT
-        if player["place"] is not None and view["phase"] in ("sand", "results"):
-            line = _("{place} done, may move {n}").format(place=_ordinal(player["place"]), n=player["allowance"])
-            line_colour = GOOD
-        if player.get("took") is not None:
-            took = player["took"]
-            line = (ngettext("took {n} gem", "took {n} gems", len(took)).format(n=len(took)) if took
-                    else _("row was empty"))
-            line_colour = GOOD
-        elif view["phase"] == "results" and player["place"] is not None:
-            line, line_colour = _("too late: no gems"), BAD
-        elif view["phase"] == "results":
-            line, line_colour = _("did not finish"), TEXT_DIM
-        if view["phase"] == "over":
-            line = ""
-        if status in ("moving", "taking") and view.get("deadline") is not None:
-            left = max(0.0, view["deadline"] - ctx.now)
-            line = _("{place}: move {n}, {seconds} s left").format(place=_ordinal(player["place"]),
-                                                                    n=player["allowance"], seconds=math.ceil(left))
-            line_colour = ACCENT
-        prompt = word(player["prompt"])
-        # What this player does next, in full white (or the accent when it is their move):
-        # body type when it fits in two lines, else the smaller type in three.
-        size, step = "body", 4.0 * u
-        lines = draw.wrap(theme.font(size), prompt, room) if prompt else []
-        if len(lines) > 2:
-            size, step = "small", 3.4 * u
-            lines = draw.wrap(theme.font(size), prompt, room)
-            if len(lines) > 3:
-                lines = [*lines[:2], " ".join(lines[2:])]  # the last line shrinks rather than being cut
-        best_text = _("best")
-        name_room = round(rect.right - 1.5 * u - theme.font("body", True).size(f"{best}")[0] - 1 * u
-                          - theme.font("small").size(best_text)[0] - x - u)
-        # The panel's lines at one scale: a long name shrinks the lines under it alike.
-        fit = draw.one_size(theme, rect, [(name, "body", True, name_room), (line, "small", True, room),
-                                          (_("no gems yet"), "body", False, room),
-                                          *((ln, size, False, room) for ln in lines)])
+        text = self._panel_text(theme, view, player, rect)
+        name, best, best_text, line, line_colour = text.name, text.best, text.best_text, text.line, text.line_colour
+        lines, size, step, room, fit = text.lines, text.size, text.step, text.room, text.fit
         score = label(surface, theme, f"{best}", (rect.right - 1.5 * u, y), "body", TEXT, "topright", bold=True,
                       box=rect, fit=fit)
         best_word = label(surface, theme, best_text, (score.x - 1 * u, score.bottom - 0.6 * u), "small", TEXT,

@@ -11,9 +11,11 @@ dimmed face (a die not chosen) keeps 3:1 at least.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 
 import pygame
 
+from table.common.memory import DIE_FACES
 from table.display.theme import Colour
 
 FACE: Colour = (246, 240, 226)
@@ -136,7 +138,27 @@ def _breaker(pen: _Pen) -> None:
 
 def draw_face(surface: pygame.Surface, rect: pygame.Rect, symbol: str, dim: bool = False) -> None:
     """One die showing ``symbol`` (a name of :data:`INK`) filling ``rect``: light face,
-    dark outline, the symbol's silhouette. ``dim`` greys the face (a die not chosen)."""
+    dark outline, the symbol's silhouette. ``dim`` greys the face (a die not chosen).
+
+    Drawn once per symbol, size and shade and kept as a picture (a face takes some
+    thirty shapes, and a screen shows up to a dozen dice)."""
+    surface.blit(_face_picture(symbol, rect.width, rect.height, dim), rect.topleft)
+
+
+_CUT: Colour = (255, 0, 255)
+"""The colour key around a face's rounded corners (no face, outline or ink uses it)."""
+
+
+@lru_cache(maxsize=DIE_FACES)
+def _face_picture(symbol: str, width: int, height: int, dim: bool) -> pygame.Surface:
+    picture = pygame.Surface((width, height))
+    picture.fill(_CUT)
+    _paint_face(picture, pygame.Rect(0, 0, width, height), symbol, dim)
+    picture.set_colorkey(_CUT)
+    return picture
+
+
+def _paint_face(surface: pygame.Surface, rect: pygame.Rect, symbol: str, dim: bool) -> None:
     face = FACE_DIM if dim else FACE
     radius = max(2, rect.width // 5)
     pygame.draw.rect(surface, face, rect, border_radius=radius)

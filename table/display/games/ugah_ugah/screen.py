@@ -216,22 +216,24 @@ class UgahRenderer(GameRenderer):
         circle_key = (view["circle"], view.get("taken"), view.get("order_preview"), view["hunters"], view["spoils"],
                       view.get("spoils_card"), view.get("last_turn"), view.get("hunters_met"), view["phase"], names,
                       theme.colours)
+        # The column in two parts: the turn (a knob turn changes only it) and the players.
+        turn = pygame.Rect(side.left, 0, side.width, theme.px(71))
+        rows = pygame.Rect(side.left, turn.bottom, side.width, h - turn.bottom)
+        over = view["phase"] == "over"  # the end is the table's final ranking
+        active = [p for p in view["players"] if p["station"] == view["active"]]
+        turn_key = ({k: v for k, v in view.items() if k != "players"}, active, theme.colours)
+        rows_key = (view["players"], view.get("may_act"), over, theme.colours)
         out = [
             Part("ugah:background", full, None, lambda s, t: fill(s, BACKGROUND), base=True),
             Part("ugah:circle", board, circle_key, lambda s, t: self._circle(s, board, view, theme, names), base=True),
-            Part("ugah:side", side, (view, theme.colours), lambda s, t: self._column(s, side, view, theme, names),
+            Part("ugah:turn", turn, turn_key,
+                 lambda s, t: None if over else self._side(s, side, view, theme, names), base=True),
+            Part("ugah:players", rows, rows_key, lambda s, t: None if over else self._players(s, rows, view, theme),
                  base=True),
         ]
         if paused:
             out.append(Part("ugah:paused", full, None, lambda s, t: self._paused(s, theme), base=True))
         return out
-
-    def _column(self, surface: pygame.Surface, side: pygame.Rect, view: dict[str, Any], theme: Theme,
-                names: dict[int, str]) -> None:
-        if view["phase"] != "over":  # the end is the table's final ranking
-            self._side(surface, side, view, theme, names)
-            h = theme.height
-            self._players(surface, pygame.Rect(side.left, theme.px(71), side.width, h - theme.px(71)), view, theme)
 
     @staticmethod
     def _paused(surface: pygame.Surface, theme: Theme) -> None:

@@ -25,17 +25,21 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import cache, lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
 import pygame
 
 from table.common.checks import load_json
 from table.common.datafiles import data_file
 from table.common.errors import TableError
 from table.common.i18n import language
+from table.common.memory import FONTS, LAYOUTS, RENDERED_LABELS, SCREEN_SIZES, SIZE_ARRAYS, STATE_PICTURES
 from table.display.layers import merge_rects, offscreen
 from table.display.theme import Theme, note_text, noting
 from table.games.umtata.board import BOARD_FILE, MAP_LIMIT, Board, load_board
+
+if TYPE_CHECKING:  # numpy loads with the first map drawn, not with the table
+    import numpy as np
 
 Colour = tuple[int, int, int]
 Point = tuple[int, int]
@@ -222,7 +226,7 @@ def max_label_px(height: int) -> int:
     return max(18, height // 25)
 
 
-@lru_cache(maxsize=512)
+@lru_cache(maxsize=RENDERED_LABELS)
 def _text(message: str, px: int, colour: Colour) -> pygame.Surface:
     """A label's text, rendered once (a highlight redraws all 48 labels)."""
     return _font(px).render(message, True, colour)
@@ -240,7 +244,7 @@ def _font(px: int) -> pygame.font.Font:
     return font
 
 
-@lru_cache(maxsize=32)
+@lru_cache(maxsize=FONTS)
 def _open_font(px: int) -> pygame.font.Font:
     if not pygame.font.get_init():
         pygame.font.init()
@@ -254,11 +258,13 @@ def raster(width: int, height: int) -> np.ndarray:
     return _raster(_sources(), width, height)
 
 
-@lru_cache(maxsize=4)
+@lru_cache(maxsize=SIZE_ARRAYS)
 def _raster(src: Sources, width: int, height: int) -> np.ndarray:
     """Which shape covers each pixel (``[y, x]``): 0 sea, 1..48 board countries in board
     order, ``GREY_ID0`` and up the grey neighbours. Larger shapes are drawn first, so an
     enclave (San Marino, the Vatican) stays on top of the country around it."""
+    import numpy as np
+
     europe = _read_map(src[0])
     board = load_board(src[1])
     scale = _scale(src, (width, height))
@@ -278,6 +284,8 @@ def _raster(src: Sources, width: int, height: int) -> np.ndarray:
 
 def _pattern_masks(width: int, height: int) -> dict[str, np.ndarray]:
     """The printed board's faint region patterns over the whole map, one mask per region."""
+    import numpy as np
+
     step = max(7, height // 45)
     out: dict[str, np.ndarray] = {}
     for region in ("north", "south", "east", "west"):
@@ -306,10 +314,12 @@ def _pattern_masks(width: int, height: int) -> dict[str, np.ndarray]:
     return out
 
 
-@lru_cache(maxsize=4)
+@lru_cache(maxsize=SIZE_ARRAYS)
 def _base(src: Sources, width: int, height: int) -> pygame.Surface:
     """The plain map at one size: sea, land in colours with patterns, outlines, region lines,
     the inset's frame, region names. No labels and no markers (they go on top)."""
+    import numpy as np
+
     europe = _read_map(src[0])
     board = load_board(src[1])
     scale = _scale(src, (width, height))
@@ -357,6 +367,8 @@ def _tag_px(height: int) -> int:
 
 def _fits(mask: np.ndarray, w: int, h: int) -> np.ndarray:
     """For each top-left corner (y, x), whether a ``w`` x ``h`` box there lies wholly in ``mask``."""
+    import numpy as np
+
     if mask.shape[0] < h or mask.shape[1] < w:
         return np.zeros((0, 0), dtype=bool)
     ii = np.zeros((mask.shape[0] + 1, mask.shape[1] + 1), dtype=np.int32)
@@ -379,6 +391,8 @@ def _box(shape: Shape, scale: float, width: int, height: int) -> Box:
 
 def _inside_spot(ids: np.ndarray, value: int, box: Box, anchor: Point, w: int, h: int) -> pygame.Rect | None:
     """The box of ``w`` x ``h`` wholly inside the shape ``value`` nearest to ``anchor``."""
+    import numpy as np
+
     x0, y0, x1, y1 = box
     fits = _fits(ids[y0:y1, x0:x1] == value, w, h)
     if fits.size == 0 or not fits.any():
@@ -391,6 +405,8 @@ def _inside_spot(ids: np.ndarray, value: int, box: Box, anchor: Point, w: int, h
 
 
 def _nearest_pixel(ids: np.ndarray, value: int, box: Box, anchor: Point) -> Point | None:
+    import numpy as np
+
     ax, ay = anchor
     if 0 <= ay < ids.shape[0] and 0 <= ax < ids.shape[1] and ids[ay, ax] == value:
         return anchor
@@ -415,6 +431,8 @@ def tag_near(height: int) -> int:
 
 def _sums(a: np.ndarray, w: int, h: int) -> np.ndarray:
     """For each top-left corner (y, x), the sum of ``a`` over the ``w`` x ``h`` box there."""
+    import numpy as np
+
     ii = np.zeros((a.shape[0] + 1, a.shape[1] + 1), dtype=np.float64)
     ii[1:, 1:] = a.astype(np.float64).cumsum(0).cumsum(1)
     return np.asarray(ii[h:, w:] - ii[:-h, w:] - ii[h:, :-w] + ii[:-h, :-w])
@@ -427,6 +445,8 @@ def _touching_spot(own: np.ndarray, taken: np.ndarray, cover: np.ndarray, value:
     free box at all. Cost: the share of each other country it hides (its own is free:
     a name on its country is the aim), and :data:`DRIFT` for the distance of its middle
     from ``anchor``."""
+    import numpy as np
+
     height, width = own.shape
     ys, xs = np.nonzero(own)
     while near <= max(width, height):
@@ -458,6 +478,8 @@ def _touching_spot(own: np.ndarray, taken: np.ndarray, cover: np.ndarray, value:
 def _nearest_own(own: np.ndarray, rect: pygame.Rect) -> Point:
     """Where a tag's leader line ends: the pixel of ``own`` nearest to the tag ``rect``
     (one under it, if any), of those the one nearest to its middle."""
+    import numpy as np
+
     ys, xs = np.nonzero(own)
     gap = np.hypot(np.maximum(np.maximum(rect.left - xs, xs - (rect.right - 1)), 0),
                    np.maximum(np.maximum(rect.top - ys, ys - (rect.bottom - 1)), 0))
@@ -471,7 +493,7 @@ def label_layout(width: int, height: int) -> Layout:
     return _layout(_sources(), width, height)
 
 
-@lru_cache(maxsize=4)
+@lru_cache(maxsize=SIZE_ARRAYS)
 def _layout(src: Sources, width: int, height: int) -> Layout:
     """Where every label, marker and region name goes on a map ``width`` x ``height`` px.
 
@@ -481,6 +503,8 @@ def _layout(src: Sources, width: int, height: int) -> Layout:
     Nothing placed overlaps anything placed before it, unless the map is so small that no
     free spot is left (far below 1280x720), where a tag then overlaps rather than fails.
     """
+    import numpy as np
+
     europe = _read_map(src[0])
     board = load_board(src[1])
     scale = _scale(src, (width, height))
@@ -643,9 +667,11 @@ def _draw_labels(surface: pygame.Surface, layout: Layout, board: Board, marked: 
         _draw_label(surface, label, colour, dim and label.key not in marked)
 
 
-@lru_cache(maxsize=2)
+@lru_cache(maxsize=SCREEN_SIZES)
 def _dimmed(src: Sources, width: int, height: int) -> pygame.Surface:
     """The plain map darkened, the backdrop of a highlight."""
+    import numpy as np
+
     pixels = pygame.surfarray.array3d(_base(src, width, height))
     surface = pygame.Surface((width, height))
     pygame.surfarray.blit_array(surface, (pixels.astype(np.uint16) * 2 // 5).astype(np.uint8))
@@ -653,39 +679,38 @@ def _dimmed(src: Sources, width: int, height: int) -> pygame.Surface:
 
 
 CUTOUT_KEY = (255, 0, 255)
-"""The colour key of the countries' cut-outs: the map never uses it (the cut-outs nudge
-any pixel that happens to have it by one step of blue)."""
+"""The colour key of the outline stamps' scratch pictures (the map never uses it)."""
 
 
-@lru_cache(maxsize=2)
-def _cutouts(src: Sources, width: int, height: int) -> dict[str, tuple[pygame.Surface, tuple[int, int]]]:
-    """Each board country's pixels of the plain map, cut out of its box (the rest keyed
-    out), and where the box sits: a highlight blits the marked countries onto the dimmed
-    map, a colour-keyed blit of a box instead of a pixel mask computed per state."""
+@lru_cache(maxsize=SCREEN_SIZES)
+def _country_masks(src: Sources, width: int, height: int) -> dict[str, tuple[pygame.Rect, pygame.mask.Mask]]:
+    """Each board country's box on the map (every pixel its shape can cover) and which
+    pixels of the box are the country's (by :func:`_raster`): a highlight copies those
+    from the plain map onto the dimmed one. A bit per pixel, about 0.2 MB for all 48 at
+    1920x1080, where pictures of the countries would take 6 MB."""
+    import numpy as np
+
     europe = _read_map(src[0])
     board = load_board(src[1])
     scale = _scale(src, (width, height))
     ids = _raster(src, width, height)
-    plain = pygame.surfarray.array3d(_base(src, width, height))  # [x, y, rgb]
-    out: dict[str, tuple[pygame.Surface, tuple[int, int]]] = {}
+    scratch = pygame.Surface((width, height), depth=8)
+    out: dict[str, tuple[pygame.Rect, pygame.mask.Mask]] = {}
     for i, c in enumerate(board.countries):
         if c.id not in europe.countries:
             continue
         x0, y0, x1, y1 = _box(europe.countries[c.id], scale, width, height)
         if x1 <= x0 or y1 <= y0:
             continue
-        mine = (ids[y0:y1, x0:x1] == i + 1).T  # [x, y]
-        rgb = plain[x0:x1, y0:y1].copy()
-        rgb[(rgb == CUTOUT_KEY).all(axis=2), 2] -= 1
-        rgb[~mine] = CUTOUT_KEY
-        cut = pygame.Surface((x1 - x0, y1 - y0))
-        pygame.surfarray.blit_array(cut, rgb)
-        cut.set_colorkey(CUTOUT_KEY, pygame.RLEACCEL)
-        out[c.id] = (cut, (x0, y0))
+        box = pygame.Rect(x0, y0, x1 - x0, y1 - y0)
+        part = scratch.subsurface(box)
+        part.set_colorkey(0)
+        pygame.surfarray.blit_array(part, (ids[y0:y1, x0:x1] == i + 1).T.astype(np.uint8))
+        out[c.id] = (box, pygame.mask.from_surface(part))
     return out
 
 
-@lru_cache(maxsize=2)
+@lru_cache(maxsize=SCREEN_SIZES)
 def _labelled(src: Sources, width: int, height: int) -> pygame.Surface:
     """The plain map with every marker and label drawn: a state without a knob sector
     paints only where it differs from this."""
@@ -694,7 +719,7 @@ def _labelled(src: Sources, width: int, height: int) -> pygame.Surface:
     return surface
 
 
-@lru_cache(maxsize=2)
+@lru_cache(maxsize=SCREEN_SIZES)
 def _dimmed_labelled(src: Sources, width: int, height: int) -> pygame.Surface:
     """The dimmed map with every marker and label drawn dimmed: a highlight paints only
     around its marked countries where it differs from this."""
@@ -719,13 +744,13 @@ def _label_rect(label: Label) -> pygame.Rect:
 
 
 class _StatePictures:
-    """The map pictures of the last two states drawn from a picture (those without a
-    darkened highlight: a highlight is painted straight onto the screen, see
-    :func:`draw_map`), kept while shown. Each is a screen-sized surface
+    """The map pictures of the last states drawn from a picture (``STATE_PICTURES``;
+    those without a darkened highlight: a highlight is painted straight onto the screen,
+    see :func:`draw_map`), kept while shown. Each is a screen-sized surface
     (5 MB at 1080p); a new state is painted into the surface of the one it replaces, so
     changing state writes the pixels once and allocates nothing."""
 
-    KEEP = 2
+    KEEP = STATE_PICTURES
 
     def __init__(self) -> None:
         self.items: dict[tuple[object, ...], pygame.Surface] = {}
@@ -776,25 +801,30 @@ def _paint_state(
     bounds = surface.get_clip()
     if dim:
         # The dimmed map with every marker and label dimmed; around each marked country
-        # (its cut-out's box, its marker, its label) it is painted again exactly as a
-        # full draw paints it: the dimmed map, the marked countries' own pixels put back
-        # from the plain map (a colour-keyed blit of each cut-out), then the markers and
-        # labels there in their order, the marked ones bright.
+        # (its box, its marker, its label) it is painted again exactly as a full draw
+        # paints it: the dimmed map, the marked countries' own pixels put back from the
+        # plain map (through each one's mask), then the markers and labels there in
+        # their order, the marked ones bright.
         surface.blit(_dimmed_labelled(src, width, height), (0, 0))
-        cutouts = _cutouts(src, width, height)
         dimmed = _dimmed(src, width, height)
-        lit = [(cid, pygame.Rect(cutouts[cid][1], cutouts[cid][0].get_size())) for cid in sorted(marked)
-               if cid in cutouts]
-        regions = [box for _, box in lit]
+        plain = _base(src, width, height)
+        masks = _country_masks(src, width, height)
+        lit = [masks[cid] for cid in sorted(marked) if cid in masks]
+        regions = [box for box, _ in lit]
         regions += [_marker_rect(m) for m in layout.markers.values() if m.key in marked]
         regions += [_label_rect(lb) for lb in layout.labels if lb.key in marked]
         labels = sorted(layout.labels, key=lambda lb: lb.key in marked)
         for region in merge_rects(regions, bounds, full_share=2.0):
             surface.set_clip(region)
-            surface.blit(dimmed, region, region)
-            for cid, box in lit:
+            # A mask's copy ignores the clip: it goes onto a picture of the region.
+            region = region.clip(surface.get_rect())
+            part = pygame.Surface(region.size)
+            part.blit(dimmed, (0, 0), region)
+            for box, mask in lit:
                 if box.colliderect(region):
-                    surface.blit(*cutouts[cid])
+                    mask.to_surface(part, setsurface=plain.subsurface(box), unsetcolor=None,
+                                    dest=(box.x - region.x, box.y - region.y))
+            surface.blit(part, region)
             for marker in layout.markers.values():
                 if region.colliderect(_marker_rect(marker)):
                     _draw_marker(surface, marker, board.get(marker.key).colour, marker.key not in marked)
@@ -871,7 +901,7 @@ class Stamp:
         return pygame.Rect(self.pos, self.picture.get_size())
 
 
-@lru_cache(maxsize=2)
+@lru_cache(maxsize=SCREEN_SIZES)
 def _outline_stamps(src: Sources, width: int, height: int) -> dict[tuple[str, bool], Stamp]:
     """Every board country's outline, plain and as the focus, drawn once into a small
     8-bit surface, keyed by (country, focus): a highlight blits these instead of scaling
@@ -967,8 +997,9 @@ def draw_map(
     ``highlight`` countries get a white outline; ``focus`` a thicker red one; with
     ``dim_others`` every country not marked is darkened (to show a knob sector).
     Without a highlight, one blit of a cached picture; a highlight is painted from
-    cached layers (the darkened map with its names, the countries' cut-outs and outline
-    stamps) inside the surface's clip, so its cost follows the area repainted.
+    cached layers (the darkened map with and without its names, the plain map, the
+    countries' masks and outline stamps) inside the surface's clip, so its cost follows
+    the area repainted.
     """
     del theme  # sizes follow the map's own height
     rect = map_rect_for(area)
@@ -998,28 +1029,28 @@ def prepare(area: pygame.Rect) -> Iterator[None]:
     """Build every cached layer the map needs at ``area``'s size in the language in force,
     one layer per step (the generator yields between them): where the names go (the
     longest step, about 0.13 s at 1920x1080 here), the plain map and its names, the
-    outlines, the darkened map and the countries' cut-outs (about 0.1 s together, what
-    the first highlight of a game would otherwise pay). The table runs the steps while
-    nobody is using it, so a game's first frames find them made."""
+    outlines, the darkened map and the countries' masks (what the first highlight of a
+    game would otherwise pay). The table runs the steps while nobody is using it, so a
+    game's first frames find them made."""
     rect = map_rect_for(area)
     src = _sources()
-    for build in (_raster, _layout, _base, _labelled, _outline_stamps, _dimmed, _cutouts, _dimmed_labelled,
+    for build in (_raster, _layout, _base, _labelled, _outline_stamps, _dimmed, _country_masks, _dimmed_labelled,
                   _country_damage):
         build(src, rect.w, rect.h)
         yield
 
 
-@lru_cache(maxsize=2)
+@lru_cache(maxsize=SCREEN_SIZES)
 def _country_damage(src: Sources, width: int, height: int) -> dict[str, pygame.Rect]:
-    """Per country, every pixel a highlight of it can change on the map: its cut-out,
+    """Per country, every pixel a highlight of it can change on the map: its box,
     its outline (plain or as the focus), its marker and its names, and the names its
     outline crosses (drawn again above it)."""
     layout = _layout(src, width, height)
-    cutouts = _cutouts(src, width, height)
+    boxes = {cid: box for cid, (box, _) in _country_masks(src, width, height).items()}
     stamps = _outline_stamps(src, width, height)
     out: dict[str, pygame.Rect] = {}
     for c in load_board(src[1]).countries:
-        rects = [pygame.Rect(cutouts[c.id][1], cutouts[c.id][0].get_size())] if c.id in cutouts else []
+        rects = [boxes[c.id].copy()] if c.id in boxes else []
         mine = [stamp for key, stamp in stamps.items() if key[0] == c.id]
         rects += [stamp.rect for stamp in mine]
         if c.id in layout.markers:
@@ -1046,7 +1077,7 @@ def map_damage(area: pygame.Rect, before: Iterable[str], after: Iterable[str]) -
     return [damage[c].move(rect.topleft) for c in sorted(old | new) if c in damage]
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=LAYOUTS)
 def _focus_labels(
     src: Sources, width: int, height: int, focus: str, marked: frozenset[str]
 ) -> tuple[Label, ...]:

@@ -19,17 +19,9 @@ from typing import Any, ClassVar
 import pygame
 
 from table.common.i18n import N_, _, language
+from table.common.memory import SMALL_MEMOS
 from table.display import draw
 from table.display.games import NEXT_ROUND_NOTE, GameRenderer, Output, RenderContext
-from table.display.games.umtata.map import (
-    TILE_COLOURS,
-    draw_focus,
-    draw_map,
-    focus_rect,
-    map_damage,
-    map_rect_for,
-)
-from table.display.games.umtata.map import prepare as prepare_map
 from table.display.layers import Part, fill, paint_all
 from table.display.theme import (
     ACCENT,
@@ -137,6 +129,8 @@ def _station_name(view: dict[str, Any], station: int) -> str:
 def _swatch(
     surface: pygame.Surface, theme: Theme, colour: str, pos: tuple[int, int], size: int
 ) -> pygame.Rect:
+    from table.display.games.umtata.map import TILE_COLOURS
+
     rect = pygame.Rect(pos[0], pos[1], size, size)
     pygame.draw.rect(surface, TILE_COLOURS.get(colour, TEXT_DIM), rect, border_radius=max(2, size // 5))
     pygame.draw.rect(surface, TEXT, rect, 1, border_radius=max(2, size // 5))
@@ -149,7 +143,7 @@ def _sector_message(options: Sequence[str]) -> str:
     return _("Push to choose among: {countries}").format(countries=names) if names else _("No country here: turn on.")
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=SMALL_MEMOS)
 def _sector_lines(theme: Theme, width: int, lang: str) -> int:
     """How many lines (at most 3) the longest sector's list takes at ``width`` in ``lang``."""
     del lang  # part of the key: the names and the sentence follow the language
@@ -162,6 +156,8 @@ def _map_damage(before: object, area: pygame.Rect, map_key: object) -> list[pyga
     """Where the map changes from the state keyed ``before`` to ``map_key``: only around
     the countries lit in either while a Tataaa player turns through the sectors (see
     :func:`map_damage`); ``None`` (all of it) otherwise."""
+    from table.display.games.umtata.map import map_damage
+
     if not (isinstance(before, tuple) and len(before) == 3 and before[0] == area and before[2] == language()):
         return None
     old, new = before[1], map_key
@@ -188,6 +184,8 @@ def _focus(view: dict[str, Any]) -> str | None:
 
 def map_area(theme: Theme) -> pygame.Rect:
     """Where the map goes on the screen: the whole height on the left, at its proportions."""
+    from table.display.games.umtata.map import map_rect_for
+
     u = theme.px
     rect = map_rect_for(pygame.Rect(u(1), u(1), int(theme.width * 0.64), theme.height - u(2)))
     rect.topleft = (u(1), u(1))
@@ -273,12 +271,16 @@ class UmtataRenderer(GameRenderer):
     def prepare(self, theme: Theme) -> Iterator[None]:
         """The map's layers at this theme's size, a step at a time (see
         :func:`table.display.games.umtata.map.prepare`)."""
+        from table.display.games.umtata.map import prepare as prepare_map
+
         yield from prepare_map(map_area(theme))
 
     def parts(self, view: dict[str, Any], theme: Theme, paused: bool = False) -> list[Part]:
         """The screen as parts (see :mod:`table.display.layers`): the map, and the column
         beside it (question, answer box, players); nothing changes with time, only with the
         state, and a knob turn that changes only the column leaves the map alone."""
+        from table.display.games.umtata.map import draw_focus, focus_rect
+
         W, H = theme.width, theme.height
         full = pygame.Rect(0, 0, W, H)
         u = theme.px
@@ -403,6 +405,8 @@ class UmtataRenderer(GameRenderer):
     # -- the map, with the answering step or the answer marked -----------------------------
 
     def _map(self, surface: pygame.Surface, view: dict[str, Any], theme: Theme, area: pygame.Rect) -> None:
+        from table.display.games.umtata.map import draw_map
+
         answering = view.get("answering")
         reveal = view.get("reveal")
         if answering:
