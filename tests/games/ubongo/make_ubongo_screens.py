@@ -1,8 +1,7 @@
 """Screenshots of every Ubongo phase, drawn headless from real game states.
 
-Run ``SDL_VIDEODRIVER=dummy python tests/games/ubongo/make_ubongo_screens.py [DIR]`` from
-the worktree root to refresh ``docs/screens/ubongo/``; the tests call :func:`make`
-with a temporary directory.
+The tests call :func:`make` with a temporary directory; the pictures in ``docs/screens``
+come from ``tools/screens/render_docs.py``.
 """
 
 from __future__ import annotations
@@ -18,7 +17,6 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 import pygame
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
 from ubongo_driver import Table
 
@@ -144,9 +142,3 @@ def make(out: Path, sizes: tuple[tuple[int, int], ...] = ((1920, 1080), (1280, 7
             pygame.image.save(surface, str(path))
             written.append(path)
     return written
-
-
-if __name__ == "__main__":
-    target = Path(sys.argv[1]) if len(sys.argv) > 1 else Path("docs/screens/ubongo")
-    for p in make(target):
-        print(p)

@@ -1,18 +1,11 @@
-"""Every phase of Ugah Ugah! on the display, as states and as PNG files.
-
-``PYTHONPATH=tests python -m games.ugah_ugah.screens`` (from the checkout, SDL dummy driver)
-writes ``docs/screens/ugah_ugah/*.png``; the tests render the same states at both
-display sizes.
-"""
+"""Every phase of Ugah Ugah! on the display, as states the tests render at both display
+sizes. The pictures in ``docs/screens`` come from ``tools/screens/render_docs.py``."""
 
 from __future__ import annotations
 
-import os
 import random
-import sys
 from collections.abc import Iterator
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 from games.ugah_ugah.table_helper import Table
@@ -22,7 +15,6 @@ from table.play.autoplay import play_randomly
 from table.play.session import Session
 
 NAMES = ("Ada", "Ben", "Cleo", "Dev")
-OUT = Path(__file__).resolve().parents[3] / "docs" / "screens" / "ugah_ugah"
 
 
 def _midgame(players: int, variant: str = "standard", seed: int = 4, actions: int = 90) -> Table:
@@ -124,22 +116,3 @@ def render(state: UgahState, size: tuple[int, int]):  # type: ignore[no-untyped-
     surface = pygame.Surface(size)
     RENDERER.draw(surface, ENGINE.view(state, None), RenderContext(Theme(*size), now=state.now))
     return surface
-
-
-def main() -> int:
-    os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
-    os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
-    import pygame
-
-    pygame.init()
-    OUT.mkdir(parents=True, exist_ok=True)
-    for name, state in states().items():
-        pygame.image.save(render(state, (1920, 1080)), str(OUT / f"{name}.png"))
-        if name in ("4-choose-symbols", "8-order-matters", "13-final-count"):
-            pygame.image.save(render(state, (1280, 720)), str(OUT / f"{name}-720p.png"))
-    print(f"wrote {OUT}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
