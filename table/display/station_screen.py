@@ -12,12 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Protocol
 
 import pygame
 
-from table.common.memory import FONTS
+from table.display.theme import open_font
 
 StationLine = tuple[str, str]
 """One line of a station display: its text and its size, ``"big"`` or ``"small"``."""
@@ -54,17 +53,12 @@ class StationPicture:
         return bool(self.pixels[y * self.width + x])
 
 
-@lru_cache(maxsize=FONTS)
-def _font(px: int) -> pygame.font.Font:
-    if not pygame.font.get_init():
-        pygame.font.init()
-    return pygame.font.Font(None, px)
 
 
 def _fit(text: str, size: str, width: int) -> pygame.Surface:
     """``text`` rendered without smoothing (an OLED pixel is on or off), cut with an
     ellipsis, then stepped down to the small size, until it fits ``width``."""
-    font = _font(SIZES[size])
+    font = open_font(SIZES[size])
     img = font.render(text, False, (255, 255, 255))
     if img.get_width() <= width:
         return img

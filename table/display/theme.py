@@ -6,12 +6,14 @@ The fonts are pygame's bundled default font, so nothing is downloaded.
 
 from __future__ import annotations
 
+import io
 import math
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
+from pathlib import Path
 from typing import NamedTuple
 
 import pygame
@@ -75,11 +77,36 @@ def station_colour(station: int) -> Colour:
     return STATION_COLOURS[station % len(STATION_COLOURS)]
 
 
+# pygame draws its default face at this part of the size asked for (``Font(None, px)``);
+# the fonts below are made from the face's bytes, so they apply the same factor themselves.
+_DEFAULT_FACE_SCALE = 0.6875
+
+
+@lru_cache(maxsize=1)
+def _face() -> bytes:
+    """pygame's default face (freesansbold.ttf), read once."""
+    return Path(pygame.__file__).with_name(pygame.font.get_default_font()).read_bytes()
+
+
+def open_font(px: int, bold: bool = False) -> pygame.font.Font:
+    """pygame's default face as ``Font(None, px)`` draws it, bold or not: one cache of
+    ``FONTS`` fonts for every screen, the station displays and the map. Each font reads
+    the face from memory, so no file stays open however many are kept; a ``pygame.quit()``
+    closes the kept fonts, and they are opened again on the next call."""
+    font = _kept_font(px, bold)
+    try:
+        font.get_height()
+    except pygame.error:
+        _kept_font.cache_clear()
+        font = _kept_font(px, bold)
+    return font
+
+
 @lru_cache(maxsize=FONTS)
-def _font(px: int, bold: bool) -> pygame.font.Font:
+def _kept_font(px: int, bold: bool) -> pygame.font.Font:
     if not pygame.font.get_init():
         pygame.font.init()
-    font = pygame.font.Font(None, px)
+    font = pygame.font.Font(io.BytesIO(_face()), max(1, int(px * _DEFAULT_FACE_SCALE)))
     font.set_bold(bold)
     return font
 
@@ -108,7 +135,7 @@ class Theme:
     def font(self, size: str, bold: bool = False, scale: float = 1.0) -> pygame.font.Font:
         """The font of type ``size``; ``scale`` below 1: the same face at that part of its
         size (a panel's one scale, see :func:`one_size`), in whole pixels."""
-        return _font(max(1, int(self.font_px(size) * scale + 1e-9)), bold)
+        return open_font(max(1, int(self.font_px(size) * scale + 1e-9)), bold)
 
     def font_px(self, size: str) -> int:
         """The pixel size of type ``size`` at this display height."""
@@ -194,12 +221,7 @@ def _shape(message: str, size: str, bold: bool, height: int, scale: float = 1.0)
     img = _shapes.get(key)
     if img is not None:
         return img
-    try:
-        img = Theme(1, height).font(size, bold, scale).render(message, True, (0, 0, 0))
-    except pygame.error:
-        # pygame.quit() in between made the cached fonts invalid: open them again.
-        _font.cache_clear()
-        img = Theme(1, height).font(size, bold, scale).render(message, True, (0, 0, 0))
+    img = Theme(1, height).font(size, bold, scale).render(message, True, (0, 0, 0))
     _shapes.put(key, img)
     return img
 

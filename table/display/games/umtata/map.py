@@ -33,9 +33,9 @@ from table.common.checks import load_json
 from table.common.datafiles import data_file
 from table.common.errors import TableError
 from table.common.i18n import language
-from table.common.memory import FONTS, LAYOUTS, RENDERED_LABELS, SCREEN_SIZES, SIZE_ARRAYS, STATE_PICTURES
+from table.common.memory import LAYOUTS, RENDERED_LABELS, SCREEN_SIZES, SIZE_ARRAYS, STATE_PICTURES
 from table.display.layers import merge_rects, offscreen
-from table.display.theme import Theme, note_text, noting
+from table.display.theme import Theme, note_text, noting, open_font
 from table.games.umtata.board import BOARD_FILE, MAP_LIMIT, Board, load_board
 
 if TYPE_CHECKING:  # numpy loads with the first map drawn, not with the table
@@ -233,24 +233,8 @@ def _text(message: str, px: int, colour: Colour) -> pygame.Surface:
 
 
 def _font(px: int) -> pygame.font.Font:
-    """The labels' bold font at ``px``, kept (making a Font reads the font file) and
-    opened again after a ``pygame.quit()``."""
-    font = _open_font(px)
-    try:
-        font.get_height()
-    except pygame.error:  # pygame.quit() in between closed the kept fonts: open them again
-        _open_font.cache_clear()
-        font = _open_font(px)
-    return font
-
-
-@lru_cache(maxsize=FONTS)
-def _open_font(px: int) -> pygame.font.Font:
-    if not pygame.font.get_init():
-        pygame.font.init()
-    font = pygame.font.Font(None, px)
-    font.set_bold(True)
-    return font
+    """The labels' bold font at ``px``."""
+    return open_font(px, bold=True)
 
 
 def raster(width: int, height: int) -> np.ndarray:
