@@ -68,13 +68,17 @@ def paint_clipped(surface: pygame.Surface, parts: Iterable[Part], now: float) ->
     surface.set_clip(None)
 
 
-def game_screens() -> Iterator[tuple[str, Paint]]:
-    """(name, painter) for every registered game: each phase of each variant from random
-    legal play (what ``table screens`` draws), then the moments the game's own tests
-    keep by hand, when they keep some: ``moments()`` of the module ``games.<game>.screens``
-    (under ``tests/``), yielding ``(name, public view, game time, paused)``."""
+def game_screens(games: Iterable[str] | None = None, walks: bool = True) -> Iterator[tuple[str, Paint]]:
+    """(name, painter) for every registered game (or those of ``games``): each phase of
+    each variant from random legal play (what ``table screens`` draws; left out with
+    ``walks=False``), then the moments the game's own tests keep by hand, when they keep
+    some: ``moments()`` of the module ``games.<game>.screens`` (under ``tests/``),
+    yielding ``(name, public view, game time, paused)``."""
+    wanted = None if games is None else set(games)
     for game, engine in registry().items():
-        for variant in engine.variants:
+        if wanted is not None and game not in wanted:
+            continue
+        for variant in engine.variants if walks else ():
             for k, (phase, session, now) in enumerate(phase_walk(game, variant, seed=3)):
                 name = f"{game}/{variant}-{k + 1:02d}-{phase}"
                 if session.is_over():  # the last moment: the walk leaves the session as it is

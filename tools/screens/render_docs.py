@@ -132,10 +132,11 @@ the game's own picture (see :func:`finals`), so the docs leave these out."""
 
 
 def game_phases(out: Path) -> list[Path]:
-    """Every game's phases as its tests keep them, ``GAME/NAME-WxH.png``."""
+    """Every shipped game's phases as its tests keep them by hand, ``GAME/NAME-WxH.png``
+    (the random walks the text-fit test adds are for the test, not the docs)."""
     from display.textfit import game_screens
 
-    return render(out, ((n, p) for n, p in game_screens() if n not in GAME_OVER), SIZES,
+    return render(out, ((n, p) for n, p in game_screens(shipped(), walks=False) if n not in GAME_OVER), SIZES,
                   lambda size: f"-{size[0]}x{size[1]}")
 
 
