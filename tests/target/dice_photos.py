@@ -1,0 +1,104 @@
+"""The dice reader on every photo in docs/images/dice, with a chosen engine.
+
+Used two ways, with the same comparison:
+
+- by ``tests/dice/test_engine_photos.py`` on the build machine: the numpy engine against
+  ONNX Runtime (the reference), with numpy's floating-point warnings made errors;
+- by ``scripts/target-check`` inside the arm64 root, as a program run by the installed
+  table's Python: ``--write FILE`` on the build machine stores the reference readings,
+  ``--check FILE`` in the root reads the same photos with the numpy engine (warnings as
+  errors) and compares, and prints which engine ``auto`` chose there and what it read.
+
+Exact means: the same dice in the same boxes with the same faces; the confidences may
+differ by float rounding (different BLAS kernels), at most :data:`CONFIDENCE_TOLERANCE`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+import warnings
+from pathlib import Path
+
+CONFIDENCE_TOLERANCE = 1e-3
+SUFFIXES = (".jpg", ".png")
+
+Readings = dict[str, list[dict[str, object]]]
+
+
+def photos(folder: Path) -> list[Path]:
+    """Every picture in ``folder`` (the shipped dice photos), sorted by name."""
+    return sorted(p for p in folder.iterdir() if p.suffix in SUFFIXES)
+
+
+def read_all(folder: Path, engine: str) -> tuple[str, Readings]:
+    """(the engine the reader used, each photo's readings as ``table dice read --json`` gives them).
+
+    numpy's floating-point warnings (overflow, division by zero, invalid) are errors here.
+    """
+    from table.dice.reader import DiceReader, load_image
+    from table.dice.settings import load_settings
+
+    reader = DiceReader(dataclasses.replace(load_settings(), engine=engine))
+    out: Readings = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        for photo in photos(folder):
+            out[photo.name] = [r.as_json() for r in reader.read(load_image(photo))]
+    return reader.model.engine, out
+
+
+def differences(got: Readings, want: Readings) -> list[str]:
+    """One sentence per photo whose readings differ from the reference (empty: exact)."""
+    wrong = []
+    for name in sorted(set(got) | set(want)):
+        a, b = got.get(name), want.get(name)
+        if a is None or b is None:
+            wrong.append(f"{name} was read on one side only")
+            continue
+        same = len(a) == len(b) and all(
+            x["face"] == y["face"] and x["box"] == y["box"]
+            and abs(float(x["confidence"]) - float(y["confidence"])) <= CONFIDENCE_TOLERANCE  # type: ignore[arg-type]
+            for x, y in zip(a, b, strict=True)
+        )
+        if not same:
+            wrong.append(f"{name}: {_faces(a)} where the reference reads {_faces(b)}")
+    return wrong
+
+
+def _faces(readings: list[dict[str, object]]) -> str:
+    return ",".join(str(r["face"]) for r in readings) or "no dice"
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("folder", type=Path, help="the photos (docs/images/dice)")
+    action = parser.add_mutually_exclusive_group(required=True)
+    action.add_argument("--write", type=Path, metavar="FILE", help="store the reference readings")
+    action.add_argument("--check", type=Path, metavar="FILE", help="compare numpy's readings with FILE")
+    parser.add_argument("--engine", default="onnxruntime", help="the reference's engine (--write)")
+    args = parser.parse_args(argv)
+    if args.write:
+        used, readings = read_all(args.folder, args.engine)
+        args.write.write_text(json.dumps({"engine": used, "readings": readings}, indent=1))
+        print(f"{len(readings)} photos read with {used}")
+        return 0
+    reference = json.loads(args.check.read_text())
+    chosen, by_auto = read_all(args.folder, "auto")
+    first = photos(args.folder)[0].name
+    print(f"auto chose {chosen}: {first} reads {_faces(by_auto[first])}")
+    _, by_numpy = read_all(args.folder, "numpy")
+    wrong = differences(by_numpy, reference["readings"])
+    if wrong:
+        print("numpy differs from the reference: " + "; ".join(wrong))
+        return 1
+    dice = sum(len(r) for r in by_numpy.values())
+    print(f"numpy reads all {len(by_numpy)} photos ({dice} dice) as {reference['engine']} on the build "
+          "machine, no floating-point warnings")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
