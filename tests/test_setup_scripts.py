@@ -34,7 +34,7 @@ def make_copy(tmp_path: Path) -> Path:
     (root / GAME).mkdir(parents=True)
     shutil.copy2(CHECKOUT / GAME / "pyproject.toml", root / GAME / "pyproject.toml")
     (root / "packaging").mkdir()
-    for name in ("debian-run.txt", "debian-test.txt", "debian-pi.txt"):
+    for name in ("debian-run.txt", "debian-test.txt", "debian-target-host.txt", "debian-pi.txt"):
         (root / "packaging" / name).write_text("# no Debian packages in this copy\n")
     bin_dir = root / ".venv" / "bin"
     bin_dir.mkdir(parents=True)
