@@ -1,11 +1,13 @@
 """The kiosk image booted under ``qemu-system-aarch64``, seen only from outside.
 
-:class:`KioskVM` starts QEMU on a disk image made by ``scripts/image-build --test`` and
-talks to it through two sockets: the serial console (the test image logs root in on
-``ttyAMA0``; :meth:`KioskVM.sh` runs one shell command there and returns its output and
-status) and QMP, QEMU's monitor (:meth:`KioskVM.screendump`, :meth:`KioskVM.keys`).
-Nothing runs inside the guest that a venue's image would not have, apart from that
-console shell and the fault switch's drop-in.
+:class:`KioskVM` starts QEMU on a copy of the SD card made by ``scripts/image-build``
+(with the boot test's additions, :mod:`target.card`), the kernel, initramfs and command
+line taken from the card's FAT partition as a Pi's firmware takes them, and talks to it
+through two sockets: the serial console (the test's copy logs root in on ``ttyAMA0``;
+:meth:`KioskVM.sh` runs one shell command there and returns its output and status) and
+QMP, QEMU's monitor (:meth:`KioskVM.screendump`, :meth:`KioskVM.keys`). Nothing runs
+inside the guest that a venue's card would not have, apart from that console shell and
+the fault switch's drop-in.
 
 :func:`wait_ready` is the boot test's first check: the table service reached
 ``READY=1`` (systemd calls a ``Type=notify`` unit active only then). When it does not,
@@ -44,7 +46,8 @@ class BootCheckFailed(AssertionError):
 
 
 class KioskVM:
-    """One QEMU run of the image in ``image_dir`` (disk.img, vmlinuz, initrd.img).
+    """One QEMU run of the image in ``image_dir`` (disk.img, vmlinuz, initrd.img and the
+    card's cmdline.txt: what the Pi's firmware reads from the card's FAT partition).
 
     ``log`` is the file the serial console is copied to (the guest's whole boot).
     """
@@ -64,13 +67,21 @@ class KioskVM:
         self.counter = 0
 
     # -- QEMU --------------------------------------------------------------------------
+    def kernel_command_line(self) -> str:
+        """The card's own command line (its cmdline.txt, copied beside the disk) with the
+        console on QEMU's serial port; quiet, so that it carries the test's shell, not
+        the kernel's chatter."""
+        card = self.image_dir / "cmdline.txt"
+        line = card.read_text().split() if card.exists() else ["root=/dev/vda", "rw"]
+        line = [w for w in line if not w.startswith(("console=", "quiet", "loglevel="))]
+        return " ".join([*line, "console=ttyAMA0", "quiet", "systemd.show_status=false"])
+
     def start(self) -> None:
         for path in (self.serial_path, self.qmp_path):
             path.unlink(missing_ok=True)
         cmd = [QEMU, "-M", "virt", "-cpu", "cortex-a72", "-smp", "2", "-m", "2048",
                "-kernel", str(self.image_dir / "vmlinuz"), "-initrd", str(self.image_dir / "initrd.img"),
-               # quiet: the console carries the test's shell, not the kernel's chatter.
-               "-append", "root=/dev/vda rw console=ttyAMA0 quiet systemd.show_status=false",
+               "-append", self.kernel_command_line(),
                "-drive", f"file={self.image_dir / 'disk.img'},if=virtio,format=raw",
                "-device", f"virtio-gpu-pci,xres={SCREEN[0]},yres={SCREEN[1]}",
                "-device", "virtio-keyboard-pci",

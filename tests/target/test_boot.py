@@ -1,11 +1,15 @@
-"""The boot test: the kiosk image boots under QEMU straight into the table.
+"""The boot test: the SD card boots under QEMU straight into the table.
 
-``scripts/image-build --test`` makes the image (docs/kiosk.md, *The QEMU image*); QEMU
-boots it with a virtio GPU (the DRM device SDL's KMS/DRM driver opens) and a virtio
-keyboard (the simulated stations' keys), and the test looks only from outside, through
-the serial console's root shell and QEMU's monitor. Each step prints
+``scripts/image-build --keep-img`` makes the card (docs/kiosk.md, *The SD card*); the test
+checks its layout as a Raspberry Pi 4 would read it (:func:`target.card.check_layout`),
+makes a copy with its own console and drop-ins and a venue's edit on the FAT partition
+(:func:`target.card.boot_copy`), and QEMU boots that copy with the kernel, initramfs and
+command line from its FAT partition, a virtio GPU (the DRM device SDL's KMS/DRM driver
+opens) and a virtio keyboard (the simulated stations' keys). The test looks only from
+outside, through the serial console's root shell and QEMU's monitor. Each step prints
 ``boot: STEP ... ok (N s): what was seen``; the first failing step ends the test with one
-sentence. The steps: READY=1 as ``table`` with the unit's hardening intact; the first
+sentence. The steps: the card's layout; READY=1 as ``table`` with the unit's hardening
+intact; the venue's settings copied from the FAT partition at the first boot; the first
 frame is the lobby; a game played on the keyboard is journaled; SIGKILL restarts into
 the same game; the watchdog restarts a hung loop; a power cut mid-game and a second
 boot resume the game; a unit with a ``DeviceAllow`` line removed makes the READY check
@@ -28,6 +32,7 @@ from pathlib import Path
 import numpy as np
 import pygame
 import pytest
+from target.card import CARD, TEST_FILES, VENUE_EDIT, boot_copy, check_layout
 from target.kiosk_vm import (
     MEAN_TOLERANCE,
     PIXEL_SHARE_TOLERANCE,
@@ -186,7 +191,7 @@ its times)."""
 
 @pytest.mark.slow
 @pytest.mark.skipif(not BOOT_TEST, reason="TABLE_BOOT_TEST=0 skips the boot test")
-@pytest.mark.skipif(os.geteuid() != 0, reason="the image builder needs root (debootstrap, chroot)")
+@pytest.mark.skipif(os.geteuid() != 0, reason="the image builder needs root (mmdebstrap, chroot)")
 @pytest.mark.skipif(shutil.which("apt-get") is None, reason="the image builder needs a Debian host")
 @pytest.mark.skipif(not have_qemu(), reason="needs qemu-system-aarch64 (packaging/debian-test.txt)")
 def test_the_kiosk_image_boots_into_the_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -200,21 +205,33 @@ def test_the_kiosk_image_boots_into_the_table(tmp_path: Path, capsys: pytest.Cap
 
 def run_boot_test(steps: Steps, image: Path, work: Path, serial_log: Path) -> None:
     pygame.init()
-    with steps.step("build the image (scripts/image-build --test)") as note:
-        if not (image / "disk.img").exists() or not os.environ.get("TABLE_BOOT_IMAGE"):
-            done = subprocess.run(["bash", str(CHECKOUT / "scripts" / "image-build"), "--test", str(image)],
-                                  capture_output=True, text=True, timeout=60 * 60, check=False, cwd="/")
-            for line in done.stdout.splitlines():
+    with steps.step("build the SD card (scripts/image-build --keep-img)") as note:
+        if not (image / f"{CARD}.img").exists() or not os.environ.get("TABLE_BOOT_IMAGE"):
+            # Streamed: the builder's steps (and its heartbeat on long ones) show as they come.
+            proc = subprocess.Popen(["bash", str(CHECKOUT / "scripts" / "image-build"), "--keep-img", str(image)],
+                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd="/")
+            assert proc.stdout is not None
+            tail: list[str] = []
+            for line in proc.stdout:
+                tail = [*tail[-40:], line.rstrip()]
                 if line.startswith("image: "):
-                    steps.say("  " + line)
-            if done.returncode != 0:
-                raise BootCheckFailed(f"the image builder failed: {(done.stdout + done.stderr).strip()[-600:]}")
-        note(f"{(image / 'disk.img').stat().st_size // 2**20} MiB image")
+                    steps.say("  " + line.rstrip())
+            if proc.wait(timeout=60 * 60) != 0:
+                raise BootCheckFailed(f"the image builder failed: {' / '.join(tail)[-800:]}")
+        note(f"{(image / f'{CARD}.img').stat().st_size // 2**20} MiB card")
+    with steps.step("the card's layout as a Pi 4 reads it") as note:
+        for line in check_layout(image, work):
+            note(line)
+    with steps.step("a copy for QEMU: the test's console and drop-ins, a venue edit on the FAT partition") as note:
+        boot_dir = work / "boot"
+        boot_copy(image, boot_dir, work)
+        note(f"kernel, initramfs and cmdline.txt from the FAT partition; {len(TEST_FILES)} files written "
+             "into the root with debugfs")
     with steps.step("the lobby rendered headless (table run --headless)") as note:
         reference = lobby_reference(work / "lobby-headless.png", work)
         note(f"{reference.shape[1]}x{reference.shape[0]}")
 
-    vm = KioskVM(image, work, serial_log)
+    vm = KioskVM(boot_dir, work, serial_log)
     try:
         with steps.step("boot to the serial console") as note:
             vm.start()
@@ -247,6 +264,15 @@ def run_boot_test(steps: Steps, image: Path, work: Path, serial_log: Path) -> No
             dropins = vm.out("systemctl show table.service -p DropInPaths")
             note(f"pid {pid} uid {status['Uid']} (table), NoNewPrivs 1, no capabilities, seccomp on, "
                  f"exposure {score}, {dropins}")
+        with steps.step("the venue's settings from the FAT partition are in /etc/table (first boot)") as note:
+            copied = vm.out("cat /var/lib/table-card/settings-copied")
+            if VENUE_EDIT not in vm.out("cat /etc/table/table.toml"):
+                raise BootCheckFailed("/etc/table/table.toml is not the one edited on the FAT partition")
+            result = vm.out("systemctl show -p Result --value table-card-settings.service").strip()
+            if result != "success":
+                raise BootCheckFailed(f"table-card-settings.service ended with {result}")
+            note(f"copied at {copied.strip()} by table-card-settings.service; the venue's edit is in "
+                 "/etc/table/table.toml")
         with steps.step("the first frame on the display is the lobby") as note:
             shown = time.monotonic()
             shot = wait_screen(vm, work / "lobby-qemu.ppm", FRAME_TIMEOUT, is_lobby(reference))
@@ -314,7 +340,7 @@ def run_boot_test(steps: Steps, image: Path, work: Path, serial_log: Path) -> No
             vm.kill()
             note(f"{actions_before_cut} actions journaled before the cut")
         with steps.step("the second boot resumes the game") as note:
-            vm = KioskVM(image, work, serial_log)
+            vm = KioskVM(boot_dir, work, serial_log)
             vm.start()
             vm.login(BOOT_TIMEOUT)
             state = wait_ready(vm, READY_TIMEOUT)
