@@ -241,7 +241,7 @@ wheelhouse_step() {
   # Debian's python3 has no pip of its own: pip runs straight from the wheel python3-venv
   # brings (a venv would first unpack and compile it, minutes under emulation).
   long_run "$work/wheelhouse.log" in_root /bin/sh -c "set -- /usr/share/python-wheels/pip-*.whl && python3 \"\$1/pip\" wheel \
-      --no-cache-dir --progress-bar off -w /tmp/wheelhouse '/tmp/$(basename "$wheel")[pi]'" \
+      --no-cache-dir --progress-bar off --retries 10 --timeout 60 -w /tmp/wheelhouse '/tmp/$(basename "$wheel")[pi]'" \
     || { tail -30 "$work/wheelhouse.log"; fail "pip could not make the wheelhouse"; }
   rm -f "$R/tmp/$(basename "$wheel")"
   mv "$R/tmp/wheelhouse" "$wheelhouse"
