@@ -84,17 +84,18 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# Run a command inside the root with a clean environment (nothing of the host leaks in).
+# Run a command inside the root with a clean environment (nothing of the host leaks in);
+# Python unbuffered, so that a long step's log shows how far it is.
 in_root() {
   chroot "$R" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     HOME=/root LANG=C.UTF-8 PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_CERT=/etc/ssl/certs/ca-certificates.crt \
-    DEBIAN_FRONTEND=noninteractive "$@"
+    DEBIAN_FRONTEND=noninteractive PYTHONUNBUFFERED=1 "$@"
 }
 # The same with the root's network cut: a new network namespace holding only a loopback
 # that is down, so no name resolves and no address is reachable (a hall with no internet).
 offline_in_root() {
   unshare --net -- chroot "$R" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-    HOME=/root LANG=C.UTF-8 PIP_DISABLE_PIP_VERSION_CHECK=1 DEBIAN_FRONTEND=noninteractive "$@"
+    HOME=/root LANG=C.UTF-8 PIP_DISABLE_PIP_VERSION_CHECK=1 DEBIAN_FRONTEND=noninteractive PYTHONUNBUFFERED=1 "$@"
 }
 run_table() {
   # runuser from util-linux: the same user switch systemd's User= does, without a login.
@@ -153,7 +154,7 @@ build_wheel() {
 # listed here (built in a minute under qemu-user, where "most" takes a quarter of an hour):
 # the SD card's and QEMU's disk drivers and ext4; udev loads the rest from the root.
 initramfs_modules="mmc_block sdhci_iproc sdhci_pltfm sdhci bcm2835 virtio_pci virtio_mmio virtio_blk ext4 crc32c_generic"
-root_recipe="mmdebstrap minbase main,non-free-firmware; initramfs MODULES=list $initramfs_modules, made once; v2"
+root_recipe="mmdebstrap minbase main,non-free-firmware; initramfs MODULES=list $initramfs_modules; v1"
 
 # root_packages: the comma-separated package list of the root.
 root_packages() {
@@ -172,19 +173,14 @@ make_root() {
   lock root
   [ -s "$root_tarball" ] && { unlock root; return 0; }
   tmp="$work/mmdebstrap-root"
-  # The first hook runs before the packages are configured: the initramfs gets the short
-  # module list, and is made once, by the kernel's own configuration (all packages are
-  # unpacked by then, with their initramfs hooks). The triggers that would make it again
-  # for each later package (minutes apiece under emulation) are off until the second
-  # hook, at the end; the boot test boots that initramfs.
+  # The hook runs before the packages are configured, so every initramfs the kernel and
+  # its triggers make has the short module list.
   local hook='mkdir -p "$1/boot/firmware" "$1/etc/initramfs-tools/conf.d" "$1/usr/share/initramfs-tools/modules.d"
 echo MODULES=list >"$1/etc/initramfs-tools/conf.d/table-card.conf"
-echo update_initramfs=no >"$1/etc/initramfs-tools/update-initramfs.conf"
 printf "%s\n" '"$initramfs_modules"' >"$1/usr/share/initramfs-tools/modules.d/table-card.modules"'
-  local last='echo update_initramfs=yes >"$1/etc/initramfs-tools/update-initramfs.conf"'
   long_run "$work/mmdebstrap.log" mmdebstrap --mode=root --arch=arm64 --variant=minbase \
     --components=main,non-free-firmware --include="$packages" --essential-hook="$hook" \
-    --customize-hook="$last" --dpkgopt=force-confold "$suite" "$tmp" "$mirror" \
+    --dpkgopt=force-confold "$suite" "$tmp" "$mirror" \
     || { tail -30 "$work/mmdebstrap.log"; fail "mmdebstrap could not make the $suite arm64 root"; }
   [ -e "$tmp/vmlinuz" ] && [ -e "$tmp/initrd.img" ] || fail "the kernel package left no /vmlinuz and /initrd.img"
   tar -C "$tmp" -I 'zstd -T0 -3' -cf "$root_tarball.part" . && mv "$root_tarball.part" "$root_tarball"
@@ -217,9 +213,11 @@ enter_root() {
 # aarch64), made once by pip inside the root, where it downloads the published wheels
 # and builds the rest from their sources (lgpio with swig, rpi_ws281x with gcc). The
 # dependencies are cached by the project's [project] table (its dependencies and
-# extras) and the root; the table's own wheel is replaced by the fresh one every time.
+# extras, not its comments) and the root; the table's own wheel is replaced by the
+# fresh one every time.
 wheelhouse_key() {
-  { sed -n '/^\[project\]/,/^\[tool\./p' "$root/pyproject.toml"; echo "$root_tarball"; } | sha256sum | cut -c1-12
+  { sed -n '/^\[project\]/,/^\[tool\./p' "$root/pyproject.toml" | grep -v '^\s*#'; echo "$root_tarball"; } \
+    | sha256sum | cut -c1-12
 }
 
 # wheelhouse_step: sets `wheelhouse` (a host folder) to the table's wheel and every
