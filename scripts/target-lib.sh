@@ -238,9 +238,17 @@ wheelhouse_step() {
   cp "$wheel" "$R/tmp/"
   # Debian's python3 has no pip of its own: pip runs straight from the wheel python3-venv
   # brings (a venv would first unpack and compile it, minutes under emulation).
-  long_run "$work/wheelhouse.log" in_root /bin/sh -c "set -- /usr/share/python-wheels/pip-*.whl && python3 \"\$1/pip\" wheel \
-      --no-cache-dir --progress-bar off --retries 10 --timeout 60 -w /tmp/wheelhouse '/tmp/$(basename "$wheel")[pi]'" \
+  # PYPI=1 makes lgpio's setup.py compile its own C library into the module (as its
+  # published wheels are made) instead of linking to liblgpio, which only Raspberry Pi's
+  # archive has. pip's cache lives with the root's, so a build that fails half way
+  # starts again from what it had downloaded and built.
+  mkdir -p "$cache/pip-arm64" "$R/root/.cache/pip"
+  mount --bind "$cache/pip-arm64" "$R/root/.cache/pip"
+  long_run "$work/wheelhouse.log" in_root /usr/bin/env PYPI=1 /bin/sh -c "set -- /usr/share/python-wheels/pip-*.whl \
+      && python3 \"\$1/pip\" wheel --progress-bar off --retries 10 --timeout 60 -w /tmp/wheelhouse \
+      '/tmp/$(basename "$wheel")[pi]'" \
     || { tail -30 "$work/wheelhouse.log"; fail "pip could not make the wheelhouse"; }
+  umount "$R/root/.cache/pip"
   rm -f "$R/tmp/$(basename "$wheel")"
   mv "$R/tmp/wheelhouse" "$wheelhouse"
   # Any sdist left means a wheel is missing: the offline install would need a compiler.
