@@ -151,15 +151,29 @@ def run_tests(root: Path, cwd: Path, *args: str) -> tuple[subprocess.CompletedPr
 
 
 def test_run_tests_runs_the_whole_suite_from_an_empty_folder_then_the_linters(tmp_path: Path) -> None:
+    """The whole suite is four pytest jobs side by side (the target check, the SD card,
+    Python 3.13 and the rest), each from an empty folder with its own temporary folder,
+    then the linters, then the line that adds up their results."""
     root = make_run_tests_copy(tmp_path)
     done, calls = run_tests(root, tmp_path, "-x")
     assert done.returncode == 0, done.stderr
-    (where, pytest, _), ruff, mypy, layers = calls
-    assert where != str(root) and where != str(tmp_path)
-    assert pytest.split() == ["-m", "pytest", "-c", f"{root}/pyproject.toml", "--rootdir", str(root), "-x",
-                              f"{root}/tests"]
-    assert ruff[1].startswith("-m ruff check") and mypy[1] == "-m mypy"
-    assert "lint_imports_command" in layers[1] and layers[1].endswith("pyproject.toml")
+    runs = [c for c in calls if c[1].startswith("-m pytest")]
+    assert len(runs) == 4
+    for where, pytest, _ in runs:
+        assert where != str(root) and where != str(tmp_path)
+        words = pytest.split()
+        assert words[:5] == ["-m", "pytest", "-c", f"{root}/pyproject.toml", "--rootdir"] and "-x" in words
+    temps = {r[1].split()[r[1].split().index("--basetemp") + 1] for r in runs}
+    assert len(temps) == 4
+    target = f"{root}/tests/target"
+    jobs = {r[1].split()[-1] for r in runs}
+    assert jobs == {f"{root}/tests", target, f"{target}/test_boot_screens.py", f"{target}/test_python313.py"}
+    suite = next(r[1].split() for r in runs if r[1].split()[-1] == f"{root}/tests")
+    assert f"--ignore={target}" in suite
+    rest = [c[1] for c in calls if not c[1].startswith("-m pytest")]
+    assert rest[0].startswith("-m ruff check") and rest[1] == "-m mypy"
+    assert "lint_imports_command" in rest[2] and rest[2].endswith("pyproject.toml")
+    assert rest[3].startswith(f"{target}/closing_lines.py")
 
 
 def test_run_tests_paths_replace_the_tests_folder_and_count_from_the_callers_folder(tmp_path: Path) -> None:
