@@ -159,9 +159,9 @@ def test_run_tests_runs_the_whole_suite_from_an_empty_folder_then_the_linters(tm
     assert done.returncode == 0, done.stderr
     runs = [c for c in calls if c[1].startswith("-m pytest")]
     assert len(runs) == 4
-    for where, pytest, _ in runs:
+    for where, command, _ in runs:
         assert where != str(root) and where != str(tmp_path)
-        words = pytest.split()
+        words = command.split()
         assert words[:5] == ["-m", "pytest", "-c", f"{root}/pyproject.toml", "--rootdir"] and "-x" in words
     temps = {r[1].split()[r[1].split().index("--basetemp") + 1] for r in runs}
     assert len(temps) == 4
