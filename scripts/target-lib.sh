@@ -272,7 +272,7 @@ install_offline() {
   # The cut is real: inside, not even the mirror's name resolves.
   offline_in_root python3 -c "import socket; socket.getaddrinfo('deb.debian.org', 80)" >/dev/null 2>&1 \
     && fail "the root still reaches the network"
-  offline_in_root python3 -m venv --system-site-packages /opt/table/venv >"$work/pip.log" 2>&1 \
+  long_run "$work/pip.log" offline_in_root python3 -m venv --system-site-packages /opt/table/venv \
     && long_run "$work/pip-install.log" offline_in_root /opt/table/venv/bin/pip install -q --no-index \
       --only-binary=:all: --find-links /media/wheelhouse 'game-table[pi]' \
     || { cat "$work/pip.log"; tail -30 "$work/pip-install.log"; fail "pip could not install from the wheelhouse"; }
