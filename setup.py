@@ -11,10 +11,11 @@ needs no checkout:
 - ``firmware/`` as ``table.firmware``: the I/O bridge's MicroPython files, which
   ``table firmware`` shows and copies for ``mpremote`` (never imported by the table).
 
-The language catalogues ``table/common/locale/*.po`` are compiled to ``.mo`` files during the
-build (:class:`BuildWithCatalogues`, with ``table/common/pofile.py`` loaded on its own: the build
+The language catalogues (``table/common/locale/*.po``, the shared words, and each game's
+own ``table/games/<game>/locale/*.po``) are compiled to ``.mo`` files during the build
+(:class:`BuildWithCatalogues`, with ``table/common/pofile.py`` loaded on its own: the build
 imports nothing else of the table), and both ship, so an installed table reads the
-compiled catalogue and its tests can still read the source.
+compiled catalogues and its tests can still read the source.
 
 They hold no code (no ``__init__.py``): the program reaches them as
 ``importlib.resources.files("table") / "defaults"`` and so on, and an editable install
@@ -28,22 +29,26 @@ from pathlib import Path
 from setuptools import find_packages, setup
 from setuptools.command.build_py import build_py
 
+HERE = Path(__file__).resolve().parent
+CATALOGUES = sorted({po.parent for po in (HERE / "table").rglob("locale/*.po")})
+"""Every ``locale`` folder of the table's packages (the shared words', each game's)."""
+
 
 class BuildWithCatalogues(build_py):
-    """``build_py`` that also compiles every ``table/common/locale/<lang>.po`` to ``<lang>.mo``."""
+    """``build_py`` that also compiles every catalogue's ``<lang>.po`` to ``<lang>.mo``."""
 
     def run(self) -> None:
         super().run()
-        here = Path(__file__).resolve().parent
-        spec = importlib.util.spec_from_file_location("table_pofile", here / "table" / "common" / "pofile.py")
+        spec = importlib.util.spec_from_file_location("table_pofile", HERE / "table" / "common" / "pofile.py")
         assert spec is not None and spec.loader is not None
         pofile = importlib.util.module_from_spec(spec)
         sys.modules[spec.name] = pofile  # dataclasses look their module up while defining
         spec.loader.exec_module(pofile)
-        out = Path(self.build_lib) / "table" / "common" / "locale"
-        out.mkdir(parents=True, exist_ok=True)
-        for po in sorted((here / "table" / "common" / "locale").glob("*.po")):
-            pofile.compile_po(po, out / f"{po.stem}.mo")
+        for locale in CATALOGUES:
+            out = Path(self.build_lib) / locale.relative_to(HERE)
+            out.mkdir(parents=True, exist_ok=True)
+            for po in sorted(locale.glob("*.po")):
+                pofile.compile_po(po, out / f"{po.stem}.mo")
 
 
 setup(
@@ -59,6 +64,7 @@ setup(
         # The venue's payload schema and page (read through importlib.resources).
         "table.venue": ["*.json", "*.html"],
         "table.firmware": ["*.py"],
-        "table.common": ["locale/*.po"],
+        # The catalogues' sources (the build adds the compiled .mo beside them).
+        **{".".join(locale.parent.relative_to(HERE).parts): ["locale/*.po"] for locale in CATALOGUES},
     },
 )

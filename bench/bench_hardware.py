@@ -1,6 +1,6 @@
 """Stations and hourglass figures for docs/performance.md.
 
-    /work/venv/bin/python bench/bench_hardware.py [--pairs N] [--presses N]
+    .venv/bin/python bench/bench_hardware.py [--pairs N] [--presses N]
 
 1. Pin edge to game input: a press edge on a gpiozero MockFactory pin, through the
    threaded gpio backend (first-edge debounce, settle + tie hold, ordering), to the

@@ -1,6 +1,6 @@
 """Kiosk figures: start-up to READY=1, and resuming a game from a 1,000-action journal.
 
-    /work/venv/bin/python bench/bench_kiosk.py [--runs N]
+    .venv/bin/python bench/bench_kiosk.py [--runs N]
 
 1. Start-up: the headless daemon (``python -m table.kiosk.headless``) is started as a
    child process with ``NOTIFY_SOCKET`` pointing at a datagram socket of this script,

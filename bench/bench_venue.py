@@ -11,7 +11,12 @@ its own process; a reader follows its ``/events`` stream like the page does.
 Figures: result-to-page latency (journal commit of the finish -> the result in a
 server-sent event), median and p99; the baseline is the broker's own QoS 1
 round trip measured in the same run (a probe client publishing to itself), and the
-ratio of the two; CPU of Mosquitto and of ``table venue`` (share of one core).
+ratio of the two; CPU of Mosquitto, of ``table venue`` and of the simulated tables
+with their relays, each apart (share of one core). On a shared machine the latency
+follows the load (the load average is printed at the start and the end), so the
+venue's own CPU time per message taken is printed too, beside a same-run baseline
+that does not depend on the load: one JSON round trip (``json.loads`` and
+``json.dumps``) of a typical event, timed on this process's thread clock.
 
 With ``--attack``, a second process (its CPU counted apart) holds 1,000 idle
 connections, 500 event-stream readers and 200 slow senders (half drip a request's
@@ -27,8 +32,17 @@ All traffic goes to 127.0.0.1; everything stops by itself after ``--seconds``.
 Beyond ``--group`` (50) tables, each group of tables and their relays runs in a
 process of its own (paho waits on select(), which takes no descriptor past 1024).
 
+With ``--handle``, no broker and no processes: the venue's own work per message and per
+state, on this thread's CPU clock (so the machine's load does not count), for the
+messages of ``--tables`` tables that each play two whole games: a message read and
+checked (``contract.decode``), the same checked by a generic JSON Schema validator
+(``jsonschema``, when installed) for comparison, ``Venue.handle`` (read, checked,
+taken, stored), and a page state made after five events and after a new result; each
+beside the same-run baseline of one JSON round trip of the same messages.
+
 Run: python bench/bench_venue.py [--tables 50] [--seconds 60] [--rate 0.5] [--screenshot FILE]
      [--attack] [--server asyncio|threads] [--group 50]
+     python bench/bench_venue.py --handle [--tables 200]
 """
 
 from __future__ import annotations
@@ -59,6 +73,7 @@ from table.games.base import Action, GameSetup
 from table.play.autoplay import next_random_action
 from table.play.journal import Journal
 from table.play.session import Session
+from table.venue import contract
 from table.venue.broker import LocalBroker, free_port, wait_port
 from table.venue.relay import Relay, RelayConfig
 
@@ -75,9 +90,10 @@ class TableSim(threading.Thread):
     """One table: random legal games into its journal at ``rate`` inputs per second."""
 
     def __init__(self, table: str, journal: Path, rate: float, seed: int, stop: threading.Event,
-                 finished: dict[tuple[str, int], float]) -> None:
+                 finished: dict[tuple[str, int], float], inputs: tuple[int, int] = (6, 20)) -> None:
         super().__init__(daemon=True)
         self.table, self.path, self.rate, self.stop, self.finished = table, journal, rate, stop, finished
+        self.inputs = inputs  # a game is ended from the table menu after this many inputs (at random)
         self.rng = random.Random(seed)
         self.actions = 0
 
@@ -105,7 +121,7 @@ class TableSim(threading.Thread):
             journal.append(gid, seq, action)
             seq += 1
 
-        target = self.rng.randint(6, 20)
+        target = self.rng.randint(*self.inputs)
         while seq < target and not session.is_over():
             if self.stop.wait(self.rng.expovariate(self.rate)):
                 return
@@ -196,24 +212,49 @@ class Prober(threading.Thread):
                 self.failures[f"{self.phase}: {type(exc).__name__} {str(exc)[:60]}"] += 1
 
 
-class Sampler(threading.Thread):
-    """The venue's resident memory and threads, every 0.5 s."""
+def proc_sample(pid: int) -> tuple[int, int, int]:
+    """A process's resident memory (KiB), open file descriptors and threads, from /proc."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+    return int(fields["VmRSS"].split()[0]), len(os.listdir(f"/proc/{pid}/fd")), int(fields["Threads"])
 
-    def __init__(self, pid: int, stop: threading.Event) -> None:
+
+class Sampler(threading.Thread):
+    """The venue's resident memory, file descriptors and threads, every ``every`` seconds."""
+
+    def __init__(self, pid: int, stop: threading.Event, every: float = 0.5) -> None:
         super().__init__(daemon=True)
-        self.pid, self.stop = pid, stop
+        self.pid, self.stop, self.every = pid, stop, every
         self.rss_kib: list[int] = []
+        self.fds: list[int] = []
         self.threads: list[int] = []
 
     def run(self) -> None:
-        while not self.stop.wait(0.5):
+        while not self.stop.wait(self.every):
             try:
-                status = Path(f"/proc/{self.pid}/status").read_text()
+                rss, fds, threads = proc_sample(self.pid)
             except OSError:
                 return
-            fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
-            self.rss_kib.append(int(fields["VmRSS"].split()[0]))
-            self.threads.append(int(fields["Threads"]))
+            self.rss_kib.append(rss)
+            self.fds.append(fds)
+            self.threads.append(threads)
+
+
+def json_round_trip_us(n: int = 3000) -> float:
+    """The baseline of a message's cost: one JSON round trip of a typical event, in
+    microseconds of this thread's CPU time (so other processes' load does not count)."""
+    raw = contract.encode({"v": 1, "type": "event", "table": "T01", "game": 12, "started": time.time() - 300,
+                           "engine": "ubongo", "seq": 41, "t": 187.25, "kind": "press", "station": 2, "round": 5,
+                           "scores": {"0": 12, "1": 9, "2": 14, "3": 7}, "over": False,
+                           "events": [{"t": 187.25, "kind": "solved", "station": 2}]})
+    t0 = time.thread_time()
+    for _ in range(n):
+        json.dumps(json.loads(raw))
+    return (time.thread_time() - t0) / n * 1e6
+
+
+def load() -> str:
+    return "load average " + " ".join(f"{x:.1f}" for x in os.getloadavg())
 
 
 def raise_fd_limit() -> int:
@@ -392,6 +433,102 @@ def screenshot(url: str, path: Path) -> None:
         driver.quit()
 
 
+def _cpu_us(work: Any, items: list[Any]) -> float:
+    """Microseconds of this thread's CPU time per item of ``work``."""
+    t0 = time.thread_time()
+    for item in items:
+        work(item)
+    return (time.thread_time() - t0) / len(items) * 1e6
+
+
+def handle_main(tables: int) -> None:
+    """The venue's work per message and per state, in-process (see the module docstring)."""
+    from table.play.scenario import load_scenario, run_scenario
+    from table.venue.follow import JournalFollower, Position
+    from table.venue.server import Venue, VenueConfig
+
+    scenarios = Path(__file__).resolve().parent.parent / "docs" / "scenarios"
+    print(f"machine: {machine()}; {time.strftime('%Y-%m-%d %H:%M:%S')}, {load()}")
+    with tempfile.TemporaryDirectory() as tmpdir:
+        tmp = Path(tmpdir)
+        with Journal(tmp / "journal.db") as journal:
+            for name in ("ugah-whole-game.toml", "shimo-full-game.toml"):
+                run_scenario(load_scenario(scenarios / name), journal)
+        now = time.time()
+        messages: list[tuple[str, bytes]] = []
+        for i in range(tables):
+            follower = JournalFollower(tmp / "journal.db", f"T{i:03d}")
+            out, _ = follower.messages_after(Position(1, 0), 100_000)
+            for m in out:  # re-dated to now: inside the venue's window
+                payload = {**m.payload, "started": now - 600}
+                if payload["type"] == "result":
+                    payload["finished"] = now - 1
+                messages.append((m.topic, contract.encode(payload)))
+            game = follower.live_game()
+            assert game is not None
+            status = {"v": 1, "type": "status", "table": f"T{i:03d}", "online": True, "sent": now,
+                      "game": {**game, "started": now - 600, "last_input": now - 5},
+                      "health": {"camera": "ok", "leds": "ok", "stations": "ok"}}
+            messages.insert(len(messages) - len(out), (contract.status_topic(f"T{i:03d}"), contract.encode(status)))
+            follower.close()
+        raw = [r for _, r in messages]
+        base = _cpu_us(lambda r: json.dumps(json.loads(r)), raw)
+        print(f"{tables} tables, {len(messages)} messages ({sum(map(len, raw)) / len(raw):.0f} bytes on average); "
+              f"baseline, one JSON round trip: {base:.1f} us a message")
+        decode = _cpu_us(lambda m: contract.decode(m[1], m[0], now=time.time()), messages)
+        print(f"contract.decode (bounds, compiled schema check): {decode:.0f} us a message (x{decode / base:.1f})")
+        try:
+            from jsonschema import Draft202012Validator
+        except ImportError:
+            print("jsonschema is not installed: no comparison with a generic validator")
+        else:
+            whole = contract.schema()
+            generic = {kind: Draft202012Validator({"$schema": whole["$schema"], "$defs": whole["$defs"],
+                                                   "$ref": f"#/$defs/{kind}"})
+                       for kind in ("status", "event", "result")}
+            sample = [json.loads(r) for r in raw[:: max(1, len(raw) // 3000)]]
+            slow = _cpu_us(lambda p: list(generic[p["type"]].iter_errors(p)), sample)
+            fast = _cpu_us(contract.validate, sample)
+            print(f"the schema check alone: compiled {fast:.0f} us, jsonschema {slow:.0f} us a message "
+                  f"(x{slow / fast:.0f}; baseline ratios x{fast / base:.1f} and x{slow / base:.1f})")
+        venue = Venue(VenueConfig(db=tmp / "venue.db"))
+        try:
+            handle = _cpu_us(lambda m: venue.handle(*m), messages)
+            print(f"Venue.handle: {handle:.0f} us a message (x{handle / base:.1f}); {dict(venue.counts)}")
+            events = [m for m in messages if b'"type":"event"' in m[1]]
+            rng = random.Random(1)
+
+            def state_after(new_result: bool) -> None:
+                for topic, _ in rng.sample(events, 5):  # five tables' cards changed
+                    venue._dirty.add(topic.split("/")[2])
+                venue._results_changed = new_result
+                venue._changed()
+                venue.snapshot()
+
+            few = _cpu_us(lambda _: state_after(False), list(range(200)))
+            result = _cpu_us(lambda _: state_after(True), list(range(50)))
+            size = len(venue.snapshot())
+            print(f"a page state ({size / 1024:.0f} KiB, {venue.counts['results']} results) after five events: "
+                  f"{few / 1000:.2f} ms (x{few / base:.0f}); after a new result: {result / 1000:.2f} ms "
+                  f"(x{result / base:.0f})")
+            # What the page keeps in memory for each of the evening's results (the leaderboard needs them).
+            import tracemalloc
+
+            template = json.loads(next(r for r in raw if b'"type":"result"' in r))
+            more = [{**template, "table": f"T{k % tables:03d}", "game": 100_000 + k} for k in range(800)]
+            tracemalloc.start()
+            before = tracemalloc.take_snapshot()
+            for r in more:
+                venue.handle(contract.result_topic(r["table"], r["game"]), contract.encode(r))
+            venue.snapshot()
+            grown = sum(d.size_diff for d in tracemalloc.take_snapshot().compare_to(before, "filename"))
+            tracemalloc.stop()
+            print(f"memory kept per result of the evening: {grown / len(more) / 1024:.2f} KiB of Python objects "
+                  f"({len(more)} results more; {venue.counts['results']} in all)")
+        finally:
+            venue.stop()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--tables", type=int, default=50)
@@ -403,6 +540,8 @@ def main() -> None:
     parser.add_argument("--server", choices=("asyncio", "threads"), default="asyncio",
                         help="the venue's web server: the shipped one, or the threaded candidate")
     parser.add_argument("--group", type=int, default=50, help="tables per process beyond this many")
+    parser.add_argument("--handle", action="store_true",
+                        help="the venue's own work per message and per state, in-process, no broker")
     parser.add_argument("--attacker", type=int, metavar="PORT", help=argparse.SUPPRESS)
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--dir", type=Path, help=argparse.SUPPRESS)
@@ -411,6 +550,9 @@ def main() -> None:
     parser.add_argument("--streams", type=int, default=500, help=argparse.SUPPRESS)
     parser.add_argument("--slow", type=int, default=200, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.handle:
+        handle_main(args.tables)
+        return
     if args.attacker:
         attacker_main(args.attacker, args.seconds, args.idle, args.streams, args.slow)
         return
@@ -420,6 +562,7 @@ def main() -> None:
         return
     fds = raise_fd_limit()
     print(f"machine: {machine()}, file descriptors {fds}")
+    print(f"{time.strftime('%Y-%m-%d %H:%M:%S')}, at the start: {load()}")
     print(f"{args.tables} tables, {args.rate} inputs/s each, {args.seconds:.0f} s, server {args.server}"
           + (f", attack: {args.idle} idle, {args.streams} streams, {args.slow} slow" if args.attack else ""))
     with tempfile.TemporaryDirectory() as tmpdir:
@@ -481,6 +624,7 @@ def main() -> None:
             if attacker is not None:
                 procs["attacker"] = attacker.pid
             cpu0 = {name: cpu_seconds(pid) for name, pid in procs.items()}
+            received0 = json.loads(urllib.request.urlopen(url + "/api/state", timeout=10).read())["counts"]
             t0 = time.monotonic()
             for s in sims:
                 s.start()
@@ -492,8 +636,11 @@ def main() -> None:
                 probe.ping()
                 time.sleep(0.2)
             stop.set()
+            t_end = time.time()
             wall = time.monotonic() - t0
             cpu1 = {name: cpu_seconds(pid) for name, pid in procs.items()}
+            received1 = json.loads(urllib.request.urlopen(url + "/api/state", timeout=10).read())["counts"]
+            load_end = load()
             for s in sims:
                 s.join(5)
             actions = sum(s.actions for s in sims)
@@ -510,11 +657,13 @@ def main() -> None:
             state = json.loads(urllib.request.urlopen(url + "/api/state", timeout=10).read())
             print(f"inputs journaled: {actions} ({actions / wall:.1f}/s), results: {len(finished)} "
                   f"({len(finished) / wall * 60:.0f}/min), stored by the venue: {state['results']}, "
-                  f"page updates: {reader.events}")
+                  f"page updates: {reader.events}; the venue's counts: {state['counts']}")
             if missing:
                 stored = {(r["table"], r["game"]) for r in state["recent"]}
+                ends = [f"{t_end - finished[k]:.1f}" for k in missing[:5]]
                 print(f"results not seen in the page's stream: {len(missing)}: {missing[:5]}; "
-                      f"in the latest results now: {[k in stored for k in missing[:5]]}")
+                      f"in the latest results now: {[k in stored for k in missing[:5]]}; finished "
+                      f"{', '.join(ends)} s before the tables stopped")
                 for k in missing[:3] if relays else []:
                     r = relays[tables.index(k[0])]
                     print(f"  relay {k[0]}: acked {r._acked}, sent {r._sent}, in flight {len(r._inflight)}, "
@@ -532,6 +681,14 @@ def main() -> None:
             for name in procs:
                 share = (cpu1[name] - cpu0[name]) / wall * 100
                 print(f"cpu {name}: {share:.1f}% of one core")
+            taken = received1.get("received", 0) - received0.get("received", 0)
+            if taken:
+                per = (cpu1["venue"] - cpu0["venue"]) / taken * 1e6
+                json_us = json_round_trip_us()
+                print(f"venue CPU per message received: {per:.0f} us ({taken} messages, {taken / wall:.0f}/s; "
+                      f"serving the page included); baseline, one JSON round trip of an event: {json_us:.1f} us; "
+                      f"ratio x{per / json_us:.0f}")
+            print(f"at the end of the run: {load_end}")
             pb, pa = prober.samples["baseline"], prober.samples["attack"]
             if pb and pa:
                 print(f"page fetch (state every 0.1 s, page every 1 s): before: median {median(pb):.1f} ms, "
@@ -542,7 +699,8 @@ def main() -> None:
             if sampler.rss_kib:
                 rss = [k / 1024 for k in sampler.rss_kib]
                 print(f"venue RSS: start {rss[0]:.0f} MiB, max {max(rss):.0f} MiB, "
-                      f"end {sampler.rss_kib[-1] / 1024:.0f} MiB; threads max {max(sampler.threads)}")
+                      f"end {sampler.rss_kib[-1] / 1024:.0f} MiB; threads max {max(sampler.threads)}; "
+                      f"file descriptors max {max(sampler.fds)}")
             if attacker is not None:
                 out, _ = attacker.communicate(timeout=60)
                 print(f"attacker: {out.strip()}")

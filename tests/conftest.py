@@ -2,10 +2,12 @@
 
 The fast tier is every test under the folders in :data:`FAST_TIER` (the engines and
 sessions, the game contract's conformance, the hardware logic, the config checks and the
-command line) except those marked ``heavy`` or ``slow``. A new test in those folders is in
-the tier; mark it ``@pytest.mark.heavy`` when it draws screens, plays thousands of
-inputs or waits seconds in real time. Outside those folders nothing is even imported,
-which keeps collection short.
+command line, the architecture's and the game contract's checks) except those marked
+``heavy`` or ``slow``. A new test in those folders is in the tier; mark it
+``@pytest.mark.heavy`` when it draws screens, plays thousands of inputs or waits seconds
+in real time, and scale its numbers with ``tests/tier.py`` when it runs many cases (the
+conformance test's seeds, hypothesis's examples). Outside those folders nothing is even
+imported, which keeps collection short.
 """
 
 from __future__ import annotations
@@ -15,13 +17,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from tier import FAST_TIER_ENV
 
 from table.common import datafiles, i18n
 
 TESTS = Path(__file__).resolve().parent
-FAST_TIER = ("games", "play", "hardware", "common", "test_cli.py")
-# Read by tests that scale down in the fast tier (the conformance test plays fewer seeds).
-FAST_TIER_ENV = "TABLE_FAST_TIER"
+FAST_TIER = ("games", "play", "hardware", "common", "test_cli.py", "test_architecture.py", "test_no_game_names.py")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -5,27 +5,17 @@ asks the registered games through the contract (:mod:`table.games.contract`,
 
 from __future__ import annotations
 
-import importlib
 import io
 import re
 import tokenize
 from pathlib import Path
 
+from own_packages import all_own_folders, shared_files
+
+from table.common.pofile import read_po
 from table.games import games
 
 ROOT = Path(__file__).resolve().parent.parent / "table"
-
-
-def _own_folders() -> list[Path]:
-    """Each registered game's own packages: its engine's and its screen's."""
-    folders = []
-    for game in games().values():
-        for module in (type(game.engine).__module__, game.screen.partition(":")[0]):
-            found = importlib.import_module(module)
-            where = Path(found.__file__ or "")
-            # The package a module is in: the engine module's folder, the screen package itself.
-            folders.append(where.parent.resolve())
-    return folders
 
 
 def _names() -> re.Pattern[str]:
@@ -39,8 +29,12 @@ def _names() -> re.Pattern[str]:
 
 
 def _shared_modules() -> list[Path]:
-    own = _own_folders()
-    return sorted(p for p in ROOT.rglob("*.py") if not any(p.resolve().is_relative_to(f) for f in own))
+    return shared_files(ROOT)
+
+
+def _shared_data() -> list[Path]:
+    """The shared files that are not Python: catalogues, the venue's page and schema."""
+    return [p for p in shared_files(ROOT, "*") if p.is_file() and p.suffix not in (".py", ".pyc", ".mo")]
 
 
 def _named(path: Path, pattern: re.Pattern[str]) -> list[tuple[int, str]]:
@@ -54,7 +48,7 @@ def _named(path: Path, pattern: re.Pattern[str]) -> list[tuple[int, str]]:
 
 
 def test_every_game_has_its_own_packages_apart_from_the_shared_code() -> None:
-    own = _own_folders()
+    own = all_own_folders()
     assert len(own) == 2 * len(games()) >= 8
     assert all(f != ROOT / "games" and f != ROOT / "display" / "games" for f in own)
 
@@ -66,6 +60,28 @@ def test_no_shared_module_names_a_registered_game() -> None:
     found = [f"{path.relative_to(ROOT.parent)}:{line}: {name!r}" for path in modules
              for line, name in _named(path, pattern)]
     assert not found, "shared code names a game (ask the game's contract instead):\n" + "\n".join(found)
+
+
+def test_no_shared_catalogue_or_data_file_names_a_registered_game() -> None:
+    """The shared catalogue holds the shared words only (a game's words are in its own,
+    :attr:`table.games.contract.Game.catalogue`); the venue's page and schema ask the
+    results what was played."""
+    pattern = _names()
+    files = _shared_data()
+    assert {p.name for p in files} >= {"en.po", "de.po", "page.html", "schema.json"}
+    found = []
+    for path in files:
+        where = path.relative_to(ROOT.parent)
+        if path.suffix == ".po":
+            for entry in read_po(path):
+                for text in (entry.msgid, entry.plural or "", *entry.msgstr):
+                    if match := pattern.search(text):
+                        found.append(f"{where}: {entry.msgid!r}: {match.group(0)!r}")
+        else:
+            for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+                if match := pattern.search(line):
+                    found.append(f"{where}:{n}: {match.group(0)!r}")
+    assert not found, "a shared file names a game (move the words to the game's catalogue):\n" + "\n".join(found)
 
 
 def test_the_check_sees_a_game_named_in_a_string_or_a_docstring(tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ def _import(db: Path, specs: list[str]) -> int:
     """Add the finished games of tables' journals (``TABLE=JOURNAL``) to the venue's file."""
     from table.play.journal import JournalError, open_existing
     from table.venue import contract
-    from table.venue.follow import JournalFollower
+    from table.venue.follow import JournalFollower, UnreadableGame
     from table.venue.store import VenueStore
 
     store = VenueStore(db)
@@ -34,7 +34,11 @@ def _import(db: Path, specs: list[str]) -> int:
             try:
                 for game in follower.finished_games(0.0, follower.first_position(float("inf"))):
                     total += 1
-                    payload = follower.result_message(game).payload
+                    try:
+                        payload = follower.result_message(game).payload
+                    except UnreadableGame as exc:
+                        sys.stderr.write(f"{table}: game {game} of {path} left out: {exc}\n")
+                        continue
                     # The bounds a received result must keep (it may be old): the venue would set it aside.
                     problem = contract.stored_problem(payload, time.time())
                     if problem is not None:
@@ -49,6 +53,13 @@ def _import(db: Path, specs: list[str]) -> int:
     finally:
         store.close()
     return 0
+
+
+def _hours(value: Any) -> float:
+    hours = float(value)
+    if not 0 < hours <= 24 * 366:  # NaN fails too
+        raise SettingsError(f"hours must be more than 0 and at most a year's, not {value!r}")
+    return hours
 
 
 def cmd_venue(args: argparse.Namespace) -> int:
@@ -73,7 +84,7 @@ def cmd_venue(args: argparse.Namespace) -> int:
         ca_file=Path(values["ca_file"]) if values.get("ca_file") else None,
         http_host=str(values.get("http_host", "0.0.0.0")),
         http_port=port_of(values.get("http_port", 8080), "http_port"),
-        hours=float(values.get("hours", 12.0)),
+        hours=_hours(values.get("hours", 12.0)),
     )
 
     def ready(address: Any) -> None:

@@ -351,7 +351,11 @@ def toml_nesting_problem(text: str, limit: int = MAX_NESTING) -> str | None:
                 path = tuple(header)
                 if header_aot:
                     arrays_of_tables.add(path)
-                table_depth = 1 + len(path) + sum(path[:i] in arrays_of_tables for i in range(1, len(path) + 1))
+                # Too deep by its length alone: said before the arrays of tables on its
+                # path are counted, which takes time square in its length.
+                too_long = 1 + len(path) > limit
+                table_depth = 1 + len(path) + (0 if too_long else sum(
+                    path[:i] in arrays_of_tables for i in range(1, len(path) + 1)))
                 if table_depth > limit:
                     return _too_deep(text, m.start(), limit)
                 header = None

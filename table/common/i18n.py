@@ -1,9 +1,11 @@
 """The table's languages: every string a player sees or hears goes through gettext.
 
-The catalogues are ``table/common/locale/<lang>.po`` (English message ids, one catalogue per
-language); the wheel build compiles them to ``.mo`` beside them (``setup.py``), and an
-editable install, which has no build step, compiles a ``.po`` in memory the first time
-its language is used. The table speaks one language at a time: :func:`set_language`
+The shared words are in ``table/common/locale/<lang>.po`` (English message ids, one
+catalogue per language); each game brings its own words in a catalogue of its own
+(:func:`add_catalogue`, done for every registered game by ``table.games.contract.games``),
+consulted after the shared one. The wheel build compiles the catalogues to ``.mo`` beside
+them (``setup.py``), and an editable install, which has no build step, compiles a ``.po``
+in memory the first time its language is used. The table speaks one language at a time: :func:`set_language`
 switches it for the whole process (the lobby's language line, ``[table] language`` in
 table.toml), and every screen draws its text through :func:`_` at paint time, so a
 switch shows on the next frame. Screens that cache pictures include :func:`language`

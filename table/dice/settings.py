@@ -29,6 +29,10 @@ from table.dice.schema import knob, read_table, settings_fields
 SECTIONS = ("reader", "tray", "capture", "finder")
 """The tables of ``reader.toml``; ``[finder]`` holds :class:`DetectSettings`."""
 
+REMOVED = {("finder", "min_area"): "MIN_AREA", ("finder", "pip_area"): "PIP_AREA"}
+"""Keys that were settings once, and the die finder's constants they became (moving
+them changed nothing measurable; docs/dice-settings.md): refused with that said."""
+
 
 class ReaderSettingsError(TableError):
     """``dice/reader.toml`` has problems; ``problems`` lists them, one line each."""
@@ -145,6 +149,21 @@ class ReaderSettings:
     symbols_dir: Path = field(default_factory=symbols_home)
 
 
+def _without_removed(path: Path, section: str, table: Any, problems: list[str]) -> Any:
+    """``table`` without the keys that are no longer settings, one problem for each."""
+    if not isinstance(table, dict):
+        return table
+    kept = {}
+    for key, value in table.items():
+        constant = REMOVED.get((section, key))
+        if constant is None:
+            kept[key] = value
+        else:
+            problems.append(f"{path}: {section}.{key}: no longer a setting: it became the die finder's "
+                            f"constant {constant}, since changing it made no difference; remove the line")
+    return kept
+
+
 def settings_problems(path: Path) -> tuple[ReaderSettings, list[str]]:
     """The settings in ``path`` and every problem with them (defaults when the file is
     missing; the defaults and the problems when it has any)."""
@@ -163,7 +182,8 @@ def settings_problems(path: Path) -> tuple[ReaderSettings, list[str]]:
         if section not in SECTIONS:
             problems.append(f"{path}: {section}: unknown section{did_you_mean(section, SECTIONS)}")
         elif section == "finder":
-            finder = read_table(path, section, table, settings_fields(DetectSettings), problems)
+            finder = read_table(path, section, _without_removed(path, section, table, problems),
+                                settings_fields(DetectSettings), problems)
         else:
             values |= read_table(path, section, table, settings_fields(ReaderSettings, section), problems)
     settings = ReaderSettings(**values, finder=DetectSettings(**finder))

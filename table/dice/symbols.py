@@ -14,7 +14,7 @@ not exact.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,6 +26,9 @@ from table.common.errors import TableError
 from table.dice.detect import Box
 from table.dice.features import SIDE, canonical_crop
 from table.dice.pictures import f32
+
+Finder = Callable[[NDArray[np.uint8]], tuple[list[Box], float]]
+"""A die finder: a frame -> the die boxes in it and the typical die size."""
 
 RINGS = 14
 ANGLES = 72
@@ -134,8 +137,9 @@ def load_symbols(directory: Path, name: str) -> SymbolSet:
     return SymbolSet(name, names, sigs)
 
 
-def calibrate(name: str, shots: Iterable[tuple[str, NDArray[np.uint8]]], finder=None) -> SymbolSet:  # type: ignore[no-untyped-def]
-    """A symbol set from pictures: each ``(face, frame)`` adds every die found in the frame."""
+def calibrate(name: str, shots: Iterable[tuple[str, NDArray[np.uint8]]], finder: Finder | None = None) -> SymbolSet:
+    """A symbol set from pictures: each ``(face, frame)`` adds every die found in the frame
+    by ``finder`` (default: :func:`table.dice.detect.find_dice`)."""
     from table.dice.detect import find_dice
 
     find = finder or find_dice

@@ -12,12 +12,16 @@ from functools import lru_cache
 import pygame
 
 from table.display.theme import ACCENT, PANEL, Colour, Theme, note_cover, text, text_rect
+from table.display.theme import OneSize as OneSize
+from table.display.theme import one_size as one_size
 
 label = text
 """One line of text, cached (see :func:`table.display.theme.text`)."""
 
 label_rect = text_rect
 """Where :func:`label` would draw (see :func:`table.display.theme.text_rect`)."""
+
+# one_size / OneSize (re-exported above): a panel's lines shrunk together to one scale.
 
 
 VEIL_TILE = 256

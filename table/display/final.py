@@ -72,7 +72,7 @@ def _headline(rows: list[FinalRow]) -> str:
 
 def _why(session: Session, renderer: GameRenderer | None) -> str:
     if session.ended and not session.engine.is_over(session.state):
-        rnd = int(getattr(session.state, "round", 0) or 0)
+        rnd = int(session.state.round)  # every game state has one (GameState)
         return (_("Ended from the table menu in round {round}: the scores at that moment decide").format(round=rnd)
                 if rnd else _("Ended from the table menu: the scores at that moment decide"))
     outcome = session.outcome()
@@ -107,11 +107,14 @@ def final_parts(session: Session, theme: Theme, size: tuple[int, int], lit_at: f
         surface.fill(BACKGROUND)
         header = pygame.Rect(0, 0, w, theme.px(11))
         pygame.draw.rect(surface, PANEL, header)
+        # The header's two labels at one scale (the title takes two thirds at most).
+        head_fit = draw.one_size(theme, header, [(title, "large", True, w * 2 // 3),
+                                                 (early, "large", True, w // 3 - theme.px(6))])
         shown = draw.label(surface, theme, title, (theme.px(2), header.centery), "large", TEXT, "midleft", bold=True,
-                           max_width=w * 2 // 3, box=header)
+                           max_width=w * 2 // 3, box=header, fit=head_fit)
         if early:
             draw.label(surface, theme, early, (w - theme.px(2), header.centery), "large", ACCENT, "midright",
-                       bold=True, max_width=w - shown.right - theme.px(6), box=header)
+                       bold=True, max_width=w - shown.right - theme.px(6), box=header, fit=head_fit)
         draw.label(surface, theme, head, (w / 2, theme.px(20)), "title", head_colour, "center", bold=True,
                    max_width=w - theme.px(8))
         lines = draw.wrap(theme.font("large"), why, w - theme.px(12))[:2]
@@ -123,6 +126,18 @@ def final_parts(session: Session, theme: Theme, size: tuple[int, int], lit_at: f
         row_h = min(theme.px(11), (bottom - top) // max(1, len(rows)))
         row_w = min(w - theme.px(8), theme.px(max(120.0, 100 + wide)))
         left = (w - row_w) // 2
+        # Name, score and the game's own column side by side; without one the score sits right.
+        name_right = left + (theme.px(48) if wide else row_w * 55 // 100)
+        name_w = name_right - left - theme.px(14)
+        score_right = left + row_w - (theme.px(wide + 3) if wide else theme.px(3))
+        cell_w = left + row_w - score_right - theme.px(3)
+        table = pygame.Rect(left, top, row_w, max(1, len(rows)) * row_h)
+        # Every row's words at one scale: a long name or column shrinks the whole table alike.
+        fit = draw.one_size(theme, table, [
+            *((r.name, "large", True, name_w) for r in rows),
+            *((scores[r.station], "large", r.won, score_right - name_right) for r in rows),
+            *((d.words, "large", False, cell_w) for d in details.values() if d is not None and d.words is not None),
+        ])
         for k, r in enumerate(rows):
             colour = theme.station_colour(r.station)
             row = pygame.Rect(left, top + k * row_h, row_w, row_h - theme.px(1.2))
@@ -130,18 +145,18 @@ def final_parts(session: Session, theme: Theme, size: tuple[int, int], lit_at: f
                        theme.px(0.5))
             pygame.draw.rect(surface, colour, pygame.Rect(row.left, row.top, theme.px(1.5), row.height))
             draw.label(surface, theme, f"{r.rank}.", (row.left + theme.px(10), row.centery), "large",
-                       ACCENT if r.rank == 1 else TEXT, "midright", bold=True, box=row)
-            detail = details[r.station]
-            # Name, score and the game's own column side by side; without one the score sits right.
-            name_right = row.left + (theme.px(48) if wide else row_w * 55 // 100)
+                       ACCENT if r.rank == 1 else TEXT, "midright", bold=True, box=row, fit=fit)
             draw.label(surface, theme, r.name, (row.left + theme.px(13), row.centery), "large", colour, "midleft",
-                       bold=True, max_width=name_right - row.left - theme.px(14), box=row)
-            score_right = row.right - theme.px(wide + 3) if wide else row.right - theme.px(3)
+                       bold=True, max_width=name_w, box=row, fit=fit)
             draw.label(surface, theme, scores[r.station], (score_right, row.centery), "large", TEXT, "midright",
-                       bold=r.won, max_width=score_right - name_right, box=row)
-            if detail is not None:
-                detail.paint(surface, pygame.Rect(score_right + theme.px(2), row.top,
-                                                  row.right - score_right - theme.px(3), row.height))
+                       bold=r.won, max_width=score_right - name_right, box=row, fit=fit)
+            detail = details[r.station]
+            cell = pygame.Rect(score_right + theme.px(2), row.top, row.right - score_right - theme.px(3), row.height)
+            if detail is not None and detail.words is not None:
+                draw.label(surface, theme, detail.words, (cell.right, cell.centery), "large", TEXT_DIM, "midright",
+                           max_width=cell_w, box=cell, fit=fit)
+            elif detail is not None:
+                detail.paint(surface, cell)
 
     return [Part("final:ranking", whole(size), key, paint, base=True), note_part(theme, size, lit_at)]
 

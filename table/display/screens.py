@@ -108,7 +108,8 @@ def retimed(parts: list[Part], clock: Callable[[float], float]) -> list[Part]:
 
 
 def _game_title(name: str) -> str:
-    return str(registry()[name].title)
+    """``name``'s title in the language in force (a game's own catalogue may word it)."""
+    return _(str(registry()[name].title))
 
 
 def variant_name(game: str, variant: str) -> str:
@@ -218,6 +219,8 @@ class LobbyScreen(Screen):
     the game. The lines are the same whatever game is chosen, so a number of steps of
     the knob always reaches the same line: every game has a line of its own (a push
     chooses it), and a player option of one game shows as not applicable for the others.
+    The line under the games, "How to play", shows the chosen game's how-to-play card
+    (:class:`HowToPlayScreen`) until a push or a press.
 
     "Your name" takes the pushing station's knob for itself until its name is complete:
     a choice among the venue's names (``[table] names``), or three letters, each turned
@@ -229,7 +232,9 @@ class LobbyScreen(Screen):
     PLAYER_OPTIONS = "player options"
     """The place in :data:`LINES` of every lobby game's player options, one line each
     (``"option:NAME"``)."""
-    LINES = (GAMES, "variant", PLAYER_OPTIONS, "colour", "name", "language", "start")
+    HOW_TO_PLAY = "how to play"
+    """The line that shows the chosen game's how-to-play card (in the games' column)."""
+    LINES = (GAMES, HOW_TO_PLAY, "variant", PLAYER_OPTIONS, "colour", "name", "language", "start")
 
     def __init__(self, control: TableControl, theme: Theme, stations: int,
                  game_options: dict[str, dict[str, Any]] | None = None,
@@ -306,6 +311,8 @@ class LobbyScreen(Screen):
                     s.game = game
                     s.variant = registry()[game].variants[0]
                 self.message = ""
+            elif line == self.HOW_TO_PLAY:
+                self.control.push_screen(HowToPlayScreen(self.control, self.theme, s.game))
             elif line == "variant":
                 variants = registry()[s.game].variants
                 s.variant = variants[(variants.index(s.variant) + 1) % len(variants)]
@@ -402,6 +409,7 @@ class LobbyScreen(Screen):
         na = _("not for this game")
         values: dict[str, str] = {
             **{f"game:{g}": "" for g in self.games},
+            self.HOW_TO_PLAY: "",
             "variant": variant_name(s.game, s.variant),
             **{line: _(o.hint) if line in options else na for line, o in self._every_option.items()},
             "colour": _("push your knob to change your own colour"),
@@ -409,24 +417,25 @@ class LobbyScreen(Screen):
             "language": LANGUAGE_NAMES[language()],
             "start": _("Starting…") if self.starting else _("push to start"),
         }
-        labels = {**{f"game:{g}": _game_title(g) for g in self.games}, "variant": _("Variant"),
+        labels = {**{f"game:{g}": _game_title(g) for g in self.games}, self.HOW_TO_PLAY: _("How to play"),
+                  "variant": _("Variant"),
                   **{line: _(o.label) for line, o in self._every_option.items()},
                   "colour": _("Your colour"), "name": _("Your name"), "language": _("Language"),
                   "start": _("Start the game")}
-        # The games as a list on the left, the other lines on the right: both end above
-        # the station panels at 72 units.
+        # The games as a list on the left with "How to play" under them, the other lines
+        # on the right: both end above the station panels at 72 units.
         top = theme.px(15)
         row_h = theme.px(8)
         box_w = min(w - theme.px(8), theme.px(168))
         left_w = box_w * 9 // 25
         right_w = box_w - left_w - theme.px(2)
         x0 = (w - box_w) // 2
-        game_lines = [line for line in lines if line.startswith("game:")]
+        left = [line for line in lines if line.startswith("game:") or line == self.HOW_TO_PLAY]
         for i, line in enumerate(lines):
-            if line.startswith("game:"):
+            if line in left:
                 rect = pygame.Rect(x0, top + i * (row_h + theme.px(1)), left_w, row_h)
             else:
-                j = i - len(game_lines)
+                j = i - len(left)
                 rect = pygame.Rect(x0 + left_w + theme.px(2), top + j * (row_h + theme.px(1)), right_w, row_h)
             selected = i == min(self.cursor, len(lines) - 1)
             chosen = line == f"game:{s.game}"
@@ -436,7 +445,7 @@ class LobbyScreen(Screen):
                     line: str = line, chosen: bool = chosen, dim: bool = dim) -> None:
                 draw.panel(surface, rect, PANEL_LIGHT if selected or chosen else PANEL, theme.px(1.2),
                            ACCENT if selected else (GOOD if chosen else None), theme.px(0.5))
-                game = line.startswith("game:")
+                game = line.startswith("game:") or line == self.HOW_TO_PLAY
                 # The right column's values (hints) take three fifths of its width.
                 width = rect.width - theme.px(10) if game else rect.width * 2 // 5 - theme.px(4)
                 draw.label(surface, theme, labels[line], (rect.left + theme.px(3), rect.centery), "large",
@@ -445,6 +454,13 @@ class LobbyScreen(Screen):
                 if chosen:
                     # The chosen game: a dot on the right (the fonts lack a check mark).
                     pygame.draw.circle(surface, GOOD, (rect.right - theme.px(4), rect.centery), theme.px(1.6))
+                elif line == self.HOW_TO_PLAY:
+                    # A question mark in a ring: the card of the game with the dot.
+                    centre = (rect.right - theme.px(4), rect.centery)
+                    pygame.draw.circle(surface, ACCENT if selected else TEXT_DIM, centre, theme.px(2.2),
+                                       max(1, theme.px(0.4)))
+                    draw.label(surface, theme, "?", centre, "body", ACCENT if selected else TEXT_DIM, "center",
+                               bold=True, box=rect)
                 if values[line]:
                     draw.label(surface, theme, values[line], (rect.right - theme.px(3), rect.centery),
                                "large" if line in ("variant", "language") or game else "body",
@@ -478,15 +494,19 @@ class LobbyScreen(Screen):
                         hint: str = hint, heading: str = heading, editing: bool = entry is not None) -> None:
                 draw.panel(surface, rect, PANEL_LIGHT if joined else PANEL, theme.px(1.2), colour,
                            theme.px(0.6) if joined else theme.px(0.2))
+                room = pw - theme.px(4)
+                # The panel's three lines at one size: a long one shrinks them all alike.
+                fit = draw.one_size(theme, rect, [(heading, "body", True, room), (detail, "body", editing, room),
+                                                  (hint, "body", False, room)])
                 draw.label(surface, theme, heading,
                            (rect.left + theme.px(2), rect.top + theme.px(2)), "body", colour, bold=True,
-                           max_width=pw - theme.px(4), box=rect)
+                           max_width=room, box=rect, fit=fit)
                 if detail:
                     draw.label(surface, theme, detail, (rect.left + theme.px(2), rect.top + theme.px(8)),
-                               "body", ACCENT if editing else GOOD, bold=editing,
-                               max_width=pw - theme.px(4), box=rect)
+                               "body", ACCENT if editing else GOOD, bold=editing, max_width=room, box=rect,
+                               fit=fit)
                 draw.label(surface, theme, hint, (rect.left + theme.px(2), rect.bottom - theme.px(2)), "body",
-                           TEXT if joined else ACCENT, "bottomleft", max_width=pw - theme.px(4), box=rect)
+                           TEXT if joined else ACCENT, "bottomleft", max_width=room, box=rect, fit=fit)
 
             out.append(Part(f"lobby:station{st}", rect, (colour, joined, heading, detail, hint), station, base=True))
         footer = self.message or _("Turn any knob: choose a line · Push: change it · Button: join or leave")
@@ -497,7 +517,47 @@ class LobbyScreen(Screen):
                                         max_width=w - theme.px(6)), (footer, footer_colour),
                         lambda surface, t: draw.label(surface, theme, footer, at, "body", footer_colour, "center",
                                                       max_width=w - theme.px(6)), base=True))
+        if self.starting:  # over everything, the footer too
+            # The starting push answered big, readable across the room, until the game shows.
+            box = draw.dialog_box(size, theme, 120, 24)
+            starting = _("{game} starts…").format(game=_game_title(s.game))
+
+            def banner(surface: pygame.Surface, t: float, box: pygame.Rect = box, words: str = starting) -> None:
+                draw.panel(surface, box, PANEL, theme.px(2), ACCENT, theme.px(0.8))
+                draw.label(surface, theme, words, box.center, "title", ACCENT, "center", bold=True,
+                           max_width=box.width - theme.px(8), box=box)
+
+            # The lobby darkened under it: its lines no longer take a push.
+            out.append(Part("lobby:starting-veil", whole(size), None,
+                            lambda surface, t: draw.veil(surface, surface.get_rect(), 200), base=True))
+            out.append(Part("lobby:starting", box, starting, banner, base=True))
         return out
+
+
+class HowToPlayScreen(Screen):
+    """``game``'s how-to-play card over the whole screen (:mod:`table.display.howto`),
+    opened from the lobby; a push or a press from any station goes back to the lobby
+    (a turn does nothing: the card is read, not browsed)."""
+
+    def __init__(self, control: TableControl, theme: Theme, game: str) -> None:
+        self.control = control
+        self.theme = theme
+        self.game = game
+
+    def handle(self, action: Action) -> None:
+        if action.kind in ("push", "press"):
+            self.control.pop_screen()
+
+    def parts(self, size: tuple[int, int], now: float) -> list[Part]:
+        theme = self.theme
+        note = _("Push or press: back to the menu")
+        # In the band above the card, where the attract loop writes its title.
+        at = (size[0] / 2, theme.px(7))
+        where = draw.label_rect(theme, note, at, "large", TEXT_DIM, "center", max_width=size[0] - theme.px(8))
+        return [*howto.card_parts(self.game, theme, size),
+                Part("howto:back", where, (note, size),
+                     lambda s, t: draw.label(s, theme, note, at, "large", TEXT_DIM, "center",
+                                             max_width=size[0] - theme.px(8)))]
 
 
 def player_theme(theme: Theme, session: Session) -> Theme:

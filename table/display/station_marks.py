@@ -7,7 +7,9 @@ by the table loop over whatever screen shows:
 * :func:`press_flash` - a short bar in the station's colour along its share of the
   edge, fading out over :data:`FLASH_S`: the press was taken.
 * :func:`hold_ring` - a ring in the station's colour that fills while the knob is held,
-  full when the long push opens the table menu (``seconds`` after it went down).
+  full when the long push opens the table menu (``seconds`` after it went down); a
+  station that does not play the game on screen gets it in the middle instead
+  (:func:`middle_ring_rect`).
 """
 
 from __future__ import annotations
@@ -63,10 +65,10 @@ def press_flash(theme: Theme, size: tuple[int, int], station: int, stations: int
 
 def hold_ring_rect(theme: Theme, size: tuple[int, int], station: int, stations: int) -> pygame.Rect:
     """Where ``station``'s ring shows: above the right end of its share of the bottom
-    edge (a panel's middle holds its words)."""
+    edge (a panel's middle holds its words), clear of the panel's border."""
     slot = station_slot(theme, size, station, stations)
     d = theme.px(9)
-    return pygame.Rect(slot.right - d - theme.px(3), slot.top - d - theme.px(1.5), d, d)
+    return pygame.Rect(slot.right - d - theme.px(4), slot.top - d - theme.px(3), d, d)
 
 
 def ring_progress(down_at: float, seconds: float, now: float) -> int:
@@ -76,10 +78,19 @@ def ring_progress(down_at: float, seconds: float, now: float) -> int:
     return max(0, min(RING_STEPS, int(RING_STEPS * (now - down_at) / seconds)))
 
 
+def middle_ring_rect(theme: Theme, size: tuple[int, int]) -> pygame.Rect:
+    """Where the ring of a station that does not play shows: the middle of the screen. A
+    game's panels share the bottom edge among its players only, so a seat's share of it
+    may lie in another player's panel, where the ring would read as that player's."""
+    d = theme.px(14)
+    return pygame.Rect(size[0] // 2 - d // 2, size[1] // 2 - d // 2, d, d)
+
+
 def hold_ring(theme: Theme, size: tuple[int, int], station: int, stations: int, colour: Colour,
-              down_at: float, seconds: float, name: int | None = None) -> Part:
-    """The ring of ``station``'s knob held since clock time ``down_at``; full ``seconds`` later."""
-    rect = hold_ring_rect(theme, size, station, stations)
+              down_at: float, seconds: float, name: int | None = None, rect: pygame.Rect | None = None) -> Part:
+    """The ring of ``station``'s knob held since clock time ``down_at``; full ``seconds`` later
+    (at ``rect`` if given, else at :func:`hold_ring_rect`)."""
+    rect = rect if rect is not None else hold_ring_rect(theme, size, station, stations)
 
     def paint(surface: pygame.Surface, now: float) -> None:
         steps = ring_progress(down_at, seconds, now)

@@ -6,8 +6,9 @@ The fonts are pygame's bundled default font, so nothing is downloaded.
 
 from __future__ import annotations
 
+import math
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
@@ -103,10 +104,15 @@ class Theme:
     def px(self, units: float) -> int:
         return max(1, round(units * self.unit))
 
-    def font(self, size: str, bold: bool = False) -> pygame.font.Font:
+    def font(self, size: str, bold: bool = False, scale: float = 1.0) -> pygame.font.Font:
+        """The font of type ``size``; ``scale`` below 1: the same face at that part of its
+        size (a panel's one scale, see :func:`one_size`), in whole pixels."""
+        return _font(max(1, int(self.font_px(size) * scale + 1e-9)), bold)
+
+    def font_px(self, size: str) -> int:
+        """The pixel size of type ``size`` at this display height."""
         # pygame's default font renders small for its nominal size, hence the factors.
-        scale = {"huge": 22.0, "title": 9.0, "large": 6.5, "body": 5.0, "small": 3.6}[size]
-        return _font(self.px(scale), bold)
+        return self.px({"huge": 22.0, "title": 9.0, "large": 6.5, "body": 5.0, "small": 3.6}[size])
 
     def station_colour(self, station: int) -> Colour:
         return self.colours[station % len(self.colours)]
@@ -170,13 +176,14 @@ version also kept the full-size line it came from, which outlived the line cache
 eviction and grew an evening's memory by tens of megabytes."""
 
 
-def rendered(message: str, size: str, colour: Colour, bold: bool, height: int) -> pygame.Surface:
-    """One line of text for a display ``height`` pixels high (cached; do not draw on it)."""
-    key = (message, size, colour, bold, height)
+def rendered(message: str, size: str, colour: Colour, bold: bool, height: int, scale: float = 1.0) -> pygame.Surface:
+    """One line of text for a display ``height`` pixels high, at ``scale`` of its type
+    size (cached; do not draw on it)."""
+    key = (message, size, colour, bold, height, scale)
     img = _lines.get(key)
     if img is not None:
         return img
-    img = _shape(message, size, bold, height).copy()
+    img = _shape(message, size, bold, height, scale).copy()
     # An antialiased line is its colour everywhere with the glyphs' coverage as alpha, so
     # adding the colour to the black rendering gives exactly what rendering in that
     # colour gives: a line is rendered once per string and size, whatever its colours
@@ -186,20 +193,65 @@ def rendered(message: str, size: str, colour: Colour, bold: bool, height: int) -
     return img
 
 
-def _shape(message: str, size: str, bold: bool, height: int) -> pygame.Surface:
+def _shape(message: str, size: str, bold: bool, height: int, scale: float = 1.0) -> pygame.Surface:
     """One line rendered in black (cached, bounded like the coloured lines)."""
-    key = (message, size, bold, height)
+    key = (message, size, bold, height, scale)
     img = _shapes.get(key)
     if img is not None:
         return img
     try:
-        img = Theme(1, height).font(size, bold).render(message, True, (0, 0, 0))
+        img = Theme(1, height).font(size, bold, scale).render(message, True, (0, 0, 0))
     except pygame.error:
         # pygame.quit() in between made the cached fonts invalid: open them again.
         _font.cache_clear()
-        img = Theme(1, height).font(size, bold).render(message, True, (0, 0, 0))
+        img = Theme(1, height).font(size, bold, scale).render(message, True, (0, 0, 0))
     _shapes.put(key, img)
     return img
+
+
+@dataclass(frozen=True)
+class OneSize:
+    """The one scale at which every line of a panel is drawn (see :func:`one_size`)."""
+
+    scale: float
+    """1: full size; below 1, every line of the panel shrinks by this factor."""
+    panel: tuple[int, int, int, int]
+    """The panel the lines belong to (what the text-fit test groups them by)."""
+
+
+Line = tuple[str, str, bool, int | None]
+"""A line as :func:`one_size` measures it: ``(message, size, bold, max_width)``."""
+
+
+def one_size(theme: Theme, panel: pygame.Rect, lines: Iterable[Line]) -> OneSize:
+    """The largest scale (at most 1) at which each of ``lines`` fits its own
+    ``max_width``: the panel's lines drawn with it (``text(..., fit=...)``) keep their
+    sizes in proportion, so two labels side by side never end at two sizes because one
+    is a longer word. A line without a width does not constrain the scale.
+
+    The lines are drawn in the same face at the smaller size, not scaled pictures of
+    the full-size lines: strokes stay crisp and keep their contrast."""
+    measured = [line for line in lines if line[3] is not None and line[3] > 0 and line[0]]
+    scale = 1.0
+    for message, size, bold, max_width in measured:
+        width = _shape(message, size, bold, theme.height).get_width()
+        assert max_width is not None
+        if width > max_width:
+            scale = min(scale, max_width / width)
+    scale = _step(scale)
+    # A face at a smaller size is not exactly a scaled picture of it: step down until
+    # every line fits (a few steps at most).
+    for _attempt in range(40):
+        if scale >= 1.0 or all(_shape(m, sz, b, theme.height, scale).get_width() <= (w or 0)
+                               for m, sz, b, w in measured):
+            break
+        scale = _step(scale - 0.01)
+    return OneSize(scale, (panel.x, panel.y, panel.width, panel.height))
+
+
+def _step(scale: float) -> float:
+    """``scale`` rounded down to a step the caches can key on."""
+    return min(1.0, max(0.05, math.floor(scale * 1000) / 1000))
 
 
 def text(
@@ -213,16 +265,21 @@ def text(
     bold: bool = False,
     max_width: int | None = None,
     box: pygame.Rect | None = None,
+    fit: OneSize | None = None,
 ) -> pygame.Rect:
     """Draw ``message`` with its ``anchor`` point (a ``pygame.Rect`` attribute) at ``pos``,
     shrunk to ``max_width`` pixels if it is wider.
+
+    ``fit``: the scale of the panel the line belongs to (:func:`one_size`), so that its
+    lines shrink together, not one by one; ``max_width`` still holds (a line measured
+    for the panel never needs it).
 
     ``box`` is the rectangle the line belongs in (a panel, a row); without one, the
     surface. Drawing never depends on it: it is what :func:`record_text` hands to a
     recorder, so the text-fit test can tell a line that runs out of its box.
 
     Rendered lines are cached (rendering text is the costliest part of most frames)."""
-    img = _fitted(message, size, colour, bold, theme.height, max_width)
+    img = _fitted(message, size, colour, bold, theme.height, max_width, fit.scale if fit is not None else 1.0)
     rect = img.get_rect(**{anchor: (round(pos[0]), round(pos[1]))})
     surface.blit(img, rect)
     note_text(rect, message)
@@ -231,7 +288,8 @@ def text(
         for recorder in _recorders:
             recorder(TextDrawn(message, ink, box, surface.get_clip(), surface.get_rect(), size,
                                img.get_height() / max(1, rendered(message, size, colour, bold, theme.height)
-                                                      .get_height()), colour, img, rect.topleft))
+                                                      .get_height()), colour, img, rect.topleft,
+                               fit.panel if fit is not None else None))
     return rect
 
 
@@ -241,7 +299,8 @@ class TextDrawn:
     ``box`` the rectangle it was given (``None``: none given), ``clip`` and ``surface``
     the surface's clip and extent then, ``scale`` how far it was shrunk to fit (1: not),
     ``colour`` the colour asked for, ``image`` the picture blitted (do not draw on it) at
-    ``topleft``: the contrast test reads the glyphs' coverage from it."""
+    ``topleft``: the contrast test reads the glyphs' coverage from it; ``panel`` the panel
+    whose common scale it shares, if any."""
 
     message: str
     ink: pygame.Rect
@@ -253,6 +312,8 @@ class TextDrawn:
     colour: Colour = TEXT
     image: pygame.Surface | None = None
     topleft: tuple[int, int] = (0, 0)
+    panel: tuple[int, int, int, int] | None = None
+    """The panel whose one scale it was drawn at (:func:`one_size`), if any."""
 
 
 _recorders: list[Callable[[TextDrawn], None]] = []
@@ -268,16 +329,19 @@ def record_text(recorder: Callable[[TextDrawn], None]) -> Iterator[None]:
         _recorders.remove(recorder)
 
 
-def _fitted(message: str, size: str, colour: Colour, bold: bool, height: int, max_width: int | None) -> pygame.Surface:
-    img = rendered(message, size, colour, bold, height)
+def _fitted(message: str, size: str, colour: Colour, bold: bool, height: int, max_width: int | None,
+            scale: float = 1.0) -> pygame.Surface:
+    # A panel's one scale (see one_size): the face at that size, so every line of one
+    # type size in the panel is the same height.
+    img = rendered(message, size, colour, bold, height, _step(scale) if scale < 1.0 else 1.0)
     if max_width is not None and img.get_width() > max_width > 0:
         # Shrunk lines are cached too, under their own key (which fixes the picture):
         # a frame never rescales.
-        key = (message, size, colour, bold, height, max_width)
+        key = (message, size, colour, bold, height, max_width, scale)
         small = _shrunk.get(key)
         if small is None:
-            scale = max_width / img.get_width()
-            small = pygame.transform.smoothscale(img, (max_width, max(1, int(img.get_height() * scale))))
+            factor = max_width / img.get_width()
+            small = pygame.transform.smoothscale(img, (max_width, max(1, int(img.get_height() * factor))))
             _shrunk.put(key, small)
         return small
     return img
@@ -293,9 +357,10 @@ def text_rect(
     bold: bool = False,
     max_width: int | None = None,
     box: pygame.Rect | None = None,
+    fit: OneSize | None = None,
 ) -> pygame.Rect:
     """The rect :func:`text` with the same arguments draws into (nothing is drawn)."""
-    img = _fitted(message, size, colour, bold, theme.height, max_width)
+    img = _fitted(message, size, colour, bold, theme.height, max_width, fit.scale if fit is not None else 1.0)
     return img.get_rect(**{anchor: (round(pos[0]), round(pos[1]))})
 
 

@@ -130,8 +130,10 @@ class Game:
       ``table check-config``.
     * ``commands``: ``"module:FUNCTION"`` that adds the game's own subcommands to the
       table's command line (``FUNCTION(subparsers)``, like a module of ``table.commands``).
-    * ``catalogue``: a package holding ``locale/<lang>.po`` with the game's own words
-      (consulted after the table's catalogue); ``None`` when the table's has them.
+    * ``catalogue``: a package holding ``locale/<lang>.po`` (or the compiled ``.mo``) with
+      the game's own words: every message marked in its engine's and its screen's
+      packages (consulted after the table's catalogue, which holds the shared words
+      only); ``None`` for a game without words of its own.
     * ``lobby_order``: where the game stands in the lobby's list (lower first; the first
       is the one the lobby offers first); ties go by name.
     * ``secret_knob``: players set a secret with the knob (the station's own view holds

@@ -69,6 +69,8 @@ _OLD_DIGITS = re.compile(rb"[0-9A-F]{2}")
 # the only spelling of a number the bridge sends: no sign on 0, no leading zeros, no
 # "+", "_" or spaces (which int() would accept), at most 19 digits (a 64-bit clock)
 _NUMBER = re.compile(r"0|-?[1-9][0-9]{0,18}")
+# a firmware's name in HELLO ("table-bridge-3.0"): one token of letters, digits and ._+-
+_FIRMWARE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,39}")
 
 
 class MalformedLine(ValueError):
@@ -213,6 +215,8 @@ def parse_report(line: bytes, stations: int) -> Report:
     f = msg.fields
     verb = msg.verb
     if verb == "HELLO":
+        if not _FIRMWARE.fullmatch(f[1]):
+            raise MalformedLine("bad_name")
         return Report(verb, (number(f[0], 0), number(f[2], 0, 16)), f[1])
     if verb == "E":
         return Report(verb, (), " ".join(f))

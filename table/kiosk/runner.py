@@ -31,7 +31,7 @@ from table.loop.outputs import draw_led_hourglass
 from table.play.journal import Journal
 
 if TYPE_CHECKING:
-    from table.loop.app import Output
+    from table.display.output import Output
 
 log = logging.getLogger("table.run")
 
@@ -439,11 +439,9 @@ class Runner:
         game_now = self.table.game_time(now)
         for output in self.table.outputs:
             # Outputs keep game time; their next update is as far from now on the clock.
-            next_update = getattr(output, "next_update", None)
-            if next_update is not None:
-                t = next_update(game_now)
-                if t is not None:
-                    times.append(now + (t - game_now))
+            t = output.next_update(game_now)
+            if t is not None:
+                times.append(now + (t - game_now))
         if self.sim and any(state == "blink" for state in self.sim_stations.leds.values()):
             times.append(math.floor(now * 4 + 1) / 4)  # the simulated button LEDs blink at 2 Hz
         return min(times)

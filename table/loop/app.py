@@ -28,8 +28,9 @@ from table.common.config import TableConfig
 from table.common.i18n import language, set_language
 from table.display.games import preparations
 from table.display.layers import Composer, Part
+from table.display.output import Output
 from table.display.screens import AttractScreen, GameScreen, LobbyScreen, PausedScreen, Screen, player_theme
-from table.display.station_marks import FLASH_S, hold_ring, press_flash
+from table.display.station_marks import FLASH_S, hold_ring, middle_ring_rect, press_flash
 from table.display.theme import Theme
 from table.games.base import TICK, Action, GameSetup
 from table.play.journal import Journal
@@ -59,16 +60,6 @@ class HeldPushes(Protocol):
     def pushes_held(self) -> Mapping[int, float]:
         """Station: the table time its knob went down, for knobs held now."""
         ...
-
-
-class Output(Protocol):
-    """Something the table drives from the game: button LEDs, hourglass, sounds."""
-
-    def update(self, session: Session | None, now: float) -> None:
-        """Follow the game: ``now`` is the game's table time (seconds since its start)."""
-        ...
-
-    def close(self) -> None: ...
 
 
 @dataclass
@@ -222,21 +213,17 @@ class Table:
             if action.kind == "press" and action.station is not None:
                 self.press_counted(action.station, action.t)
             for output in list(self.outputs):
-                on_input = getattr(output, "on_input", None)
-                if on_input is not None:
-                    self._guard(output, on_input, session, at)
+                self._guard(output, output.on_input, session, at)
             if session.is_over():
                 self._finish()
         return changed
 
     def press_counted(self, station: int, t: float) -> None:
-        """Flash ``station`` for its press at clock time ``t``: its button LED (outputs
-        with ``on_press``) and its place on the screen."""
+        """Flash ``station`` for its press at clock time ``t``: its button LED (each
+        output's ``on_press``) and its place on the screen."""
         self._flashes[station] = t
         for output in list(self.outputs):
-            on_press = getattr(output, "on_press", None)
-            if on_press is not None:
-                self._guard(output, on_press, station, self.game_time(t))
+            self._guard(output, output.on_press, station, self.game_time(t))
 
     def _guard(self, output: Output, method: Callable[..., None], *args: object) -> None:
         """Run an output's method; an output that fails is logged once and dropped,
@@ -440,8 +427,10 @@ class Table:
         if self._session is not None and isinstance(self.screens[-1], (GameScreen, PausedScreen)):
             for s, down in sorted(self.pushes_held().items()):
                 if 0 <= s < n:
+                    # Someone who does not play has no panel: the middle, not a player's panel.
+                    where = None if s in players else middle_ring_rect(self.theme, size)
                     out.append(hold_ring(self.theme, size, *place(s), self._station_colour(s), down,
-                                         self.long_push_s, name=s))
+                                         self.long_push_s, name=s, rect=where))
         return out
 
     def _journal_warning(self, fault: str) -> Part:

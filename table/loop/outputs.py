@@ -26,6 +26,7 @@ import queue
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from table.display.output import Output
 from table.games.base import Action
 from table.hardware.hourglass import Flash, HourglassState, hourglass_frame
 from table.hardware.interfaces import (
@@ -104,7 +105,7 @@ def _callers(session: Session | None) -> list[int]:
     return [int(c) for c in callers] if isinstance(callers, list) and len(callers) == 1 else []
 
 
-class ButtonLeds:
+class ButtonLeds(Output):
     """Blink the buttons of the stations that may act; arm only those for presses.
 
     Outside a game (menu, attract mode) every button may be pressed and all LEDs glow.
@@ -197,7 +198,7 @@ def hourglass_state(session: Session | None, now: float, colours: Sequence[RGB],
     return state, game_now
 
 
-class HourglassOutput:
+class HourglassOutput(Output):
     """Drive an LED hourglass from the game; a station's press flashes its colour."""
 
     def __init__(self, hourglass: Hourglass, colours: Sequence[RGB], max_fps: float = 50.0) -> None:
@@ -276,7 +277,7 @@ def station_lines(session: Session | None, station: int) -> list[tuple[str, str]
     return lines or name
 
 
-class StationScreens:
+class StationScreens(Output):
     """Each station display follows its own station's view, redrawn when the game's
     state (or the pause, or the language) changed and sent only when the picture did."""
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pygame
@@ -19,7 +20,14 @@ from table.display.final import final_parts
 from table.display.games import RenderContext, renderers
 from table.display.howto import card_parts
 from table.display.layers import paint_all
-from table.display.screens import AttractScreen, LeaveKioskScreen, PausedScreen, TableMenuScreen, player_theme
+from table.display.screens import (
+    AttractScreen,
+    HowToPlayScreen,
+    LeaveKioskScreen,
+    PausedScreen,
+    TableMenuScreen,
+    player_theme,
+)
 from table.display.theme import Theme, note_cover
 from table.games import lobby_games, registry
 from table.games.base import Action, GameSetup
@@ -30,6 +38,16 @@ from table.play.session import Session
 Snapshot = Callable[[pygame.Surface], None]
 
 NAMES = ("Ada", "Ben", "Cleo", "Dan")
+
+
+@dataclass
+class HeldKnobs(ScriptedInputs):
+    """Scripted inputs that also tell which knobs are held down (the hold ring's pictures)."""
+
+    held: dict[int, float] = field(default_factory=dict)
+
+    def pushes_held(self) -> dict[int, float]:
+        return dict(self.held)
 
 
 def _final_draw(table: Table, now: float) -> None:
@@ -50,9 +68,9 @@ def shell_moments(stations: int = 4) -> Iterator[tuple[str, Snapshot]]:
     played is the one the lobby offers first."""
     first = lobby_games()[0]
 
-    def table_at(surface: pygame.Surface) -> tuple[Table, VirtualClock, ScriptedInputs]:
+    def table_at(surface: pygame.Surface) -> tuple[Table, VirtualClock, HeldKnobs]:
         clock = VirtualClock(100.0)
-        inputs = ScriptedInputs()
+        inputs = HeldKnobs()
         # The table takes its language from the config: keep the one the pictures are made in.
         # Celebrations are left out: a still picture shows the screen, not a moment's frame.
         table = Table(TableConfig(stations=stations, language=language(), display=DisplayConfig(celebrations=False)),
@@ -87,6 +105,36 @@ def shell_moments(stations: int = 4) -> Iterator[tuple[str, Snapshot]]:
         go(table, clock, inputs, spell, 1.5)
         _final_draw(table, clock.now)
 
+    def lobby_card(surface: pygame.Surface) -> None:
+        """The lobby's "How to play" line pushed: the chosen game's card."""
+        table, clock, inputs = table_at(surface)
+        line = table.lobby._lines().index(table.lobby.HOW_TO_PLAY)
+        go(table, clock, inputs, [Action("turn", 0.1, 1, {"delta": line}), Action("push", 0.2, 1)], 0.5)
+        assert isinstance(table.screens[-1], HowToPlayScreen)
+        _final_draw(table, clock.now)
+
+    def lobby_starting(surface: pygame.Surface) -> None:
+        """The frame that answers the push on "Start the game", before the game is built."""
+        table, clock, inputs = table_at(surface)
+        joins = [Action("press", 0.1, 0), Action("press", 0.2, 1), Action("press", 0.3, 2)]
+        start = table.lobby._lines().index("start")
+        go(table, clock, inputs, [*joins, Action("turn", 0.4, 0, {"delta": start})], 0.6)
+        inputs.add(Action("push", clock.now + 0.001, 0))
+        clock.advance(1 / 30)
+        table.step(clock.now)
+        assert table.session is None and table.lobby.starting
+        _final_draw(table, clock.now)
+
+    def hold_ring(surface: pygame.Surface) -> None:
+        """A game of three at a four-station table: Ben holds his knob (his ring fills on his
+        panel), and so does station 4, who does not play (its ring shows in the middle)."""
+        table, clock, inputs = table_at(surface)
+        table.start_game(GameSetup(first, stations=(0, 1, 2), names=NAMES[:3]))
+        go(table, clock, inputs, [], 8.0)
+        inputs.held = {1: clock.now - 1.2, 3: clock.now - 0.6}
+        go(table, clock, inputs, [], 0.1)
+        _final_draw(table, clock.now)
+
     def menu_choice(surface: pygame.Surface, steps: int, expect: type) -> None:
         """A game with a press made, the table menu opened and one line pushed."""
         table, clock, inputs = table_at(surface)
@@ -117,6 +165,9 @@ def shell_moments(stations: int = 4) -> Iterator[tuple[str, Snapshot]]:
 
     yield "menu", lobby
     yield "menu-name", lobby_name
+    yield "menu-how-to-play", lobby_card
+    yield "menu-starting", lobby_starting
+    yield "hold-ring", hold_ring
     yield "table-menu", menu
     yield "paused", paused
     yield "attract", attract

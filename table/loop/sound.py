@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from table.display.output import Output
+
 log = logging.getLogger(__name__)
 
 RATE = 22050
@@ -133,7 +135,7 @@ def open_mixer() -> str:
     return "dummy"
 
 
-class SoundOutput:
+class SoundOutput(Output):
     """Plays the table's sounds through pygame.mixer (an Output for the table loop)."""
 
     def __init__(self, volume: float = 0.6, enabled: bool = True) -> None:

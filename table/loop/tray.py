@@ -24,6 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from table.display.output import Output
 from table.games.base import Action
 from table.play.session import Session
 
@@ -36,7 +37,7 @@ def _throw_key(session: Session, view: dict[str, Any]) -> tuple[Any, ...]:
             tuple(view.get("tray") or ()), view.get("tray_problem"))
 
 
-class TrayWatcher:
+class TrayWatcher(Output):
     """Reads the tray for the games (an input source and an output of the table loop).
 
     ``open_source`` opens the camera (``table.dice.capture.open_source``); ``read``

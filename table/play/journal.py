@@ -83,6 +83,21 @@ class JournalError(TableError):
     """The journal file cannot be used (not a journal, unreadable, wrong version, in use)."""
 
 
+class JournalForeign(JournalError):
+    """A table journal whose schema holds something the table never creates (a trigger,
+    a view, an index or a table of somebody else's, or one of its own defined otherwise).
+
+    Never used as it is: ``table replay`` and ``table play`` refuse it, the daemon sets it
+    aside unchanged and starts a new journal (:mod:`table.play.journal_open`). ``what``
+    says what it holds, without the file's name.
+    """
+
+    def __init__(self, path: Path, what: str) -> None:
+        super().__init__(f"{path} is not a journal as the table writes it ({what}), so it is not used; "
+                         "it was not changed")
+        self.what = what
+
+
 class JournalBusy(JournalError):
     """Another table daemon holds the journal's lock, or another program keeps it locked."""
 
@@ -250,6 +265,8 @@ class Journal:
         objects = dict(self._db.execute("SELECT name, type FROM sqlite_master"))
         odd = [n for n in ("meta", "games", "actions", "damaged") if objects.get(n, "table") != "table"]
         if odd:
+            if "meta" in tables:  # the table's own file with something else in its place
+                raise JournalForeign(self.path, f"'{odd[0]}' is a {objects[odd[0]]}, not a table")
             raise JournalError(f"{self.path} is not a table journal ('{odd[0]}' is a {objects[odd[0]]}, "
                                "not a table); it was not changed")
         self._check_objects()
@@ -283,13 +300,9 @@ class Journal:
                 continue
             own = _OWN_OBJECTS.get(str(name))
             if own is None:
-                raise JournalError(f"{self.path} is not a journal as the table writes it (it holds the {kind} "
-                                   f"'{name}', which the table never creates), so it is not used; "
-                                   "it was not changed")
+                raise JournalForeign(self.path, f"it holds the {kind} '{name}', which the table never creates")
             if own != (str(kind), _folded(sql)):
-                raise JournalError(f"{self.path} is not a journal as the table writes it (its {kind} '{name}' "
-                                   "is not defined the way the table defines it), so it is not used; "
-                                   "it was not changed")
+                raise JournalForeign(self.path, f"its {kind} '{name}' is not defined the way the table defines it")
 
     def _check_columns(self) -> None:
         try:

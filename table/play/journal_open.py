@@ -18,6 +18,11 @@
    file that SQLite reports corrupt (``PRAGMA quick_check``, or an open that says
    "malformed"/"not a database" for an SQLite file) is renamed aside, and whatever
    games can still be read from it are copied into the new journal.
+   With ``foreign="aside"`` (the daemon's choice), a table journal whose schema holds
+   something the table never creates (:class:`table.play.journal.JournalForeign`: a
+   trigger, a view, an index or a table of somebody else's) is renamed aside unchanged
+   as ``<name>.foreign-<UTC time>`` and a new journal is started: nothing of it is used,
+   nothing in it is deleted. ``table play`` keeps the default, ``"refuse"``.
 6. The log (and ``Journal.start_report``) says how many games and actions the journal
    holds and what was set aside.
 """
@@ -41,6 +46,7 @@ from table.play.journal import (
     JournalBusy,
     JournalError,
     JournalFault,
+    JournalForeign,
     _ro_uri,
     check_regular_file,
     fault_sentence,
@@ -178,13 +184,13 @@ def _header_candidates(header: bytes) -> list[bytes]:
 
 
 # -- setting a damaged journal aside -----------------------------------------------------------
-def _aside_name(p: Path) -> Path:
+def _aside_name(p: Path, kind: str = "damaged") -> Path:
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-    aside = p.with_name(f"{p.name}.damaged-{stamp}")
+    aside = p.with_name(f"{p.name}.{kind}-{stamp}")
     n = 1
     while os.path.lexists(aside):
         n += 1
-        aside = p.with_name(f"{p.name}.damaged-{stamp}-{n}")
+        aside = p.with_name(f"{p.name}.{kind}-{stamp}-{n}")
     return aside
 
 
@@ -209,9 +215,9 @@ def copy_aside(p: Path) -> Path:
     return aside
 
 
-def move_aside(p: Path) -> Path:
-    """Rename the journal (a regular file only) with its ``-wal``/``-shm`` aside."""
-    aside = _aside_name(p)
+def move_aside(p: Path, kind: str = "damaged") -> Path:
+    """Rename the journal (a regular file only) with its ``-wal``/``-shm`` to ``<name>.<kind>-<UTC time>``."""
+    aside = _aside_name(p, kind)
     for suffix, f in _companions(p):
         os.replace(f, Path(str(aside) + suffix))
     return aside
@@ -390,20 +396,24 @@ def check_journal_path(path: str | Path, *, create_folder: bool = False) -> Path
 
 
 def open_daemon_journal(path: str | Path, *, create_folder: bool = False, wait_s: float = 30.0,
-                        on_wait: Callable[[str], object] | None = None) -> Journal:
+                        on_wait: Callable[[str], object] | None = None, foreign: str = "refuse") -> Journal:
     """Open ``path`` as the daemon's journal (see the module docstring).
 
     Raises :class:`JournalError` with one sentence for what a person must fix (not a
-    file, somebody else's file, a second daemon, a lock that outlasted ``wait_s``).
+    file, somebody else's file, a second daemon, a lock that outlasted ``wait_s``, and
+    with ``foreign="refuse"`` a journal whose schema holds what the table never creates;
+    ``foreign="aside"`` renames that one aside and starts a new journal).
     ``on_wait`` gets each waiting message (the daemon pings systemd's watchdog there).
     """
+    if foreign not in ("refuse", "aside"):
+        raise ValueError(f"foreign must be 'refuse' or 'aside', not {foreign!r}")
     p = check_journal_path(path, create_folder=create_folder)
     folder = p.parent
     if not folder.is_dir():
         folder.mkdir(parents=True, exist_ok=True)
     lock_fd = lock_journal(p)
     try:
-        journal = _open_checked(p, wait_s, on_wait)
+        journal = _open_checked(p, wait_s, on_wait, foreign == "aside")
     except BaseException:
         if lock_fd >= 0:
             os.close(lock_fd)
@@ -412,7 +422,8 @@ def open_daemon_journal(path: str | Path, *, create_folder: bool = False, wait_s
     return journal
 
 
-def _open_checked(p: Path, wait_s: float, on_wait: Callable[[str], object] | None) -> Journal:
+def _open_checked(p: Path, wait_s: float, on_wait: Callable[[str], object] | None,
+                  foreign_aside: bool = False) -> Journal:
     notes: list[str] = []
     wal = Path(str(p) + "-wal")
     if wal.exists() and p.exists():
@@ -450,6 +461,16 @@ def _open_checked(p: Path, wait_s: float, on_wait: Callable[[str], object] | Non
             journal.start_report = _report(journal, [*notes, fault_sentence(exc.kind)])
             log.warning("%s", journal.start_report)
             return journal
+        except JournalForeign as exc:
+            if not foreign_aside:
+                raise
+            # Never used as it is (a trigger could eat every action): kept aside, whole, for a person to look at.
+            aside = move_aside(p, "foreign")
+            journal = Journal(p)
+            log.warning("journal %s is not a journal as the table writes it (%s); it is kept unchanged as %s, "
+                        "nothing of it is used, and the table starts a new journal", p, exc.what, aside)
+            notes.append(f"set aside as {aside.name}, not a journal as the table writes it ({exc.what})")
+            break
         except JournalError as exc:
             text = str(exc)
             if "not a usable table journal" not in text:

@@ -22,9 +22,10 @@ log = logging.getLogger(__name__)
 
 def open_journal_resilient(path: str | Path, *, create_folder: bool = False, wait_s: float = 30.0,
                            on_wait: Callable[[str], object] | None = None) -> Journal:
-    """Open ``path`` as the daemon's journal: faults are not damage, and only a file
-    SQLite reports corrupt is set aside (see :mod:`table.play.journal_open`)."""
-    return open_daemon_journal(path, create_folder=create_folder, wait_s=wait_s, on_wait=on_wait)
+    """Open ``path`` as the daemon's journal: faults are not damage; a file SQLite
+    reports corrupt, or one whose schema holds what the table never creates, is set
+    aside and a new journal started (see :mod:`table.play.journal_open`)."""
+    return open_daemon_journal(path, create_folder=create_folder, wait_s=wait_s, on_wait=on_wait, foreign="aside")
 
 
 def resumable_game(journal: Journal) -> tuple[GameRecord, Session] | None:

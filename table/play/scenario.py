@@ -151,7 +151,7 @@ def parse_scenario(data: Mapping[str, Any], path: str = "<scenario>") -> Scenari
     if not isinstance(options, dict):
         problems.append("options: must be a table")
         options = {}
-    known_options = getattr(engine, "option_names", None) if engine is not None else None
+    known_options = engine.option_names if engine is not None else None
     if known_options is not None:
         for key in sorted(set(options) - set(known_options)):
             problems.append(f"options.{key}: unknown option of {game}{did_you_mean(key, sorted(known_options))}")

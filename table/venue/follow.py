@@ -8,21 +8,44 @@ position after a crash is a harmless duplicate.
 
 The file is opened with SQLite's ``mode=ro``: the relay can never change a game.
 A write by the table is seen on the next read (each read is its own transaction).
+
+The journal's JSON (setups, actions) is read within the table's bounds
+(:func:`table.common.checks.load_json`). A game that cannot be read or replayed (a
+setup nested too deep or not JSON, a game this build does not have, an action that
+does not decode) is skipped: counted in :attr:`JournalFollower.unreadable`, logged
+once, never published, and the games after it are. The kiosk closes such a game
+without an outcome and keeps its rows, so the relay must never stop on one.
 """
 
 from __future__ import annotations
 
-import json
+import logging
 import sqlite3
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from table.common.checks import load_json
 from table.games import get_engine
 from table.games.base import Action, GameSetup
 from table.play.session import Session
 from table.venue import contract
+
+log = logging.getLogger(__name__)
+
+# What a journaled game that cannot be read or replayed raises on its way to a message
+# (an engine's GameError is a ValueError).
+_UNREADABLE = (ValueError, TypeError, KeyError, IndexError)
+
+
+class UnreadableGame(ValueError):
+    """A journaled game the relay cannot read or replay (see the module docstring)."""
+
+    def __init__(self, game: int, reason: str) -> None:
+        super().__init__(f"game {game} cannot be read ({reason})")
+        self.game = game
+        self.reason = reason
 
 
 @dataclass(frozen=True, order=True)
@@ -96,6 +119,8 @@ class JournalFollower:
         self._db: sqlite3.Connection | None = None
         # Two folded sessions: the stream's (publishing may lag behind) and the status's.
         self._lives: dict[str, _Live] = {}
+        # Games skipped as unreadable, by (game id, start time as stored): the reason.
+        self.unreadable: dict[tuple[int, str], str] = {}
 
     # -- the file ----------------------------------------------------------------------
     def _conn(self) -> sqlite3.Connection:
@@ -122,6 +147,7 @@ class JournalFollower:
             self._db = None
 
     def _game(self, game_id: int) -> _GameRow | None:
+        """The game's row (None: no such game); :class:`UnreadableGame` if it cannot be read."""
         row = self._conn().execute(
             "SELECT id, engine, setup, seed, started, finished FROM games WHERE id = ?", (game_id,)
         ).fetchone()
@@ -129,9 +155,33 @@ class JournalFollower:
 
     @staticmethod
     def _row(row: tuple[Any, ...]) -> _GameRow:
-        setup = GameSetup.from_json(json.loads(row[2]))
-        return _GameRow(int(row[0]), str(row[1]), setup, int(row[3]), float(row[4]),
-                        None if row[5] is None else float(row[5]))
+        try:
+            game = int(row[0])
+        except _UNREADABLE as exc:
+            raise UnreadableGame(-1, f"its id is {row[0]!r}") from exc
+        try:
+            setup = GameSetup.from_json(load_json(str(row[2])))  # bounded: no nest exhausts the parser
+            get_engine(str(row[1]))
+            return _GameRow(game, str(row[1]), setup, int(row[3]), float(row[4]),
+                            None if row[5] is None else float(row[5]))
+        except _UNREADABLE as exc:
+            raise UnreadableGame(game, str(exc)[:200]) from None
+
+    def _skip(self, exc: UnreadableGame) -> None:
+        """Count and log (once per game) a game that cannot be read."""
+        row = self._conn().execute("SELECT started FROM games WHERE id = ?", (exc.game,)).fetchone()
+        key = (exc.game, repr(row[0]) if row else "")
+        if key not in self.unreadable:
+            self.unreadable[key] = exc.reason
+            log.warning("journal %s: game %d cannot be read (%s); it is skipped, never published, and the "
+                        "games after it are", self.path, exc.game, exc.reason)
+
+    @staticmethod
+    def _action(game: int, text: object) -> Action:
+        try:
+            return Action.from_json(load_json(str(text)))
+        except _UNREADABLE as exc:
+            raise UnreadableGame(game, f"an action: {str(exc)[:160]}") from None
 
     def first_position(self, since: float) -> Position:
         """Where a relay with no memory starts: the first game started after ``since``."""
@@ -156,7 +206,7 @@ class JournalFollower:
         """The session of ``row`` folded to ``step`` actions (reusing the slot's cached one)."""
         live = self._lives.get(slot)
         if live is None or live.row.id != row.id or live.row.started != row.started or live.step > step:
-            live = _Live(row, Session.start(row.engine, row.setup, row.seed))
+            live = _Live(row, self._start(row))
             self._lives[slot] = live
         live.row = row
         if live.step < step:
@@ -166,12 +216,22 @@ class JournalFollower:
             ):
                 if int(seq) != live.step:
                     break
-                self._fold(live, Action.from_json(json.loads(text)))
+                self._fold(live, self._action(row.id, text))
             live.events_seen = len(live.session.state.events)
         return live
 
+    def _start(self, row: _GameRow) -> Session:
+        try:
+            return Session.start(row.engine, row.setup, row.seed)
+        except _UNREADABLE as exc:
+            raise UnreadableGame(row.id, f"it cannot be started: {str(exc)[:160]}") from None
+
     def _fold(self, live: _Live, action: Action) -> None:
-        live.session.apply(action)
+        try:
+            live.session.apply(action)
+        except _UNREADABLE as exc:
+            self._lives = {k: v for k, v in self._lives.items() if v is not live}  # it is mid-action now
+            raise UnreadableGame(live.row.id, f"action {live.step} cannot be replayed: {str(exc)[:160]}") from None
         live.step += 1
         if action.kind != "tick":
             # Table time from the game's start; a scripted table may run faster than the wall clock.
@@ -185,19 +245,32 @@ class JournalFollower:
         """
         out: list[Message] = []
         while len(out) < limit:
+            try:
+                more, pos, done = self._messages_of_game(pos, limit - len(out))
+            except UnreadableGame as exc:
+                self._skip(exc)
+                pos = Position(pos.game + 1, 0)
+                continue
+            out += more
+            if done:
+                break
+        return out, pos
+
+    def _messages_of_game(self, pos: Position, limit: int) -> tuple[list[Message], Position, bool]:
+        """Messages of the game at ``pos`` (up to ``limit``), the next position, and whether to stop there."""
+        out: list[Message] = []
+        while len(out) < limit:
             row = self._game(pos.game)
             if row is None:
                 nxt = self._conn().execute("SELECT min(id) FROM games WHERE id > ?", (pos.game,)).fetchone()
                 if nxt is None or nxt[0] is None:
-                    break
-                pos = Position(int(nxt[0]), 0)
-                continue
+                    return out, pos, True
+                return out, Position(int(nxt[0]), 0), False
             live = self._session_at(row, pos.step)
             if live.step < pos.step:
                 # The journal holds fewer actions than the position claims (a journal
                 # replaced under us): skip to the next game rather than stall.
-                pos = Position(pos.game + 1, 0)
-                continue
+                return out, Position(pos.game + 1, 0), False
             rows = self._conn().execute(
                 "SELECT seq, action FROM actions WHERE game = ? AND seq >= ? ORDER BY seq LIMIT ?",
                 (row.id, pos.step, limit - len(out)),
@@ -205,21 +278,19 @@ class JournalFollower:
             for seq, text in rows:
                 if int(seq) != live.step:
                     break
-                action = Action.from_json(json.loads(text))
+                action = self._action(row.id, text)
                 self._fold(live, action)
                 out.append(self._event(live, action, int(seq)))
                 pos = Position(row.id, live.step)
-            if len(out) >= limit:
-                break
-            if row.finished is None:
-                break
+            if len(out) >= limit or row.finished is None:
+                return out, pos, True
             # The game is finished and every action is out: its result, then the next game.
             n = self._conn().execute("SELECT count(*) FROM actions WHERE game = ?", (row.id,)).fetchone()[0]
             if pos.step < int(n):
                 continue
             out.append(self.result_message(row.id))
-            pos = Position(row.id + 1, 0)
-        return out, pos
+            return out, Position(row.id + 1, 0), False
+        return out, pos, True
 
     def _event(self, live: _Live, action: Action, seq: int) -> Message:
         session = live.session
@@ -245,15 +316,22 @@ class JournalFollower:
         return Message(Position(live.row.id, seq), contract.event_topic(self.table, live.row.id), payload, False)
 
     def result_message(self, game_id: int) -> Message:
-        """The result of a finished game, replayed from the journal (as ``table replay`` does)."""
+        """The result of a finished game, replayed from the journal (as ``table replay`` does).
+
+        Raises :class:`UnreadableGame` for a game that cannot be read or replayed, and
+        ``ValueError`` for one that is not finished.
+        """
         row = self._game(game_id)
         if row is None or row.finished is None:
             raise ValueError(f"game {game_id} is not finished in {self.path}")
         actions = [
-            Action.from_json(json.loads(text))
+            self._action(game_id, text)
             for (text,) in self._conn().execute("SELECT action FROM actions WHERE game = ? ORDER BY seq", (game_id,))
         ]
-        session = Session.replay(row.engine, row.setup, row.seed, actions)
+        try:
+            session = Session.replay(row.engine, row.setup, row.seed, actions)
+        except _UNREADABLE as exc:
+            raise UnreadableGame(game_id, f"it cannot be replayed: {str(exc)[:160]}") from None
         outcome = session.outcome()
         scores = dict(outcome.scores) if outcome else session.scores()
         winners = tuple(outcome.winners) if outcome else ()
@@ -278,15 +356,20 @@ class JournalFollower:
 
     # -- the table's state now ------------------------------------------------------------
     def live_game(self) -> dict[str, Any] | None:
-        """The latest game as the status message shows it (None for an empty journal)."""
+        """The latest game as the status message shows it (None for an empty journal, or
+        when the latest game cannot be read: it is skipped as in the stream)."""
         row = self._conn().execute(
             "SELECT id, engine, setup, seed, started, finished FROM games ORDER BY id DESC LIMIT 1"
         ).fetchone()
         if row is None:
             return None
-        game = self._row(row)
-        n = int(self._conn().execute("SELECT count(*) FROM actions WHERE game = ?", (game.id,)).fetchone()[0])
-        live = self._session_at(game, n, "status")
+        try:
+            game = self._row(row)
+            n = int(self._conn().execute("SELECT count(*) FROM actions WHERE game = ?", (game.id,)).fetchone()[0])
+            live = self._session_at(game, n, "status")
+        except UnreadableGame as exc:
+            self._skip(exc)
+            return None
         session = live.session
         over = session.is_over() or game.finished is not None
         outcome = session.outcome()
@@ -313,7 +396,7 @@ def read_health(path: Path, max_age_s: float = 120.0) -> dict[str, str]:
     """
     unknown = {"camera": "unknown", "leds": "unknown", "stations": "unknown"}
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = load_json(path.read_text(encoding="utf-8"), size=64 * 1024)
         written = float(data.get("written", 0))
     except (OSError, ValueError, TypeError, AttributeError):
         return unknown

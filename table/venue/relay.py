@@ -21,6 +21,10 @@ Contract:
   table.
 * ``state_dir/relay-status.json`` tells ``table selftest`` whether the broker is
   reachable and how far behind the relay is.
+* No journal stops the relay: a game that cannot be read is skipped, counted
+  (``games_skipped`` in the status file) and logged once, and the games after it
+  are published (:mod:`table.venue.follow`); a pass that fails in any other way is
+  logged once per kind of failure and tried again on the next pass.
 """
 
 from __future__ import annotations
@@ -37,8 +41,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from table.common.checks import load_json
 from table.venue import contract
-from table.venue.follow import JournalFollower, Message, Position, read_health
+from table.venue.follow import JournalFollower, Message, Position, UnreadableGame, read_health
 
 log = logging.getLogger(__name__)
 
@@ -133,6 +138,7 @@ class Relay:
         self._connected_since: float | None = None
         self._last_error = "not connected yet"
         self._said_unreachable = False  # one line per outage, not one per retry
+        self._failures: set[str] = set()  # kinds of failed passes already logged
         self.published = 0
         self.acks = 0
         client = mqtt.Client(
@@ -302,7 +308,10 @@ class Relay:
                 since = time.time() - self.config.republish_hours * 3600
                 for game in self.follower.finished_games(since, acked):
                     if game < acked.game:
-                        self._publish(Message(None, *self._result_parts(game)))
+                        try:
+                            self._publish(Message(None, *self._result_parts(game)))
+                        except UnreadableGame as exc:
+                            self.follower._skip(exc)
             # Cheap when nothing happened: the journal's data_version and the health file's
             # time are unchanged, the stream is caught up and no heartbeat is due.
             version = (self.follower.data_version(), self._health_mtime())
@@ -325,6 +334,13 @@ class Relay:
         except sqlite3.Error as exc:
             # The table may be mid-checkpoint; the next pass reads again.
             log.debug("journal read failed (%s); trying again", exc)
+            self.follower.close()
+        except Exception as exc:  # the relay must go on: a restart would meet the same journal
+            kind = f"{type(exc).__name__}: {str(exc)[:200]}"
+            if kind not in self._failures:
+                self._failures.add(kind)
+                log.error("a pass over the journal %s failed (%s); trying again every pass, logged once",
+                          self.config.journal, kind)
             self.follower.close()
         finally:
             self._save()
@@ -361,6 +377,7 @@ class Relay:
             "error": "" if self._connected.is_set() else self._last_error,
             "acked": None if self._acked is None else [self._acked.game, self._acked.step],
             "in_flight": inflight,
+            "games_skipped": len(self.follower.unreadable),
             "written": time.time(),
         }
         path = self.config.state_dir / STATUS_FILE
@@ -403,10 +420,12 @@ def read_relay_status(state_dir: Path, max_age_s: float = 30.0) -> tuple[bool, s
     """For ``table selftest``: (reaches the broker?, one sentence)."""
     path = state_dir / STATUS_FILE
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = load_json(path.read_text(encoding="utf-8"), size=64 * 1024)
+        if not isinstance(data, dict):
+            raise ValueError("not a JSON object")
+        age = time.time() - float(data.get("written", 0))
+    except (OSError, ValueError, TypeError):
         return False, f"the relay has not run (no {path})"
-    age = time.time() - float(data.get("written", 0))
     if age > max_age_s:
         return False, f"the relay is not running (its status is {age:.0f} s old)"
     if data.get("connected"):

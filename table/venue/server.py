@@ -15,6 +15,13 @@ Contract:
   on the page is true only while the loop runs and the broker has accepted it.
 * Results go into the venue's SQLite file (:class:`VenueStore`), at most once each;
   stored rows that break the bounds are set aside on start and never served.
+* The page's state is kept in memory beside the file and encoded piece by piece: a
+  table's card is encoded again only when its status, its live event or its count of
+  games changes, the leaderboard and the latest results only when the results do, so
+  a state costs little more than joining bytes however many tables report. Its
+  ``recent`` holds the latest :data:`RECENT` results and every result received in the
+  last :data:`RECENT_S` seconds (at most :data:`RECENT_MAX`), so a page that hears a
+  state at least that often misses no result, however many finish at once.
 * The HTTP server (:mod:`table.venue.web`: one asyncio loop, bounded connections,
   timeouts) answers ``GET`` and ``HEAD`` only: ``/`` (wall view), ``/leaderboard``,
   ``/api/state`` (JSON) and ``/events`` (server-sent events: the whole state, sent
@@ -23,13 +30,14 @@ Contract:
 
 from __future__ import annotations
 
+import bisect
 import json
 import logging
 import socket
 import ssl
 import threading
 import time
-from collections import Counter
+from collections import Counter, deque
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,6 +49,9 @@ from table.venue.web import VenueWebServer, WebLimits
 log = logging.getLogger(__name__)
 
 TOP_N = 10
+RECENT = 8  # the latest results the ticker shows
+RECENT_S = 10.0  # ... and every result received this recently
+RECENT_MAX = 64
 
 
 @dataclass(frozen=True)
@@ -82,6 +93,19 @@ class Venue:
             self.counts["set_aside"] += set_aside
             log.warning("set aside %d stored result(s) or status(es) that break the venue's bounds "
                         "(table set_aside in %s)", set_aside, config.db)
+        # The page's state in memory (the module docstring): guarded by _lock, which the
+        # MQTT thread holds while it takes a message and the page's server while it builds.
+        self._lock = threading.RLock()
+        self._statuses: dict[str, dict[str, Any]] = self.store.statuses()
+        self._order = sorted(self._statuses)
+        self._results = self.store.results(since=time.time() - config.hours * 3600)  # by finish
+        self._arrived: deque[tuple[float, tuple[str, int, float]]] = deque()  # (received, key) of new results
+        self._played: Counter[str] = Counter()
+        self._cards: dict[str, bytes] = {}
+        self._dirty: set[str] = set(self._statuses)
+        self._clock_bound: set[str] = set()  # cards whose last input is held back to now
+        self._results_changed = True
+        self._board = self._recent = b"[]"
 
     # -- MQTT --------------------------------------------------------------------------------
     def start_mqtt(self) -> None:
@@ -178,7 +202,8 @@ class Venue:
         self.counts["received"] += 1
         try:
             payload = contract.decode(raw, topic, now=time.time())
-            self._take(payload)
+            with self._lock:
+                self._take(payload)
         except contract.ContractError as exc:
             self._drop(topic, str(exc))
         except Exception as exc:  # one message must never make the venue deaf
@@ -197,11 +222,12 @@ class Venue:
         if kind == "result":
             if self.store.add_result(payload):
                 self.counts["results"] += 1
+                self._add_result(payload)
             else:
                 self.counts["duplicates"] += 1
                 return
         elif kind == "status":
-            old = self.store.status(table)
+            old = self._statuses.get(table)
             # An online status older than the one kept is a late duplicate. (A last will
             # carries the time of its connection, so offline ones are always taken.)
             if payload["online"] and old is not None and old.get("online") and old.get("sent", 0) > payload["sent"]:
@@ -221,6 +247,10 @@ class Venue:
                 log.warning("set aside %s's event seq %d: its status says the game is at seq %d", table,
                             last["seq"], game["seq"])
             self.store.set_status(table, payload)
+            if table not in self._statuses:
+                bisect.insort(self._order, table)
+            self._statuses[table] = payload
+            self._dirty.add(table)
             self.counts["statuses"] += 1
         else:
             self._take_event(table, payload)
@@ -238,7 +268,7 @@ class Venue:
                 self.counts["duplicates"] += 1
                 return
             known.append(last["seq"])
-        status = self.store.status(table)
+        status = self._statuses.get(table)
         game = status.get("game") if status else None
         if isinstance(game, dict) and (game.get("id"), game.get("started")) == key:
             known.append(int(game.get("seq", -1)))
@@ -246,6 +276,7 @@ class Venue:
             raise contract.ContractError(f"seq {seq} jumps more than {contract.SEQ_STEP} past {max(known)}, "
                                          "the last one known of the game")
         self._last_events[table] = payload
+        self._dirty.add(table)
         self.counts["events"] += 1
         self._changed()
 
@@ -260,43 +291,122 @@ class Venue:
             return self.version
 
     # -- what the page shows --------------------------------------------------------------------
-    def state(self) -> dict[str, Any]:
+    def _add_result(self, payload: dict[str, Any]) -> None:
+        """A newly stored result into the page's results (lock held)."""
         now = time.time()
-        results = self.store.results(since=now - self.config.hours * 3600)
-        played = Counter(r["table"] for r in results)  # once, not a pass over the results per table
-        tables = []
-        for table, status in self.store.statuses().items():
-            game = status.get("game")
-            event = self._last_events.get(table)
-            if game and event and event["game"] == game["id"] and event["started"] == game["started"] \
-                    and event["seq"] > game.get("seq", -1):
-                # A live event newer than the last status: its round and scores are fresher.
-                scores = event["scores"]
-                game = {**game, "round": event["round"], "over": event["over"], "seq": event["seq"],
-                        "players": [{**p, "score": scores.get(str(p["station"]), p["score"])}
-                                    for p in game["players"]],
-                        # Table time may run ahead of the clock (a scripted table): never after now.
-                        "last_input": min(now, max(game.get("last_input") or 0, game["started"] + event["t"]))}
-            tables.append({
-                "table": table, "online": status.get("online", False), "reason": status.get("reason", ""),
-                "sent": status.get("sent"), "game": game, "health": status.get("health"),
-                "games_played": played[table],
-            })
-        return {
-            "now": now, "hours": self.config.hours, "stale_s": self.config.stale_s, "connected": self.connected,
-            "last_dropped": self.last_dropped,
-            "tables": tables, "leaderboard": leaderboard(results), "recent": results[-8:][::-1],
-            "results": len(results), "counts": dict(self.counts), "version": self.version,
-        }
+        if payload["finished"] < now - self.config.hours * 3600:
+            return  # stored, but before this evening: not on the page
+        row = {k: payload[k] for k in _RESULT_KEYS} | {"received": now}
+        if "ended" in payload:
+            row["ended"] = payload["ended"]
+        bisect.insort(self._results, row, key=_by_finish)
+        self._arrived.append((now, _result_key(row)))
+        self._results_changed = True
+
+    def _refresh_results(self, now: float) -> None:
+        """The leaderboard, the latest results and the games per table, again if they changed (lock held)."""
+        since = now - self.config.hours * 3600
+        gone = 0
+        while gone < len(self._results) and self._results[gone]["finished"] < since:
+            gone += 1
+        if gone:
+            del self._results[:gone]  # the evening's window moved past them
+            self._results_changed = True
+        while self._arrived and self._arrived[0][0] < now - RECENT_S:
+            self._arrived.popleft()
+            self._results_changed = True
+        if not self._results_changed:
+            return
+        self._results_changed = False
+        played = Counter(r["table"] for r in self._results)
+        self._dirty.update(t for t in set(played) | set(self._played) if played[t] != self._played[t])
+        self._played = played
+        self._board = _encode(leaderboard(self._results))
+        self._recent = _encode(recent(self._results, {key for _, key in self._arrived}))
+
+    def _card(self, table: str, now: float) -> bytes:
+        """One table's card as JSON (lock held); notes whether it depends on the clock."""
+        status = self._statuses[table]
+        game = status.get("game")
+        event = self._last_events.get(table)
+        self._clock_bound.discard(table)
+        if game and event and event["game"] == game["id"] and event["started"] == game["started"] \
+                and event["seq"] > game.get("seq", -1):
+            # A live event newer than the last status: its round and scores are fresher.
+            scores = event["scores"]
+            last_input = max(game.get("last_input") or 0, game["started"] + event["t"])
+            if last_input > now:
+                self._clock_bound.add(table)  # encoded again with each state until the clock passes it
+            game = {**game, "round": event["round"], "over": event["over"], "seq": event["seq"],
+                    "players": [{**p, "score": scores.get(str(p["station"]), p["score"])}
+                                for p in game["players"]],
+                    # Table time may run ahead of the clock (a scripted table): never after now.
+                    "last_input": min(now, last_input)}
+        return _encode({
+            "table": table, "online": status.get("online", False), "reason": status.get("reason", ""),
+            "sent": status.get("sent"), "game": game, "health": status.get("health"),
+            "games_played": self._played[table],
+        })
+
+    def state(self) -> dict[str, Any]:
+        """What the page shows (the JSON of :meth:`snapshot`, read back)."""
+        data: dict[str, Any] = json.loads(self.snapshot())
+        return data
 
     def snapshot(self) -> bytes:
-        """The state as JSON bytes, computed once per version."""
+        """The state as JSON bytes, made once per version from the parts that changed."""
         version, data = self._snapshot
-        if version != self.version:
+        if version == self.version:
+            return data
+        with self._lock:
             version = self.version
-            data = json.dumps(self.state(), separators=(",", ":")).encode("utf-8")
+            now = time.time()
+            self._refresh_results(now)
+            for table in (self._dirty | self._clock_bound) & self._statuses.keys():
+                self._cards[table] = self._card(table, now)  # (a table with results but no status has no card)
+            self._dirty.clear()
+            head = _encode({
+                "now": now, "hours": self.config.hours, "stale_s": self.config.stale_s,
+                "connected": self.connected, "last_dropped": self.last_dropped, "results": len(self._results),
+                "counts": dict(self.counts), "version": version,
+            })
+            data = b"".join((head[:-1], b',"tables":[', b",".join(self._cards[t] for t in self._order),
+                             b'],"leaderboard":', self._board, b',"recent":', self._recent, b"}"))
             self._snapshot = (version, data)
         return data
+
+
+_RESULT_KEYS = ("table", "game", "started", "finished", "engine", "title", "variant", "rounds", "actions", "reason",
+                "players")
+
+
+def _by_finish(r: dict[str, Any]) -> tuple[Any, ...]:
+    return r["finished"], r["table"], r["game"]  # the store's order
+
+
+def _result_key(r: dict[str, Any]) -> tuple[str, int, float]:
+    return r["table"], r["game"], r["started"]
+
+
+def _encode(value: Any) -> bytes:
+    return json.dumps(value, separators=(",", ":")).encode("utf-8")
+
+
+def recent(results: list[dict[str, Any]], arrived: set[tuple[str, int, float]]) -> list[dict[str, Any]]:
+    """The latest :data:`RECENT` results and those received recently (``arrived``), latest finished first.
+
+    ``results`` are ordered by finish; at most :data:`RECENT_MAX` are returned.
+    """
+    out: list[dict[str, Any]] = []
+    left = len(arrived)
+    for i, r in enumerate(reversed(results)):
+        if len(out) >= RECENT_MAX or (i >= RECENT and left == 0):
+            break
+        new = _result_key(r) in arrived
+        left -= new
+        if i < RECENT or new:
+            out.append(r)
+    return out
 
 
 def leaderboard(results: list[dict[str, Any]]) -> list[dict[str, Any]]:

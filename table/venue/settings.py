@@ -14,6 +14,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from table.common.checks import BoundsError, load_toml, read_text_input
 from table.common.errors import TableError
 
 KEYS = {
@@ -21,6 +22,13 @@ KEYS = {
     "venue": {"broker", "port", "username", "password_file", "tls", "ca_file", "http_host", "http_port", "db",
               "hours"},
 }
+# What each setting must be in the file (the options' own types); anything else is one sentence.
+TYPES: dict[str, tuple[type, ...]] = {
+    "table": (str,), "broker": (str,), "port": (int,), "username": (str,), "password_file": (str,),
+    "tls": (bool,), "ca_file": (str,), "http_host": (str,), "http_port": (int,), "db": (str,),
+    "hours": (int, float),
+}
+_TYPE_WORDS = {str: "a string", int: "a whole number", bool: "true or false", float: "a number"}
 
 
 class SettingsError(TableError):
@@ -28,13 +36,20 @@ class SettingsError(TableError):
 
 
 def load_section(path: Path | None, section: str) -> dict[str, Any]:
-    """The ``[section]`` of ``path`` (empty without a file); unknown keys are an error."""
+    """The ``[section]`` of ``path`` (empty without a file); unknown keys are an error.
+
+    The file is read within the table's bounds (a regular file of at most
+    ``checks.TEXT_LIMIT`` bytes, tables and arrays nested at most ``checks.MAX_NESTING``
+    deep): anything else is one sentence (:class:`SettingsError`), never a traceback.
+    """
     if path is None:
         return {}
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise SettingsError(f"cannot read {path} ({exc.strerror or exc})") from None
+        data = load_toml(read_text_input(path, "settings file"))
+    except TableError as exc:
+        raise SettingsError(str(exc)) from None
+    except BoundsError as exc:
+        raise SettingsError(f"{path}: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise SettingsError(f"{path} is not valid TOML ({exc})") from None
     body = data.get(section, {})
@@ -44,6 +59,13 @@ def load_section(path: Path | None, section: str) -> dict[str, Any]:
     if unknown:
         known = ", ".join(sorted(KEYS[section]))
         raise SettingsError(f"{path}: [{section}] has no setting {unknown[0]!r} (known: {known})")
+    for key, value in body.items():
+        want = TYPES[key]
+        if not isinstance(value, want) or (isinstance(value, bool) and bool not in want):
+            words = " or ".join(_TYPE_WORDS[t] for t in want)
+            raise SettingsError(f"{path}: [{section}] {key} must be {words}, not {type(value).__name__}")
+        if key in ("port", "http_port"):
+            port_of(value, f"{path}: [{section}] {key}")
     return dict(body)
 
 

@@ -1,8 +1,8 @@
 """Writes the journal files of the bad-input corpus (run from the repository root).
 
 ``journals/`` hold files that ``table replay`` must refuse with one sentence (among them
-journals whose schema holds something the table never creates: the daemon must refuse
-those too, untouched);
+journals whose schema holds something the table never creates: the daemon keeps those
+aside, unchanged, and starts a new journal);
 ``damaged-journals/`` hold journals with a damaged tail that must still replay (the
 tail set aside, a warning logged). Every file here must also let the table start.
 Deterministic: running it again writes the same files.

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tier import examples
 
 from table.common.checks import (
     MAX_NESTING,
@@ -92,7 +93,7 @@ def toml_document(doc: dict[str, Any], data: st.DataObject) -> str:
     return "\n".join(lines) + "\n"
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(doc=DOCS, limit=st.integers(1, 8), data=st.data())
 def test_toml_within_the_bound_parses_as_tomllib_does(doc: dict[str, Any], limit: int,
                                                       data: st.DataObject) -> None:
@@ -106,7 +107,7 @@ def test_toml_within_the_bound_parses_as_tomllib_does(doc: dict[str, Any], limit
             load_toml(text, limit)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(value=VALUES, limit=st.integers(0, 8))
 def test_json_within_the_bound_parses_as_json_does(value: Any, limit: int) -> None:
     text = json.dumps(value, ensure_ascii=False)
@@ -122,7 +123,7 @@ PIECES = ["[", "]", "{", "}", "{a = ", "{a.b = ", "a = ", "a.b = ", ", ", "1", '
           "'''[[[''' ", '"\\""', "# [[\n", "\n", "[[t]]\n", "[t.u]\n", ".", "="]
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(pieces=st.lists(st.sampled_from(PIECES), max_size=400), limit=st.integers(1, 6))
 def test_any_toml_nesting_gives_the_tables_error_or_a_shallow_value(pieces: list[str], limit: int) -> None:
     text = "".join(pieces)
@@ -134,7 +135,7 @@ def test_any_toml_nesting_gives_the_tables_error_or_a_shallow_value(pieces: list
     assert value == tomllib.loads(text)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(pieces=st.lists(st.sampled_from(["[", "]", "{", "}", '{"a":', ",", "1", '"[{"', '"\\"["', " "]),
                        max_size=400), limit=st.integers(0, 6))
 def test_any_json_nesting_gives_a_decoding_error_or_a_shallow_value(pieces: list[str], limit: int) -> None:
@@ -146,7 +147,7 @@ def test_any_json_nesting_gives_a_decoding_error_or_a_shallow_value(pieces: list
     assert depth(value) <= limit
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(openers=st.lists(st.sampled_from(["[", "{a = ", "{a.b.c = ", "[{x = "]), min_size=MAX_NESTING,
                         max_size=3000))
 def test_deep_toml_is_refused_before_the_parser_recurses(openers: list[str]) -> None:

@@ -1,20 +1,21 @@
-"""The words players read: counts in the right number in both languages, short tie-break
-lines, the German rulebook's terms and one form of address (docs/languages.md)."""
+"""The words players read, in every catalogue (the shared one and each game's): counts in
+the right number in both languages, the German rulebook's terms and one form of address
+(docs/languages.md)."""
 
 from __future__ import annotations
 
 import re
-from importlib import resources
 
 import pytest
+from own_packages import all_messages
 
 from table.common import i18n
-from table.common.pofile import Entry, parse_po
+from table.common.pofile import Entry
 
 
 def _catalogue(code: str) -> list[Entry]:
-    text = (resources.files("table.common") / "locale" / f"{code}.po").read_text(encoding="utf-8")
-    return [e for e in parse_po(text, f"{code}.po") if e.msgid]
+    """Every message players may read in ``code``: the shared catalogue's and each game's."""
+    return all_messages(code)
 
 
 @pytest.fixture(autouse=True)
@@ -51,43 +52,6 @@ COUNTED = r"\{(?:n|points|cards|gems|chips|count|rows|rounds|seconds|pieces)\} [
 def test_no_message_puts_a_number_before_a_noun_without_ngettext() -> None:
     single = [e.msgid for e in _catalogue("en") if e.plural is None and re.search(COUNTED, e.msgid)]
     assert not single, f"use ngettext for: {single}"
-
-
-def test_chip_choices_read_as_sentences_in_both_languages() -> None:
-    from table.display.games.ugah_ugah.screen import UgahRenderer
-
-    points = UgahRenderer._points_text
-    assert [points({"points": n}) for n in (0, 1, 2)] == ["0 points", "1 point", "2 points"]
-    assert points({"points": 1, "caterpillar": True}) == "caterpillar, 1 point"
-    line = i18n._("Keep the {hunter}'s chip ({points})").format(hunter=i18n._("Bone Breaker"),
-                                                                 points=points({"points": 3}))
-    assert line == "Keep the Bone Breaker's chip (3 points)"
-    i18n.set_language("de")
-    assert points({"points": 1}) == "1 Punkt"
-    line = i18n._("Keep the {hunter}'s chip ({points})").format(hunter=i18n._("Bone Breaker"),
-                                                                 points=points({"points": 3}))
-    assert line == "Plättchen vom Knochenbrecher behalten (3 Punkte)"
-
-
-TIE_BREAKS = ("complete tie: {names} share the win",
-              "most gems of one colour ({n}); {names} are tied on every colour and share the win",
-              "{tied_names} tied on the best colour ({tied}); the {which} colour decided {a} to {b}: {names} wins",
-              "{tied_names} tied on the best colour ({tied}); the {which} colour decided {a} to {b}: "
-              "{names} share the win (tied on every colour)")
-"""Ubongo's tie-break lines (the message ids of the game's reason for the win)."""
-
-
-def test_german_tie_break_lines_are_short() -> None:
-    """Under the winner's name, beside the ranking that names everyone: a German tie-break
-    line says only what decided, in under 70 characters with four players' names."""
-    names = "Player 1, Player 2, Player 3 und Player 4"
-    values = {"names": names, "tied_names": names, "tied": "4, 4, 4, 4", "which": "5.", "a": 3, "b": 2,
-              "n": 4, "depth": 4}
-    entries = {e.msgid: e for e in _catalogue("de")}
-    for msgid in TIE_BREAKS:
-        for form in entries[msgid].msgstr:
-            line = form.format(**values)
-            assert len(line) <= 70, f"{len(line)}: {line}"
 
 
 def _german_forms() -> list[str]:

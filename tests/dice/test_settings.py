@@ -48,6 +48,17 @@ def test_every_problem_is_reported_at_once(tmp_path: Path) -> None:
     assert str(caught.value).startswith("the dice reader settings have 9 problems:\n  ")
 
 
+def test_settings_that_became_constants_are_refused_with_a_hint(tmp_path: Path) -> None:
+    problems = _problems(tmp_path, "[finder]\nmin_area = 0.2\npip_area = 0.02\ntexture = 5\n")
+    path = tmp_path / "reader.toml"
+    assert problems == [
+        f"{path}: finder.min_area: no longer a setting: it became the die finder's constant MIN_AREA, "
+        "since changing it made no difference; remove the line",
+        f"{path}: finder.pip_area: no longer a setting: it became the die finder's constant PIP_AREA, "
+        "since changing it made no difference; remove the line",
+    ]
+
+
 def test_bad_types_and_ranges(tmp_path: Path) -> None:
     cases = {
         "[reader]\nmin_confidence = 1.5\n": "reader.min_confidence: must be from 0 to 1, not 1.5",

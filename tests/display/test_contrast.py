@@ -61,9 +61,10 @@ def contrast(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def _invisible(message: str, size: str, colour: theme_module.Colour, bold: bool, height: int,
-               max_width: int | None, _fitted: Callable[..., pygame.Surface] = theme_module._fitted) -> pygame.Surface:
+               max_width: int | None, scale: float = 1.0,
+               _fitted: Callable[..., pygame.Surface] = theme_module._fitted) -> pygame.Surface:
     """The line's picture as usual, but fully transparent: the same layout, no text."""
-    img = _fitted(message, size, colour, bold, height, max_width)
+    img = _fitted(message, size, colour, bold, height, max_width, scale)
     blank = pygame.Surface(img.get_size(), pygame.SRCALPHA)
     blank.fill((0, 0, 0, 0))
     return blank

@@ -124,3 +124,35 @@ def test_every_game_has_a_short_how_to_play_card(game: str) -> None:
     assert any("button" in line for line in lines) or any("knob" in line for line in lines), lines
     drawn = _text(card_parts(game, Theme(*SIZE), SIZE))
     assert lines[0] in " ".join(drawn)
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_every_game_waits_between_rounds_with_one_wording(lang: str) -> None:
+    """The screen between two rounds says how to go on in the same words in every game
+    that waits for a press there (the contract's ``NEXT_ROUND_NOTE``), in both languages."""
+    import sys
+    from pathlib import Path
+
+    from table.common.i18n import set_language
+    from table.display.games import NEXT_ROUND_NOTE
+    from table.display.theme import TextDrawn, record_text
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from display.textfit import game_screens, shell_screens
+
+    waiting = {"ubongo/6-results", "ubongo/6-results-everyone-took", "umtata/reveal", "ubongo_shimo/shimo-5-results"}
+    set_language(lang)
+    try:
+        note = _(NEXT_ROUND_NOTE)
+        found = set()
+        for name, paint in [*game_screens(), *shell_screens()]:
+            if name not in waiting:
+                continue
+            drawn: list[TextDrawn] = []
+            with record_text(drawn.append):
+                paint(pygame.Surface((1920, 1080)))
+            assert any(note in d.message for d in drawn), (name, sorted(d.message for d in drawn))
+            found.add(name)
+        assert found == waiting
+    finally:
+        set_language("en")

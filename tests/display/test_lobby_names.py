@@ -336,3 +336,53 @@ def test_initials_entered_at_three_tables_show_on_the_venue_page(tmp_path: Path)
         server.shutdown()
         server.server_close()
         venue.stop()
+
+
+def test_how_to_play_shows_the_chosen_games_card_until_a_push_or_a_press() -> None:
+    """The line under the games opens the chosen game's card, in the lobby as in the
+    attract loop; the lines stay the same for every game, and the lobby is where it was."""
+    from table.display.howto import card_lines, card_title
+    from table.display.screens import HowToPlayScreen
+    from table.display.theme import recording
+
+    clock = VirtualClock(10.0)
+    inputs = ScriptedInputs()
+    table = Table(TableConfig(stations=4), clock, pygame.Surface((1280, 720)), None, inputs=[inputs], attract=False)
+    lobby = table.lobby
+    lines = lobby._lines()
+    assert lines.index(LobbyScreen.HOW_TO_PLAY) == len(lobby_games())  # right under the games
+    for game in lobby_games():
+        _knob(table, clock, inputs, 1, "turn", lines.index(f"game:{game}") - lobby.cursor)
+        _knob(table, clock, inputs, 1, "push")
+        _knob(table, clock, inputs, 1, "turn", lines.index(LobbyScreen.HOW_TO_PLAY) - lobby.cursor)
+        _knob(table, clock, inputs, 1, "push")
+        card = table.screens[-1]
+        assert isinstance(card, HowToPlayScreen) and card.game == game
+        with recording() as drawn:
+            table.draw(clock.now, force=True)
+        shown = {d.message for d in drawn}
+        assert card_title(game) in shown and card_lines(game), game
+        assert all(line.split()[0] in " ".join(shown) for line in card_lines(game))
+        _knob(table, clock, inputs, 2, "turn", 3)  # read, not browsed: a turn leaves it
+        assert table.screens[-1] is card
+        _knob(table, clock, inputs, 2, "press" if game == lobby_games()[0] else "push")
+        assert table.screens[-1] is lobby and lobby._lines() == lines
+        assert lines[lobby.cursor] == LobbyScreen.HOW_TO_PLAY and 2 not in lobby.settings.joined
+        assert lobby.settings.game == game
+
+
+def test_the_lobby_words_a_plugin_games_title_in_its_own_catalogue() -> None:
+    if BUZZER not in lobby_games():
+        pytest.skip("the test game Buzzer race is not installed")
+    from table.common.i18n import set_language
+    from table.display.theme import recording
+
+    set_language("de")
+    try:
+        lobby, _control = _lobby()
+        with recording() as drawn:
+            lobby.draw(pygame.Surface((1280, 720)), 0.0)
+        shown = {d.message for d in drawn}
+        assert "Buzzerrennen" in shown and "Buzzer race" not in shown
+    finally:
+        set_language("en")

@@ -10,6 +10,7 @@ the games whose moments live with their tests::
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
@@ -22,11 +23,14 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 import pygame
 
+from table.display.final import final_parts
 from table.display.games import renderers
 from table.display.layers import Part
+from table.display.screens import player_theme
 from table.display.theme import TextDrawn, Theme, record_text
 from table.games import registry
-from table.loop.snapshots import shell_moments
+from table.loop.snapshots import phase_walk, shell_moments
+from table.play.session import Session
 
 Paint = Callable[[pygame.Surface], None]
 
@@ -44,6 +48,16 @@ def _parts_painter(game: str, view: dict[str, Any], now: float, paused: bool = F
     return paint
 
 
+def _final_painter(session: Session) -> Paint:
+    """Paint the final ranking of the finished ``session`` part by part, clipped."""
+
+    def paint(surface: pygame.Surface) -> None:
+        theme = player_theme(Theme(*surface.get_size()), session)
+        paint_clipped(surface, final_parts(session, theme, surface.get_size()), 0.0)
+
+    return paint
+
+
 def paint_clipped(surface: pygame.Surface, parts: Iterable[Part], now: float) -> None:
     """Paint each part clipped to the rect it declares, as the composer does: text that
     leaves its part's rect is cut here, where the test can see it."""
@@ -55,24 +69,26 @@ def paint_clipped(surface: pygame.Surface, parts: Iterable[Part], now: float) ->
 
 
 def game_screens() -> Iterator[tuple[str, Paint]]:
-    """(name, painter) for every moment of the four games the tests keep."""
-    ubongo = Path(__file__).resolve().parents[1] / "games" / "ubongo"
-    if str(ubongo) not in sys.path:
-        sys.path.insert(0, str(ubongo))
-    from games.ugah_ugah.screens import states as ugah_states
-    from games.umtata.screens import phases as umtata_phases
-    from make_ubongo_screens import SHOTS
-
-    umtata = registry()["umtata"]
-    for name, state in umtata_phases().items():
-        yield f"umtata/{name}", _parts_painter("umtata", umtata.view(state, None), 0.0)
-    yield "umtata/paused", _parts_painter("umtata", umtata.view(umtata_phases()["guess_start"], None), 0.0, True)
-    ugah = registry()["ugah_ugah"]
-    for name, state in ugah_states().items():
-        yield f"ugah_ugah/{name}", _parts_painter("ugah_ugah", ugah.view(state, None), state.now)
-    for name, build in SHOTS.items():
-        table, now = build()
-        yield f"ubongo/{name}", _parts_painter("ubongo", table.view(), now)
+    """(name, painter) for every registered game: each phase of each variant from random
+    legal play (what ``table screens`` draws), then the moments the game's own tests
+    keep by hand, when they keep some: ``moments()`` of the module ``games.<game>.screens``
+    (under ``tests/``), yielding ``(name, public view, game time, paused)``."""
+    for game, engine in registry().items():
+        for variant in engine.variants:
+            for k, (phase, session, now) in enumerate(phase_walk(game, variant, seed=3)):
+                name = f"{game}/{variant}-{k + 1:02d}-{phase}"
+                if session.is_over():  # the last moment: the walk leaves the session as it is
+                    yield name, _final_painter(session)
+                else:
+                    yield name, _parts_painter(game, dict(session.view(None)), now, session.paused)
+        try:
+            kept = importlib.import_module(f"games.{game}.screens")
+        except ModuleNotFoundError as exc:
+            if exc.name not in (f"games.{game}", f"games.{game}.screens"):
+                raise  # the module is there but broken
+            continue
+        for name, view, now, paused in kept.moments():
+            yield f"{game}/{name}", _parts_painter(game, view, now, paused)
 
 
 def _table_painter(snap: Paint) -> Paint:
@@ -107,13 +123,44 @@ def _table_painter(snap: Paint) -> Paint:
 
 
 def shell_screens() -> Iterator[tuple[str, Paint]]:
-    """The lobby, menus, attract mode and every game's pictures of its own (``table
-    screens``), named ``shell/NAME`` and ``GAME/NAME``."""
+    """The lobby, menus, attract mode, every game's pictures of its own (``table
+    screens``) and every game's final ranking, named ``shell/NAME`` and ``GAME/NAME``."""
     for name, snap in shell_moments():
         yield f"shell/{name}", _table_painter(snap)
     for game, renderer in renderers().items():
         for name, picture in renderer.pictures():
             yield f"{game}/{name}", picture
+    yield from final_screens()
+
+
+def final_screens() -> Iterator[tuple[str, Paint]]:
+    """Every game's final ranking (random legal play to its end, fixed seed), and one
+    ended from the table menu part-way, named ``GAME/final`` and ``GAME/final-ended-early``."""
+    from table.display.final import final_parts
+    from table.display.screens import player_theme
+    from table.games.base import Action
+    from table.loop.snapshots import phase_walk
+    from table.play.session import END, Session
+
+    for game, engine in registry().items():
+        finished = None
+        early = None
+        for k, (_phase, session, _now) in enumerate(phase_walk(game, engine.variants[0], seed=3)):
+            if session.is_over():
+                finished = session
+            elif k == 2 and early is None:
+                early = Session.replay(game, session.setup, session.seed, session.history)
+                early.apply(Action(END, session.last_t))
+        for name, done in (("final", finished), ("final-ended-early", early)):
+            if done is None:
+                continue
+
+            def paint(surface: pygame.Surface, session: Any = done) -> None:
+                size = surface.get_size()
+                theme = player_theme(Theme(*size), session)
+                paint_clipped(surface, final_parts(session, theme, size), 0.0)
+
+            yield f"{game}/{name}", paint
 
 
 @dataclass(frozen=True)
@@ -148,6 +195,32 @@ def misfits(name: str, paint: Paint, size: tuple[int, int], min_scale: float = 0
             out.append(Misfit(name, size, d.message, f"is cut ({d.ink} drawn under clip {d.clip})"))
         elif d.scale < min_scale:
             out.append(Misfit(name, size, d.message, f"is shrunk to {d.scale:.0%} to fit"))
+    return out
+
+
+def size_misfits(name: str, paint: Paint, size: tuple[int, int]) -> list[Misfit]:
+    """Panels whose lines of one type size were drawn at different sizes: the lines that
+    share a panel (:func:`table.display.theme.one_size`), or else a box, and a size must
+    end the same height (to a pixel) - a long word shrinks its whole panel, not itself
+    alone."""
+    drawn: list[TextDrawn] = []
+    surface = pygame.Surface(size)
+    with record_text(drawn.append):
+        paint(surface)
+    groups: dict[tuple[object, str], list[TextDrawn]] = {}
+    for d in drawn:
+        if d.ink.width == 0 or not d.message.strip() or d.surface.size != size or d.image is None:
+            continue
+        where = ("panel", d.panel) if d.panel is not None else ("box", tuple(d.box) if d.box is not None else None)
+        if where[1] is None:
+            continue
+        groups.setdefault((where, d.size), []).append(d)
+    out = []
+    for (where, type_size), lines in groups.items():
+        heights = {d.image.get_height() for d in lines if d.image is not None}
+        if max(heights) - min(heights) > 1:
+            sizes = ", ".join(f"{d.message!r} {d.scale:.0%}" for d in sorted(lines, key=lambda d: d.scale))
+            out.append(Misfit(name, size, sizes, f"share a {where[0]} in {type_size} type at different sizes"))
     return out
 
 

@@ -9,11 +9,11 @@ nothing must be ignored, not raise.
 from __future__ import annotations
 
 import json
-import os
 import random
 from pathlib import Path
 
 import pytest
+from tier import fast
 
 from table.games import registry
 from table.games.base import Action, GameSetup
@@ -21,45 +21,50 @@ from table.play.autoplay import play_randomly
 from table.play.journal import Journal
 from table.play.session import Session
 
-# The fast tier (pytest --fast sets TABLE_FAST_TIER) plays 3 seeds per setup: enough to catch
-# a broken contract in seconds; the full suite plays 12.
-SEEDS = range(3 if os.environ.get("TABLE_FAST_TIER") == "1" else 12)
 
-
-def setups_for(name: str) -> list[GameSetup]:
+def cases_for(name: str) -> list[tuple[GameSetup, int]]:
+    """``(setup, seed)`` for each game the test plays. The full suite plays 12 seeds of
+    every variant at the fewest, the most and a middle number of stations. The fast tier
+    (tests/tier.py) plays each variant once, taking turns between the fewest stations
+    with table-menu inputs (seed 0) and the most without (seed 1), and both for a game
+    of one variant: enough to catch a broken contract in seconds."""
     engine = registry()[name]
-    counts = sorted({engine.min_stations, engine.max_stations, (engine.min_stations + engine.max_stations) // 2})
-    return [
-        GameSetup(game=name, variant=variant, stations=tuple(range(n)))
-        for variant in engine.variants
-        for n in counts
-    ]
+    fewest, most = engine.min_stations, engine.max_stations
+
+    def setup(variant: str, n: int) -> GameSetup:
+        return GameSetup(game=name, variant=variant, stations=tuple(range(n)))
+
+    if fast():
+        turns = [(fewest, 0), (most, 1)]
+        return [(setup(variant, turns[k % 2][0]), turns[k % 2][1])
+                for k, variant in enumerate(engine.variants * (2 if len(engine.variants) == 1 else 1))]
+    return [(setup(variant, n), seed) for variant in engine.variants
+            for n in sorted({fewest, most, (fewest + most) // 2}) for seed in range(12)]
 
 
 @pytest.mark.parametrize("name", sorted(registry()))
 def test_random_play_reaches_the_end_and_replays(name: str, tmp_path: Path) -> None:
-    for setup in setups_for(name):
-        for seed in SEEDS:
-            session = Session.start(name, setup, seed)
-            actions: list[Action] = []
-            rng = random.Random(f"{name}{setup.variant}{len(setup.stations)}{seed}")
-            play_randomly(session, rng, actions.append, meta_rate=0.02 if seed % 3 == 0 else 0.0)
-            assert session.is_over(), f"{name} {setup.variant} seed {seed} did not finish"
-            outcome = session.outcome()
-            assert outcome is not None and outcome.winners
-            json.dumps(session.report())
-            for station in (None, *setup.stations):
-                json.dumps(session.view(station))
+    for setup, seed in cases_for(name):
+        session = Session.start(name, setup, seed)
+        actions: list[Action] = []
+        rng = random.Random(f"{name}{setup.variant}{len(setup.stations)}{seed}")
+        play_randomly(session, rng, actions.append, meta_rate=0.02 if seed % 3 == 0 else 0.0)
+        assert session.is_over(), f"{name} {setup.variant} seed {seed} did not finish"
+        outcome = session.outcome()
+        assert outcome is not None and outcome.winners
+        json.dumps(session.report())
+        for station in (None, *setup.stations):
+            json.dumps(session.view(station))
 
-            again = Session.replay(name, setup, seed, actions)
-            assert again.state == session.state
+        again = Session.replay(name, setup, seed, actions)
+        assert again.state == session.state
 
-            cut = rng.randrange(len(actions) + 1)
-            resumed = Session.replay(name, setup, seed, actions[:cut])
-            for action in actions[cut:]:
-                resumed.apply(action)
-            assert resumed.state == session.state
-            assert resumed.outcome() == outcome
+        cut = rng.randrange(len(actions) + 1)
+        resumed = Session.replay(name, setup, seed, actions[:cut])
+        for action in actions[cut:]:
+            resumed.apply(action)
+        assert resumed.state == session.state
+        assert resumed.outcome() == outcome
 
 
 @pytest.mark.parametrize("name", sorted(registry()))
@@ -67,7 +72,7 @@ def test_journal_round_trip(name: str, tmp_path: Path) -> None:
     engine = registry()[name]
     setup = GameSetup(game=name, variant=engine.variants[0], stations=tuple(range(engine.max_stations)))
     with Journal(tmp_path / "j.db") as journal:
-        for seed in range(3):
+        for seed in range(1 if fast() else 3):
             game = journal.start_game(setup, seed)
             session = Session.start(name, setup, seed)
             seq = 0

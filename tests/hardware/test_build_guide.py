@@ -46,8 +46,9 @@ def test_the_guide_names_one_led_resistor_value() -> None:
     assert "220" not in text
 
 
+@pytest.mark.heavy  # draws the header map
 @pytest.mark.parametrize("config", [None, EXAMPLES / "pi5-absolute.toml", EXAMPLES / "pi4-potentiometers.toml",
-                                    EXAMPLES / "pi5-encoders-displays.toml"])
+                                    EXAMPLES / "pi5-encoders-displays.toml", EXAMPLES / "pi-encoders.toml"])
 def test_the_header_map_has_no_text_over_text_or_the_drawing(config: Path | None, tmp_path: Path) -> None:
     import pygame
 
@@ -66,6 +67,7 @@ def test_the_header_map_has_no_text_over_text_or_the_drawing(config: Path | None
     assert f"{LED_RESISTOR_OHMS} ohm" in notes and "220" not in notes
 
 
+@pytest.mark.heavy  # draws every picture
 def test_the_diagram_tool_draws_every_picture_the_guide_shows(tmp_path: Path) -> None:
     tool = load_tool()
     assert tool.main(["--out", str(tmp_path)]) == 0
@@ -82,7 +84,9 @@ def test_the_diagram_tool_draws_every_picture_the_guide_shows(tmp_path: Path) ->
 
 
 def test_the_docs_stand_alone() -> None:
-    docs = [CHECKOUT / "README.md", *sorted((CHECKOUT / "docs").rglob("*.md"))]
+    # The benchmarks' and tools' docstrings say how to run them: docs too.
+    docs = [CHECKOUT / "README.md", *sorted((CHECKOUT / "docs").rglob("*.md")),
+            *sorted((CHECKOUT / "bench").rglob("*.py")), *sorted((CHECKOUT / "tools").rglob("*.py"))]
     # Any case: "the issue", "issue 15", "../shared", a path on the machine the docs were
     # written on ("/work/venv/bin/python"); as written: the product documents that live
     # outside the repository (docs/architecture.md, in it, is fine).

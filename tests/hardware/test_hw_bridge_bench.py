@@ -33,6 +33,7 @@ def test_ten_thousand_pairs_with_300_leds_at_30_fps_are_exact() -> None:
     assert rig.fw.bad_records == 0 and rig.ring.head[1] == 0
 
 
+@pytest.mark.heavy  # plays two thousand presses under 300 LEDs
 def test_the_bench_sees_what_an_interrupt_blackout_does() -> None:
     """The same run with a strip driver that switches interrupts off for 30 us per pixel
     (MicroPython's neopixel): presses 1 ms apart come out tied or swapped."""

@@ -14,6 +14,7 @@ import pytest
 from fakes.pins import VirtualClock, timed_factory
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tier import examples
 
 from table.hardware.buttons import StationCore, Timing
 from table.hardware.config import HardwareConfig, StationWiring
@@ -222,6 +223,7 @@ def two_station_backend(timing: Timing) -> tuple[GpioStations, list[StationInput
 TICK_OFFSET = -123456.0  # the pin library's clock is not the table's clock
 
 
+@pytest.mark.heavy  # plays twenty thousand presses
 def test_ten_thousand_press_pairs_one_ms_apart_are_ordered_by_edge_time() -> None:
     timing = Timing(settle=0.012, tie_window=0.0005, debounce=0.030)
     stations, got, clock, factory = two_station_backend(timing)
@@ -333,7 +335,7 @@ def test_off_a_pi_the_pin_factory_is_one_sentence(factory: str) -> None:
     assert "\n" not in message
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     st.lists(
         st.tuples(st.integers(0, 4), st.floats(0, 10), st.floats(0, 0.010), st.floats(0.001, 0.5)),

@@ -1,5 +1,6 @@
 """``table wiring`` (pin map, refusals, PNG), the hardware config's error reports, and
-``table selftest`` walked through on gpiozero mock pins with a recording LED strip."""
+``table selftest`` walked through on gpiozero mock pins with a recording LED strip, its
+prompts in the table's language."""
 
 from __future__ import annotations
 
@@ -14,15 +15,19 @@ from fakes.pins import timed_factory
 from fakes.strip import RecordingStrip
 
 from table.cli import main
-from table.commands.selftest import Result, SelfTest, Step, format_results
 from table.common.datafiles import defaults_dir
+from table.common.i18n import set_language
 from table.hardware.config import HardwareConfigError, load_hardware
 from table.hardware.gpio import GpioStations
 from table.hardware.interfaces import HourglassLayout, LedState, StationInput, Stations
 from table.hardware.leds import PixelBufHourglass
+from table.hardware.selftest import Result, SelfTest, Step, format_results
 
 Capture = pytest.CaptureFixture[str]
 SHIPPED = defaults_dir() / "hardware.toml"
+EXAMPLES = Path(__file__).resolve().parent / "wiring_examples"
+ENCODERS = EXAMPLES / "pi-encoders.toml"
+"""Four encoder stations with lamps and the strip on SPI (the self-test's encoder walk)."""
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -56,9 +61,23 @@ def elsewhere(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monk
 def test_shipped_config_loads_and_prints_the_header(capsys: Capture) -> None:
     cfg = load_hardware(SHIPPED)
     assert len(cfg.stations) == 4 and cfg.pin_factory == "lgpio"
+    # The build guide's station knob: the 16-position switch under the printed dial.
+    assert {s.knob for s in cfg.stations} == {"absolute"} and cfg.leds.backend == "pi5"
     assert main(["wiring", "--config", str(SHIPPED)]) == 0
     out = capsys.readouterr().out
-    assert "LED data (SPI0 MOSI) GPIO10 [19]" in out and "S1 button  GPIO4 [ 7]" in out
+    assert "GPIO18 LED data" in out and "S1 button  GPIO2 [ 3]" in out and "S4 knob switch" in out
+
+
+def test_the_shipped_config_plays_umtata_with_every_guess_visible(tmp_path: Path, capsys: Capture) -> None:
+    """No station of the shipped wiring plays Umtata blind: check-config warns of nothing;
+    the encoder example (no displays) gets the warning."""
+    assert main(["check-config", str(SHIPPED.parent)]) == 0
+    said = capsys.readouterr()
+    assert "warning" not in said.out + said.err and "blind" not in said.out + said.err
+    (tmp_path / "table.toml").write_text((SHIPPED.parent / "table.toml").read_text())
+    (tmp_path / "hardware.toml").write_text(ENCODERS.read_text())
+    assert main(["check-config", str(tmp_path)]) == 0
+    assert "played blind" in capsys.readouterr().out
 
 
 def test_wiring_png_is_drawn(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -140,15 +159,16 @@ def test_bad_config_is_one_clear_message_and_exit_2(tmp_path: Path, capsys: Capt
     assert "Traceback" not in err
 
 
-def test_off_a_pi_gpio_is_unavailable_in_one_sentence(capsys: Capture) -> None:
-    args = ["selftest", "--config", str(SHIPPED), "--timeout", "0.1"]
+@pytest.mark.parametrize(("config", "leds"), [(SHIPPED, "pi5"), (ENCODERS, "spi")])
+def test_off_a_pi_gpio_is_unavailable_in_one_sentence(config: Path, leds: str, capsys: Capture) -> None:
+    args = ["selftest", "--config", str(config), "--timeout", "0.1"]
     assert main([*args, "--skip", "camera,display,leds"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("table: GPIO is not available on this machine")
     assert "table sim" in err and err.count("\n") == 1
-    assert main(["selftest", "--config", str(SHIPPED), "--skip", "stations,camera,display"]) == 2
+    assert main(["selftest", "--config", str(config), "--skip", "stations,camera,display"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("table: the spi LED backend is not available on this machine")
+    assert err.startswith(f"table: the {leds} LED backend is not available on this machine")
     assert err.count("\n") == 1
 
 
@@ -156,7 +176,7 @@ def test_off_a_pi_gpio_is_unavailable_in_one_sentence(capsys: Capture) -> None:
 
 @pytest.mark.heavy  # waits out the self-test's real timeouts
 def test_selftest_walks_every_station_on_mock_pins() -> None:
-    cfg = load_hardware(SHIPPED)
+    cfg = load_hardware(ENCODERS)
     factory = timed_factory()
     gpio = GpioStations(cfg, cfg.timing(), pin_factory=factory)
     strip = RecordingStrip(60)
@@ -207,10 +227,7 @@ def test_selftest_walks_every_station_on_mock_pins() -> None:
     assert "20 checks: 18 passed, 1 failed, 1 skipped" in table
 
 
-EXAMPLES = Path(__file__).resolve().parent / "wiring_examples"
-
-
-@pytest.mark.parametrize("name", ["pi5-absolute", "pi4-potentiometers", "pi5-encoders-displays"])
+@pytest.mark.parametrize("name", ["pi5-absolute", "pi4-potentiometers", "pi5-encoders-displays", "pi-encoders"])
 def test_build_guide_wiring_examples_are_valid(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
     cfg = load_hardware(EXAMPLES / f"{name}.toml")
@@ -282,7 +299,7 @@ def test_camera_check_saves_the_tray_picture(tmp_path: Path) -> None:
     import cv2
     import numpy as np
 
-    from table.commands.selftest import camera_check
+    from table.hardware.selftest import camera_check
 
     picture = tmp_path / "tray.png"
     cv2.imwrite(str(picture), np.full((48, 64, 3), 200, np.uint8))
@@ -290,3 +307,16 @@ def test_camera_check_saves_the_tray_picture(tmp_path: Path) -> None:
     assert result.status == "pass" and (tmp_path / "out" / "selftest-tray.png").exists()
     missing = camera_check(tmp_path / "out", str(tmp_path / "nothing.png"))
     assert missing.status == "fail" and "no picture" in missing.detail
+
+
+def test_selftest_prompts_speak_the_table_language_and_results_stay_english() -> None:
+    said: list[str] = []
+    set_language("de")
+    test = SelfTest(None, 1, ["encoder"], None, say=lambda step, text: said.append(text), timeout=0.01,
+                    display=lambda confirm: confirm("Does the display show seven colour bars ({size})?", size="4x3"))
+    results = test.run(["stations", "display"])
+    assert said[0] == "Platz 1: den Buzzer drücken (innerhalb von 0.01 s)"
+    assert said[-1] == "Zeigt der Bildschirm sieben Farbbalken (4x3)? Ein Buzzer heißt ja, ein Drehknopf heißt nein."
+    # The result table is for the installer's terminal: English names, as before.
+    assert [r.name for r in results][:2] == ["station 1 press", "station 1 turn clockwise"]
+    assert results[-1].name == "Does the display show seven colour bars (4x3)?"

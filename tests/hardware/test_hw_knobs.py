@@ -11,6 +11,7 @@ from collections.abc import Iterator
 import pytest
 from fakes.pins import FakeMCP3008, VirtualClock, timed_factory
 from gpiozero import Device
+from tier import fast
 
 from table.hardware.buttons import Timing
 from table.hardware.config import HardwareConfig, StationWiring
@@ -157,7 +158,8 @@ def test_potentiometer_sweep_through_a_mock_mcp3008() -> None:
     adc = FakeMCP3008(factory)
     stations.start(got.append)
     rng = random.Random(3)
-    sweep = [k / 400 for k in range(401)]
+    steps = 100 if fast() else 400  # the fast tier (tests/tier.py) sweeps in coarser steps
+    sweep = [k / steps for k in range(steps + 1)]
     for value in sweep + sweep[::-1]:
         adc.channels[3] = min(1.0, max(0.0, value + rng.uniform(-0.004, 0.004)))  # ADC noise
         for _ in range(3):

@@ -12,18 +12,33 @@ from table.hardware import requirements
 from table.hardware.config import load_hardware
 
 SHIPPED = (defaults_dir() / "hardware.toml").read_text()
+ENCODERS = (Path(__file__).resolve().parent / "wiring_examples" / "pi-encoders.toml").read_text()
+"""Encoder stations and the strip on SPI: a wiring any Pi takes, whatever its LED backend."""
 
 
-def config_with(tmp_path: Path, old: str, new: str) -> Path:
-    assert old in SHIPPED
-    (tmp_path / "hardware.toml").write_text(SHIPPED.replace(old, new, 1))
+def config_with(tmp_path: Path, old: str, new: str, base: str = ENCODERS) -> Path:
+    assert old in base
+    (tmp_path / "hardware.toml").write_text(base.replace(old, new, 1))
     return tmp_path
 
 
 def test_the_shipped_wiring_works_under_the_kiosk(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(requirements, "_installed", lambda name: True)
-    assert requirements.kiosk_problems(load_hardware(), on_pi=False) == []
-    assert requirements.module_problems(load_hardware()) == []
+    shipped = load_hardware()
+    assert {s.knob for s in shipped.stations} == {"absolute"} and shipped.leds.backend == "pi5"
+    assert requirements.kiosk_problems(shipped, on_pi=False) == []
+    assert requirements.module_problems(shipped) == []
+
+
+def test_the_shipped_wiring_names_its_missing_modules_under_the_kiosk(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The shipped strip driver is the Pi 5's: without it, one sentence names the package."""
+    module = "adafruit_raspberry_pi5_neopixel_write"
+    monkeypatch.setattr(requirements, "_installed", lambda name: name != module)
+    d = config_with(tmp_path, "brightness = 0.4", "brightness = 0.4", base=SHIPPED)
+    assert main(["check-config", "--kiosk", str(d)]) == 2
+    lines = [line for line in capsys.readouterr().err.splitlines() if module in line]
+    assert len(lines) == 1 and "pip install 'game-table[pi]'" in lines[0]
 
 
 def test_neopixel_is_refused_under_the_kiosk_with_the_backend_to_use(

@@ -239,8 +239,8 @@ def test_frame_encoding_round_trips() -> None:
 
 @pytest.mark.heavy  # waits out the self-test's real timeouts
 def test_selftest_through_the_serial_bridge(tmp_path: Path) -> None:
-    from table.commands.selftest import SelfTest, Step, build_backends
     from table.hardware.config import parse_hardware
+    from table.hardware.selftest import SelfTest, Step, build_backends
 
     link = tmp_path / "ttyBridge"
     fake = FakeBridge(link, stations=2)

@@ -4,8 +4,9 @@ fields, and the reader's counters.
 Properties (hypothesis): random garbage, truncated lines and lines with 1 to 4
 flipped bits never become an input that the bridge did not send, never raise out
 of the reader, and are each counted under a reason. A million corrupted lines go
-through the parser itself (fast); a few thousand go through a real pty to the real
-:class:`SerialBridge` reader, which must keep its link (no reconnect, nothing lost).
+through the :class:`SerialBridge` reader object itself (no port: its line handler and
+its byte stream), whose counters must account for every one; a few thousand go through
+a real pty to the reader, which must keep its link (no reconnect, nothing lost).
 The firmware's own CRC (table-driven, for MicroPython) is checked against
 ``binascii.crc_hqx``."""
 
@@ -16,7 +17,6 @@ import importlib.util
 import queue
 import random
 import time
-from collections import Counter
 from pathlib import Path
 from types import ModuleType
 
@@ -24,13 +24,13 @@ import pytest
 from fakes.bridge import FakeBridge, wait_for
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tier import examples
 
 from table.common.datafiles import package_path
 from table.hardware.bridge_protocol import (
     FRAME_START,
     Framer,
     MalformedLine,
-    Report,
     crc16,
     decode_frame,
     encode,
@@ -147,7 +147,7 @@ def test_a_malformed_field_with_a_good_crc_is_a_counted_line(field: str) -> None
 
 # --- properties: garbage, truncation, flipped bits ------------------------------------
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.binary(max_size=400))
 def test_garbage_bytes_are_counted_and_never_raise(data: bytes) -> None:
     bridge, got = bridge_without_port()
@@ -157,7 +157,7 @@ def test_garbage_bytes_are_counted_and_never_raise(data: bytes) -> None:
     assert got == [] and diag["lines"] == diag["malformed_total"] >= 1  # every record was a bad one
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.lists(st.one_of(st.binary(max_size=120), st.integers(0, 999)), max_size=40), st.data())
 def test_garbage_between_good_lines_costs_no_good_line(items: list[bytes | int], data: st.DataObject) -> None:
     """Garbage (start bytes and newlines included) between good lines, the stream cut
@@ -192,7 +192,7 @@ def test_a_field_like_minus_minus_one_no_longer_drops_the_link(tmp_path: Path) -
         fake.close()
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(REPORT_LINES, REPORT_LINES, st.data())
 def test_a_truncated_line_is_rejected_and_never_swallows_the_next(record: bytes, after: bytes,
                                                                    data: st.DataObject) -> None:
@@ -205,7 +205,7 @@ def test_a_truncated_line_is_rejected_and_never_swallows_the_next(record: bytes,
     assert framer.cut == 1
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(REPORT_LINES, st.lists(st.integers(0, 10**6), min_size=1, max_size=4, unique=True))
 def test_one_to_four_flipped_bits_never_make_another_report(record: bytes, positions: list[int]) -> None:
     bits = sorted({p % (8 * len(record)) for p in positions})
@@ -217,7 +217,7 @@ def test_one_to_four_flipped_bits_never_make_another_report(record: bytes, posit
     assert got == parse_report(record, STATIONS)  # (only the same report may come through)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.lists(st.tuples(REPORT_LINES, st.lists(st.integers(0, 10**6), min_size=1, max_size=4, unique=True)),
                 min_size=1, max_size=30))
 def test_the_counters_account_for_every_corrupted_line(lines: list[tuple[bytes, list[int]]]) -> None:
@@ -231,24 +231,42 @@ def test_the_counters_account_for_every_corrupted_line(lines: list[tuple[bytes, 
     assert got == [] and diag["bridge"] is None and diag["bridge_errors"] == 0
 
 
-@pytest.mark.heavy  # about ten seconds: a million lines through the parser itself
-def test_a_million_lines_with_one_to_four_flipped_bits_make_no_phantom_input() -> None:
-    rng = random.Random(20261201)
+def corruption_pool(rng: random.Random, size: int = 4000) -> list[bytes]:
+    """Records of every kind the bridge sends (without the newline), fields in range."""
     pool: list[bytes] = []
-    for _ in range(4000):
-        verb = rng.choice("BSRAT")
+    for _ in range(size):
+        verb = rng.choice(["B", "S", "R", "A", "T", "ST", "K", "HELLO"])
         us = rng.randrange(1 << 40)
-        value = {"B": rng.randrange(2), "S": rng.randrange(2), "R": rng.choice([-1, 1]), "A": rng.randrange(16)}
-        pool.append(encode("T", us) if verb == "T" else encode(verb, rng.randrange(STATIONS), value[verb], us))
-    records = [line.rstrip(b"\n") for line in pool]
-    originals = [parse_report(r, STATIONS) for r in records]
-    reasons: Counter[str] = Counter()
-    phantoms: list[tuple[bytes, Report]] = []
+        station = rng.randrange(STATIONS)
+        if verb == "T":
+            line = encode("T", us)
+        elif verb == "ST":
+            line = encode("ST", station, rng.randrange(2), rng.randrange(2), rng.randrange(-1, 16), us)
+        elif verb == "K":
+            line = encode("K", rng.randrange(256))
+        elif verb == "HELLO":
+            line = encode("HELLO", 3, "table-bridge-3.0", rng.randrange(17))
+        else:
+            value = {"B": rng.randrange(2), "S": rng.randrange(2), "R": rng.choice([-1, 1]), "A": rng.randrange(16)}
+            line = encode(verb, station, value[verb], us)
+        pool.append(line.rstrip(b"\n"))
+    return pool
+
+
+@pytest.mark.heavy  # about half a minute: a million lines through two readers
+def test_a_million_lines_with_one_to_four_flipped_bits_make_no_phantom_input() -> None:
+    """Through the reader object itself: each record to ``handle_line``, and the same
+    bytes as a stream to ``receive`` (where a flipped bit may also make a newline or a
+    record's start). Every line is counted as malformed, and nothing becomes an input,
+    a hello, a state report or an acknowledgement."""
+    rng = random.Random(20261201)
+    records = corruption_pool(rng)
+    lines, got = bridge_without_port()
+    stream, streamed = bridge_without_port()
     randrange, n = rng.randrange, 1_000_000
+    batch: list[bytes] = []
     for k in range(n):
-        i = randrange(len(records))
-        record = records[i]
-        out = bytearray(record)
+        out = bytearray(records[randrange(len(records))])
         nbits = 8 * len(out)
         flips = k % 4 + 1  # a quarter each of 1, 2, 3 and 4 flipped bits
         chosen: set[int] = set()
@@ -256,16 +274,25 @@ def test_a_million_lines_with_one_to_four_flipped_bits_make_no_phantom_input() -
             chosen.add(randrange(nbits))
         for bit in chosen:
             out[bit >> 3] ^= 1 << (bit & 7)
-        try:
-            got = parse_report(bytes(out), STATIONS)
-        except MalformedLine as exc:
-            reasons[exc.reason] += 1
-            continue
-        if got != originals[i]:
-            phantoms.append((bytes(out), got))
-    assert phantoms == []
-    assert sum(reasons.values()) == n  # every corrupted line was refused, under a reason
-    assert reasons["bad_crc"] + reasons["no_crc"] > 0.99 * n, reasons  # the CRC catches nearly all
+        record = bytes(out)
+        lines.handle_line(record)
+        batch.append(record)
+        if len(batch) == 1000:
+            stream.receive(b"\n".join(batch) + b"\n")
+            batch.clear()
+    for bridge in (lines, stream):
+        bridge.pump(1e12)  # anything pending (a settle or tie window) comes out now
+    diag = lines.diagnostics()
+    assert diag["lines"] == diag["malformed_total"] == n
+    assert diag["malformed"].get("bad_crc", 0) + diag["malformed"].get("no_crc", 0) > 0.99 * n, diag["malformed"]
+    streamed_diag = stream.diagnostics()
+    # A flipped bit that made a newline or a "$" splits a record: more records, each still counted.
+    assert streamed_diag["lines"] == streamed_diag["malformed_total"] >= n
+    for d, inputs in ((diag, got), (streamed_diag, streamed)):
+        assert inputs == [], inputs[:5]
+        assert d["bridge"] is None and d["state_reports"] == 0 and d["frames_acked"] == 0
+        assert d["bridge_errors"] == 0 and d["malformed"].get("failed", 0) == 0
+        assert all(s["presses"] == 0 for s in d["stations"])
 
 
 # --- through a real pty: the link holds -------------------------------------------------
@@ -333,7 +360,7 @@ def test_a_version_mismatch_says_which_end_to_update() -> None:
 
 
 def test_an_old_firmware_is_named_by_the_reader_and_fails_the_selftest() -> None:
-    from table.commands.selftest import SelfTest
+    from table.hardware.selftest import SelfTest
 
     bridge, got = bridge_without_port()
     for line in (encode_old("HELLO", 2, "table-bridge-2.0", 4), encode_old("B", 0, 1, 5000), b"$B 0 1*0000"):

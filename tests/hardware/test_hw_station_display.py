@@ -12,13 +12,14 @@ from typing import Any
 import pytest
 from fakes.i2c import FakeI2C
 
-from table.commands.selftest import SelfTest, Step, station_displays_check
 from table.common.errors import TableError
 from table.display.station_screen import StationPicture, check_pattern, station_picture
 from table.hardware.config import HardwareConfigError, StationDisplay, load_hardware
 from table.hardware.interfaces import InputSink, LedState, StationInput, Stations
 from table.hardware.oled import OledDisplays, framebuffer_bytes
 from table.hardware.pinmap import format_header
+from table.hardware.selftest import SelfTest, Step
+from table.kiosk.selftest import station_displays_check
 
 pytest.importorskip("adafruit_ssd1306")
 

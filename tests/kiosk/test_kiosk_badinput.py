@@ -11,7 +11,11 @@ changed and nothing written beside it.
 
 Every journal of the corpus, and every damaged one, must also let the table start:
 the headless daemon sets the unusable file or the damaged tail aside, says so in
-the log, and plays its game.
+the log, and plays its game. Only files that are not the table's journal at all (not
+SQLite, another program's, a newer schema) are refused in one sentence and left as
+they are; a journal whose schema holds what the table never creates is kept aside
+unchanged while the daemon starts a new one (``table replay`` and ``table play``
+refuse it).
 """
 
 from __future__ import annotations
@@ -184,13 +188,15 @@ def test_no_traceback_from_a_real_process(tmp_path: Path) -> None:
 
 # SQLite files that SQLite itself reports damaged: renamed aside, what is readable copied over.
 SET_ASIDE_WHOLE = {"sqlite-header-then-garbage.db", "truncated-half.db", "corrupted-pages.db"}
-# Not the table's journal at all (not SQLite, a newer schema): refused in one sentence, left as they are.
-REFUSED = {"text-file.db", "random-bytes.db", "schema-99.db", "other-program.db", "games-not-a-table.db"}
-# A schema holding what the table never creates (a trigger that eats each action, a view,
-# a table or an index of somebody else's, a table defined otherwise): refused the same way.
+# Not the table's journal at all (not SQLite, another program's, a newer schema): refused in
+# one sentence, left as they are.
+REFUSED = {"text-file.db", "random-bytes.db", "schema-99.db", "other-program.db"}
+# A journal whose schema holds what the table never creates (a trigger that eats each
+# action, a view, a table or an index of somebody else's, a table defined otherwise, a
+# view in place of its games): never used; the daemon renames it aside, unchanged, and
+# starts a new journal, so the table plays on and nothing in the file is lost.
 FOREIGN_SCHEMA = {"trigger-eats-actions.db", "extra-view.db", "extra-table.db", "extra-index.db",
-                  "actions-redefined.db"}
-REFUSED |= FOREIGN_SCHEMA
+                  "actions-redefined.db", "games-not-a-table.db"}
 JOURNALS = corpus("journals") + corpus("damaged-journals")
 
 
@@ -206,15 +212,18 @@ def test_a_bad_journal_never_stops_the_table(
         with pytest.raises(JournalError) as refused:
             run_headless(journal, scenario, VirtualClock())
         assert "\n" not in str(refused.value) and str(journal) in str(refused.value)
-        if path.name in FOREIGN_SCHEMA:
-            assert "is not a journal as the table writes it" in str(refused.value)
         assert journal.read_bytes() == path.read_bytes(), "a file that is not ours is never changed"
         assert {p.name for p in tmp_path.iterdir()} <= {"journal.db", "journal.db.lock"}, "nothing set aside"
         return
     result = run_headless(journal, scenario, VirtualClock())
     assert result.session.is_over()
     log = "\n".join(r.getMessage() for r in caplog.records)
-    if path.name in SET_ASIDE_WHOLE:
+    if path.name in FOREIGN_SCHEMA:
+        (aside,) = tmp_path.glob("journal.db.foreign-*")
+        assert aside.read_bytes() == path.read_bytes(), "kept whole, byte for byte"
+        said = [r.getMessage() for r in caplog.records if "is not a journal as the table writes it" in r.getMessage()]
+        assert said and "\n" not in said[0] and aside.name in said[0] and "starts a new journal" in said[0]
+    elif path.name in SET_ASIDE_WHOLE:
         assert "set aside as" in log
         assert list(tmp_path.glob("journal.db.damaged-*")), "the damaged file must be kept, renamed"
     elif path.parent.name == "damaged-journals":
@@ -226,9 +235,11 @@ def test_a_bad_journal_never_stops_the_table(
         assert record is not None and record.finished and record.engine == "ubongo_shimo"
 
 
-@pytest.mark.parametrize("name", ["truncated-half.db", "setup-not-json.db", "unknown-game.db"])
+@pytest.mark.parametrize("name", ["truncated-half.db", "setup-not-json.db", "unknown-game.db",
+                                  "trigger-eats-actions.db"])
 def test_table_run_starts_with_a_bad_journal(name: str, tmp_path: Path) -> None:
-    """The daemon itself (``table run --headless``) must start too, not only the scripted one."""
+    """The daemon itself (``table run --headless``) must start too, not only the scripted one:
+    exiting would only start systemd's restart loop over the same file."""
     journal = tmp_path / "journal.db"
     shutil.copy(CORPUS / "journals" / name, journal)
     env = {**os.environ, "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy"}
@@ -249,8 +260,25 @@ def test_resumable_game_never_raises(path: Path, tmp_path: Path) -> None:
         return
     with open_journal_resilient(journal_path) as journal:
         found = resumable_game(journal)
-        if path.name in ("unknown-game.db", "unknown-variant.db", "setup-not-json.db", "setup-nested-deep.db"):
+        if path.name in FOREIGN_SCHEMA:
+            assert found is None and journal.game_ids() == []  # a new journal; the old one is kept aside
+            assert list(tmp_path.glob("journal.db.foreign-*"))
+        elif path.name in ("unknown-game.db", "unknown-variant.db", "setup-not-json.db", "setup-nested-deep.db"):
             assert found is None and journal.unfinished() is None  # closed, kept in the journal
             assert journal.game_ids() == [1]
         elif path.parent.name == "damaged-journals":
             assert found is not None and 3 <= len(found[0].actions) <= 4  # the good rows before the damage
+
+
+@pytest.mark.parametrize("name", sorted(FOREIGN_SCHEMA))
+def test_table_play_refuses_a_journal_with_a_foreign_schema(name: str, tmp_path: Path,
+                                                            capfd: pytest.CaptureFixture[str]) -> None:
+    """Only the daemon sets such a file aside; ``table play --journal`` refuses it in one sentence."""
+    journal = tmp_path / "journal.db"
+    shutil.copy(CORPUS / "journals" / name, journal)
+    (tmp_path / "script.toml").write_text(scenario_toml(random_script("ubongo_shimo", seed=2)))
+    assert main(["play", str(tmp_path / "script.toml"), "--journal", str(journal)]) == 2
+    err = capfd.readouterr().err
+    assert err.count("\n") == 1 and "is not a journal as the table writes it" in err and "Traceback" not in err
+    assert journal.read_bytes() == (CORPUS / "journals" / name).read_bytes()
+    assert not list(tmp_path.glob("journal.db.*-*")), "nothing set aside"

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from table.cli import main
-from table.commands.install import GROUPS, Installer
+from table.kiosk.install import GROUPS, Installer
 
 SYSTEM_UNITS = next(
     (p for p in (Path("/usr/lib/systemd/system"), Path("/lib/systemd/system")) if p.is_dir()), None

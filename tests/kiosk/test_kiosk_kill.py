@@ -34,6 +34,7 @@ from table.play.session import Session, canonical
 TOTAL_KILLS = 100
 WALL_PER_GAME = 0.8  # seconds of wall time one uninterrupted scripted game takes (after start-up)
 START_UP = 0.4  # about what the daemon needs to open the display and journal here
+START_KILLS = 0.25  # the share of kills aimed at start-up and resuming rather than play
 
 
 
@@ -97,8 +98,16 @@ def play_with_kills(script: Path, journal: Path, kills: int, rng: random.Random,
     for _ in range(kills * 20 + 20):
         child = spawn(script, journal, speed, env)
         if done < kills:
-            # Anywhere from interpreter start-up to the end of the game.
-            time.sleep(rng.uniform(0.0, START_UP + WALL_PER_GAME))
+            if rng.random() < START_KILLS:
+                time.sleep(rng.uniform(0.0, START_UP))  # during start-up or resuming
+            else:
+                # Mid-game: once this run journals an action of its own, so that a slow
+                # machine's longer start-up does not turn these into start-up kills.
+                before = journaled_count(journal)
+                deadline = time.monotonic() + 60
+                while child.poll() is None and journaled_count(journal) <= before and time.monotonic() < deadline:
+                    time.sleep(0.005)
+                time.sleep(rng.uniform(0.0, WALL_PER_GAME / 2))
             if child.poll() is None:
                 child.send_signal(signal.SIGKILL)
                 child.wait(timeout=30)

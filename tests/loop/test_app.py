@@ -195,6 +195,15 @@ def test_the_starting_push_is_shown_at_once_and_inputs_during_the_start_are_drop
     # The very next frame answers: the lobby's start line says so, and no game is built yet.
     assert table.session is None and table.lobby.starting
     assert isinstance(table.screens[-1], LobbyScreen)
+    # In title type across the middle of the screen, readable from the far end of the table.
+    from table.display.theme import TextDrawn, record_text
+
+    drawn: list[TextDrawn] = []
+    with record_text(drawn.append):
+        table.draw(clock.now, force=True)
+    banner = [d for d in drawn if d.message.endswith("starts…")]
+    assert banner and banner[0].size == "title" and banner[0].scale > 0.9
+    assert banner[0].ink.height >= table.theme.px(4)
     # A press arrives while the game is being set up (before its first frame is shown).
     inputs.add(Action("press", clock.now + 0.005, 1))
     clock.advance(1 / 60)

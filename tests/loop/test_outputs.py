@@ -10,6 +10,7 @@ import pygame
 import pytest
 
 from table.common.config import TableConfig
+from table.display.output import Output
 from table.display.theme import STATION_COLOURS
 from table.games.base import Action, GameSetup
 from table.hardware.hourglass import END_COLOUR
@@ -47,7 +48,7 @@ class RecordingStations(Stations):
         return {}
 
 
-class Broken:
+class Broken(Output):
     calls = 0
 
     def update(self, session: object, now: float) -> None:
@@ -203,3 +204,24 @@ def test_a_held_knob_shows_a_ring_that_fills_and_goes_on_release(table: Any) -> 
     del stations.held[1]  # released early
     step(t, clock, 0.05)
     assert not any(p.name.startswith("station:ring") for p in t.frame_parts((640, 360), clock.now))
+
+
+def test_a_non_players_ring_never_lands_in_a_players_panel(table: Any) -> None:
+    """Two of three stations play: the third one's seat share of the bottom edge lies in a
+    player's panel, so its ring shows in the middle; a player's stays on their own panel."""
+    from table.display.station_marks import hold_ring_rect, station_slot
+
+    t, clock, stations, _ = table
+    size = (640, 360)
+    t.start_game(GameSetup("ubongo_shimo", stations=(0, 2)))
+    step(t, clock, 4.0)
+    stations.held[1] = clock.now
+    stations.held[2] = clock.now
+    step(t, clock, 0.05)
+    rings = {p.name: p.rect for p in t.frame_parts(size, clock.now) if p.name.startswith("station:ring")}
+    assert rings["station:ring2"] == hold_ring_rect(t.theme, size, 1, 2)  # player 2's panel: the right half
+    outsider = rings["station:ring1"]
+    assert outsider.center == (size[0] // 2, size[1] // 2)
+    panels_top = size[1] * 2 // 3  # the players' panels fill the bottom of a game's screen
+    assert outsider.bottom < panels_top
+    assert not any(outsider.colliderect(station_slot(t.theme, size, k, 2)) for k in range(2))

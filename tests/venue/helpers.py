@@ -140,3 +140,33 @@ class CutProxy:
         self._closed = True
         self.cut()
         self.listener.close()
+
+
+def publish_into_a_list(relay: Any) -> list[Any]:
+    """Make ``relay`` connected and publishing into the returned list, as if a broker
+    acknowledged every message at once; each payload must follow the schema."""
+    from table.venue import contract
+    from table.venue.relay import _next_position
+
+    sent: list[Any] = []
+
+    def publish(msg: Any) -> None:
+        contract.validate(msg.payload)
+        sent.append(msg)
+        if msg.position is not None:
+            relay._acked = _next_position(msg)
+
+    relay._publish = publish
+    relay._connected.set()
+    return sent
+
+
+def drain(relay: Any, sent: list[Any]) -> None:
+    """Step the relay until it has nothing more to send (a window is 200 messages a pass);
+    a step must never raise, and the relay must come to an end."""
+    for _ in range(1000):
+        before = len(sent)
+        relay.step()
+        if len(sent) == before:
+            return
+    raise AssertionError("the relay kept sending")

@@ -27,9 +27,8 @@ from venue.helpers import finished_scenario, spawn, table_cmd, wait_for
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 DRIVER = shutil.which("chromedriver")
-MOSQUITTO = shutil.which("mosquitto") or ("/usr/sbin/mosquitto" if Path("/usr/sbin/mosquitto").exists() else None)
 pytestmark = [
-    pytest.mark.skipif(MOSQUITTO is None, reason="mosquitto is not installed (Debian package: mosquitto)"),
+    pytest.mark.usefixtures("mosquitto"),  # a skip only where it cannot be installed (conftest.py)
     pytest.mark.skipif(CHROMIUM is None or DRIVER is None,
                        reason="chromium or chromedriver is not installed (Debian: chromium, chromium-driver)"),
 ]
@@ -168,4 +167,87 @@ def test_page_shows_tables_and_leaderboard_and_updates_live(tmp_path: Path) -> N
                 p.wait(10)
             except subprocess.TimeoutExpired:
                 p.kill()
+        broker.kill()
+
+
+@pytest.mark.slow
+def test_the_page_says_what_was_dropped_set_aside_and_restarted(tmp_path: Path) -> None:
+    """A poison message, a failure inside the MQTT loop and a stored result outside the bounds:
+    the header of the open page says each of them, in words, while the good result shows."""
+    import sqlite3
+    import threading
+
+    import paho.mqtt.client as mqtt
+    from selenium.webdriver.common.by import By
+
+    from table.venue.server import Venue, VenueConfig, make_http_server
+
+    broker = LocalBroker(tmp_path / "broker", {"T1": "one", "venue": "v"})
+    db = tmp_path / "venue.db"
+    Venue(VenueConfig(db=db)).stop()  # the file with its tables
+    now = time.time()
+    # Stored before the bounds existed: a game that finished in the year 3000 (set aside on start).
+    with sqlite3.connect(db) as con:
+        con.execute("INSERT INTO results (tbl, game, started, finished, engine, title, variant, rounds, actions, "
+                    "reason, players, received) VALUES ('T1', 5, ?, 32503680000.0, 'ubongo', 'Ubongo', 'standard', "
+                    "9, 40, 'nine rounds played', '[]', ?)", (now - 900, now))
+    con.close()
+    http_port = free_port()
+    url = f"http://127.0.0.1:{http_port}"
+    venue: Venue | None = None
+    httpd = None
+    driver = None
+    publisher = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="T1", protocol=mqtt.MQTTv311)
+    try:
+        broker.start()
+        venue = Venue(VenueConfig(db=db, port=broker.port, username="venue", password="v", http_host="127.0.0.1",
+                                  http_port=http_port))
+        httpd = make_http_server(venue)
+        threading.Thread(target=httpd.serve_forever, daemon=True).start()
+        venue.start_mqtt()
+        wait_for(lambda: venue is not None and venue.connected, 10, "the venue connected")
+        real = venue.client.on_message
+        failed: list[str] = []
+
+        def explode(client: Any, userdata: Any, msg: Any) -> None:  # a failure inside paho's loop, once
+            if not failed:
+                failed.append(msg.topic)
+                raise RuntimeError("a failure inside the MQTT loop")
+            real(client, userdata, msg)
+
+        venue.client.on_message = explode
+        publisher.username_pw_set("T1", "one")
+        publisher.connect("127.0.0.1", broker.port)
+        publisher.loop_start()
+        good = {"v": 1, "type": "result", "table": "T1", "game": 1, "started": now - 600, "finished": now - 300,
+                "engine": "ubongo", "title": "Ubongo", "variant": "standard", "actions": 40, "rounds": 9,
+                "reason": "nine rounds played",
+                "players": [{"station": 0, "name": "Ada", "score": 31, "winner": False},
+                            {"station": 1, "name": "Ben", "score": 35, "winner": True}]}
+        for topic, payload in (("venue/v1/T1/status", b"[" * 60_000),
+                               ("venue/v1/T1/results/1", contract.encode(good))):
+            publisher.publish(topic, payload, qos=1).wait_for_publish(5)
+        wait_for(lambda: venue is not None and venue.counts["restarts"] == 1 and venue.counts["invalid"] == 1
+                 and venue.counts["results"] == 1, 20, "the restart, the dropped message and the good result")
+
+        driver = _driver()
+        driver.get(url + "/")
+        header = lambda: driver.find_element(By.TAG_NAME, "header").text  # noqa: E731
+        wait_for(lambda: "1 message dropped" in header(), 20, "the dropped message on the page")
+        text = header()
+        assert "1 link restart" in text and "1 set aside" in text, text
+        assert "broker unreachable" not in text  # connected again
+        assert "not JSON nested" in str(driver.find_element(By.ID, "dropped").get_attribute("title"))
+        assert driver.find_element(By.TAG_NAME, "body").get_attribute("data-results") == "1"
+        assert "Ben" in driver.find_element(By.ID, "ticker").text
+        _shots(driver, "wall-dropped-restarted-set-aside", tmp_path)
+    finally:
+        if driver is not None:
+            driver.quit()
+        publisher.loop_stop()
+        if httpd is not None:
+            httpd.shutdown()
+            httpd.server_close()
+        if venue is not None:
+            venue.stop()
         broker.kill()

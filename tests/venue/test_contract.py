@@ -15,6 +15,7 @@ from table.play.scenario import load_scenario, run_scenario
 from table.venue import contract
 from table.venue.follow import JournalFollower, Position, read_health
 from table.venue.server import Venue, VenueConfig, leaderboard
+from venue.helpers import drain, publish_into_a_list
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "docs" / "scenarios"
 
@@ -196,7 +197,7 @@ def test_import_adds_a_journals_results_once(tmp_path: Path, capsys: pytest.Capt
     (["venue", "--import", "T1=/nonexistent/journal.db"], "no journal file"),
     (["relay", "--journal", "x.db"], "needs the table's id"),
     (["relay", "--table", "T1", "--password-file", "/nonexistent/pw"], "cannot read the password file"),
-    (["relay", "--config", "/nonexistent/relay.toml"], "cannot read"),
+    (["relay", "--config", "/nonexistent/relay.toml"], "there is no settings file at /nonexistent/relay.toml"),
 ])
 def test_bad_input_is_one_sentence(argv: list[str], words: str, tmp_path: Path,
                                    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
@@ -214,7 +215,7 @@ def test_settings_file_refuses_unknown_keys(tmp_path: Path, capsys: pytest.Captu
 
 
 def test_selftest_reports_whether_the_relay_reaches_the_broker(tmp_path: Path) -> None:
-    from table.commands.selftest import relay_check
+    from table.kiosk.selftest import relay_check
 
     assert relay_check(tmp_path).status == "skip"
     status = tmp_path / "relay-status.json"
@@ -234,21 +235,13 @@ def test_relay_follows_a_journal_that_was_set_aside_and_started_afresh(tmp_path:
     """The table renames a damaged journal and starts a new one whose games count from 1 again."""
     import os
 
-    from table.venue.relay import Relay, RelayConfig, _next_position
+    from table.venue.relay import Relay, RelayConfig
 
     journal = _journal(tmp_path, "ugah-whole-game.toml")
     relay = Relay(RelayConfig(table="T1", journal=journal, state_dir=tmp_path / "state"))
-    sent: list[Any] = []
-
-    def publish(msg: Any) -> None:  # the broker acknowledges at once
-        sent.append(msg)
-        if msg.position is not None:
-            relay._acked = _next_position(msg)
-
-    relay._publish = publish  # type: ignore[method-assign]
-    relay._connected.set()
+    sent = publish_into_a_list(relay)
     try:
-        _drain(relay, sent)
+        drain(relay, sent)
         first = [m.payload for m in sent if m.payload["type"] == "result"]
         assert len(first) == 1
         for suffix in ("", "-wal", "-shm"):
@@ -257,7 +250,7 @@ def test_relay_follows_a_journal_that_was_set_aside_and_started_afresh(tmp_path:
         time.sleep(0.01)
         with Journal(journal) as fresh:
             run_scenario(load_scenario(SCENARIOS / "shimo-full-game.toml"), fresh)
-        _drain(relay, sent)
+        drain(relay, sent)
         results = [m.payload for m in sent if m.payload["type"] == "result"]
         assert [(r["game"], r["engine"]) for r in results] == [(1, "ugah_ugah"), (1, "ubongo_shimo")]
         assert results[0]["started"] != results[1]["started"]
@@ -268,11 +261,3 @@ def test_relay_follows_a_journal_that_was_set_aside_and_started_afresh(tmp_path:
         relay.outbox.close()
         relay.follower.close()
 
-
-def _drain(relay: Any, sent: list[Any]) -> None:
-    """Step the relay until it has nothing more to send (a window is 200 messages a pass)."""
-    while True:
-        before = len(sent)
-        relay.step()
-        if len(sent) == before:
-            return

@@ -33,10 +33,7 @@ from venue.helpers import (
     wait_for,
 )
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("mosquitto") is None and not Path("/usr/sbin/mosquitto").exists(),
-    reason="mosquitto is not installed (Debian package: mosquitto)",
-)
+pytestmark = pytest.mark.usefixtures("mosquitto")  # a skip only where it cannot be installed (conftest.py)
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "docs" / "scenarios"
 GAME_SECONDS = 7.0  # wall-clock length of each scripted game

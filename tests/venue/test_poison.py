@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import json
 import math
-import shutil
 import sqlite3
 import threading
 import time
@@ -30,8 +29,7 @@ from table.venue import contract
 from table.venue.server import Venue, VenueConfig
 from venue.helpers import get_json, wait_for
 
-MOSQUITTO = shutil.which("mosquitto") or ("/usr/sbin/mosquitto" if Path("/usr/sbin/mosquitto").exists() else None)
-needs_mosquitto = pytest.mark.skipif(MOSQUITTO is None, reason="mosquitto is not installed (Debian package: mosquitto)")
+needs_mosquitto = pytest.mark.usefixtures("mosquitto")  # a skip only where it cannot be installed (conftest.py)
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 STARTED = time.time() - 600  # the game the events belong to
 

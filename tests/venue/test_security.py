@@ -22,8 +22,7 @@ from table.venue.broker import ACL, LISTENER_SETTINGS, SETTINGS, LocalBroker, fr
 from venue.helpers import get_json, spawn, table_cmd, wait_for
 
 REPO = Path(__file__).resolve().parents[2]
-MOSQUITTO = shutil.which("mosquitto") or ("/usr/sbin/mosquitto" if Path("/usr/sbin/mosquitto").exists() else None)
-pytestmark = pytest.mark.skipif(MOSQUITTO is None, reason="mosquitto is not installed (Debian package: mosquitto)")
+pytestmark = pytest.mark.usefixtures("mosquitto")  # a skip only where it cannot be installed (conftest.py)
 SCENARIOS = REPO / "docs" / "scenarios"
 
 

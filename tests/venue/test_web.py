@@ -23,6 +23,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from table.venue import contract
 from table.venue.server import Venue, VenueConfig, make_http_server
 from table.venue.web import VenueWebServer, WebLimits
 
@@ -364,9 +365,10 @@ def test_a_client_that_pipelines_and_never_reads_is_bounded_and_cut(web: Running
 
 def test_an_event_stream_nobody_reads_is_closed(web: Running) -> None:
     now = time.time()
-    for i in range(100):  # a state of some 50 KB, so that the buffers fill in a few changes
-        web.venue.store.set_status(f"T{i:03d}", {"v": 1, "type": "status", "table": f"T{i:03d}", "online": True,
-                                                 "sent": now, "reason": "x" * 400})
+    for i in range(200):  # a state of some 60 KB, so that the buffers fill in a few changes
+        status = {"v": 1, "type": "status", "table": f"T{i:03d}", "online": True, "sent": now, "reason": "x" * 200}
+        web.venue.handle(f"venue/v1/T{i:03d}/status", contract.encode(status))
+    assert web.venue.counts["statuses"] == 200
     s = socket.socket()
     s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
     s.connect(("127.0.0.1", web.port))

@@ -6,9 +6,10 @@ Run from a development install (pygame is one of the table's own dependencies):
     .venv/bin/python tools/hardware/draw_build_guide.py [--out docs/images/hardware]
 
 The pictures are drawings, not photographs: they show what connects to what and the
-sizes docs/hardware.md gives. The pin numbers are those of the shipped
-``config/hardware.toml`` (station S1); the resistor values come from the ``table wiring``
-command so the pictures, the header map and the guide say the same.
+sizes docs/hardware.md gives. The station's pin numbers are those of station S1 of the
+encoder example (``tests/hardware/wiring_examples/pi-encoders.toml``); the resistor values
+come from the ``table wiring`` command so the pictures, the header map and the guide say
+the same.
 """
 
 from __future__ import annotations
@@ -134,9 +135,9 @@ def overlaps(boxes: list[tuple[str, pygame.Rect]]) -> list[tuple[str, str]]:
 
 
 def draw_station() -> Canvas:
-    """One station: the big button, its 12 V lamp switched by a transistor, the encoder."""
+    """One encoder station: the big button, its 12 V lamp switched by a transistor, the encoder."""
     c = Canvas((1320, 1060))
-    c.text("One station (S1 of the shipped wiring): button, lamp, rotary encoder", 44, bold=True,
+    c.text("An encoder station (S1 of pi-encoders.toml): button, lamp, encoder", 44, bold=True,
            topleft=(40, 26))
     c.text("Every switch goes between its GPIO and GND (the Pi's internal pull-ups); "
            "all grounds are joined.", 28, GREY, topleft=(40, 74))

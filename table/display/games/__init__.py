@@ -13,13 +13,14 @@ from collections.abc import Callable, Hashable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar
 
 import pygame
 
 from table.common.i18n import N_, language, ngettext, word
 from table.display import draw
 from table.display.layers import Part
+from table.display.output import Output as Output  # a game's own outputs build on it
 from table.display.theme import TEXT_DIM, Theme
 from table.games.base import Event
 from table.games.contract import games, load_object
@@ -66,6 +67,14 @@ class FinalDetail:
     key: Hashable
     paint: Callable[[pygame.Surface, pygame.Rect], None]
     units: float = 40.0
+    words: str | None = None
+    """The words of a column that is only words (:func:`words_detail`): the final ranking
+    draws them itself, at the one scale of all its rows' words."""
+
+
+NEXT_ROUND_NOTE = N_("Press any button for the next round")
+"""What every game's screen says between two rounds while it waits for a press: one
+wording for every game (as the final ranking's note is one)."""
 
 
 def words_detail(text: str, theme: Theme, units: float = 40.0) -> FinalDetail:
@@ -74,16 +83,7 @@ def words_detail(text: str, theme: Theme, units: float = 40.0) -> FinalDetail:
         draw.label(surface, theme, text, (cell.right, cell.centery), "large", TEXT_DIM, "midright",
                    max_width=cell.width, box=cell)
 
-    return FinalDetail(("words", text), paint, units)
-
-
-class Output(Protocol):
-    """Something besides the screen that follows the game (speech, say): called after
-    every step of the table loop with the running session (``None`` in the lobby)."""
-
-    def update(self, session: Any, now: float) -> None: ...
-
-    def close(self) -> None: ...
+    return FinalDetail(("words", text), paint, units, text)
 
 
 class GameRenderer:
@@ -200,8 +200,6 @@ class GameRenderer:
         the language in force. Default: none (the display shows the station's name)."""
         return []
 
-
-N_("{n} point")  # the default score_text's words, for the catalogue's checker
 
 
 def preparations(theme: Theme) -> Iterator[None]:

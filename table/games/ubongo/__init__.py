@@ -21,7 +21,8 @@ def config_options(config_dir: Path | None) -> dict[str, Any]:
     return {"die": load_die(path)} if path.is_file() else {}
 
 
-GAME = Game(ENGINE, "table.display.games.ubongo:RENDERER", data_options=config_options, lobby_order=20)
+GAME = Game(ENGINE, "table.display.games.ubongo:RENDERER", data_options=config_options,
+            catalogue="table.games.ubongo", lobby_order=20)
 """Ubongo as the table registers it (entry point ``table.games``)."""
 
 __all__ = ["ENGINE", "GAME", "Ubongo", "UbongoState", "config_options"]

@@ -82,9 +82,12 @@ def public_view(engine: Engine, state: UbongoState) -> dict[str, JSONValue]:
     for n, e in enumerate(state.events):
         if e.kind == "round_start":
             round_start = n
+    round_end: JSONValue = None
     for e in state.events[round_start:]:
         if e.kind == "gems_taken" and e.station is not None and isinstance(e.detail, dict):
             round_taken[e.station] = list(e.detail["gems"])
+        if e.kind == "round_end" and isinstance(e.detail, dict):
+            round_end = e.detail.get("why")
     chosen = state.setup.options.get("colours")
     players: list[JSONValue] = []
     for i, s in enumerate(state.setup.stations):
@@ -158,6 +161,8 @@ def public_view(engine: Engine, state: UbongoState) -> dict[str, JSONValue]:
         "boards_total": state.boards_total,
         "boards_left": state.boards_total - state.boards_played,
         "finishers": list(state.finishers),
+        # Why this round ended, once it has ("sand ran out", "everyone has taken", "nobody finished").
+        "round_end": round_end,
         "takers": list(state.takers),
         "players": players,
         "ranking": ranks,

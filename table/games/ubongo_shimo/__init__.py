@@ -3,7 +3,7 @@
 from table.games.contract import Game
 from table.games.ubongo_shimo.engine import ENGINE
 
-GAME = Game(ENGINE, "table.display.games.ubongo_shimo:RENDERER", lobby_order=10)
+GAME = Game(ENGINE, "table.display.games.ubongo_shimo:RENDERER", catalogue="table.games.ubongo_shimo", lobby_order=10)
 """Ubongo Shimo as the table registers it (entry point ``table.games``): first in the lobby."""
 
 __all__ = ["ENGINE", "GAME"]

@@ -433,7 +433,7 @@ class UbongoShimo(GameEngine[ShimoState]):
                     status, prompt = N_("solving"), N_("Press when solved")
             else:
                 status = N_("solved") if s in state.solvers else N_("not solved")
-                prompt = N_("Press for next round")
+                prompt = N_("Press for the next round")
             players.append({
                 "station": s,
                 "name": state.setup.name_of(s),

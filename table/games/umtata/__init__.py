@@ -5,7 +5,7 @@ from table.games.umtata.engine import ENGINE, UmtataEngine
 from table.games.umtata.state import UmtataState
 
 GAME = Game(ENGINE, "table.display.games.umtata:RENDERER", commands="table.games.umtata.commands:register",
-            lobby_order=30, secret_knob=True)
+            catalogue="table.games.umtata", lobby_order=30, secret_knob=True)
 """Umtata as the table registers it (entry point ``table.games``), with its ``deck`` command."""
 
 __all__ = ["ENGINE", "GAME", "UmtataEngine", "UmtataState"]

@@ -90,6 +90,17 @@ def _results() -> tuple[Table, float]:
     return table, t + 62
 
 
+def _results_everyone_took() -> tuple[Table, float]:
+    """A round that ended before the sand: every finisher has taken their gems."""
+    table = _started()
+    t = table.sand_start()
+    for k, s in enumerate((2, 0, 3, 1)):
+        table.press(t + 8 + 2 * k, s)
+    for k, s in enumerate((2, 0, 3, 1)):
+        table.push(t + 17 + k, s)
+    return table, table.state.now + 2
+
+
 def _over() -> tuple[Table, float]:
     table = _started()
     for rnd in range(9):
@@ -113,6 +124,7 @@ SHOTS: dict[str, Callable[[], tuple[Table, float]]] = {
     "4-sand-moving": _sand,
     "5-second-hourglass": _second_hourglass,
     "6-results": _results,
+    "6-results-everyone-took": _results_everyone_took,
     "7-over-ranking": _over,
 }
 

@@ -306,6 +306,45 @@ def test_round_ends_at_once_when_everyone_has_taken() -> None:
     assert table.events("round_end")[-1].detail["why"] == "everyone has taken"
 
 
+def test_a_round_everyone_has_taken_in_ends_with_the_scores_of_the_sand_run_out(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ending the round at the last take changes nothing that the sand's end would have
+    decided: the same round played on until the sand runs out scores the same."""
+    def play(table: Table) -> float:
+        t = table.sand_start()
+        table.press(t + 3, 0)
+        table.press(t + 4, 1)
+        table.turn(t + 4.5, 1, 1)  # the second finisher moves a row before taking
+        table.push(t + 5, 1)
+        table.push(t + 6, 0)
+        return t
+
+    early = started(2)
+    t = play(early)
+    assert early.state.phase == "results"
+    end = early.events("round_end")[-1]
+    assert end.t == pytest.approx(t + 6) and end.detail["why"] == "everyone has taken"
+    # The same round with the early end switched off: it waits for the sand.
+    keep = ENGINE._end_round
+
+    def sand_only(state: object, at: float, why: str) -> object:
+        return state if why == "everyone has taken" else keep(state, at, why)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ENGINE, "_end_round", sand_only)
+    late = started(2)
+    t_late = play(late)
+    assert late.state.phase == "sand"
+    late.ticks_until(t_late + 60)
+    monkeypatch.undo()
+    assert late.state.phase == "results" and late.events("round_end")[-1].detail["why"] == "sand ran out"
+    assert late.events("round_end")[-1].t == pytest.approx(t_late + 60)
+    assert not late.events("too_late")
+    assert late.state.collections == early.state.collections and late.state.figures == early.state.figures
+    assert late.state.board == early.state.board and late.state.boards_played == early.state.boards_played
+    assert ENGINE.scores(late.state) == ENGINE.scores(early.state)
+    assert [p["collection"] for p in late.view()["players"]] == [p["collection"] for p in early.view()["players"]]
+
+
 def test_a_round_nobody_finishes_twice_uses_the_boards_up() -> None:
     table = started(2)
     t = table.sand_start()

@@ -59,3 +59,31 @@ def test_players_keep_the_colours_they_chose_in_the_lobby() -> None:
     theme = _with_player_colours(Theme(1280, 720), players)
     assert theme.station_colour(0) == STATION_COLOURS[4]
     assert theme.station_colour(1) == STATION_COLOURS[0]
+
+
+@pytest.mark.parametrize(("shot", "why", "said", "not_said"), [
+    ("6-results", "sand ran out", "Sand has run out", "Everyone has taken gems"),
+    ("6-results-everyone-took", "everyone has taken", "Everyone has taken gems", "Sand has run out"),
+])
+def test_the_results_say_how_the_round_ended(shot: str, why: str, said: str, not_said: str) -> None:
+    """A round that ended because every finisher had taken never claims the sand ran out."""
+    from table.common.i18n import set_language
+    from table.display.theme import TextDrawn, record_text
+
+    pygame.init()
+    table, now = SHOTS[shot]()
+    view = table.view()
+    assert view["phase"] == "results" and view["round_end"] == why
+    for lang, words, other in (("en", said, not_said),
+                               ("de", *(("Alle haben Edelsteine genommen", "Die Sanduhr ist abgelaufen")
+                                        if why == "everyone has taken" else
+                                        ("Die Sanduhr ist abgelaufen", "Alle haben Edelsteine genommen")))):
+        set_language(lang)
+        drawn: list[TextDrawn] = []
+        try:
+            with record_text(drawn.append):
+                RENDERER.draw(pygame.Surface((1280, 720)), view, RenderContext(Theme(1280, 720), now))
+        finally:
+            set_language("en")
+        shown = {d.message for d in drawn}
+        assert words in shown and other not in shown, (lang, shown)

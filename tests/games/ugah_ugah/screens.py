@@ -10,8 +10,10 @@ from __future__ import annotations
 import os
 import random
 import sys
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from games.ugah_ugah.table_helper import Table
 from table.games.base import GameSetup
@@ -103,6 +105,13 @@ def states() -> dict[str, UgahState]:
     play_randomly(session, random.Random(5))
     shots["14-final-count-uncertain"] = session.state
     return shots
+
+
+def moments() -> Iterator[tuple[str, dict[str, Any], float, bool]]:
+    """Every kept state as the text-fit and language tests draw every game's kept
+    moments: ``(name, public view, game time, paused)``."""
+    for name, state in states().items():
+        yield name, ENGINE.view(state, None), state.now, False
 
 
 def render(state: UgahState, size: tuple[int, int]):  # type: ignore[no-untyped-def]

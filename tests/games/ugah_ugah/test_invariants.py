@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from tier import fast
 
 from table.games.base import GameSetup
 from table.games.ugah_ugah.engine import ENGINE, GIVE, KEEP, OVER, UNCERTAIN, hunters_met
@@ -15,7 +16,7 @@ from table.play.session import Session
 @pytest.mark.parametrize("variant", ["standard", UNCERTAIN])
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_chips_are_kept_and_secrets_stay_hidden(variant: str, players: int) -> None:
-    for seed in range(3):
+    for seed in range(1 if fast() else 3):  # the fast tier (tests/tier.py): one game each
         setup = GameSetup("ugah_ugah", variant, tuple(range(players)))
         session = Session(engine=ENGINE, setup=setup, seed=seed)
         rng = random.Random(seed)

@@ -58,3 +58,16 @@ def test_the_turn_summary_says_what_the_dice_did() -> None:
     assert format_message(turn_summary(view, names, dice_line=False)[-1].to_json()) == \
         "Ada kept the chip caterpillar 1"
     assert turn_summary({"last_turn": None}, names) == []
+
+
+def test_every_die_silhouette_keeps_its_contrast_lit_and_dimmed() -> None:
+    """WCAG 2 contrast of each symbol's ink on the die face: 4.5:1 lit, 3:1 on the greyed
+    face of a die not chosen; and the greyed face still reads as dimmer than a lit one."""
+    from table.display.games.ugah_ugah.dice import FACE, FACE_DIM, INK
+    from table.display.theme import contrast
+
+    lit = {symbol: round(contrast(ink, FACE), 2) for symbol, ink in INK.items()}
+    dim = {symbol: round(contrast(ink, FACE_DIM), 2) for symbol, ink in INK.items()}
+    assert min(lit.values()) >= 4.5, lit
+    assert min(dim.values()) >= 3.0, dim
+    assert contrast(FACE, FACE_DIM) >= 1.5

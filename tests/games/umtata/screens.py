@@ -6,8 +6,10 @@ Run: SDL_VIDEODRIVER=dummy PYTHONPATH=tests .venv/bin/python -m games.umtata.scr
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
@@ -69,6 +71,15 @@ def phases() -> dict[str, UmtataState]:
     long_setup = replace(setup, options={"deck": [longest.to_json()], "whole_deck": True})
     out["guess_long_question"] = tataaa(ENGINE.new_game(long_setup, 7), 2, 1.0)
     return out
+
+
+def moments() -> Iterator[tuple[str, dict[str, Any], float, bool]]:
+    """Every phase as the text-fit and language tests draw every game's kept moments:
+    ``(name, public view, game time, paused)``."""
+    states = phases()
+    for name, state in states.items():
+        yield name, ENGINE.view(state, None), 0.0, False
+    yield "paused", ENGINE.view(states["guess_start"], None), 0.0, True
 
 
 def render(state: UmtataState, size: tuple[int, int], paused: bool = False) -> pygame.Surface:

@@ -30,8 +30,8 @@ board file (so a missing or wrong grammar entry fails here)."""
 
 
 def _sentences(code: str) -> list[str]:
-    """Every translation in ``code`` that has a ``{country}`` field."""
-    text = (resources.files("table.common") / "locale" / f"{code}.po").read_text(encoding="utf-8")
+    """Every translation in ``code`` that has a ``{country}`` field (the game's own catalogue)."""
+    text = (resources.files("table.games.umtata") / "locale" / f"{code}.po").read_text(encoding="utf-8")
     out = []
     for entry in parse_po(text, f"{code}.po"):
         for form in entry.msgstr:

@@ -23,6 +23,7 @@ def _gap(rect: pygame.Rect, xs: np.ndarray, ys: np.ndarray) -> float:
     return float(np.hypot(dx, dy).min())
 
 
+@pytest.mark.heavy  # lays out and draws the map
 @pytest.mark.parametrize("language", ["en", "de"])
 @pytest.mark.parametrize("size", [(1920, 1080), (1280, 720)])
 def test_every_label_is_on_its_country_or_touches_it(size: tuple[int, int], language: str) -> None:

@@ -29,7 +29,7 @@ import pygame
 from table.common.i18n import N_, _, ngettext, word
 from table.display import draw
 from table.display.draw import label, label_rect
-from table.display.games import FinalDetail, GameRenderer, RenderContext
+from table.display.games import NEXT_ROUND_NOTE, FinalDetail, GameRenderer, RenderContext
 from table.display.layers import Part, fill, paint_all
 from table.display.theme import (
     ACCENT,
@@ -524,27 +524,20 @@ class UbongoRenderer(GameRenderer):
         third = header.width // 3 - round(2 * u)
         left = ("Ubongo" if view["phase"] == "place" else
                 _("Ubongo - round {round} of {rounds}").format(round=view["round"], rounds=view["rounds"]))
-        label(surface, theme, left, (2 * u, header.centery), "large", TEXT, "midleft", bold=True,
-              max_width=third, box=header)
         title = _(PHASE_TITLES[view["phase"]]) if view["phase"] in PHASE_TITLES else ""
         if view["phase"] == "sand" and view["hourglass"] == 2:
             title = _("Second hourglass")
-        label(
-            surface,
-            theme,
-            title,
-            (header.centerx, header.centery),
-            "large",
-            ACCENT,
-            "center",
-            bold=True,
-            max_width=third,
-            box=header,
-        )
         right = _("{pieces}-piece boards, {left} of {total} left").format(
             pieces=view["pieces"], left=view["boards_left"], total=view["boards_total"])
+        # The header's three labels at one scale (the round never smaller than the phase).
+        fit = draw.one_size(theme, header, [(left, "large", True, third), (title, "large", True, third),
+                                            (right, "small", False, third)])
+        label(surface, theme, left, (2 * u, header.centery), "large", TEXT, "midleft", bold=True,
+              max_width=third, box=header, fit=fit)
+        label(surface, theme, title, (header.centerx, header.centery), "large", ACCENT, "center", bold=True,
+              max_width=third, box=header, fit=fit)
         label(surface, theme, right, (theme.width - 2 * u, header.centery), "small", TEXT_DIM, "midright",
-              max_width=third, box=header)
+              max_width=third, box=header, fit=fit)
 
     def _board(self, surface: pygame.Surface, theme: Theme, view: dict[str, Any], layout: Layout) -> None:
         self._wood(surface, theme, layout)
@@ -829,10 +822,13 @@ class UbongoRenderer(GameRenderer):
                 box=rect,
             )
         elif phase == "results":
+            # An early end (everyone took their gems) is not the sand's: say which it was.
+            ended = (_("Everyone has taken gems") if view.get("round_end") == "everyone has taken"
+                     else _("Sand has run out"))
             label(
                 surface,
                 theme,
-                _("Sand has run out"),
+                ended,
                 (rect.centerx, rect.y + rect.height * 0.35),
                 "large",
                 TEXT,
@@ -844,7 +840,7 @@ class UbongoRenderer(GameRenderer):
             label(
                 surface,
                 theme,
-                _("Any button: next round"),
+                _(NEXT_ROUND_NOTE),
                 (rect.centerx, rect.y + rect.height * 0.68),
                 "body",
                 ACCENT,
@@ -888,21 +884,7 @@ class UbongoRenderer(GameRenderer):
         name = (_("{name}  (start)").format(name=player["name"]) if player["start_player"] and view["phase"] != "over"
                 else player["name"])
         best = max(player["collection"].values())
-        score = label(surface, theme, f"{best}", (rect.right - 1.5 * u, y), "body", TEXT, "topright", bold=True,
-                      box=rect)
-        best_word = label(
-            surface,
-            theme,
-            _("best"),
-            (score.x - 1 * u, score.bottom - 0.6 * u),
-            "small",
-            TEXT,
-            "bottomright",
-            box=rect,
-        )
-        label(surface, theme, name, (x, y), "body", colour, "topleft", bold=True,
-              max_width=round(best_word.x - x - u), box=rect)
-        y += 5 * u
+        room = rect.width - round(3 * u)
         # Finishing place and allowance, or the gems taken this round.
         status = player["status"]
         line = ""
@@ -926,37 +908,50 @@ class UbongoRenderer(GameRenderer):
             line = _("{place}: move {n}, {seconds} s left").format(place=_ordinal(player["place"]),
                                                                     n=player["allowance"], seconds=math.ceil(left))
             line_colour = ACCENT
-        if line:
-            label(surface, theme, line, (x, y), "small", line_colour, "topleft", bold=True,
-                  max_width=rect.width - round(3 * u), box=rect)
-        y += 3.8 * u
         prompt = word(player["prompt"])
-        if prompt:
-            # What this player does next, in full white (or the accent when it is their
-            # move): body type when it fits in two lines, else the smaller type in three.
-            size, step = "body", 4.0 * u
-            lines = draw.wrap(theme.font(size), prompt, rect.width - round(3 * u))
-            if len(lines) > 2:
-                size, step = "small", 3.4 * u
-                lines = draw.wrap(theme.font(size), prompt, rect.width - round(3 * u))
-                if len(lines) > 3:
-                    lines = [*lines[:2], " ".join(lines[2:])]  # the last line shrinks rather than being cut
-            for ln in lines:
-                label(surface, theme, ln, (x, y), size, ACCENT if may_act else TEXT,
-                      max_width=rect.width - round(3 * u), box=rect)
-                y += step
+        # What this player does next, in full white (or the accent when it is their move):
+        # body type when it fits in two lines, else the smaller type in three.
+        size, step = "body", 4.0 * u
+        lines = draw.wrap(theme.font(size), prompt, room) if prompt else []
+        if len(lines) > 2:
+            size, step = "small", 3.4 * u
+            lines = draw.wrap(theme.font(size), prompt, room)
+            if len(lines) > 3:
+                lines = [*lines[:2], " ".join(lines[2:])]  # the last line shrinks rather than being cut
+        best_text = _("best")
+        name_room = round(rect.right - 1.5 * u - theme.font("body", True).size(f"{best}")[0] - 1 * u
+                          - theme.font("small").size(best_text)[0] - x - u)
+        # The panel's lines at one scale: a long name shrinks the lines under it alike.
+        fit = draw.one_size(theme, rect, [(name, "body", True, name_room), (line, "small", True, room),
+                                          (_("no gems yet"), "body", False, room),
+                                          *((ln, size, False, room) for ln in lines)])
+        score = label(surface, theme, f"{best}", (rect.right - 1.5 * u, y), "body", TEXT, "topright", bold=True,
+                      box=rect, fit=fit)
+        best_word = label(surface, theme, best_text, (score.x - 1 * u, score.bottom - 0.6 * u), "small", TEXT,
+                          "bottomright", box=rect, fit=fit)
+        label(surface, theme, name, (x, y), "body", colour, "topleft", bold=True,
+              max_width=round(best_word.x - x - u), box=rect, fit=fit)
+        y += 5 * u
+        if line:
+            label(surface, theme, line, (x, y), "small", line_colour, "topleft", bold=True, max_width=room, box=rect,
+                  fit=fit)
+        y += 3.8 * u
+        for ln in lines:
+            label(surface, theme, ln, (x, y), size, ACCENT if may_act else TEXT, max_width=room, box=rect, fit=fit)
+            y += step
         # The collection, sorted: most of one colour first (the order that decides the game).
         counts: dict[str, int] = player["collection"]
         order = sorted(view["colours"], key=lambda c: (-counts[c], view["colours"].index(c)))
         cell = (rect.width - 2 * u) / 6
         gy = rect.bottom - 3.2 * u
         if not any(counts.values()):
-            label(surface, theme, _("no gems yet"), (x, gy), "body", TEXT_DIM, "midleft",
-                  max_width=rect.width - round(3 * u), box=rect)
+            label(surface, theme, _("no gems yet"), (x, gy), "body", TEXT_DIM, "midleft", max_width=room, box=rect,
+                  fit=fit)
         for k, c in enumerate(c for c in order if counts[c]):
             cx = rect.x + 1 * u + cell * (k + 0.5)
             draw_gem(surface, c, (cx - 1.1 * u, gy), 1.4 * u)
-            label(surface, theme, f"{counts[c]}", (cx + 0.6 * u, gy), "body", TEXT, "midleft", bold=True)
+            label(surface, theme, f"{counts[c]}", (cx + 0.6 * u, gy), "body", TEXT, "midleft", bold=True, box=rect,
+                  fit=fit)
 
     def _flying_gems(self, surface: pygame.Surface, view: dict[str, Any], layout: Layout, ctx: RenderContext) -> None:
         stations = [p["station"] for p in view["players"]]

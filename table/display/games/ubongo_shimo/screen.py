@@ -15,7 +15,15 @@ import pygame
 
 from table.common.i18n import N_, _, ngettext, word
 from table.display import draw
-from table.display.games import FinalDetail, GameRenderer, Picture, PlayerOption, RenderContext, words_detail
+from table.display.games import (
+    NEXT_ROUND_NOTE,
+    FinalDetail,
+    GameRenderer,
+    Picture,
+    PlayerOption,
+    RenderContext,
+    words_detail,
+)
 from table.display.layers import Part, fill, paint_all
 from table.display.theme import ACCENT, BACKGROUND, BAD, GOOD, PANEL, PANEL_LIGHT, TEXT, TEXT_DIM, Theme
 from table.games.base import Event
@@ -316,7 +324,7 @@ class ShimoRenderer(GameRenderer):
         line = _("Solved: {names}").format(names=", ".join(solved)) if solved else _("Nobody solved in time")
         draw.label(surface, theme, line, (cx, area.top + theme.px(24)), "large", TEXT, "center",
                    max_width=area.width - theme.px(8))
-        draw.label(surface, theme, _("Take new cards, then any station presses its button to start the next round"),
+        draw.label(surface, theme, " · ".join((_("Take new cards"), _(NEXT_ROUND_NOTE))),
                    (cx, area.bottom - theme.px(6)), "body", TEXT_DIM, "center", max_width=area.width - theme.px(8))
 
     @staticmethod
@@ -330,12 +338,12 @@ class ShimoRenderer(GameRenderer):
         if not p["playing"]:
             return ""
         if s in callers and len(callers) == 1:
-            return _("First: gem and cards")
+            return _("First: gem + cards")
         if s in view["solvers"]:
-            return _("Solved: keeps the card")
+            return _("Solved: card kept")
         if len(callers) == 1:
             return _("Card goes to {name}").format(name=names[callers[0]])
-        return _("Card goes to the box")
+        return _("Card to the box")
 
     def _players(self, surface: pygame.Surface, area: pygame.Rect, view: dict[str, Any], theme: Theme,
                  only: int | None = None) -> None:
@@ -353,28 +361,33 @@ class ShimoRenderer(GameRenderer):
             pad = theme.px(2)
             level_text = _("Level {level}").format(level=p["round_level"])
             level_w = theme.font("body").size(level_text)[0]
-            draw.label(surface, theme, p["name"], (rect.left + pad, rect.top + pad), "large", colour, bold=True,
-                       max_width=rect.width - 3 * pad - level_w, box=rect)
-            draw.label(surface, theme, level_text, (rect.right - pad, rect.top + pad + theme.px(1)), "body",
-                       TEXT_DIM, "topright", max_width=rect.width // 2, box=rect)
-            draw.label(surface, theme, f"{p['points']}", (rect.left + pad, rect.top + theme.px(9)), "title", TEXT,
-                       bold=True, box=rect)
             # The big number stands alone, so the word after it follows its count too.
             cards = " · ".join((ngettext("point", "points", p["points"]),
                                 ngettext("{n} card", "{n} cards", p["cards"]).format(n=p["cards"])))
+            # With the results, what the round did to the card says more than the prompt
+            # (the middle of the screen already says how to go on).
+            prompt = self._round_note(view, p) or (_(p["prompt"]) if p["prompt"] else _(p["status"]).capitalize())
+            name_w = rect.width - 3 * pad - level_w
+            cards_w = rect.width - 2 * pad - theme.px(11)
+            # The panel's lines at one scale: a long note shrinks the name and the number with it.
+            fit = draw.one_size(theme, rect, [(p["name"], "large", True, name_w),
+                                              (level_text, "body", False, rect.width // 2),
+                                              (cards, "body", False, cards_w),
+                                              (prompt, "body", True, rect.width - 2 * pad)])
+            draw.label(surface, theme, p["name"], (rect.left + pad, rect.top + pad), "large", colour, bold=True,
+                       max_width=name_w, box=rect, fit=fit)
+            draw.label(surface, theme, level_text, (rect.right - pad, rect.top + pad + theme.px(1)), "body",
+                       TEXT_DIM, "topright", max_width=rect.width // 2, box=rect, fit=fit)
+            draw.label(surface, theme, f"{p['points']}", (rect.left + pad, rect.top + theme.px(9)), "title", TEXT,
+                       bold=True, box=rect, fit=fit)
             draw.label(surface, theme, cards, (rect.left + pad + theme.px(11),
-                       rect.top + theme.px(12.5)), "body", TEXT, "midleft",
-                       max_width=rect.width - 2 * pad - theme.px(11), box=rect)
+                       rect.top + theme.px(12.5)), "body", TEXT, "midleft", max_width=cards_w, box=rect, fit=fit)
             gx = rect.left + pad + theme.px(1.6)
             for value in p["gems"]:
                 draw.gem(surface, (gx, rect.top + theme.px(20)), theme.px(1.5), value)
                 gx += theme.px(4)
             status_colour = STATUS_COLOURS.get(p["status"], TEXT)
-            # With the results, what the round did to the card says more than the prompt
-            # (the middle of the screen already says how to go on).
-            prompt = self._round_note(view, p) or (_(p["prompt"]) if p["prompt"] else _(p["status"]).capitalize())
             draw.label(surface, theme, prompt, (rect.centerx, rect.bottom - pad), "body", status_colour, "midbottom",
-                       bold=True, max_width=rect.width - 2 * pad, box=rect)
-
+                       bold=True, max_width=rect.width - 2 * pad, box=rect, fit=fit)
 
 RENDERER = ShimoRenderer()

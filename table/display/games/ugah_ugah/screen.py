@@ -34,6 +34,7 @@ from table.display.theme import (
     TEXT,
     TEXT_DIM,
     Colour,
+    OneSize,
     Theme,
 )
 from table.games.base import Event, Message, counted
@@ -198,7 +199,7 @@ class UgahRenderer(GameRenderer):
                 cards = len(p.get("spoils", ()))
                 if cards:
                     words += " + " + ngettext("{n} card x 3", "{n} cards x 3", cards).format(n=cards)
-                return words_detail(words, theme)
+                return words_detail(words, theme, 48.0)  # room for "chips 23 + 2 cards x 3" in German
         return None
 
     def draw(self, surface: pygame.Surface, view: dict[str, Any], ctx: RenderContext) -> None:
@@ -397,6 +398,14 @@ class UgahRenderer(GameRenderer):
         draw.label(surface, theme, _("Spoils cards (3 points each)"),
                    (centre[0], centre[1] - card_h / 2 - theme.px(2)), "small", TEXT, "midbottom",
                    max_width=total)
+        row = pygame.Rect(round(x), round(centre[1] - card_h / 2), round(total), card_h)
+        owners = {card: names.get(holder, "?") if holder is not None else _("middle")
+                  for card, holder in view["spoils"].items()}
+        # The three cards' words at one scale (a long name or owner shrinks all six alike).
+        fit = draw.one_size(theme, row, [*((_(CARD_NAMES[c]), "small", True, card_w - theme.px(1.5))
+                                           for c in CARD_NAMES),
+                                         *((owners.get(c, ""), "small", False, card_w - theme.px(1))
+                                           for c in CARD_NAMES)])
         for card in ("dinosaur", "mammoth", "bird"):
             rect = pygame.Rect(round(x), round(centre[1] - card_h / 2), card_w, card_h)
             holder = view["spoils"][card]
@@ -406,19 +415,19 @@ class UgahRenderer(GameRenderer):
                        theme.px(0.6))
             self._die(surface, theme, (rect.centerx, rect.top + theme.px(5.5)), theme.px(7), card)
             draw.label(surface, theme, _(CARD_NAMES[card]), (rect.centerx, rect.top + theme.px(10.5)), "small", TEXT,
-                       "midtop", bold=True, max_width=card_w - theme.px(1.5), box=rect)
-            owner = names.get(holder, "?") if holder is not None else _("middle")
-            draw.label(surface, theme, owner, (rect.centerx, rect.bottom - theme.px(1)), "small",
+                       "midtop", bold=True, max_width=card_w - theme.px(1.5), box=rect, fit=fit)
+            draw.label(surface, theme, owners[card], (rect.centerx, rect.bottom - theme.px(1)), "small",
                        border if holder is not None else TEXT_DIM, "midbottom", max_width=card_w - theme.px(1),
-                       box=rect)
+                       box=rect, fit=fit)
             x += card_w + gap
 
     # -- dice and choices ----------------------------------------------------------------
     def _die(self, surface: pygame.Surface, theme: Theme, centre: tuple[float, float], size: int, symbol: str | None,
              marked: bool = False, dim: bool = False, cursor: bool = False, name: int = 0,
-             name_size: str = "body") -> int:
+             name_size: str = "body", fit: OneSize | None = None, row: pygame.Rect | None = None) -> int:
         """A die as a pictogram (see :mod:`.dice`), centred on ``centre``; with ``name`` > 0
-        its name goes under it, at most that wide. Returns the y just below what was drawn."""
+        its name goes under it, at most that wide, at the scale ``fit`` of its ``row`` (see
+        :meth:`_names_fit`). Returns the y just below what was drawn."""
         rect = pygame.Rect(0, 0, size, size)
         rect.center = (round(centre[0]), round(centre[1]))
         if symbol is None:  # a die still to be thrown
@@ -431,7 +440,8 @@ class UgahRenderer(GameRenderer):
         bottom = rect.bottom + (theme.px(0.6) if marked else 0)
         if name:
             drawn = draw.label(surface, theme, _(DIE_NAMES[symbol]), (rect.centerx, bottom + theme.px(0.4)),
-                               name_size, TEXT, "midtop", bold=True, max_width=name)
+                               name_size, TEXT, "midtop", bold=name_size != "body", max_width=name, box=row,
+                               fit=fit)
             bottom = drawn.bottom
         if cursor:
             pygame.draw.polygon(surface, ACCENT, [(rect.centerx, bottom + theme.px(0.5)),
@@ -439,6 +449,13 @@ class UgahRenderer(GameRenderer):
                                                   (rect.centerx + theme.px(1.5), bottom + theme.px(2.5))])
             bottom += theme.px(2.5)
         return bottom
+
+    @staticmethod
+    def _names_fit(theme: Theme, row: pygame.Rect, size: str, width: int) -> OneSize:
+        """One scale for the names under a row of dice: the scale at which every die's
+        name fits ``width`` (the longest name decides, whether or not it shows now), so
+        the names in a row are one size, and the same size turn after turn."""
+        return draw.one_size(theme, row, [(_(n), size, size != "body", width) for n in DIE_NAMES.values()])
 
     @staticmethod
     def _dice_row(theme: Theme, width: int) -> tuple[int, int]:
@@ -484,11 +501,13 @@ class UgahRenderer(GameRenderer):
             draw.label(surface, theme, _("Set each die with the knob, push to confirm")
                        + (_("; button: back") if manual["index"] > 0 or view.get("dice_reader") else ""),
                        (x0, y), "body", TEXT_DIM, max_width=width)
+            row = pygame.Rect(x0, y + theme.px(3), width, theme.px(18))
+            fit = self._names_fit(theme, row, "body", step - theme.px(0.8))
             for i, face in enumerate(manual["faces"]):
                 centre = (x0 + step / 2 + i * step, y + theme.px(9))
                 done = i < manual["index"]
                 below = self._die(surface, theme, centre, size, face, marked=i == manual["index"],
-                                  dim=i > manual["index"], name=step - theme.px(0.8))
+                                  dim=i > manual["index"], name=step - theme.px(0.8), fit=fit, row=row)
                 if done:
                     draw.label(surface, theme, _("ok"), (centre[0], below), "small", GOOD, "midtop", bold=True)
             return y + theme.px(24)
@@ -513,24 +532,30 @@ class UgahRenderer(GameRenderer):
         marked = set(choice["marked"])
         draw.label(surface, theme, _("In the tray (bones already aside):"), (x0, y), "body", TEXT_DIM, max_width=width)
         size, step = self._dice_row(theme, width)
+        row = pygame.Rect(x0, y + theme.px(3), width, theme.px(17.5))
+        fit = self._names_fit(theme, row, "body", step - theme.px(0.8))
         for i, face in enumerate(view["tray"]):
             self._die(surface, theme, (x0 + step / 2 + i * step, y + theme.px(9)), size, face,
                       marked=face in marked, dim=face not in marked and face != cursor_option,
-                      cursor=face == cursor_option, name=step - theme.px(0.8))
+                      cursor=face == cursor_option, name=step - theme.px(0.8), fit=fit, row=row)
         y += theme.px(20.5)
-        # the knob's options as a strip of tabs
-        tab_w = min(theme.px(20), (width - theme.px(1) * (len(options) - 1)) // len(options))
+        # the knob's options as a strip of tabs, their words at one scale (each symbol as if
+        # marked, so that marking one never resizes the others; "take out" is never marked)
+        gap = theme.px(0.6)
+        tab_w = min(theme.px(20), (width - gap * (len(options) - 1)) // len(options))
+        strip = pygame.Rect(x0, y, width, theme.px(6))
+        tabs = {o: _("Take out") if o == "take_out" else _(TAB_NAMES[o]) for o in options}
+        tab_fit = draw.one_size(theme, strip, [(t if o == "take_out" else "+" + t, "small", True, tab_w - theme.px(1))
+                                               for o, t in tabs.items()])
         for i, option in enumerate(options):
-            rect = pygame.Rect(x0 + i * (tab_w + theme.px(1)), y, tab_w, theme.px(6))
+            rect = pygame.Rect(x0 + i * (tab_w + gap), y, tab_w, theme.px(6))
             on = i == choice["cursor"]
             is_marked = option in marked
             fill = ACCENT if on else (PANEL_LIGHT if is_marked else PANEL)
             draw.panel(surface, rect, fill, theme.px(1), GOOD if is_marked else None, theme.px(0.5))
-            text = _("Take out") if option == "take_out" else _(TAB_NAMES[option])
-            if is_marked:
-                text = "+ " + text
+            text = ("+" if is_marked else "") + tabs[option]
             draw.label(surface, theme, text, rect.center, "small", (20, 20, 20) if on else TEXT, "center", bold=True,
-                       max_width=rect.width - theme.px(1), box=rect)
+                       max_width=rect.width - theme.px(1), box=rect, fit=tab_fit)
         return y + theme.px(7)
 
     def _turn_choice(self, surface: pygame.Surface, view: dict[str, Any], theme: Theme, x0: int, y: int, width: int,
@@ -571,13 +596,16 @@ class UgahRenderer(GameRenderer):
                                                                    name=names.get(int(o), o))
                       for o in choice["options"]]
         row_h = theme.px(5.6)
+        # The buttons' words at one scale, measured as the chosen one is drawn (bold).
+        column = pygame.Rect(x0, y, width, max(1, len(labels)) * (row_h + theme.px(0.8)))
+        fit = draw.one_size(theme, column, [("> " + t, "body", True, width - theme.px(3)) for t in labels])
         for i, text in enumerate(labels):
             rect = pygame.Rect(x0, y + i * (row_h + theme.px(0.8)), width, row_h)
             on = i == choice["cursor"]
             draw.panel(surface, rect, ACCENT if on else PANEL, theme.px(1))
             draw.label(surface, theme, ("> " if on else "  ") + text, (rect.left + theme.px(1.5), rect.centery),
                        "body", (20, 20, 20) if on else TEXT, "midleft", bold=on, max_width=rect.width - theme.px(3),
-                       box=rect)
+                       box=rect, fit=fit)
         return y + len(labels) * (row_h + theme.px(0.8))
 
     @staticmethod
@@ -603,20 +631,38 @@ class UgahRenderer(GameRenderer):
             draw.label(surface, theme, _("none yet"), (head.right + theme.px(1.5), y), "body", TEXT_DIM,
                        max_width=max(10, x0 + width - head.right - theme.px(1.5)))
         order = ("masher", "breaker", "dinosaur", "mammoth", "bird", "bone")
+        row = pygame.Rect(x0, y + theme.px(4), width, theme.px(11.5))
+        fit = self._names_fit(theme, row, "small", step - theme.px(0.6))
         for i, face in enumerate(sorted(aside, key=order.index)):
             self._die(surface, theme, (x0 + step / 2 + i * step, y + theme.px(7.5)), size, face, dim=face == "bone",
-                      name=step - theme.px(0.6), name_size="small")
+                      name=step - theme.px(0.6), name_size="small", fit=fit, row=row)
 
     # -- players and the end ------------------------------------------------------------
     def _players(self, surface: pygame.Surface, area: pygame.Rect, view: dict[str, Any], theme: Theme) -> None:
-        """One row per player: name, the face-down pile (count only), spoils cards, what to do next."""
+        """One row per player: name, the face-down pile (its chips drawn and counted, "×3",
+        as the turn summary counts dice; only the count is public), spoils cards, what to
+        do next. The rows' words are at one scale, so every row reads the same size."""
         players = view["players"]
         n = max(1, len(players))
         gap = theme.px(0.8)
         pad = theme.px(2)
         row_h = min(theme.px(8.5), (area.height - gap * (n + 1)) // n)
-        for i, p in enumerate(players):
-            rect = pygame.Rect(area.left + pad, area.top + gap + i * (row_h + gap), area.width - 2 * pad, row_h)
+        rows = [pygame.Rect(area.left + pad, area.top + gap + i * (row_h + gap), area.width - 2 * pad, row_h)
+                for i in range(len(players))]
+        # Where each row's pieces go: the name, the pile and its count, then the cards and the prompt.
+        name_w, count_w = theme.px(17), theme.px(8)
+        pile_x = theme.px(22.5)
+        cards_x = pile_x + theme.px(16.5)  # past the count (5.5 + 8 units), half a card and a gap
+        card = min(theme.px(5), row_h - theme.px(1.5))
+        prompts = [_("Your turn") if p["active"] else word(p["prompt"]) for p in players]
+        rooms = [max(10, rect.width - cards_x - len(p["spoils"]) * theme.px(5.8) - theme.px(3))
+                 for p, rect in zip(players, rows, strict=True)]
+        panel = rows[0].unionall(rows[1:]) if rows else area
+        fit = draw.one_size(theme, panel, [*((p["name"], "large", True, name_w) for p in players),
+                                           *((f"\u00d7{p['chips']}", "body", False, count_w) for p in players),
+                                           *((t, "body", p["active"], room)
+                                             for p, t, room in zip(players, prompts, rooms, strict=True))])
+        for p, rect, prompt, room in zip(players, rows, prompts, rooms, strict=True):
             colour = theme.station_colour(p["station"])
             lit = p["station"] in view.get("may_act", [])
             draw.panel(surface, rect, PANEL_LIGHT if lit else PANEL, theme.px(1), colour if lit else None,
@@ -625,27 +671,25 @@ class UgahRenderer(GameRenderer):
                              border_top_left_radius=theme.px(1), border_bottom_left_radius=theme.px(1))
             x = rect.left + theme.px(2.5)
             draw.label(surface, theme, p["name"], (x, rect.centery), "large", colour, "midleft", bold=True,
-                       max_width=theme.px(17), box=rect)
+                       max_width=name_w, box=rect, fit=fit)
             # the pile: face-down chips, only the count is public
-            cx = x + theme.px(20)
+            cx = rect.left + pile_x
             r = min(theme.px(2.3), row_h // 3)
-            for k in range(min(p["chips"], 4)):
+            for k in range(max(1, min(p["chips"], 4))):
                 centre = (cx + k * theme.px(1.1), rect.centery)
-                pygame.draw.circle(surface, CHIP_DOWN, centre, r)
-                pygame.draw.circle(surface, CHIP_EDGE, centre, r, 1)
-            label = ngettext("{n} chip", "{n} chips", p["chips"]).format(n=p["chips"])
-            draw.label(surface, theme, label, (cx + theme.px(7.5), rect.centery), "body", TEXT, "midleft",
-                       max_width=theme.px(15), box=rect)
-            # The cards' centres start half a card past the count's widest end (7.5 + 15 units).
-            sx = cx + theme.px(25.5)
-            for card in p["spoils"]:
-                self._die(surface, theme, (sx, rect.centery), min(theme.px(5), row_h - theme.px(1.5)), card)
+                if p["chips"]:
+                    pygame.draw.circle(surface, CHIP_DOWN, centre, r)
+                pygame.draw.circle(surface, CHIP_EDGE, centre, r, 1)  # an empty pile: its outline
+            draw.label(surface, theme, f"\u00d7{p['chips']}", (cx + theme.px(5.5), rect.centery), "body", TEXT,
+                       "midleft", max_width=count_w, box=rect, fit=fit)
+            # The cards' centres start half a card past the count's widest end.
+            sx = rect.left + cards_x
+            for spoils in p["spoils"]:
+                self._die(surface, theme, (sx, rect.centery), card, spoils)
                 sx += theme.px(5.8)
             # the active player's full prompt is in the big box above
-            prompt = _("Your turn") if p["active"] else word(p["prompt"])
             draw.label(surface, theme, prompt, (rect.right - theme.px(1.5), rect.centery), "body",
-                       ACCENT if p["active"] else TEXT, "midright", bold=p["active"],
-                       max_width=max(10, rect.right - sx - theme.px(3)), box=rect)
-
+                       ACCENT if p["active"] else TEXT, "midright", bold=p["active"], max_width=room, box=rect,
+                       fit=fit)
 
 RENDERER = UgahRenderer()

@@ -20,7 +20,7 @@ import pygame
 
 from table.common.i18n import N_, _, language
 from table.display import draw
-from table.display.games import GameRenderer, Output, RenderContext
+from table.display.games import NEXT_ROUND_NOTE, GameRenderer, Output, RenderContext
 from table.display.games.umtata.map import (
     TILE_COLOURS,
     draw_focus,
@@ -49,7 +49,7 @@ from table.games.umtata.board import SECTORS, load_board
 PHASE_HINT = {
     "guess": N_("Turn your knob to a region + colour and push to lock it - or press your button: Tataaa!"),
     "answer": N_("Tataaa players answer in press order: knob to region + colour, push; then the country, push."),
-    "reveal": N_("Push any knob or button for the next round."),
+    "reveal": NEXT_ROUND_NOTE,
     "over": "",
 }
 
@@ -422,6 +422,15 @@ class UmtataRenderer(GameRenderer):
         colour = theme.station_colour(a["station"])
         rank = view["tataaa_order"].index(a["station"]) + 1
         inner = rect.inflate(-u(3), 0)
+        head = _("{name} answers").format(name=a["name"])
+        place = _("Tataaa #{rank}").format(rank=rank)
+        sector = _sector(a["region"], a["colour"])
+        names = [_("back") if o == "back" else _country(o) for o in a["options"]] if a["step"] != "sector" else []
+        # The box's words at one scale (a long name shrinks the countries alike); the
+        # country chips are laid out at that scale.
+        fit = draw.one_size(theme, rect, [(head, "body", True, inner.w - u(22)), (place, "body", False, u(21)),
+                                          (sector, "body", True, inner.w - u(5)),
+                                          *((n, "body", True, inner.w - u(2)) for n in names)])
         # Lay the content out first, so that the panel behind it is as tall as it needs.
         y = rect.y + u(1) + theme.font("body", True).get_linesize() + u(5)
         chips: list[tuple[pygame.Rect, str, bool]] = []
@@ -434,10 +443,9 @@ class UmtataRenderer(GameRenderer):
             bottom = y + tallest * theme.font("small").get_linesize()
         else:
             x = inner.x
-            for i, option in enumerate(a["options"]):
-                name = _("back") if option == "back" else _country(option)
+            for i, name in enumerate(names):
                 chosen = i == a["choice"]
-                w, h = theme.font("body", chosen).size(name)
+                w, h = draw.label_rect(theme, name, (0, 0), "body", TEXT, bold=chosen, fit=fit).size
                 box = pygame.Rect(x, y, w + u(2), h + u(1))
                 if box.right > inner.right and x > inner.x:
                     y += box.h + u(1)
@@ -448,13 +456,13 @@ class UmtataRenderer(GameRenderer):
         panel = pygame.Rect(rect.x, rect.y, rect.w, bottom - rect.y + u(1.2))
         pygame.draw.rect(surface, PANEL, panel, border_radius=u(1))
         pygame.draw.rect(surface, colour, panel, max(2, u(0.5)), border_radius=u(1))
-        r = text(surface, theme, _("{name} answers").format(name=a["name"]), (inner.x, rect.y + u(1)), "body",
-                 colour, bold=True, max_width=inner.w - u(19), box=panel)
-        text(surface, theme, _("Tataaa #{rank}").format(rank=rank), (inner.right, r.centery), "body", TEXT,
-             "midright", max_width=u(18), box=panel)
+        r = text(surface, theme, head, (inner.x, rect.y + u(1)), "body", colour, bold=True,
+                 max_width=inner.w - u(22), box=panel, fit=fit)
+        text(surface, theme, place, (inner.right, r.centery), "body", TEXT, "midright", max_width=u(21), box=panel,
+             fit=fit)
         sw = _swatch(surface, theme, a["colour"], (inner.x, r.bottom + u(0.8)), u(4))
-        text(surface, theme, _sector(a["region"], a["colour"]), (sw.right + u(1), sw.centery), "body", TEXT,
-             "midleft", bold=True, max_width=inner.right - sw.right - u(1), box=panel)
+        text(surface, theme, sector, (sw.right + u(1), sw.centery), "body", TEXT, "midleft", bold=True,
+             max_width=inner.right - sw.right - u(1), box=panel, fit=fit)
         ly = rect.y + u(1) + theme.font("body", True).get_linesize() + u(5)
         for line in lines:
             text(surface, theme, line, (inner.x, ly), "small", TEXT_DIM, max_width=inner.w, box=panel)
@@ -462,7 +470,7 @@ class UmtataRenderer(GameRenderer):
         for box, name, chosen in chips:
             pygame.draw.rect(surface, ACCENT if chosen else PANEL_LIGHT, box, border_radius=u(0.8))
             ink = BACKGROUND if chosen else TEXT
-            text(surface, theme, name, (box.x + u(1), box.y + u(0.5)), "body", ink, bold=chosen, box=panel)
+            text(surface, theme, name, (box.x + u(1), box.y + u(0.5)), "body", ink, bold=chosen, box=panel, fit=fit)
         return panel.bottom
 
     # -- the players: score track, status, round points ------------------------------------------
@@ -479,8 +487,17 @@ class UmtataRenderer(GameRenderer):
         guesses = {g["station"]: g for g in reveal.get("guesses", [])}
         tataaa_answers = {a["station"]: a for a in reveal.get("attempts", [])}
         board = load_board()
+        boxes = [pygame.Rect(rect.x, rect.y + i * (row_h + gap), rect.w, row_h) for i in range(len(players))]
+        statuses = [self._status(p, guesses, tataaa_answers, board) for p in players]
+        names = [_("{name}  (reader)").format(name=p["name"]) if p["reader"] else p["name"] for p in players]
+        # Every row's words at one scale: the rows read alike, a long status shrinks them all.
+        # A name's room is what the scores leave (the widest a score and its points take).
+        room = rect.w - u(3.5) - u(1.5) - theme.font("large", True).size("16")[0] - u(1.2) \
+            - theme.font("body", True).size("+3")[0] - u(2.5)
+        fit = draw.one_size(theme, rect, [*((n, "body", True, room) for n in names),
+                                          *((st, "body", False, rect.w - u(4)) for st, _c in statuses)])
         for i, p in enumerate(players):
-            box = pygame.Rect(rect.x, rect.y + i * (row_h + gap), rect.w, row_h)
+            box = boxes[i]
             colour = theme.station_colour(p["station"])
             active = view.get("answering") and view["answering"]["station"] == p["station"]
             pygame.draw.rect(surface, PANEL_LIGHT if active else PANEL, box, border_radius=u(1))
@@ -489,21 +506,20 @@ class UmtataRenderer(GameRenderer):
                 pygame.draw.rect(surface, ACCENT, box, max(2, u(0.5)), border_radius=u(1))
             score_rect = text(
                 surface, theme, str(p["score"]), (box.right - u(1.5), box.y + u(0.2)), "large", TEXT, "topright",
-                bold=True, box=box,
+                bold=True, box=box, fit=fit,
             )
             right = score_rect.x
             if p["round_points"] is not None:
                 pts = text(
                     surface, theme, f"+{p['round_points']}", (score_rect.x - u(1.2), score_rect.centery), "body",
-                    GOOD if p["round_points"] else TEXT_DIM, "midright", bold=True, box=box,
+                    GOOD if p["round_points"] else TEXT_DIM, "midright", bold=True, box=box, fit=fit,
                 )
                 right = pts.x
-            name = _("{name}  (reader)").format(name=p["name"]) if p["reader"] else p["name"]
-            text(surface, theme, name, (box.x + u(2.5), box.y + u(0.8)), "body", colour, bold=True,
-                 max_width=right - box.x - u(3.5), box=box)
-            status, status_colour = self._status(p, guesses, tataaa_answers, board)
+            text(surface, theme, names[i], (box.x + u(2.5), box.y + u(0.8)), "body", colour, bold=True,
+                 max_width=right - box.x - u(3.5), box=box, fit=fit)
+            status, status_colour = statuses[i]
             text(surface, theme, status, (box.x + u(2.5), box.y + u(5.6)), "body", status_colour,
-                 max_width=box.w - u(4), box=box)
+                 max_width=box.w - u(4), box=box, fit=fit)
             if row_h >= u(12):
                 # The score track: one step per point up to the target.
                 track = pygame.Rect(box.x + u(2.5), box.bottom - u(2.8), box.w - u(4), u(1.6))
@@ -527,7 +543,7 @@ class UmtataRenderer(GameRenderer):
                                                               verdict=verdict),
                     GOOD if a["right"] else BAD)
         if answers and p["status"] == "tataaa":
-            return _("Tataaa #{rank} - no turn, an earlier answer was right").format(rank=p["tataaa_rank"]), TEXT_DIM
+            return _("Tataaa #{rank} - no turn: already solved").format(rank=p["tataaa_rank"]), TEXT_DIM
         if p["status"] == "tataaa":
             rank = p["tataaa_rank"]
             if p["result"] == "right":

@@ -24,6 +24,7 @@ from table.common.checks import Check, boolean, check_section, load_toml, read_t
 from table.common.datafiles import data_file
 from table.common.errors import TableError
 from table.common.i18n import language
+from table.display.output import Output
 
 log = logging.getLogger("table.umtata.speech")
 
@@ -166,9 +167,9 @@ def speaker_for(config_dir: Path | None) -> QuestionSpeaker:
     return QuestionSpeaker(load_settings(data_file(SETTINGS_FILE, config_dir)))
 
 
-class SpeechOutput:
+class SpeechOutput(Output):
     """Reads each new question aloud through ``speaker``, when enabled (an output of the
-    table loop, see :class:`table.display.games.Output`)."""
+    table loop, see :class:`table.display.output.Output`)."""
 
     def __init__(self, speaker: QuestionSpeaker) -> None:
         self.speaker = speaker
