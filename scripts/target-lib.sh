@@ -157,11 +157,10 @@ build_wheel() {
 # The root's recipe: every package any of the arm64 checks needs, installed in one
 # mmdebstrap run (dpkg under qemu-user is the slow part, so it runs once): Raspberry Pi
 # OS Lite's base, the recipe's packages that Debian has, the wheelhouse's build tools and
-# the card's kernel, firmware and display libraries. The initramfs holds only the modules
-# listed here (built in a minute under qemu-user, where "most" takes a quarter of an hour):
-# the SD card's and QEMU's disk drivers and ext4; udev loads the rest from the root.
-initramfs_modules="mmc_block sdhci_iproc sdhci_pltfm sdhci bcm2835 virtio_pci virtio_mmio virtio_blk ext4 crc32c_generic"
-root_recipe="mmdebstrap minbase main,non-free-firmware; initramfs MODULES=list $initramfs_modules; v1"
+# the card's kernel, firmware and display libraries. No initramfs is made here: the kernel
+# and initramfs-tools' trigger would each make one under emulation, and only the SD card
+# needs one, so scripts/image-build makes it, once.
+root_recipe="mmdebstrap minbase main,non-free-firmware; no initramfs; no docs; v3"
 
 # root_packages: the comma-separated package list of the root.
 root_packages() {
@@ -180,16 +179,26 @@ make_root() {
   lock root
   [ -s "$root_tarball" ] && { unlock root; return 0; }
   tmp="$work/mmdebstrap-root"
-  # The hook runs before the packages are configured, so every initramfs the kernel and
-  # its triggers make has the short module list.
-  local hook='mkdir -p "$1/boot/firmware" "$1/etc/initramfs-tools/conf.d" "$1/usr/share/initramfs-tools/modules.d"
-echo MODULES=list >"$1/etc/initramfs-tools/conf.d/table-card.conf"
-printf "%s\n" '"$initramfs_modules"' >"$1/usr/share/initramfs-tools/modules.d/table-card.modules"'
+  # Before the packages are installed: update-initramfs diverted to a stub that does
+  # nothing (the kernel's hook then skips it, as it does when initramfs-tools is absent);
+  # the customize hook puts the real one back.
+  local hook='mkdir -p "$1/boot/firmware" "$1/usr/sbin"
+chroot "$1" dpkg-divert --quiet --local --rename --divert /usr/sbin/update-initramfs.table-build --add /usr/sbin/update-initramfs
+printf "#!/bin/sh\nexit 0\n" >"$1/usr/sbin/update-initramfs"
+chmod 0755 "$1/usr/sbin/update-initramfs"'
+  local unhook='rm -f "$1/usr/sbin/update-initramfs"
+chroot "$1" dpkg-divert --quiet --local --rename --divert /usr/sbin/update-initramfs.table-build --remove /usr/sbin/update-initramfs'
+  # Documentation, manual pages and translations are left out (nobody reads them on the
+  # table, and each file is written by dpkg under emulation); the licences stay.
   long_run "$work/mmdebstrap.log" mmdebstrap --mode=root --arch=arm64 --variant=minbase \
     --components=main,non-free-firmware --include="$packages" --essential-hook="$hook" \
-    --dpkgopt=force-confold "$suite" "$tmp" "$mirror" \
+    --customize-hook="$unhook" --dpkgopt=force-confold --dpkgopt=force-unsafe-io \
+    --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/locale/*' \
+    --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-include=/usr/share/doc/*/copyright' \
+    --aptopt='Acquire::Retries "5"' "$suite" "$tmp" "$mirror" \
     || { tail -30 "$work/mmdebstrap.log"; fail "mmdebstrap could not make the $suite arm64 root"; }
-  [ -e "$tmp/vmlinuz" ] && [ -e "$tmp/initrd.img" ] || fail "the kernel package left no /vmlinuz and /initrd.img"
+  [ -e "$tmp/vmlinuz" ] && [ -x "$tmp/usr/sbin/update-initramfs" ] \
+    || fail "the root has no /vmlinuz, or update-initramfs was not put back"
   tar -C "$tmp" -I 'zstd -T0 -3' -cf "$root_tarball.part" . && mv "$root_tarball.part" "$root_tarball"
   rm -rf "$tmp"
   root_made=1
