@@ -234,21 +234,68 @@ enter_root() {
 }
 
 # The wheelhouse: every wheel the table's install needs on the target (CPython 3.13,
-# aarch64), made once by pip inside the root, where it downloads the published wheels
-# and builds the rest from their sources (lgpio with swig, rpi_ws281x with gcc). The
-# dependencies are cached by the project's [project] table (its dependencies and
-# extras, not its comments) and the root; the table's own wheel is replaced by the
-# fresh one every time.
+# aarch64). The build machine's pip downloads the published ones natively
+# (tools/wheelhouse/fetch.py: the target's tags and environment markers), and the root
+# builds only the projects that publish no wheel for the target (lgpio with swig,
+# rpi_ws281x with gcc): pip under emulation takes minutes for what takes seconds
+# natively. The wheelhouse is cached by the project's [project] table (its dependencies
+# and extras, not its comments), the root and the fetcher; the table's own wheel is
+# replaced by the fresh one every time.
 wheelhouse_key() {
-  { sed -n '/^\[project\]/,/^\[tool\./p' "$root/pyproject.toml" | grep -v '^\s*#'; echo "$root_tarball"; } \
-    | sha256sum | cut -c1-12
+  { sed -n '/^\[project\]/,/^\[tool\./p' "$root/pyproject.toml" | grep -v '^\s*#'; echo "$root_tarball"
+    cat "$root/tools/wheelhouse/fetch.py"; } | sha256sum | cut -c1-12
+}
+
+# host_python: the build machine's Python with pip (the checkout's venv, else python3).
+host_python() {
+  local python="${PYTHON:-$root/.venv/bin/python}"
+  [ -x "$python" ] || python=python3
+  echo "$python"
+}
+
+# build_on_target REQUIREMENT: the wheel of one project that publishes only its source,
+# built inside $R (entered) and added to $work/built. The build machine downloads the
+# source; the root builds it with setuptools (from the wheel Debian's python3-venv
+# brings, unpacked once) through its PEP 517 hooks, without pip: under emulation pip's
+# start alone takes half a minute, and its build isolation would install setuptools anew
+# for each project.
+build_on_target() {
+  local requirement="$1" sdist name
+  mkdir -p "$work/built" "$work/sdists"
+  say "  ... $step: building $requirement in the root (it publishes no wheel for the target)"
+  rm -rf "$work/sdists"/*
+  "$(host_python)" -m pip download -q --no-deps --no-binary=:all: --disable-pip-version-check -d "$work/sdists" \
+    "$requirement" >"$work/sdist.log" 2>&1 || { cat "$work/sdist.log"; fail "pip could not download $requirement's source"; }
+  sdist="$(ls "$work"/sdists/*.tar.gz 2>/dev/null | head -n 1)"
+  [ -n "$sdist" ] || fail "$requirement's source is not a .tar.gz"
+  if [ ! -d "$R/tmp/buildtools/setuptools" ]; then
+    mkdir -p "$R/tmp/buildtools"
+    "$(host_python)" -m zipfile -e "$(ls "$R"/usr/share/python-wheels/setuptools-*.whl | head -n 1)" "$R/tmp/buildtools" \
+      || fail "cannot unpack the root's setuptools wheel"
+  fi
+  rm -rf "$R/tmp/build" && mkdir -p "$R/tmp/build" "$R/tmp/built"
+  tar -C "$R/tmp/build" -xzf "$sdist"
+  name="$(ls "$R/tmp/build")"
+  if grep -qs '^build-backend' "$R/tmp/build/$name/pyproject.toml" \
+     && ! grep -qs '^build-backend *= *"setuptools.build_meta' "$R/tmp/build/$name/pyproject.toml"; then
+    fail "$name builds with $(grep '^build-backend' "$R/tmp/build/$name/pyproject.toml"), not setuptools"
+  fi
+  # PYPI=1 makes lgpio's setup.py compile its own C library into the module (as its
+  # published wheels are made) instead of linking to liblgpio, which only Raspberry Pi's
+  # archive has.
+  long_run "$work/build.log" in_root /usr/bin/env PYPI=1 PYTHONPATH=/tmp/buildtools /bin/sh -c "cd '/tmp/build/$name' \
+      && python3 -c 'from setuptools.build_meta import __legacy__ as b; print(b.build_wheel(\"/tmp/built\"))'" \
+    || { tail -30 "$work/build.log"; fail "setuptools could not build $name in the root"; }
+  cp "$R"/tmp/built/*.whl "$work/built/"
+  rm -rf "$R/tmp/build" "$R/tmp/built"
 }
 
 # wheelhouse_step: sets `wheelhouse` (a host folder) to the table's wheel and every
-# wheel it needs, built inside $R (entered, with network) unless cached.
+# wheel it needs, unless cached: downloaded here, the missing ones built inside $R
+# (entered, with network).
 wheelhouse_step() {
-  begin "the wheelhouse: every wheel for CPython 3.13 on aarch64 (pip wheel in the root)"
-  local cached="$cache/wheelhouse-$(wheelhouse_key)"
+  begin "the wheelhouse: every wheel for CPython 3.13 on aarch64 (downloaded here, sdists built in the root)"
+  local cached="$cache/wheelhouse-$(wheelhouse_key)" python version glibc rounds=0 status requirement built_ones=""
   wheelhouse="$work/wheelhouse"
   rm -rf "$wheelhouse"
   lock wheelhouse
@@ -259,22 +306,26 @@ wheelhouse_step() {
     ok "from the cache $cached: $(ls "$wheelhouse" | wc -l) wheels"
     return
   fi
-  cp "$wheel" "$R/tmp/"
-  # Debian's python3 has no pip of its own: pip runs straight from the wheel python3-venv
-  # brings (a venv would first unpack and compile it, minutes under emulation).
-  # PYPI=1 makes lgpio's setup.py compile its own C library into the module (as its
-  # published wheels are made) instead of linking to liblgpio, which only Raspberry Pi's
-  # archive has. pip's cache lives with the root's, so a build that fails half way
-  # starts again from what it had downloaded and built.
-  mkdir -p "$cache/pip-arm64" "$R/root/.cache/pip"
-  mount --bind "$cache/pip-arm64" "$R/root/.cache/pip"
-  long_run "$work/wheelhouse.log" in_root /usr/bin/env PYPI=1 /bin/sh -c "set -- /usr/share/python-wheels/pip-*.whl \
-      && python3 \"\$1/pip\" wheel --progress-bar off --retries 10 --timeout 60 -w /tmp/wheelhouse \
-      '/tmp/$(basename "$wheel")[pi]'" \
-    || { tail -30 "$work/wheelhouse.log"; fail "pip could not make the wheelhouse"; }
-  umount "$R/root/.cache/pip"
-  rm -f "$R/tmp/$(basename "$wheel")"
-  mv "$R/tmp/wheelhouse" "$wheelhouse"
+  python="$(host_python)"
+  version="$(in_root python3 -c 'import platform; print(platform.python_version())')"
+  glibc="$(in_root python3 -c 'import platform; print(platform.libc_ver()[1])')"
+  mkdir -p "$work/built"
+  # Each round resolves the whole install; a project with no wheel for the target stops
+  # it, is built in the root, and the next round takes that wheel from $work/built.
+  while :; do
+    rounds=$((rounds + 1))
+    [ "$rounds" -le 8 ] || fail "more than 7 projects had to be built in the root; see $work/fetch.log"
+    status=0
+    long_run "$work/fetch.log" "$python" "$root/tools/wheelhouse/fetch.py" --dest "$wheelhouse" \
+      --find-links "$work/built" --python "$version" --glibc "$glibc" "$wheel[pi]" || status=$?
+    [ "$status" = 0 ] && break
+    requirement="$(sed -n 's/^needs-build: //p' "$work/fetch.log")"
+    [ "$status" = 3 ] && [ -n "$requirement" ] || { tail -30 "$work/fetch.log"; fail "pip could not download the wheels"; }
+    [[ " $built_ones " != *" $requirement "* ]] \
+      || fail "the wheel built for $requirement does not fit the target ($(ls "$work/built" | paste -sd' ' -))"
+    built_ones+=" $requirement"
+    build_on_target "$requirement"
+  done
   # Any sdist left means a wheel is missing: the offline install would need a compiler.
   ls "$wheelhouse" | grep -v '\.whl$' && fail "the wheelhouse holds something that is not a wheel"
   mkdir -p "$cache"
@@ -283,7 +334,8 @@ wheelhouse_step() {
   rm -f "$cached.part/$(basename "$wheel")"
   mv "$cached.part" "$cached"
   unlock wheelhouse
-  ok "built: $(ls "$wheelhouse" | wc -l) wheels, cached as $cached"
+  ok "$(ls "$wheelhouse" | wc -l) wheels for Python $version, glibc $glibc; built in the root: \
+$(cd "$work/built" && ls | sed 's/-[0-9].*//' | paste -sd' ' -)"
 }
 
 # install_offline: docs/kiosk.md's install from the wheelhouse, inside $R with its
