@@ -191,6 +191,7 @@ its times)."""
 
 @pytest.mark.slow
 @pytest.mark.skipif(not BOOT_TEST, reason="TABLE_BOOT_TEST=0 skips the boot test")
+@pytest.mark.skipif(os.environ.get("TABLE_LONG_CHECKS") == "0", reason="TABLE_LONG_CHECKS=0 leaves the long checks out")
 @pytest.mark.skipif(os.geteuid() != 0, reason="the image builder needs root (mmdebstrap, chroot)")
 @pytest.mark.skipif(shutil.which("apt-get") is None, reason="the image builder needs a Debian host")
 @pytest.mark.skipif(not have_qemu(), reason="needs qemu-system-aarch64 (packaging/debian-test.txt)")
