@@ -24,6 +24,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -54,6 +55,8 @@ BOOT_TIMEOUT = 600
 READY_TIMEOUT = 420
 # Mesa draws in software (softpipe) there: a full 1920x1080 frame takes seconds.
 FRAME_TIMEOUT = 180
+# Seconds between a long step's "still going" lines.
+HEARTBEAT = 50
 # The drop-in that breaks the unit: DeviceAllow without the display's class (char-drm).
 BROKEN_DROPIN = """[Service]
 DeviceAllow=
@@ -102,11 +105,23 @@ class Steps:
     def step(self, name: str) -> Iterator[Callable[[str], None]]:
         start = time.monotonic()
         detail: list[str] = []
+        ended = threading.Event()
+
+        def heartbeat() -> None:
+            # Under emulation a step can take minutes: CI's log gets a line every 50 s.
+            while not ended.wait(HEARTBEAT):
+                print(f"boot:   ... {name}: {time.monotonic() - start:.0f} s so far", flush=True)
+
+        beat = threading.Thread(target=heartbeat, daemon=True)
+        beat.start()
         try:
             yield detail.append
         except BootCheckFailed as exc:
             self.say(f"{name} ... FAILED ({time.monotonic() - start:.0f} s): {exc}")
             pytest.fail(f"the boot test failed at '{name}': {exc}", pytrace=False)
+        finally:
+            ended.set()
+            beat.join()
         self.say(f"{name} ... ok ({time.monotonic() - start:.0f} s){': ' + '; '.join(detail) if detail else ''}")
 
     def say(self, line: str) -> None:
