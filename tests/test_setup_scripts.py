@@ -34,7 +34,7 @@ def make_copy(tmp_path: Path) -> Path:
     (root / GAME).mkdir(parents=True)
     shutil.copy2(CHECKOUT / GAME / "pyproject.toml", root / GAME / "pyproject.toml")
     (root / "packaging").mkdir()
-    for name in ("debian-run.txt", "debian-test.txt", "debian-pi.txt"):
+    for name in ("debian-run.txt", "debian-test.txt", "debian-target-host.txt", "debian-pi.txt"):
         (root / "packaging" / name).write_text("# no Debian packages in this copy\n")
     bin_dir = root / ".venv" / "bin"
     bin_dir.mkdir(parents=True)
@@ -124,12 +124,14 @@ def test_scripts_table_runs_the_venvs_table(tmp_path: Path) -> None:
 
 
 def make_run_tests_copy(tmp_path: Path) -> Path:
-    """A checkout whose setup does nothing and whose python records where and how it ran."""
+    """A checkout whose setup does nothing and whose python (and Python 3.13 script)
+    record where and how they ran."""
     root = tmp_path / "checkout"
     (root / "scripts").mkdir(parents=True)
     shutil.copy2(CHECKOUT / "scripts" / "run-tests", root / "scripts" / "run-tests")
     (root / "scripts" / "setup-env").write_text("#!/bin/sh\nexit 0\n")
     (root / "scripts" / "setup-env").chmod(0o755)
+    (root / "scripts" / "trixie-tests").write_text(f'echo "$PWD|trixie-tests $*|" >> "{root}/python-calls"\n')
     (root / "tests" / "games" / "umtata").mkdir(parents=True)
     (root / "tests" / "games" / "umtata" / "test_engine.py").write_text("")
     bin_dir = root / ".venv" / "bin"
@@ -140,8 +142,9 @@ def make_run_tests_copy(tmp_path: Path) -> Path:
     return root
 
 
-def run_tests(root: Path, cwd: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], list[list[str]]]:
-    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+def run_tests(root: Path, cwd: Path, *args: str,
+              long_checks: str = "0") -> tuple[subprocess.CompletedProcess[str], list[list[str]]]:
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", TABLE_LONG_CHECKS=long_checks)
     done = subprocess.run(["bash", str(root / "scripts" / "run-tests"), *args], capture_output=True, text=True,
                           cwd=cwd, env=env, timeout=60)
     calls = root / "python-calls"
@@ -150,16 +153,55 @@ def run_tests(root: Path, cwd: Path, *args: str) -> tuple[subprocess.CompletedPr
     return done, [line.split("|") for line in lines]
 
 
+def pytest_words(root: Path, call: list[str]) -> list[str]:
+    words = call[1].split()
+    assert words[:5] == ["-m", "pytest", "-c", f"{root}/pyproject.toml", "--rootdir"]
+    return words
+
+
 def test_run_tests_runs_the_whole_suite_from_an_empty_folder_then_the_linters(tmp_path: Path) -> None:
+    """Without the long checks (no root, or TABLE_LONG_CHECKS=0) the whole suite runs
+    here, from an empty folder, then the linters."""
     root = make_run_tests_copy(tmp_path)
     done, calls = run_tests(root, tmp_path, "-x")
     assert done.returncode == 0, done.stderr
-    (where, pytest, _), ruff, mypy, layers = calls
+    where = calls[0][0]
     assert where != str(root) and where != str(tmp_path)
-    assert pytest.split() == ["-m", "pytest", "-c", f"{root}/pyproject.toml", "--rootdir", str(root), "-x",
-                              f"{root}/tests"]
-    assert ruff[1].startswith("-m ruff check") and mypy[1] == "-m mypy"
-    assert "lint_imports_command" in layers[1] and layers[1].endswith("pyproject.toml")
+    words = pytest_words(root, calls[0])
+    assert "-x" in words and words[-1] == f"{root}/tests" and "--fast" not in words
+    rest = [c[1] for c in calls[1:]]
+    assert rest[0].startswith("-m ruff check") and rest[1] == "-m mypy"
+    assert "lint_imports_command" in rest[2] and rest[2].endswith("pyproject.toml")
+    assert len(rest) == 3
+
+
+def test_with_the_long_checks_the_suite_runs_once_on_python_3_13(tmp_path: Path) -> None:
+    """With the long checks (as root on Debian: CI) four jobs run side by side: the target
+    check and the SD card (pytest of tests/target), the whole suite but tests/target on
+    Python 3.13 (scripts/trixie-tests), and here the fast tier and then the linters; a
+    last line adds up their results."""
+    root = make_run_tests_copy(tmp_path)
+    done, calls = run_tests(root, tmp_path, "-x", long_checks="1")
+    assert done.returncode == 0, done.stderr
+    target = f"{root}/tests/target"
+    runs = [c for c in calls if c[1].startswith("-m pytest")]
+    assert len(runs) == 3
+    for where, _, _ in runs:
+        assert where != str(root) and where != str(tmp_path)
+    temps = {w[w.index("--basetemp") + 1] for w in (pytest_words(root, r) for r in runs)}
+    assert len(temps) == 3
+    by_last = {pytest_words(root, r)[-1]: pytest_words(root, r) for r in runs}
+    assert set(by_last) == {target, f"{target}/test_boot_screens.py", f"{root}/tests"}
+    assert f"--ignore={target}/test_boot.py" in by_last[target]
+    assert "--fast" in by_last[f"{root}/tests"] and all("-x" in w for w in by_last.values())
+    assert [c[1] for c in calls if c[1].startswith("trixie-tests")] == ["trixie-tests -x"]
+    rest = [c[1] for c in calls if not c[1].startswith(("-m pytest", "trixie-tests"))]
+    assert rest[0].startswith("-m ruff check") and rest[1] == "-m mypy"
+    assert "lint_imports_command" in rest[2]
+    assert rest[3].startswith(f"{target}/closing_lines.py")
+    # The fast tier runs before the linters, in the same job.
+    order = [c[1] for c in calls]
+    assert order.index(next(c for c in order if "--fast" in c.split())) < order.index("-m mypy")
 
 
 def test_run_tests_paths_replace_the_tests_folder_and_count_from_the_callers_folder(tmp_path: Path) -> None:

@@ -1,16 +1,19 @@
 """The kiosk image booted under ``qemu-system-aarch64``, seen only from outside.
 
-:class:`KioskVM` starts QEMU on a disk image made by ``scripts/image-build --test`` and
-talks to it through two sockets: the serial console (the test image logs root in on
-``ttyAMA0``; :meth:`KioskVM.sh` runs one shell command there and returns its output and
-status) and QMP, QEMU's monitor (:meth:`KioskVM.screendump`, :meth:`KioskVM.keys`).
-Nothing runs inside the guest that a venue's image would not have, apart from that
-console shell and the fault switch's drop-in.
+:class:`KioskVM` starts QEMU on a copy of the SD card made by ``scripts/image-build``
+(with the boot test's additions, :mod:`target.card`), the kernel, initramfs and command
+line taken from the card's FAT partition as a Pi's firmware takes them, and talks to it
+through two sockets: the serial console (the test's copy logs root in on ``ttyAMA0``;
+:meth:`KioskVM.sh` runs one shell command there and returns its output and status) and
+QMP, QEMU's monitor (:meth:`KioskVM.screendump`, :meth:`KioskVM.keys`). Nothing runs
+inside the guest that a venue's card would not have, apart from that console shell and
+the fault switch's drop-in.
 
 :func:`wait_ready` is the boot test's first check: the table service reached
 ``READY=1`` (systemd calls a ``Type=notify`` unit active only then). When it does not,
 it raises :class:`BootCheckFailed` with one sentence naming the unit that did not start
-and the last line its program logged.
+and the last line its program logged in a run that ended; :func:`wait_failed_start`
+waits for a unit's start to fail and gives the same sentence.
 """
 
 from __future__ import annotations
@@ -44,7 +47,8 @@ class BootCheckFailed(AssertionError):
 
 
 class KioskVM:
-    """One QEMU run of the image in ``image_dir`` (disk.img, vmlinuz, initrd.img).
+    """One QEMU run of the image in ``image_dir`` (disk.img, vmlinuz, initrd.img and the
+    card's cmdline.txt: what the Pi's firmware reads from the card's FAT partition).
 
     ``log`` is the file the serial console is copied to (the guest's whole boot).
     """
@@ -64,13 +68,21 @@ class KioskVM:
         self.counter = 0
 
     # -- QEMU --------------------------------------------------------------------------
+    def kernel_command_line(self) -> str:
+        """The card's own command line (its cmdline.txt, copied beside the disk) with the
+        console on QEMU's serial port; quiet, so that it carries the test's shell, not
+        the kernel's chatter."""
+        card = self.image_dir / "cmdline.txt"
+        line = card.read_text().split() if card.exists() else ["root=/dev/vda", "rw"]
+        line = [w for w in line if not w.startswith(("console=", "quiet", "loglevel="))]
+        return " ".join([*line, "console=ttyAMA0", "quiet", "systemd.show_status=false"])
+
     def start(self) -> None:
         for path in (self.serial_path, self.qmp_path):
             path.unlink(missing_ok=True)
         cmd = [QEMU, "-M", "virt", "-cpu", "cortex-a72", "-smp", "2", "-m", "2048",
                "-kernel", str(self.image_dir / "vmlinuz"), "-initrd", str(self.image_dir / "initrd.img"),
-               # quiet: the console carries the test's shell, not the kernel's chatter.
-               "-append", "root=/dev/vda rw console=ttyAMA0 quiet systemd.show_status=false",
+               "-append", self.kernel_command_line(),
                "-drive", f"file={self.image_dir / 'disk.img'},if=virtio,format=raw",
                "-device", f"virtio-gpu-pci,xres={SCREEN[0]},yres={SCREEN[1]}",
                "-device", "virtio-keyboard-pci",
@@ -256,7 +268,8 @@ def wait_ready(vm: KioskVM, timeout: float, unit: str = "table.service",
     """Wait until ``unit`` is active (for ``Type=notify``: it sent ``READY=1``).
 
     ``after_invocation``: an invocation that does not count (the one before a restart).
-    Raises :class:`BootCheckFailed` naming the unit, its state and its program's last log line.
+    Raises :class:`BootCheckFailed` naming the unit, its state and why its program
+    stopped (:func:`not_ready`).
     """
     deadline = time.monotonic() + timeout
     state: dict[str, str] = {}
@@ -265,14 +278,56 @@ def wait_ready(vm: KioskVM, timeout: float, unit: str = "table.service",
         if state.get("ActiveState") == "active" and state.get("InvocationID") != after_invocation:
             return state
         time.sleep(3)
-    # The program's own last line says why (systemd's lines around it only that it stopped).
+    raise not_ready(vm, unit, state, f"within {timeout:.0f} s")
+
+
+def wait_failed_start(vm: KioskVM, timeout: float, unit: str = "table.service") -> BootCheckFailed:
+    """Wait for ``unit`` to fail to start (its first run ended without ``READY=1``) and
+    return the READY check's failure (:func:`not_ready`). It waits for that event, not
+    for a time: on a loaded machine the first run may take minutes to get as far as its
+    error. Raises :class:`BootCheckFailed` when the unit becomes active instead, or
+    neither happens within ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        state = service_state(vm, unit)
+        if state.get("ActiveState") == "active":
+            raise BootCheckFailed(f"{unit} reported READY=1 (it was expected to fail)")
+        if state.get("ActiveState") == "failed" or int(state.get("NRestarts") or 0) >= 1:
+            return not_ready(vm, unit, state, "before its first run ended")
+        if time.monotonic() > deadline:
+            raise BootCheckFailed(f"{unit} neither started nor failed within {timeout:.0f} s: "
+                                  f"{state.get('ActiveState')}/{state.get('SubState')}")
+        time.sleep(3)
+
+
+def not_ready(vm: KioskVM, unit: str, state: dict[str, str], when: str) -> BootCheckFailed:
+    """The READY check's failure: one sentence naming ``unit``, its state, its restarts,
+    the failed units and the last line its program logged in a run that ended (after a
+    failed start systemd starts it again, and the new run's first lines say nothing of
+    why the last one stopped)."""
     ident = vm.sh(f"systemctl show {unit} -p SyslogIdentifier --value")[1].strip() or unit.split(".")[0]
-    _, last = vm.sh(f"journalctl -b --no-pager -o cat -t {ident} -n 40 | grep -v '^ *$' | tail -n 1")
-    if not last.strip():
+    # The run going on now (while systemd waits to restart, the invocation is the ended one).
+    running = state.get("ActiveState") in ("activating", "active") and state.get("SubState") != "auto-restart"
+    current = state.get("InvocationID", "") if running else ""
+    _, text = vm.sh(f"journalctl -b --no-pager -t {ident} -o json --output-fields=MESSAGE,_SYSTEMD_INVOCATION_ID "
+                    "-n 200")
+    last_ended = last_any = ""
+    for line in text.splitlines():
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        message = entry.get("MESSAGE")
+        if isinstance(message, str) and message.strip():
+            last_any = message
+            if entry.get("_SYSTEMD_INVOCATION_ID") != current:
+                last_ended = message
+    last = last_ended or last_any
+    if not last:
         _, last = vm.sh(f"journalctl -u {unit} -b --no-pager -o cat -n 40 | grep -v '^ *$' | tail -n 1")
     failed = vm.sh("systemctl list-units --failed --plain --no-legend | cut -d' ' -f1 | tr '\\n' ' '")[1].strip()
-    raise BootCheckFailed(
-        f"{unit} did not start (it never reported READY=1 within {timeout:.0f} s: "
+    return BootCheckFailed(
+        f"{unit} did not start (it never reported READY=1 {when}: "
         f"{state.get('ActiveState')}/{state.get('SubState')}, result {state.get('Result')}, "
         f"{state.get('NRestarts')} restarts; failed units: {failed or 'none'}); "
         f"its last log line: {last.strip()[-240:]!r}")

@@ -3,7 +3,7 @@
 The wheel is built from this checkout and installed into a new virtual environment in a
 temporary folder; every command of the README's table then runs with ``/`` as its
 current directory and a bare environment, so nothing can reach the checkout. The arm64
-half of the target check (``scripts/target-check``, Debian 12 arm64 under qemu-user)
+half of the target check (``scripts/target-check``, Debian 13 arm64 under qemu-user)
 runs the same way from ``test_arm64.py``.
 """
 
