@@ -8,6 +8,7 @@ from pathlib import Path
 import pygame
 import pytest
 
+from loop.scripted import run as run_frames
 from table.common.config import TableConfig, TimingConfig, load_config
 from table.display.screens import AttractScreen, GameScreen, LobbyScreen, PausedScreen, TableMenuScreen
 from table.games.base import Action
@@ -34,12 +35,8 @@ def make_table(tmp_path: Path, attract_after: float = 120.0) -> tuple[Table, Vir
 
 
 def run(table: Table, clock: VirtualClock, inputs: ScriptedInputs, *actions: Action, until: float) -> None:
-    """Feed ``actions`` (times relative to now) and run frames at 60 Hz until ``until`` seconds later."""
-    start = clock.now
-    inputs.add(*(Action(a.kind, start + a.t, a.station, a.value) for a in actions))
-    while clock.now < start + until:
-        clock.advance(1 / 60)
-        table.step(clock.now)
+    """:func:`loop.scripted.run` at 60 Hz, the display's rate."""
+    run_frames(table, clock, inputs, *actions, until=until, fps=60)
 
 
 def start_shimo(table: Table, clock: VirtualClock, inputs: ScriptedInputs, players: tuple[int, ...] = (0, 1)) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pygame
 import pytest
 
+from loop.scripted import run
 from table.common.config import TableConfig
 from table.display.theme import BAD
 from table.games.base import Action
@@ -26,12 +27,6 @@ def _pygame() -> None:
     pygame.font.init()
 
 
-def run(table: Table, clock: VirtualClock, inputs: ScriptedInputs, *actions: Action, until: float) -> None:
-    start = clock.now
-    inputs.add(*(Action(a.kind, start + a.t, a.station, a.value) for a in actions))
-    while clock.now < start + until:
-        clock.advance(1 / 30)
-        table.step(clock.now)
 
 
 def test_a_journal_fault_mid_game_shows_a_warning_and_loses_nothing(tmp_path: Path) -> None:

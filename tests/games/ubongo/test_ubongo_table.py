@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pygame
 import pytest
+from loop.scripted import run
 
 from table.common.config import TableConfig
 from table.display.screens import GameScreen
@@ -39,12 +40,6 @@ def make_table(path: Path) -> tuple[Table, VirtualClock, ScriptedInputs]:
     return table, clock, inputs
 
 
-def run(table: Table, clock: VirtualClock, inputs: ScriptedInputs, *actions: Action, until: float) -> None:
-    start = clock.now
-    inputs.add(*(Action(a.kind, start + a.t, a.station, a.value) for a in actions))
-    while clock.now < start + until:
-        clock.advance(1 / 30)
-        table.step(clock.now)
 
 
 def test_a_round_through_the_table_loop_and_a_resume(tmp_path: Path) -> None:
