@@ -231,3 +231,27 @@ def test_run_tests_fast_runs_the_tier_without_linters_and_says_how_long(tmp_path
     assert "--fast" in pytest.split() and pytest.split()[-1] == f"{root}/tests"
     assert dont_write == ""  # compiled tests are kept: recompiling costs more than the tier
     assert "run-tests: the fast tier took" in done.stderr
+
+
+def test_the_closing_lines_name_each_jobs_failed_tests(tmp_path: Path) -> None:
+    """The end of CI's log is often all anyone reads: a job's failures are named there,
+    in pytest's own short-summary words, under the job's counts."""
+    tests = tmp_path / "t"
+    tests.mkdir()
+    (tests / "test_two.py").write_text("def test_good():\n    pass\n\n"
+                                       "def test_bad():\n    assert 1 == 2, 'the table did not resume'\n")
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    # A real pytest run with the project's options (-rfEs gives the FAILED lines).
+    run = subprocess.run([sys.executable, "-m", "pytest", "-c", str(CHECKOUT / "pyproject.toml"), "--rootdir",
+                          str(tests), str(tests)], capture_output=True, text=True, cwd=tmp_path, check=False)
+    (logs / "host.log").write_text(run.stdout)
+    (logs / "py3.13.log").write_text("....\n4 passed in 1.00s\n")
+    done = subprocess.run([sys.executable, str(CHECKOUT / "tests" / "target" / "closing_lines.py"), str(logs),
+                           "12"], capture_output=True, text=True, check=True)
+    lines = done.stdout.splitlines()
+    assert lines[0] == "run-tests: host: 1 failed, 1 passed"
+    assert lines[1].startswith("run-tests: host:   FAILED ") and "test_two.py::test_bad" in lines[1]
+    assert "the table did not resume" in lines[1]
+    assert lines[2:] == ["run-tests: py3.13: 4 passed", "run-tests: the whole suite's jobs took 12 s",
+                         "run-tests: 5 passed, 1 failed, 0 skipped"]

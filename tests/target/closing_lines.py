@@ -2,7 +2,9 @@
 
 ``python closing_lines.py LOGS SECONDS``: each ``LOGS/*.log`` is one job's output; its
 last pytest closing line (``N passed, N skipped in 12.3s``) is read, and one line for all
-of them is printed in pytest's words, after one line per job.
+of them is printed in pytest's words, after one line per job. A job with failures also
+gets the lines of pytest's short summary that name them (``FAILED path::test - why``):
+the end of CI's log is often all there is to read.
 """
 
 from __future__ import annotations
@@ -28,12 +30,22 @@ def closing(text: str) -> dict[str, int]:
     return counts
 
 
+def failures(text: str, limit: int = 10) -> list[str]:
+    """The short summary's ``FAILED``/``ERROR`` lines in ``text`` (at most ``limit``, each
+    cut to 400 characters)."""
+    found = [line.strip() for line in text.splitlines() if re.match(r"\s*(FAILED|ERROR) \S", line)]
+    return [line[:400] for line in found[:limit]]
+
+
 def main(folder: Path, seconds: str) -> None:
     total = {"passed": 0, "failed": 0, "skipped": 0}
     for log in sorted(folder.glob("*.log")):
-        counts = closing(log.read_text(errors="replace"))
+        text = log.read_text(errors="replace")
+        counts = closing(text)
         words = ", ".join(f"{v} {k}" for k, v in counts.items()) or "no closing line (it stopped early)"
         print(f"run-tests: {log.stem}: {words}")
+        for line in failures(text):
+            print(f"run-tests: {log.stem}:   {line}")
         total["passed"] += counts.get("passed", 0)
         total["failed"] += counts.get("failed", 0) + counts.get("error", 0)
         total["skipped"] += counts.get("skipped", 0)
