@@ -199,8 +199,8 @@ class KioskVM:
         try:
             self.expect(re.escape(PROMPT), timeout)
         except TimeoutError:
-            raise BootCheckFailed(f"the guest's console gave no shell within {timeout:.0f} s "
-                                  f"(the boot log is {self.log_path})") from None
+            raise BootCheckFailed(f"the guest's console gave no shell within {timeout:.0f} s; its last lines: "
+                                  f"{self.console_tail()!r} (the boot log is {self.log_path})") from None
         assert self.serial is not None
         # No echo, no colours, no line editing: output is only what the commands print.
         self.serial.sendall(b"stty -echo -onlcr cols 500; export TERM=dumb PAGER=cat SYSTEMD_PAGER=cat "
@@ -208,6 +208,14 @@ class KioskVM:
         time.sleep(1.0)
         self.sh("true", timeout=60)
         return time.monotonic() - start
+
+    def console_tail(self, lines: int = 8) -> str:
+        """The console's last non-empty lines not yet consumed, joined by " / " (CI's log
+        keeps the failure's sentence, not the boot log's file)."""
+        with self.lock:
+            text = self.buffer.decode(errors="replace")
+        kept = [line.strip() for line in re.split(r"[\r\n]+", text) if line.strip()]
+        return " / ".join(kept[-lines:])[-1200:]
 
     def sh(self, command: str, timeout: float = 120) -> tuple[int, str]:
         """Run ``command`` in the console's shell; its exit status and output (stderr too)."""
