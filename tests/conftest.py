@@ -8,6 +8,11 @@ command line, the architecture's and the game contract's checks) except those ma
 in real time, and scale its numbers with ``tests/tier.py`` when it runs many cases (the
 conformance test's seeds, hypothesis's examples). Outside those folders nothing is even
 imported, which keeps collection short.
+
+Hypothesis runs under one profile: no per-example deadline and no "too slow" health
+check (both time the machine, and CI's jobs share two cores with three emulators), and
+under ``CI`` derandomized with no example database, so that a CI failure is the same
+failure again on any machine with ``CI=1``; elsewhere each run explores new examples.
 """
 
 from __future__ import annotations
@@ -17,11 +22,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 from tier import FAST_TIER_ENV
 
 from table.common import datafiles, i18n
 
 TESTS = Path(__file__).resolve().parent
+settings.register_profile("table", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True)
+settings.register_profile("table-ci", parent=settings.get_profile("table"), derandomize=True, database=None)
+settings.load_profile("table-ci" if os.environ.get("CI") else "table")
+
 FAST_TIER = ("games", "play", "hardware", "common", "test_cli.py", "test_architecture.py", "test_no_game_names.py")
 
 
