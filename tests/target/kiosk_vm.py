@@ -199,8 +199,9 @@ class KioskVM:
         try:
             self.expect(re.escape(PROMPT), timeout)
         except TimeoutError:
-            raise BootCheckFailed(f"the guest's console gave no shell within {timeout:.0f} s; its last lines: "
-                                  f"{self.console_tail()!r} (the boot log is {self.log_path})") from None
+            raise BootCheckFailed(f"the guest's console gave no shell within {timeout:.0f} s "
+                                  f"({self.machine_state()}); its last lines: {self.console_tail()!r} "
+                                  f"(the boot log is {self.log_path})") from None
         assert self.serial is not None
         # No echo, no colours, no line editing: output is only what the commands print.
         self.serial.sendall(b"stty -echo -onlcr cols 500; export TERM=dumb PAGER=cat SYSTEMD_PAGER=cat "
@@ -208,6 +209,16 @@ class KioskVM:
         time.sleep(1.0)
         self.sh("true", timeout=60)
         return time.monotonic() - start
+
+    def machine_state(self) -> str:
+        """QEMU's run state (``running``; ``io-error`` when a write to the disk failed
+        on the host and QEMU paused the guest) and the space left beside the disk."""
+        try:
+            status = self.qmp_command("query-status").get("status", "?")
+        except (BootCheckFailed, OSError, ValueError, AttributeError) as exc:
+            status = f"unknown: {exc}"
+        free = shutil.disk_usage(self.image_dir).free / 2**30
+        return f"QEMU's state: {status}; {free:.1f} GiB free beside the disk image"
 
     def console_tail(self, lines: int = 8) -> str:
         """The console's last non-empty lines not yet consumed, joined by " / " (CI's log
