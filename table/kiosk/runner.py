@@ -249,6 +249,11 @@ class Runner:
             # In the window's pixel format, rows padded for SDL's fast blits (see offscreen).
             self.surface = offscreen((width, height), self.window)
             return
+        if headless or self.console or config.display.fullscreen:
+            # Without an icon of its own, set_mode loads pygame's through importlib.resources
+            # (about 6 ms of the start, measured by bench/bench_kiosk.py); no one sees a
+            # window's icon headless or on a kiosk's whole screen.
+            pygame.display.set_icon(pygame.Surface((1, 1)))
         if headless:
             # Nobody sees it: the simulator's bar and LED column are drawn for a screenshot only.
             self.window = pygame.display.set_mode((width, height))
