@@ -35,6 +35,9 @@ CONFIG_LINES = ("arm_64bit=1", "upstream_kernel=1", "disable_overscan=1", "dtove
 # The Pi 4's SD card (emmc2: sdhci-iproc) and QEMU's disk, as modules in the initramfs
 # (Debian's kernel has mmc_block and virtio_pci built in).
 INITRAMFS_MODULES = ("sdhci-iproc.ko", "sdhci-pltfm.ko", "sdhci.ko", "bcm2835.ko", "virtio_blk.ko", "ext4.ko")
+# The root's check before it is mounted (fsck.repair=yes): util-linux's fsck runs e2fsck
+# as fsck.ext4, and both must be in the initramfs, or a power cut's root goes unchecked.
+INITRAMFS_FSCK = ("fsck", "e2fsck", "fsck.ext4")
 SPI0 = "/soc/spi@7e204000"
 VENUE_EDIT = "# set on the card's FAT partition before its first boot (the boot test)"
 # What only the boot test adds to its copy of the card: path in the root, contents.
@@ -119,24 +122,43 @@ def boot_files(img: Path) -> tuple[str, str]:
 
 
 def initramfs_names(initrd: Path) -> list[str]:
-    """The file names in a zstd- or gzip-compressed newc cpio archive (Debian's initramfs)."""
-    data = initrd.read_bytes()
-    if data[:4] == b"\x28\xb5\x2f\xfd":
-        data = subprocess.run(["zstd", "-dc"], input=data, capture_output=True, check=True).stdout
-    elif data[:2] == b"\x1f\x8b":
-        import gzip
+    """The file names in Debian's initramfs: newc cpio archives one after the other, each
+    plain or compressed (zstd, gzip or xz). Debian 13 puts the modules, compressed
+    already, in a plain first archive and everything else (busybox, the scripts, fsck)
+    in a compressed second one."""
+    data, at, names = initrd.read_bytes(), 0, []
+    while at < len(data):
+        while at < len(data) and data[at] == 0:  # the padding between archives
+            at += 1
+        head = data[at:at + 6]
+        if head == b"070701":
+            at = _cpio_names(data, at, names)
+            continue
+        if head[:4] == b"\x28\xb5\x2f\xfd":
+            command = ["zstd", "-dc"]
+        elif head[:2] == b"\x1f\x8b":
+            command = ["gzip", "-dc"]
+        elif head == b"\xfd7zXZ\x00":
+            command = ["xz", "-dc"]
+        else:
+            break
+        # The compressed archive runs to the end of the file.
+        rest = subprocess.run(command, input=data[at:], capture_output=True, check=True).stdout
+        data, at = rest, 0
+    return names
 
-        data = gzip.decompress(data)
-    names, at = [], 0
+
+def _cpio_names(data: bytes, at: int, names: list[str]) -> int:
+    """Adds the names of the newc cpio archive at ``at`` to ``names``; where it ends."""
     while data[at:at + 6] == b"070701":
         name_size, file_size = int(data[at + 94:at + 102], 16), int(data[at + 54:at + 62], 16)
         name = data[at + 110:at + 110 + name_size - 1].decode()
+        at = (at + 110 + name_size + 3) & ~3
+        at = (at + file_size + 3) & ~3
         if name == "TRAILER!!!":
             break
         names.append(name)
-        at = (at + 110 + name_size + 3) & ~3
-        at = (at + file_size + 3) & ~3
-    return names
+    return at
 
 
 def check_layout(out: Path, work: Path) -> list[str]:
@@ -200,9 +222,11 @@ def check_layout(out: Path, work: Path) -> list[str]:
     fat_copy_out(img, initramfs, work / "initrd.img")
     names = {Path(n).name for n in initramfs_names(work / "initrd.img")}
     lacking = [m for m in INITRAMFS_MODULES if m not in names and m + ".xz" not in names and m + ".zst" not in names]
+    lacking += [f for f in INITRAMFS_FSCK if f not in names]
     if lacking:
         raise BootCheckFailed(f"the initramfs lacks {', '.join(lacking)}")
-    notes.append(f"initramfs: {len(names)} files, with {', '.join(m.removesuffix('.ko') for m in INITRAMFS_MODULES)}")
+    notes.append(f"initramfs: {len(names)} files, with {', '.join(m.removesuffix('.ko') for m in INITRAMFS_MODULES)} "
+                 f"and {', '.join(INITRAMFS_FSCK)}")
 
     fstab = run("debugfs", "-R", "cat /etc/fstab", ext4(img))
     if f"LABEL={ROOT_LABEL}" not in fstab or f"LABEL={FAT_LABEL}" not in fstab or "/boot/firmware" not in fstab:
