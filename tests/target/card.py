@@ -20,6 +20,7 @@ import json
 import shutil
 import subprocess
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 from target.kiosk_vm import BootCheckFailed
@@ -81,12 +82,15 @@ def run(*cmd: str | Path, check: bool = True) -> str:
     return done.stdout
 
 
-def partitions(img: Path) -> list[Partition]:
+@cache
+def partitions(img: Path) -> tuple[Partition, ...]:
+    """The card's partitions, read once per image (every mtools and debugfs call needs
+    an offset, and the test never repartitions a card)."""
     table = json.loads(run(shutil.which("sfdisk") or "/usr/sbin/sfdisk", "-J", img))["partitiontable"]
     if table.get("label") != "dos":
         raise BootCheckFailed(f"the card's partition table is {table.get('label')}, not an MBR (dos)")
-    return [Partition(p["start"] * SECTOR, p["size"] * SECTOR, p["type"], bool(p.get("bootable")))
-            for p in table["partitions"]]
+    return tuple(Partition(p["start"] * SECTOR, p["size"] * SECTOR, p["type"], bool(p.get("bootable")))
+                 for p in table["partitions"])
 
 
 def fat(img: Path) -> str:

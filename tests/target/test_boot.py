@@ -174,8 +174,9 @@ def shipped_lobby_lines() -> list[str]:
 
     from table.display.screens import player_options
     from table.games import lobby_games
+    from table.games.contract import ENTRY_POINTS
 
-    shipped = {ep.name for ep in distribution("game-table").entry_points if ep.group == "table.games"}
+    shipped = {ep.name for ep in distribution("game-table").entry_points if ep.group == ENTRY_POINTS}
     lobby = LobbyScreen.__new__(LobbyScreen)
     lobby.games = tuple(g for g in lobby_games() if g in shipped)
     lobby._every_option = {f"option:{o.option}": o for g in lobby.games for o in player_options(g)}
