@@ -53,8 +53,6 @@ class StationPicture:
         return bool(self.pixels[y * self.width + x])
 
 
-
-
 def _fit(text: str, size: str, width: int) -> pygame.Surface:
     """``text`` rendered without smoothing (an OLED pixel is on or off), cut with an
     ellipsis, then stepped down to the small size, until it fits ``width``."""
