@@ -17,6 +17,7 @@ from pathlib import Path
 import table
 from table.common.pofile import Entry, parse_po
 from table.games import Game, games
+from table.games.contract import engine_of
 
 TABLE = Path(table.__file__).resolve().parent
 SHARED_CATALOGUE = "table.common"
@@ -25,7 +26,7 @@ SHARED_CATALOGUE = "table.common"
 def own_folders(game: Game) -> list[Path]:
     """The folders of ``game``'s own packages: its engine module's and its screen's."""
     folders = []
-    for module in (type(game.engine).__module__, game.screen.partition(":")[0]):
+    for module in (type(engine_of(game)).__module__, game.screen.partition(":")[0]):
         where = Path(importlib.import_module(module).__file__ or "")
         # The package a module is in: the engine module's folder, the screen package itself.
         folders.append(where.parent.resolve())

@@ -107,6 +107,82 @@ class GameEngine(Generic[S]):
         return None
 
 
+FACTS = ("name", "title", "variants", "min_stations", "max_stations", "option_names")
+"""The members of an engine a :class:`LazyEngine` states without importing it."""
+
+
+class LazyEngine:
+    """An engine named by ``"module:ATTRIBUTE"`` and imported at its first use, with its
+    facts (:data:`FACTS`: ``name``, ``title``, ``variants``, the station counts,
+    ``option_names``) stated here: what the table needs of every game before a game is
+    played (the config check, the lobby), so that starting the table imports no game's
+    rules. A game may register ``Game(LazyEngine(...), ...)`` instead of its engine.
+
+    The facts must be the engine's own (``tests/games/test_conformance.py`` checks every
+    registered game); the first use of any other member imports the engine, logs an
+    error for a fact that differs, and from then on every call goes to the engine.
+    """
+
+    def __init__(self, reference: str, *, name: str, title: str, variants: tuple[str, ...],
+                 min_stations: int, max_stations: int, option_names: frozenset[str] | None = None) -> None:
+        self.reference = reference
+        """``"module:ATTRIBUTE"`` of the engine object."""
+        self.name = name
+        self.title = title
+        self.variants = variants
+        self.min_stations = min_stations
+        self.max_stations = max_stations
+        self.option_names = option_names
+        self._engine: Engine[Any] | None = None
+
+    @property
+    def engine(self) -> Engine[Any]:
+        """The engine itself (imported now, the first time)."""
+        if self._engine is None:
+            engine: Engine[Any] = load_object(self.reference)
+            for fact in FACTS:
+                if getattr(engine, fact) != getattr(self, fact):
+                    log.error("the game '%s' states %s %r, its engine %s has %r", self.name, fact,
+                              getattr(self, fact), self.reference, getattr(engine, fact))
+            self._engine = engine
+        return self._engine
+
+    def __repr__(self) -> str:
+        return f"LazyEngine({self.reference!r})"
+
+    def new_game(self, setup: GameSetup, seed: int) -> Any:
+        return self.engine.new_game(setup, seed)
+
+    def legal_actions(self, state: Any) -> Sequence[Action]:
+        return self.engine.legal_actions(state)
+
+    def apply(self, state: Any, action: Action) -> Any:
+        return self.engine.apply(state, action)
+
+    def next_deadline(self, state: Any) -> float | None:
+        return self.engine.next_deadline(state)
+
+    def is_over(self, state: Any) -> bool:
+        return self.engine.is_over(state)
+
+    def outcome(self, state: Any) -> Outcome | None:
+        return self.engine.outcome(state)
+
+    def view(self, state: Any, station: StationId | None) -> dict[str, JSONValue]:
+        return self.engine.view(state, station)
+
+    def standing(self, state: Any, station: StationId, scores: Mapping[StationId, int]) -> tuple[int, ...]:
+        return self.engine.standing(state, station, scores)
+
+    def final_scores(self, state: Any) -> Mapping[StationId, int] | None:
+        return self.engine.final_scores(state)
+
+
+def engine_of(game: Game) -> Engine[Any]:
+    """``game``'s engine itself (a :class:`LazyEngine`'s imported now)."""
+    return game.engine.engine if isinstance(game.engine, LazyEngine) else game.engine
+
+
 def no_data_options(config_dir: Path | None) -> dict[str, JSONValue]:
     """A game that reads no data files: no options from them."""
     return {}
@@ -122,6 +198,9 @@ class Game:
     """One game as the table knows it: the engine, where its screen is, and what the game
     adds around them. Only ``engine`` and ``screen`` are needed; the rest has defaults.
 
+    * ``engine``: the engine, or a :class:`LazyEngine` naming it with its facts, which
+      keeps its rules unimported until a game of it is played (the table's start imports
+      no game's rules then; ``data_options`` should import them on use too).
     * ``screen``: ``"module:ATTRIBUTE"`` of its :class:`table.display.games.GameRenderer`,
       imported only by the display.
     * ``data_options(config_dir)``: setup options read from the game's own data files under

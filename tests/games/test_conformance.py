@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 from tier import fast
 
-from table.games import registry
+from table.games import games, registry
 from table.games.base import Action, GameSetup
+from table.games.contract import FACTS, LazyEngine, engine_of
 from table.play.autoplay import play_randomly
 from table.play.journal import Journal
 from table.play.session import Session
@@ -40,6 +41,17 @@ def cases_for(name: str) -> list[tuple[GameSetup, int]]:
                 for k, variant in enumerate(engine.variants * (2 if len(engine.variants) == 1 else 1))]
     return [(setup(variant, n), seed) for variant in engine.variants
             for n in sorted({fewest, most, (fewest + most) // 2}) for seed in range(12)]
+
+
+@pytest.mark.parametrize("name", sorted(registry()))
+def test_a_lazy_engines_facts_are_its_engines(name: str) -> None:
+    """What a ``LazyEngine`` states of its engine (the lobby and the config check use it
+    before the engine is imported) is what the engine says."""
+    game = games()[name]
+    engine = engine_of(game)
+    assert not isinstance(engine, LazyEngine)
+    for fact in FACTS:
+        assert getattr(game.engine, fact) == getattr(engine, fact), f"{name}: {fact}"
 
 
 @pytest.mark.parametrize("name", sorted(registry()))
