@@ -14,8 +14,8 @@ import pytest
 
 from table.display.games.umtata.map import TILE_COLOURS
 from table.games.base import Action, GameSetup
-from table.games.umtata import ENGINE
 from table.games.umtata.board import SECTORS, load_board
+from table.games.umtata.engine import ENGINE
 
 CHECKOUT = Path(__file__).resolve().parents[2]
 SVG = "{http://www.w3.org/2000/svg}"

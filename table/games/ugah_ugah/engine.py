@@ -35,16 +35,11 @@ Decisions where the rulebook is silent are in ``docs/rules-decisions.md`` ("Ugah
 
 from __future__ import annotations
 
-import tomllib
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any
 
-from table.common.checks import load_toml, read_text_input
-from table.common.datafiles import data_file
-from table.common.errors import TableError
 from table.common.i18n import N_, N_plural
 from table.games.base import (
     DICE,
@@ -67,24 +62,30 @@ from table.games.base import (
     rng_for,
 )
 from table.games.contract import GameEngine
+from table.games.ugah_ugah.chips import (
+    BIRD,
+    BONE,
+    BREAKER,
+    CHIPS_ON_CIRCLE,
+    DEFAULT_PIPS,
+    DINOSAUR,
+    MAMMOTH,
+    MASHER,
+    SYMBOLS,
+    Chip,
+    normalise_symbol,
+    parse_chips,
+    parse_pips,
+)
 
 STANDARD = "standard"
 UNCERTAIN = "uncertain-hunting"
 
-CHIPS_ON_CIRCLE = 31
 DICE_COUNT = 5
 FACE_UP_IN_VARIANT = 4
 SPOILS_POINTS = 3
 THREE_OF_A_KIND = 3
 
-BONE = "bone"
-DINOSAUR = "dinosaur"
-MAMMOTH = "mammoth"
-BIRD = "bird"
-MASHER = "masher"
-BREAKER = "breaker"
-SYMBOLS: tuple[str, ...] = (BONE, DINOSAUR, MAMMOTH, BIRD, MASHER, BREAKER)
-"""The six faces of an Ugah die, in the order the knob offers them."""
 SPOILS_CARDS: tuple[str, ...] = (DINOSAUR, MAMMOTH, BIRD)
 HUNTERS: tuple[str, ...] = (MASHER, BREAKER)
 HUNTER_NAMES: Mapping[str, str] = {MASHER: N_("Mammoth Masher"), BREAKER: N_("Bone Breaker")}
@@ -94,14 +95,6 @@ SYMBOL_NAMES: Mapping[str, str] = {
     BONE: "bone", DINOSAUR: "dinosaur", MAMMOTH: "mammoth", BIRD: "bird",
     MASHER: "Mammoth Masher", BREAKER: "Bone Breaker",
 }
-
-# Other spellings a dice reader or a scenario may use for a face.
-_ALIASES: Mapping[str, str] = {
-    "bones": BONE, "dino": DINOSAUR, "prehistoric_bird": BIRD,
-    "mammoth_masher": MASHER, "mammothmasher": MASHER, "bone_breaker": BREAKER, "bonebreaker": BREAKER,
-}
-
-DEFAULT_PIPS: Mapping[int, str] = {1: BONE, 2: DINOSAUR, 3: MAMMOTH, 4: BIRD, 5: MASHER, 6: BREAKER}
 
 # Phases
 THROW = "throw"
@@ -126,17 +119,6 @@ BREAKER_START = CHIPS_ON_CIRCLE
 
 
 @dataclass(frozen=True)
-class Chip:
-    """One path chip: its munch points, and whether it shows the caterpillar."""
-
-    points: int
-    caterpillar: bool = False
-
-    def to_json(self) -> dict[str, JSONValue]:
-        return {"points": self.points, "caterpillar": self.caterpillar}
-
-
-@dataclass(frozen=True)
 class Rules:
     """The data of a game: the 31 chips (box order) and the pip-to-symbol map."""
 
@@ -152,50 +134,6 @@ class Rules:
         return None
 
 
-def parse_chips(groups: Any, where: str) -> tuple[Chip, ...]:
-    """Chips from groups ``[{points, count?, caterpillar?}, ...]``; raises :class:`SetupError`."""
-    if not isinstance(groups, Sequence) or isinstance(groups, str):
-        raise SetupError(f"{where}: chips must be a list of groups like {{points = 2, count = 7}}")
-    chips: list[Chip] = []
-    for i, group in enumerate(groups):
-        if not isinstance(group, Mapping):
-            raise SetupError(f"{where}: chips[{i}] must be a table with points and count")
-        points, count = group.get("points"), group.get("count", 1)
-        caterpillar = group.get("caterpillar", False)
-        if not isinstance(points, int) or isinstance(points, bool):
-            raise SetupError(f"{where}: chips[{i}] needs whole-number points")
-        if not isinstance(count, int) or isinstance(count, bool) or count < 1:
-            raise SetupError(f"{where}: chips[{i}] needs a count of at least 1")
-        if not isinstance(caterpillar, bool):
-            raise SetupError(f"{where}: chips[{i}].caterpillar must be true or false")
-        if caterpillar and points != 1:
-            raise SetupError(f"{where}: chips[{i}] is a caterpillar chip, which counts 1 point, not {points}")
-        chips.extend(Chip(points, caterpillar) for _ in range(count))
-    if len(chips) != CHIPS_ON_CIRCLE:
-        raise SetupError(f"{where}: the chips add up to {len(chips)}, but the circle needs exactly 31")
-    return tuple(chips)
-
-
-def parse_pips(mapping: Any, where: str) -> tuple[tuple[int, str], ...]:
-    """The pip map ``{"1": "bone", ...}`` (all six pips, known symbols); raises :class:`SetupError`."""
-    if not isinstance(mapping, Mapping):
-        raise SetupError(f"{where}: pips must be a table from pip count (1-6) to symbol")
-    out: dict[int, str] = {}
-    for key, symbol in mapping.items():
-        try:
-            pips = int(key)
-        except (TypeError, ValueError):
-            raise SetupError(f"{where}: pips key {key!r} is not a pip count 1-6") from None
-        name = normalise_symbol(symbol)
-        if not 1 <= pips <= 6 or name is None:
-            raise SetupError(f"{where}: pips {key!r} = {symbol!r} must map 1-6 to one of {', '.join(SYMBOLS)}"
-                             )
-        out[pips] = name
-    if sorted(out) != [1, 2, 3, 4, 5, 6]:
-        raise SetupError(f"{where}: pips must give a symbol for each of 1 to 6")
-    return tuple(sorted(out.items()))
-
-
 DEFAULT_CHIP_GROUPS: tuple[Mapping[str, Any], ...] = (
     {"points": 1, "caterpillar": True, "count": 6},
     {"points": 2, "count": 7},
@@ -206,44 +144,6 @@ DEFAULT_CHIP_GROUPS: tuple[Mapping[str, Any], ...] = (
 )
 """The chip set a game uses when its setup names none; the same as the shipped
 ``ugah_ugah/ugah_ugah.toml`` (a test holds them together; reasons in its README)."""
-
-
-def config_options(config_dir: Path | None) -> dict[str, Any]:
-    """Setup options from ``ugah_ugah/ugah_ugah.toml`` of ``config_dir`` (``None``: the one in
-    force), else the shipped one (the table's data-file hook).
-
-    Returns ``{"chips": [...groups...], "pips": {"1": symbol, ...}}``, or nothing when the
-    file is absent (the built-in set is then used). Raises :class:`TableError` naming the
-    file for a file that cannot be read or does not describe 31 chips. The engine never
-    reads files itself: the options go into the setup, so a journal replays without them.
-    """
-    path = data_file("ugah_ugah/ugah_ugah.toml", config_dir)
-    if not path.exists():
-        return {}
-    try:
-        data = load_toml(read_text_input(path, "Ugah Ugah chip set"))
-    except TableError:
-        raise
-    except tomllib.TOMLDecodeError as exc:
-        raise TableError(f"cannot read the Ugah Ugah chip set {path} ({exc})") from None
-    dice = data.get("dice", {})
-    raw_pips = dice.get("pips", {str(k): v for k, v in DEFAULT_PIPS.items()}) if isinstance(dice, Mapping) else None
-    try:
-        parse_chips(data.get("chips"), str(path))
-        pips = parse_pips(raw_pips, str(path))
-    except SetupError as exc:
-        raise TableError(str(exc)) from None
-    return {"chips": [dict(g) for g in data["chips"]], "pips": {str(k): v for k, v in pips}}
-
-
-def normalise_symbol(face: Any) -> str | None:
-    """A symbol name in our spelling, or None when ``face`` names no symbol."""
-    if not isinstance(face, str):
-        return None
-    key = face.strip().lower().replace(" ", "_").replace("-", "_")
-    if key in SYMBOLS:
-        return key
-    return _ALIASES.get(key)
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from table.common.datafiles import defaults_dir
 from table.common.errors import TableError
 from table.common.i18n import format_message
 from table.games.base import Action, GameSetup, Message, SetupError, check_setup, rng_for
+from table.games.ugah_ugah.chips import config_options
 from table.games.ugah_ugah.engine import (
     BONE,
     BREAKER,
@@ -31,7 +32,6 @@ from table.games.ugah_ugah.engine import (
     THROW,
     TRAY,
     UNCERTAIN,
-    config_options,
     hunters_met,
     parse_chips,
 )
