@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import pygame
 
@@ -36,7 +36,9 @@ from table.display.theme import (
     text,
 )
 from table.games.base import Event
-from table.games.umtata.board import SECTORS, load_board
+
+if TYPE_CHECKING:
+    from table.games.umtata.board import Board
 
 PHASE_HINT = {
     "guess": N_("Turn your knob to a region + colour and push to lock it - or press your button: Tataaa!"),
@@ -52,6 +54,13 @@ TOPIC_NAMES: dict[str, str] = {
     "people": N_("people"), "culture": N_("culture"), "records": N_("records"),
 }
 """The deck's topics as the header names them (message ids; an unknown topic shows as it is)."""
+
+
+def load_board() -> Board:
+    """The board in force (its module imported at the first use: the lobby shows none)."""
+    from table.games.umtata.board import load_board as load
+
+    return load()
 
 
 def _country(country_id: str) -> str:
@@ -147,6 +156,8 @@ def _sector_message(options: Sequence[str]) -> str:
 def _sector_lines(theme: Theme, width: int, lang: str) -> int:
     """How many lines (at most 3) the longest sector's list takes at ``width`` in ``lang``."""
     del lang  # part of the key: the names and the sentence follow the language
+    from table.games.umtata.board import SECTORS
+
     board = load_board()
     return max(len(draw.wrap(theme.font("small"), _sector_message([c.id for c in board.in_sector(k)]), width)[:3])
                for k in range(SECTORS))
