@@ -16,6 +16,7 @@ import stat
 import tomllib
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping
+from functools import cache
 from typing import Any
 
 Check = Callable[[Any], str | None]
@@ -276,17 +277,22 @@ class BoundsError(tomllib.TOMLDecodeError):
         ValueError.__init__(self, message)  # not TOMLDecodeError's (msg, doc, pos) form
 
 
-# One token of TOML as far as nesting goes: a string (its brackets and dots are text), a
-# comment, or a character that opens, closes or separates. A multi-line string may end in
-# up to two quotes of its own before the closing three, as TOML allows.
-_TOML_TOKEN = re.compile(
-    r'(?P<str>"""(?:[^\\]|\\[\s\S])*?"{3,5}'
-    r"|'''[\s\S]*?'{3,5}"
-    r'|"[^"\\\n]*(?:\\.[^"\\\n]*)*"?'
-    r"|'[^'\n]*'?)"
-    r"|(?P<comment>#[^\n]*)"
-    r"|(?P<mark>[\[\]{}=,.\n])"
-)
+@cache
+def _toml_token() -> re.Pattern[str]:
+    """One token of TOML as far as nesting goes: a string (its brackets and dots are
+    text), a comment, or a character that opens, closes or separates. A multi-line string
+    may end in up to two quotes of its own before the closing three, as TOML allows.
+    Compiled on first use (some 4 ms): the table's own files never need it."""
+    return re.compile(
+        r'(?P<str>"""(?:[^\\]|\\[\s\S])*?"{3,5}'
+        r"|'''[\s\S]*?'{3,5}"
+        r'|"[^"\\\n]*(?:\\.[^"\\\n]*)*"?'
+        r"|'[^'\n]*'?)"
+        r"|(?P<comment>#[^\n]*)"
+        r"|(?P<mark>[\[\]{}=,.\n])"
+    )
+
+
 _JSON_TOKEN = re.compile(r'"[^"\\]*(?:\\[\s\S][^"\\]*)*"?|[\[\]{}]')
 
 
@@ -312,6 +318,11 @@ def toml_nesting_problem(text: str, limit: int = MAX_NESTING) -> str | None:
     (``[[[`` and ``{x = {``), whatever mix of them. Text that is not TOML is measured as
     far as it goes; the parser then says what is wrong with it.
     """
+    # Every level below the top table takes a "[", "{" or "." of its own (a header's
+    # bracket and dots, an array of tables' second bracket, a dotted key's dot, an inline
+    # opening), so text with few of them cannot nest too deep: no scan needed.
+    if 1 + text.count("[") + text.count("{") + text.count(".") <= limit:
+        return None
     # A frame is an open inline array or table: (its kind, the depth of its values).
     frames: list[tuple[str, int]] = []
     table_depth = 1  # the depth of the table the current [header] opened
@@ -324,7 +335,7 @@ def toml_nesting_problem(text: str, limit: int = MAX_NESTING) -> str | None:
     skip_next_open = False
     pending = ""  # a key part written as a string, for headers
     last = 0
-    for m in _TOML_TOKEN.finditer(text):
+    for m in _toml_token().finditer(text):
         if header is not None:
             bare = text[last:m.start()]
             if bare.strip():

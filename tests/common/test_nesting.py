@@ -174,3 +174,18 @@ def test_deep_json_and_long_json_are_refused() -> None:
     with pytest.raises(BoundsError, match="characters, more than"):
         load_json('"' + "x" * 2_000_000 + '"')
     assert load_json("[" * MAX_NESTING + "]" * MAX_NESTING) is not None
+
+
+def test_text_with_fewer_marks_than_the_bound_is_not_scanned() -> None:
+    """Each level takes a "[", "{" or "." of its own: a text with no more of them than the
+    bound allows is within it, and the scanner (its pattern compiled at first use, some
+    milliseconds of the table's start) is not needed."""
+    from table.common import checks
+
+    checks._toml_token.cache_clear()
+    text = "[a.b]\nc.d = [{e = 1}]\n"  # 6 deep (the top table is 1) with 5 marks
+    assert toml_nesting_problem(text, 6) is None and load_toml(text, 6) == tomllib.loads(text)
+    assert checks._toml_token.cache_info().currsize == 0
+    with pytest.raises(BoundsError, match="more than 5 deep"):
+        load_toml(text, 5)
+    assert checks._toml_token.cache_info().currsize == 1
