@@ -9,6 +9,7 @@ frames of :class:`~table.loop.app.Table`, waking at once when an input arrives.
 from __future__ import annotations
 
 import contextlib
+import gc
 import logging
 import math
 import os
@@ -434,9 +435,11 @@ class Runner:
             self._feed_script(now)
         drawn = self.table.step(now)
         if not self.ready_sent:
-            # The first frame is drawn: tell systemd the table is up.
+            # The first frame is drawn: tell systemd the table is up. The start kept the
+            # cyclic collector off (table.commands.run); from now on it runs as usual.
             self.notifier.ready("the table is running")
             self.ready_sent = True
+            gc.enable()
         if self.fault_hang:
             hang_for_the_watchdog()
         self.notifier.watchdog(now)

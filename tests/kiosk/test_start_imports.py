@@ -1,18 +1,23 @@
-"""What ``table run`` imports before it tells systemd READY=1: no game's rules (each
-registered ``LazyEngine``'s module) unless the journal holds an unfinished game, whose
-rules it then needs to resume it."""
+"""What ``table run`` does before it tells systemd READY=1: it imports no game's rules
+(each registered ``LazyEngine``'s module) unless the journal holds an unfinished game,
+whose rules it then needs to resume it, and it keeps the cyclic collector off."""
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from table.cli import main
 from table.games import games
 from table.games.base import GameSetup
 from table.games.contract import LazyEngine
+from table.kiosk.systemd import Notifier
 from table.play.journal import Journal
 
 PROBE = """
@@ -59,3 +64,29 @@ def test_an_unfinished_game_has_its_rules_imported_to_resume_it(tmp_path: Path) 
         journal.start_game(GameSetup(name, engine.variants[0], tuple(range(engine.min_stations))), 1)
     _, loaded, err = rules_loaded_at_ready(tmp_path / "journal.db")
     assert loaded == [name] and "resumed the unfinished game" in err
+
+
+def test_the_collector_is_off_for_the_start_and_on_from_ready(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """The cyclic collector is off while ``table run`` starts (it would find next to
+    nothing to free), and on from READY=1 on, and after a run that fails before it."""
+    seen: list[tuple[str, bool]] = []
+    ready, watchdog = Notifier.ready, Notifier.watchdog
+
+    def ready_seen(self: Notifier, status: str = "ready") -> bool:
+        seen.append(("ready", gc.isenabled()))
+        return ready(self, status)
+
+    def watchdog_seen(self: Notifier, now: float | None = None) -> bool:
+        seen.append(("watchdog", gc.isenabled()))
+        return watchdog(self, now)
+
+    monkeypatch.setattr(Notifier, "ready", ready_seen)
+    monkeypatch.setattr(Notifier, "watchdog", watchdog_seen)
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    monkeypatch.setenv("SDL_AUDIODRIVER", "dummy")
+    assert main(["run", "--headless", "--allow-root", "--seconds", "0.2", "--journal", str(tmp_path / "j.db")]) == 0
+    assert seen[0] == ("ready", False) and seen[1] == ("watchdog", True) and gc.isenabled()
+    assert main(["run", "--headless", "--journal", ""]) == 2  # refused before anything starts
+    assert gc.isenabled()
+    capsys.readouterr()
