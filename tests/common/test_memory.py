@@ -16,6 +16,7 @@ FINITE_KEYS = {
     ("table/display/moments.py", "_luminance_tables"),
     ("table/display/games/__init__.py", "renderer_of"),
     ("table/display/games/umtata/map.py", "_read_map"),
+    ("table/common/checks.py", "_toml_token"),  # no arguments: one pattern
     ("table/common/datafiles.py", "defaults_dir"),
     ("table/common/datafiles.py", "editable_source"),
     ("table/common/i18n.py", "translations"),
