@@ -96,7 +96,10 @@ change = st.tuples(st.sampled_from(["set", "delete", "add"]), st.integers(min_va
 @given(st.sampled_from(KINDS), st.lists(change, min_size=0, max_size=4))
 def test_the_compiled_check_agrees_with_jsonschema(kind: str, changes: list[tuple[str, int, Any, str]]) -> None:
     payload = copy.deepcopy(_payloads()[kind])
-    for op, where, value, name in changes:
+    for op, where, drawn, name in changes:
+        # sampled_from hands out the same [] and {} every time: a copy keeps a later change
+        # from nesting a value in itself or altering the strategy's own objects.
+        value = copy.deepcopy(drawn)
         paths = [p for p in _paths(payload) if p or op == "add"]
         if not paths:
             continue
