@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from table.dice.features import skewed_left
+from table.dice.features import face_inputs, skewed_left
+from table.dice.reader import _inputs_beside_helper
 
 
 def test_the_skew_sign_is_the_one_cubing_with_powf_gives() -> None:
@@ -19,3 +20,15 @@ def test_the_skew_sign_is_the_one_cubing_with_powf_gives() -> None:
         exact = (z**3).mean(axis=1) < 0
         assert np.array_equal(skewed_left(z), exact)
     assert (((balanced * balanced * balanced).mean(axis=1) < 0) != ((balanced**3).mean(axis=1) < 0)).any()
+
+
+def test_a_batch_of_crops_is_the_same_in_parts() -> None:
+    """Each crop's input depends on that crop alone and parts of two or more crops sum
+    in the whole batch's order: the reader's two parts, made on two threads, give to the
+    bit what the whole batch gives, for any number of crops."""
+    crops = np.random.default_rng(2).uniform(0, 255, (9, 40, 40, 3)).astype(np.float32)
+    whole = face_inputs(crops)
+    for cut in range(2, 8):
+        assert np.array_equal(np.concatenate([face_inputs(crops[:cut]), face_inputs(crops[cut:])]), whole)
+    for n in range(1, 10):
+        assert np.array_equal(_inputs_beside_helper(crops[:n]), face_inputs(crops[:n]))
