@@ -112,12 +112,13 @@ class DiceReader:
         # The grey picture and its texture, made once for the die finder, the tray's rim
         # and the choice of networks.
         grey = grey_of(frame)
-        texture = texture_of(grey)
         rim: Future[NDArray[np.uint8] | None] | None = None
         if area is None and self.symbols is None and self.settings.general_model is not None:
             # Found once for the die finder and the choice of networks (both look inside
-            # it), on the other core while the finder looks for die pixels.
+            # it), on the other core while this one makes the texture and the finder looks
+            # for die pixels.
             rim = helper().submit(_inside_rim, grey, self.settings.finder.frame_dark)
+        texture = texture_of(grey)
         boxes, _ = find_dice(frame, self.settings.finder, area=rim if rim is not None else area, grey=grey,
                              texture=texture)
         if rim is not None:
