@@ -169,7 +169,13 @@ def _die_mask(
     return mask
 
 
-STRIP = 32
+# Rows a band. Each band costs a dozen calls and scales the background from two source
+# rows more than it keeps, so taller bands cost less as long as a band's planes stay in
+# cache: on the crowded tray photos the finder took 14.6 ms in bands of 32 rows, 13.3 ms
+# in 64 or 80, 14.6 ms in 128 and 17.8 ms in 320 (a 2-core x86 with 2 MiB of cache a
+# core; a band of 64 rows is about 1.5 MiB of planes). A multiple of 8 keeps 640-row
+# pictures scaled in bands.
+STRIP = 64
 
 
 def tray_area(grey: Image, frame_dark: int = 70) -> NDArray[np.uint8] | None:
@@ -204,17 +210,36 @@ def _split(blob: NDArray[np.uint8], size: float, s: DetectSettings) -> list[Box]
         cv2.circle(work, loc, int(s.seed_spacing * size), 0, -1)
     if len(seeds) <= 1:
         return []
-    ys, xs = (v.astype(np.int32) for v in np.nonzero(blob))
-    pts = np.array(seeds, np.int32)
-    # Each pixel goes to its nearest seed (the first of equals), in whole numbers: the
-    # squared distances are exact, so the split is the same as in floating point.
-    owner = np.argmin(np.square(xs[:, None] - pts[None, :, 0]) + np.square(ys[:, None] - pts[None, :, 1]), axis=1)
-    counts = np.bincount(owner, minlength=len(seeds))
+    owner = _owners(blob, seeds)
+    counts = np.bincount(owner.ravel(), minlength=len(seeds) + 1)[: len(seeds)]
     boxes: list[Box] = []
     for k in np.flatnonzero(counts >= 0.2 * size * size):
         sel = owner == k
-        boxes.append((int(xs[sel].min()), int(ys[sel].min()), int(xs[sel].max()) + 1, int(ys[sel].max()) + 1))
+        rows, cols = np.flatnonzero(sel.any(axis=1)), np.flatnonzero(sel.any(axis=0))
+        boxes.append((int(cols[0]), int(rows[0]), int(cols[-1]) + 1, int(rows[-1]) + 1))
     return boxes
+
+
+def _owners(blob: NDArray[np.uint8], seeds: list[tuple[int, int]]) -> NDArray[np.intp]:
+    """Per pixel of ``blob``, the index of its nearest seed ``(x, y)`` (the first of equals);
+    ``len(seeds)`` off the blob.
+
+    In whole numbers: the squared distances are exact, so the split is the same as in
+    floating point. They are sums of a row's and a column's square, taken over the blob's
+    box seed by seed (cheaper than gathering the blob's pixels).
+    """
+    h, w = blob.shape
+    pts = np.array(seeds, np.int32)
+    dy2 = np.square(np.arange(h, dtype=np.int32)[None, :] - pts[:, 1:2])
+    dx2 = np.square(np.arange(w, dtype=np.int32)[None, :] - pts[:, 0:1])
+    nearest = dy2[0][:, None] + dx2[0][None, :]
+    owner = np.zeros((h, w), np.intp)
+    for j in range(1, len(seeds)):
+        d = dy2[j][:, None] + dx2[j][None, :]
+        owner[d < nearest] = j  # strictly nearer: on a tie the earlier seed keeps the pixel
+        np.minimum(nearest, d, out=nearest)
+    owner[blob == 0] = len(seeds)
+    return owner
 
 
 def grey_of(image: Image) -> Image:

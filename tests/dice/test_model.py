@@ -129,3 +129,32 @@ def test_auto_falls_back_to_numpy_when_the_library_does_not_work(monkeypatch: py
     monkeypatch.setattr(engines, "library_works", lambda engine: False)
     name, _ = engines.make_runner([_net()], "auto")
     assert name == "numpy"
+
+
+def test_a_batch_run_side_by_side_is_the_batch_run_whole() -> None:
+    """The batch is cut into parts run at once on other threads and put back in order;
+    ONNX Runtime's answer for a crop is the same, to the bit, in any batch."""
+    import threading
+
+    from table.dice import engines
+
+    seen: list[tuple[int, str]] = []
+
+    def run(x: np.ndarray) -> np.ndarray:
+        seen.append((len(x), threading.current_thread().name))
+        return x[:, :1, 0, 0] * 2
+
+    x = np.arange(9, dtype=np.float32)[:, None, None, None] * np.ones((1, 2, 2, 1), np.float32)
+    assert np.array_equal(engines.side_by_side(run, x), x[:, :1, 0, 0] * 2)
+    parts = min(engines._threads(), 4)
+    assert sorted(n for n, _ in seen) == sorted(len(p) for p in np.array_split(x, parts))
+    assert len({name for _, name in seen}) == parts  # the caller and the pool's threads
+    seen.clear()
+    engines.side_by_side(run, x[:3])
+    assert len(seen) == min(parts, 3 // engines.MIN_PART)  # no part under MIN_PART crops
+
+    nets = DiceReader().model.nets
+    _, by_library = engines.make_runner(nets, "onnxruntime")
+    crops = face_inputs(np.random.default_rng(7).uniform(0, 255, (9, nets[0].side, nets[0].side, 3)).astype(np.float32))
+    one_by_one = np.concatenate([by_library(crops[i : i + 1]) for i in range(len(crops))])
+    assert np.array_equal(by_library(crops), one_by_one)
