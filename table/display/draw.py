@@ -105,10 +105,23 @@ def panel(surface: pygame.Surface, rect: pygame.Rect, colour: Colour = PANEL, ra
         pygame.draw.rect(surface, border, rect, width=width, border_radius=radius)
 
 
+def hourglass_sand(rect: pygame.Rect, fraction_left: float) -> tuple[int | None, int | None]:
+    """The rows of the sand's surfaces in :func:`hourglass`'s picture of ``rect`` with
+    ``fraction_left`` of the sand on top: the top bulb's (None: empty) and the bottom
+    bulb's (None: empty). Whole pixels: the picture follows from them (and the blink),
+    so a part keyed by them repaints only when a surface moves by a pixel."""
+    f = min(1.0, max(0.0, fraction_left))
+    top, bottom, mid = rect.top, rect.bottom, rect.centery
+    h = mid - top
+    upper = round(mid - h * math.sqrt(f)) if f > 0 else None
+    lower = None if f >= 1 else mid if f == 0 else max(round(bottom - h * (1 - math.sqrt(f))), mid)
+    return upper, lower
+
+
 def hourglass(surface: pygame.Surface, rect: pygame.Rect, fraction_left: float, colour: Colour,
               glass: Colour = (200, 210, 230), blink: bool = False) -> None:
-    """A sand glass in ``rect``: ``fraction_left`` of the sand (0..1) is still on top."""
-    f = min(1.0, max(0.0, fraction_left))
+    """A sand glass in ``rect``: ``fraction_left`` of the sand (0..1) is still on top
+    (drawn at the rows :func:`hourglass_sand` gives)."""
     cx, top, bottom = rect.centerx, rect.top, rect.bottom
     mid = rect.centery
     half_w = rect.width // 2
@@ -117,17 +130,16 @@ def hourglass(surface: pygame.Surface, rect: pygame.Rect, fraction_left: float, 
     lower = [(cx - neck, mid), (cx + neck, mid), (cx + half_w, bottom), (cx - half_w, bottom)]
     sand = (255, 255, 255) if blink else colour
     h = mid - top
-    if f > 0:
+    on_top, below = hourglass_sand(rect, fraction_left)
+    if on_top is not None:
         # Sand on top: a trapezoid whose surface sinks as the fraction falls.
-        level = mid - h * math.sqrt(f)
-        w_at = neck + (half_w - neck) * (mid - level) / h
-        pygame.draw.polygon(surface, sand, [(cx - w_at, level), (cx + w_at, level), (cx + neck, mid), (cx - neck, mid)])
+        w_at = neck + (half_w - neck) * (mid - on_top) / h
+        pygame.draw.polygon(surface, sand, [(cx - w_at, on_top), (cx + w_at, on_top), (cx + neck, mid),
+                                            (cx - neck, mid)])
         pygame.draw.line(surface, sand, (cx, mid), (cx, bottom - 2), max(2, neck // 2))
-    if f < 1:
-        level = bottom - h * (1 - math.sqrt(f)) if f > 0 else top + h
-        level = max(level, mid)
-        w_at = neck + (half_w - neck) * (level - mid) / h
-        pygame.draw.polygon(surface, sand, [(cx - w_at, level), (cx + w_at, level), (cx + half_w, bottom),
+    if below is not None:
+        w_at = neck + (half_w - neck) * (below - mid) / h
+        pygame.draw.polygon(surface, sand, [(cx - w_at, below), (cx + w_at, below), (cx + half_w, bottom),
                                             (cx - half_w, bottom)])
     pygame.draw.polygon(surface, glass, upper, width=max(2, rect.width // 40))
     pygame.draw.polygon(surface, glass, lower, width=max(2, rect.width // 40))

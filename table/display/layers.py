@@ -54,6 +54,10 @@ class Part:
     the key shown before (same name and rect), the regions that changed (``[]``: none),
     or ``None`` for all of ``rect``. The part must then paint correctly when clipped
     to those regions.
+    ``opaque``: the part sets every pixel of its rect (the current one, ``live``'s for a
+    moving part) without reading what lies below (a filled band, a line of text on its
+    own fill), so a region inside it is painted from it upwards: the parts under it and
+    the base layer's pixels there are left out.
     """
 
     name: str
@@ -63,6 +67,7 @@ class Part:
     base: bool = False
     live: Live | None = None
     damage: Callable[[object], list[pygame.Rect] | None] | None = None
+    opaque: bool = False
 
     def at(self, now: float) -> tuple[object, pygame.Rect]:
         """The full key and the rect at time ``now``."""
@@ -351,12 +356,21 @@ def _paint_regions(target: pygame.Surface, regions: Iterable[pygame.Rect], parts
                    state: dict[str, tuple[pygame.Rect, object, bool]], now: float,
                    under: pygame.Surface | None = None) -> None:
     """Paint, inside each region, every one of ``parts`` whose rect (in ``state``) meets
-    it, bottom first, over ``under``'s pixels there when given (the base layer)."""
+    it, bottom first, over ``under``'s pixels there when given (the base layer); from
+    the topmost :attr:`Part.opaque` part that holds the whole region, when there is one
+    (nothing under it shows there)."""
+    opaque = [i for i, part in enumerate(parts) if part.opaque][::-1]
     for region in regions:
         target.set_clip(region)
-        if under is not None:
-            target.blit(under, region, region)
-        for part in parts:
+        first = 0
+        for i in opaque:
+            if state[parts[i].name][0].contains(region):
+                first = i
+                break
+        else:
+            if under is not None:
+                target.blit(under, region, region)
+        for part in parts[first:]:
             if state[part.name][0].colliderect(region):
                 part.paint(target, now)
     target.set_clip(None)

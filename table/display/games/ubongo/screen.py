@@ -306,6 +306,11 @@ class Layout:
         )
 
 
+PANEL_FIELDS = ("station", "name", "status", "prompt", "place", "allowance", "took", "collection",
+                "start_player", "colour")
+"""The fields of a player's view that their panel shows (:meth:`UbongoRenderer._panel`)."""
+
+
 @dataclass(frozen=True)
 class _PanelText:
     """A player's panel's words (see :meth:`UbongoRenderer._panel_text`)."""
@@ -479,7 +484,10 @@ class UbongoRenderer(GameRenderer):
         may_act = view["may_act"]
         for panel, player in zip(layout.panels, players, strict=True):
             moving = player["status"] in ("moving", "taking") and deadline is not None
-            key = (panel, player, player["station"] in may_act, phase, tuple(view["colours"]), colours,
+            # Keyed by what the panel shows: a figure's move changes the player's cursor,
+            # drawn on the board, not here.
+            shown = tuple(player.get(field) for field in PANEL_FIELDS)
+            key = (panel, shown, player["station"] in may_act, phase, tuple(view["colours"]), colours,
                    deadline if moving else None)
             def paint(s: pygame.Surface, t: float, panel: pygame.Rect = panel,
                       player: dict[str, Any] = player) -> None:
@@ -503,7 +511,9 @@ class UbongoRenderer(GameRenderer):
                     label(s, theme, text, at, "small", ACCENT, "topleft", bold=True, max_width=width, box=panel,
                           fit=self._panel_text(theme, view, player, panel).fit)
 
-                live.append(Part(f"ubongo:left{player['station']}", panel, key, paint_left, live=left_s))
+                # Opaque (its text on its own fill): a new second repaints the line alone.
+                live.append(Part(f"ubongo:left{player['station']}", panel, key, paint_left, live=left_s,
+                                 opaque=True))
         out += above + live
         flights = [e for e in view["events"] if e["kind"] == "gems_taken"]
         if flights:

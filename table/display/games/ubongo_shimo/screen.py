@@ -198,8 +198,11 @@ class ShimoRenderer(GameRenderer):
             glass_bounds = glass.inflate(12 + 2 * lw, 4 + 2 * lw)
 
             def sand(t: float) -> tuple[object, pygame.Rect]:
+                # Keyed by the sand's rows, not the time: a frame where no surface moved
+                # by a pixel paints nothing.
                 secs = max(0.0, float(deadline) - t)
-                return (secs / sand_total, secs <= 10 and int(secs * 2) % 2 == 0), glass_bounds
+                return (draw.hourglass_sand(glass, secs / sand_total), secs <= 10 and int(secs * 2) % 2 == 0), \
+                    glass_bounds
 
             number_at = (text_centre[0], area.top + theme.px(18))
 
