@@ -41,6 +41,11 @@ FLIP_SECONDS = 0.6
 END_FLASH_SECONDS = 2.0
 PRESS_FLASH_SECONDS = 0.4
 IDLE_PERIOD = 4.0
+GLOW_LEVELS = 24
+"""Brightness steps of the idle glow between its dimmest (15%) and brightest (45%): a
+step is 1.25% of full brightness, as much as twenty frames a second moved it at its
+fastest, so the breath looks as smooth; the glow's frame changes only at a step
+(:func:`next_glow_change`), about twelve times a second on average."""
 
 
 @dataclass(frozen=True)
@@ -147,7 +152,7 @@ def hourglass_frame(now: float, state: HourglassState, layout: HourglassLayout) 
     sand = state.sand_colour
     if state.sand_started is None:
         # Idle: the full bottom breathes gently between 15 % and 45 %.
-        k = 0.30 + 0.15 * math.sin(2 * math.pi * now / IDLE_PERIOD)
+        k = 0.15 + 0.30 * glow_level(now) / GLOW_LEVELS
         return _apply_flashes(list(_glow(layout, _scale(sand, k))), now, state.flashes)
 
     clock = now if state.paused_at is None else min(now, state.paused_at)
@@ -180,6 +185,32 @@ def hourglass_frame(now: float, state: HourglassState, layout: HourglassLayout) 
     if landed < grains:
         _draw_falling_grain(frame, geo, elapsed, state.sand_seconds, grains, landed, colour)
     return _apply_flashes(frame, now, state.flashes)
+
+
+def glow_level(now: float) -> int:
+    """The idle glow's brightness step (0 to :data:`GLOW_LEVELS`) at table time ``now``."""
+    return round(GLOW_LEVELS * (0.5 + 0.5 * math.sin(2 * math.pi * now / IDLE_PERIOD)))
+
+
+def next_glow_change(now: float) -> float:
+    """The first table time after ``now`` at which :func:`glow_level` differs from its
+    value at ``now``: where the sine next crosses the edge of its step, up or down."""
+    theta = 2 * math.pi * now / IDLE_PERIOD
+    level = glow_level(now)
+    turn = 2 * math.pi
+    best = math.inf
+    for edge in (level + 0.5, level - 0.5):
+        sine = 2 * edge / GLOW_LEVELS - 1
+        if not -1 < sine < 1:
+            continue  # the brightest or dimmest step: the sine turns before that edge
+        first = math.asin(sine)
+        for angle in (first, math.pi - first):
+            angle += turn * math.ceil((theta - angle) / turn)
+            if angle <= theta:
+                angle += turn
+            best = min(best, angle)
+    # A hair past the crossing, so that the step read there is the new one.
+    return best * IDLE_PERIOD / turn + 1e-6
 
 
 @lru_cache(maxsize=LED_FRAMES)

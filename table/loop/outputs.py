@@ -28,7 +28,13 @@ from typing import Any
 
 from table.display.output import Output
 from table.games.base import Action
-from table.hardware.hourglass import Flash, HourglassState, hourglass_frame
+from table.hardware.hourglass import (
+    PRESS_FLASH_SECONDS,
+    Flash,
+    HourglassState,
+    hourglass_frame,
+    next_glow_change,
+)
 from table.hardware.interfaces import (
     RGB,
     Hourglass,
@@ -210,6 +216,8 @@ class HourglassOutput(Output):
         self._last_shown = float("-inf")
         self._last_frame: list[RGB] | None = None
         self._flashes: list[Flash] = []
+        self._glow_only = False
+        """Whether the last frame was the idle glow alone (no game, no press fading)."""
 
     def on_input(self, session: Session, action: Action) -> None:
         """Called by the loop for every input that changed the game."""
@@ -218,15 +226,20 @@ class HourglassOutput(Output):
             self._flashes = [*self._flashes[-3:], Flash(session.game_time(action.t), colour, action.station)]
 
     IDLE_FPS = 20.0
-    """Frames a second of the idle glow (no game on: the lobby, the attract mode). The
-    glow breathes over seconds, so twenty steps a second look as smooth as fifty, and an
-    unattended table wakes less than half as often for it."""
+    """Most frames a second of the idle glow (no game on: the lobby, the attract mode).
+    The glow breathes over seconds in :data:`~table.hardware.hourglass.GLOW_LEVELS`
+    steps, fewer than twenty a second, and its next frame is due at its next step."""
 
     def next_update(self, now: float) -> float:
         """When the LEDs want their next frame (game time, as ``update``): they animate
         (sand, flashes, the idle glow), so one interval after the last (``max_fps`` in a
-        game, ``IDLE_FPS`` for the idle glow)."""
-        return self._last_shown + self.interval if now - self._last_shown >= 0 else now
+        game, ``IDLE_FPS`` for the idle glow), or while only the idle glow shows, at its
+        next brightness step (an unattended table wakes only as often as it changes)."""
+        if now - self._last_shown < 0:
+            return now
+        if self._glow_only:
+            return max(self._last_shown + self.interval, next_glow_change(self._last_shown))
+        return self._last_shown + self.interval
 
     def frame(self, session: Session | None, now: float) -> list[RGB]:
         state, at = hourglass_state(session, now, self.colours, self._flashes)
@@ -238,7 +251,9 @@ class HourglassOutput(Output):
         if 0 <= now - self._last_shown < self.interval:
             return
         self._last_shown = now
-        frame = self.frame(session, now)
+        state, at = hourglass_state(session, now, self.colours, self._flashes)
+        self._glow_only = session is None and not any(0 <= at - f.t < PRESS_FLASH_SECONDS for f in state.flashes)
+        frame = hourglass_frame(at, state, self.layout)
         if frame != self._last_frame:
             self._last_frame = frame
             self.hourglass.show(frame)

@@ -14,9 +14,11 @@ from table.hardware.hourglass import (
     Flash,
     HourglassState,
     frame_milliamps,
+    glow_level,
     grains_landed,
     hourglass_frame,
     limit_frame,
+    next_glow_change,
 )
 from table.hardware.interfaces import HourglassLayout
 from table.hardware.leds import PixelBufHourglass
@@ -105,6 +107,24 @@ def test_idle_glow_breathes_in_the_bottom_bulb() -> None:
     frames = [hourglass_frame(k * 0.5, idle, STRIP) for k in range(8)]
     assert all(all(c == OFF for c in f[:10]) for f in frames)
     assert len({f[15] for f in frames}) > 2 and all(0 < f[15][0] < SAND[0] for f in frames)
+
+
+def test_the_idle_glow_changes_only_at_the_step_next_glow_change_names() -> None:
+    """Between now and the time ``next_glow_change`` gives, every frame of the idle glow
+    is the same; at that time it is a new one. Over a breath, the glow changes on
+    average about twelve times a second, and never twice within a twentieth."""
+    idle = HourglassState()
+    t, changes = 100.0, []
+    while t < 108.0:
+        due = next_glow_change(t)
+        assert glow_level(due) != glow_level(t)
+        frame = hourglass_frame(t, idle, STRIP)
+        assert all(hourglass_frame(t + (due - t) * k / 25, idle, STRIP) == frame for k in range(25))
+        assert hourglass_frame(due, idle, STRIP) != frame
+        changes.append(due - t)
+        t = due
+    assert 10 <= len(changes) / 8 <= 14
+    assert min(changes[1:]) > 1 / 20
 
 
 def test_paused_sand_stands_still() -> None:
