@@ -24,9 +24,11 @@ Every figure is printed beside a baseline measured in the same run, and the rati
      stood 5 s in the lobby and built its layers ahead, as a kiosk's would have), goal 2%;
    * ``table run --headless`` in the lobby, nobody touching it, goal 0.5%;
    * baseline for the demo: a pygame process that fills and blits a full screen (the
-     cheapest full redraw) 20 times a second, the demo's frame rate while it moves;
+     cheapest full redraw) 20 times a second (the demo moves at 15, and repaints only
+     what moved: kept at 20 so that the figures stay comparable from run to run);
    * baseline for the lobby: a process that wakes 20 times a second and does nothing
-     else (the rate of the LED hourglass's idle glow, which the lobby keeps).
+     else (the LED hourglass's idle glow's most frames a second; it wakes the lobby
+     only at a brightness step, about twelve times a second).
 
 Without ``--only`` it runs all three (about 4 minutes). The kiosk's memory over an hour
 of attract mode is ``bench/bench_soak.py --kiosk``'s.
