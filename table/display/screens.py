@@ -935,9 +935,9 @@ class AttractScreen(Screen):
     FPS = 15
     """Frames a second of the demo's motion while it moves (sand, flying gems): a demo
     behind a "press any button" band needs no more, a quarter of the games' 60 keeps an
-    unattended kiosk near idle. The LED hourglass's idle glow (20 steps a second) waits
-    for the frame that comes at most 17 ms after its step, so one wake serves both
-    (measured on the Ubongo demo: 1.73% of a core at 20, 1.57% at 15)."""
+    unattended kiosk near idle. The LED hourglass's idle glow waits for a frame that
+    comes within 50 ms of its step (at this rate, every one does), so one wake serves
+    both (measured on the dearest demo: 1.73% of a core at 20, 1.57% at 15)."""
 
     def demo_time(self, now: float) -> float:
         return (now - self.started) * self.SPEED
