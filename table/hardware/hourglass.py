@@ -245,8 +245,13 @@ def _draw_falling_grain(
     frame[free[min(len(free) - 1, int(phase * len(free)))]] = colour
 
 
+def fading_flashes(now: float, flashes: Sequence[Flash]) -> list[Flash]:
+    """The press flashes still washing over the glass at table time ``now``."""
+    return [f for f in flashes if 0 <= now - f.t < PRESS_FLASH_SECONDS]
+
+
 def _apply_flashes(frame: list[RGB], now: float, flashes: Sequence[Flash]) -> list[RGB]:
-    recent = [f for f in flashes if 0 <= now - f.t < PRESS_FLASH_SECONDS]
+    recent = fading_flashes(now, flashes)
     if not recent:
         return frame
     flash = max(recent, key=lambda f: f.t)

@@ -28,13 +28,7 @@ from typing import Any
 
 from table.display.output import Output
 from table.games.base import Action
-from table.hardware.hourglass import (
-    PRESS_FLASH_SECONDS,
-    Flash,
-    HourglassState,
-    hourglass_frame,
-    next_glow_change,
-)
+from table.hardware.hourglass import Flash, HourglassState, fading_flashes, hourglass_frame, next_glow_change
 from table.hardware.interfaces import (
     RGB,
     Hourglass,
@@ -241,10 +235,6 @@ class HourglassOutput(Output):
             return max(self._last_shown + self.interval, next_glow_change(self._last_shown))
         return self._last_shown + self.interval
 
-    def frame(self, session: Session | None, now: float) -> list[RGB]:
-        state, at = hourglass_state(session, now, self.colours, self._flashes)
-        return hourglass_frame(at, state, self.layout)
-
     def update(self, session: Session | None, now: float) -> None:
         # Game time starts again at 0 with every game, so a jump backwards is a new frame too.
         self.interval = self.min_interval if session is not None else max(self.min_interval, 1.0 / self.IDLE_FPS)
@@ -252,7 +242,7 @@ class HourglassOutput(Output):
             return
         self._last_shown = now
         state, at = hourglass_state(session, now, self.colours, self._flashes)
-        self._glow_only = session is None and not any(0 <= at - f.t < PRESS_FLASH_SECONDS for f in state.flashes)
+        self._glow_only = session is None and not fading_flashes(at, state.flashes)
         frame = hourglass_frame(at, state, self.layout)
         if frame != self._last_frame:
             self._last_frame = frame
