@@ -204,6 +204,21 @@ def test_with_the_long_checks_the_suite_runs_once_on_python_3_13(tmp_path: Path)
     assert order.index(next(c for c in order if "--fast" in c.split())) < order.index("-m mypy")
 
 
+def test_a_failing_test_still_shows_the_linters_verdict(tmp_path: Path) -> None:
+    """A red run still runs ruff, mypy and import-linter (their verdict is not hidden by
+    the failure), and ends with the tests' status, in every mode but --fast."""
+    for long_checks in ("0", "1"):
+        root = make_run_tests_copy(tmp_path / long_checks)
+        fake = root / ".venv" / "bin" / "python"
+        # pytest fails (status 1); everything else the fake runs succeeds.
+        fake.write_text(fake.read_text() + 'case "$*" in "-m pytest"*) exit 1 ;; esac\nexit 0\n')
+        done, calls = run_tests(root, tmp_path, long_checks=long_checks)
+        assert done.returncode == 1, done.stderr
+        called = [c[1] for c in calls]
+        assert any(c.startswith("-m ruff check") for c in called) and "-m mypy" in called
+        assert any("lint_imports_command" in c for c in called)
+
+
 def test_run_tests_paths_replace_the_tests_folder_and_count_from_the_callers_folder(tmp_path: Path) -> None:
     root = make_run_tests_copy(tmp_path)
     _, calls = run_tests(root, root, "tests/games/umtata")
