@@ -59,8 +59,10 @@ def test_presses_are_ordered_by_the_bridge_timestamps(
 ) -> None:
     _, fake, got = rig
     base = 50_000_000
-    fake.send("B", 2, 1, base + 1000)  # sent first, happened 1 ms later
-    fake.send("B", 0, 1, base)
+    # One write: sent apart, the second line could arrive after the first press's settle
+    # window on a loaded machine, and the test would measure the machine, not the order.
+    fake.send_raw(encode("B", 2, 1, base + 1000)  # sent first, happened 1 ms later
+                  + encode("B", 0, 1, base))
     first, second = take(got, 2)
     assert (first.kind, first.station, second.station) == ("press", 0, 2)
     assert second.t - first.t == pytest.approx(0.001, abs=1e-9)
@@ -71,13 +73,16 @@ def test_knob_lines_become_turns_pushes_and_long_pushes(
 ) -> None:
     _, fake, got = rig
     us = 10_000_000
-    fake.send("R", 1, 3, us)
-    fake.send("R", 1, -1, us + 5_000)  # within the hold: summed
-    fake.send("A", 3, 11, us + 100_000)
-    fake.send("S", 2, 1, us + 110_000)
-    fake.send("S", 2, 0, us + 150_000)
-    fake.send("S", 2, 1, us + 200_000)
-    fake.send("S", 2, 0, us + 500_000)  # held 0.3 s, longer than the long push
+    # One write, so that how far apart the lines arrive is not the machine's speed.
+    fake.send_raw(b"".join([
+        encode("R", 1, 3, us),
+        encode("R", 1, -1, us + 5_000),  # within the hold: summed
+        encode("A", 3, 11, us + 100_000),
+        encode("S", 2, 1, us + 110_000),
+        encode("S", 2, 0, us + 150_000),
+        encode("S", 2, 1, us + 200_000),
+        encode("S", 2, 0, us + 500_000),  # held 0.3 s, longer than the long push
+    ]))
     items = take(got, 4)
     assert [(i.kind, i.station, i.value) for i in items] == [
         ("turn", 1, {"delta": 2}),
