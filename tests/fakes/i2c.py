@@ -1,9 +1,16 @@
 """An I2C bus for Adafruit's CircuitPython drivers, without a Pi: it answers at the
-addresses it is given and records every write, so a test can see what reached the bus."""
+addresses it is given and records every write, so a test can see what reached the bus.
+
+Faults as a real bus shows them: :attr:`FakeI2C.vanished` (every address answers
+ENXIO, as with the cable pulled), :attr:`FakeI2C.fault` (called before each transfer
+with the address and data; it may raise, e.g. ETIMEDOUT, or block), and the lock is
+``busio.I2C``'s: one holder at a time, released only by ``unlock``."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import errno
+import os
+from collections.abc import Callable, Iterable
 from typing import Any
 
 
@@ -14,6 +21,8 @@ class FakeI2C:
         self.devices = set(devices)
         self.writes: list[tuple[int, bytes]] = []
         self.locked = False
+        self.vanished = False
+        self.fault: Callable[[int, bytes], None] | None = None
 
     def try_lock(self) -> bool:
         if self.locked:
@@ -27,14 +36,21 @@ class FakeI2C:
     def scan(self) -> list[int]:
         return sorted(self.devices)
 
-    def writeto(self, address: int, buffer: Any, *, start: int = 0, end: int | None = None) -> None:
+    def _transfer(self, address: int, data: bytes) -> None:
+        if self.vanished:
+            raise OSError(errno.ENXIO, os.strerror(errno.ENXIO))
+        if self.fault is not None:
+            self.fault(address, data)
         if address not in self.devices:
             raise OSError(121, "Remote I/O error")
-        self.writes.append((address, bytes(buffer[start:end])))
+
+    def writeto(self, address: int, buffer: Any, *, start: int = 0, end: int | None = None) -> None:
+        data = bytes(buffer[start:end])
+        self._transfer(address, data)
+        self.writes.append((address, data))
 
     def readfrom_into(self, address: int, buffer: Any, *, start: int = 0, end: int | None = None) -> None:
-        if address not in self.devices:
-            raise OSError(121, "Remote I/O error")
+        self._transfer(address, b"")
 
     def writeto_then_readfrom(self, address: int, out: Any, into: Any, **_: Any) -> None:
         self.writeto(address, out)
