@@ -33,7 +33,7 @@ import stat
 import subprocess
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import lru_cache
 from pathlib import Path
 
 from table.common.datafiles import package_path
@@ -608,7 +608,7 @@ DRI_GLOBS = ("usr/lib/*/dri/*_dri.so", "usr/lib/dri/*_dri.so", "usr/lib/*/galliu
              "usr/lib/*/libgallium-*.so")
 
 
-@cache
+@lru_cache(maxsize=1)  # no arguments: the loader cache, read once
 def _ldconfig_names() -> frozenset[str]:
     for ldconfig in ("/sbin/ldconfig", "/usr/sbin/ldconfig", "ldconfig"):
         try:
