@@ -49,6 +49,8 @@ UDEV_RULES = "/etc/udev/rules.d/99-table.rules"
 BOOT_CONFIGS = ("/boot/firmware/config.txt", "/boot/config.txt")
 """Where the firmware's config is (Bookworm and later, then older systems)."""
 RASPI_CONFIG = "/usr/bin/raspi-config"
+TABLE_SPI_OVERLAY = "/boot/firmware/overlays/table-spi-leds.dtbo"
+"""The SD card's overlay: SPI0 on GPIO 10 and 11 only, for the LED strip."""
 
 READ = 4
 WRITE = 2
@@ -383,7 +385,10 @@ def _missing_fix(machine: Machine, need: Need) -> tuple[str, str]:
             return "the kernel module spidev is not loaded", "load it: sudo modprobe spidev"
         if rpi:
             return "SPI is switched off", "switch it on: sudo raspi-config nonint do_spi 0, then reboot"
-        return "SPI is switched off", f"add dtoverlay=pi4-spidev to {where}, then reboot"
+        # The card's own overlay takes only the strip's two pins; Debian's takes all of SPI0.
+        leds_only = need.key.startswith("leds.") and machine.path(TABLE_SPI_OVERLAY).exists()
+        overlay = "table-spi-leds" if leds_only else "pi4-spidev"
+        return "SPI is switched off", f"add dtoverlay={overlay} to {where}, then reboot"
     if need.pattern == "/dev/pio0":
         return "this is not a Raspberry Pi 5 with a current kernel", 'on a Pi 1-4 use leds.backend = "spi"'
     if need.group == "dialout":
@@ -590,7 +595,7 @@ def _clash_fix(cfg: HardwareConfig, machine: Machine, claim: Claim, gpio: int) -
     narrow = None
     pots = cfg.backend == "gpio" and any(s.knob == "potentiometer" for s in cfg.stations)
     if claim.bus == "spi0" and cfg.leds.backend == "spi" and not pots and gpio not in (10, 11):
-        if machine.path("/boot/firmware/overlays/table-spi-leds.dtbo").exists():
+        if machine.path(TABLE_SPI_OVERLAY).exists():
             narrow = "dtoverlay=table-spi-leds"
         elif machine.raspberry_pi_os:
             narrow = "dtoverlay=spi0-0cs,no_miso"

@@ -253,6 +253,27 @@ def test_the_module_not_loaded_and_the_fix_for_the_system_at_hand(tmp_path: Path
     assert check.fix == "switch it on: sudo raspi-config nonint do_i2c 0, then reboot"
 
 
+def test_spi_switched_off_is_told_the_line_for_the_system_at_hand(tmp_path: Path) -> None:
+    root = fake_root(tmp_path)
+    cfg = load_hardware(ENCODERS_SPI)
+    need = next(n for n in devices.configured_needs(cfg) if n.pattern == "/dev/spidev0.0")
+    assert devices.check_devices([need], root)[0].fix == \
+        "add dtoverlay=pi4-spidev to /boot/firmware/config.txt, then reboot"
+    overlays = root / "boot/firmware/overlays"
+    overlays.mkdir()
+    (overlays / "table-spi-leds.dtbo").write_bytes(b"")
+    assert devices.check_devices([need], root)[0].fix == \
+        "add dtoverlay=table-spi-leds to /boot/firmware/config.txt, then reboot"
+    (root / "usr/bin").mkdir(parents=True)
+    (root / "usr/bin/raspi-config").write_text("#!/bin/sh\n")
+    assert devices.check_devices([need], root)[0].fix == \
+        "switch it on: sudo raspi-config nonint do_spi 0, then reboot"
+    (root / "boot/firmware/config.txt").write_text("dtparam=spi=on\n")  # on, and still no node
+    check = devices.check_devices([need], root)[0]
+    assert check.problem == "/dev/spidev0.0 is missing: the kernel module spidev is not loaded"
+    assert check.fix == "load it: sudo modprobe spidev"
+
+
 def test_a_module_listed_in_proc_modules_counts_as_loaded(tmp_path: Path) -> None:
     root = fake_root(tmp_path)
     (root / "proc").mkdir()
@@ -382,3 +403,29 @@ def test_selftest_starts_with_the_devices(tmp_path: Path) -> None:
     assert by_name["service groups"].status == "pass"
     assert by_name["display libraries"].status == "pass"
     assert [r.name for r in devices_check(cfg, root=root, on_pi=False)] == ["devices"]  # nothing installed here
+
+
+# --- where the checks are called from -----------------------------------------------------------
+
+
+def test_check_config_kiosk_on_a_pi_checks_the_machine_with_table_toml(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """On a Pi, ``check-config --kiosk`` hands the machine check table.toml's camera and sound
+    and prints what it finds among the other problems (exit 2)."""
+    from table.cli import main
+    from table.commands import check_config
+
+    seen: dict[str, object] = {}
+
+    def machine_problems(cfg: HardwareConfig, **kwargs: object) -> list[str]:
+        seen.update(kwargs)
+        return [f"{cfg.source}: [serial] port: /dev/ttyACM0 root:dialout 0660 lets only its group read and write"]
+
+    monkeypatch.setattr(check_config, "is_raspberry_pi", lambda: True)
+    monkeypatch.setattr(requirements, "_installed", lambda name: True)
+    monkeypatch.setattr(devices, "machine_problems", machine_problems)
+    assert main(["check-config", "--kiosk"]) == 2
+    err = capsys.readouterr().err
+    assert "root:dialout 0660" in err and "Traceback" not in err
+    assert seen == {"root": Path("/"), "camera": "", "sound": True}  # the shipped table.toml
+    assert main(["check-config"]) == 0  # without --kiosk the machine is not the kiosk's
