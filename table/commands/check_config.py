@@ -3,7 +3,10 @@
 On a Raspberry Pi, and everywhere with ``--kiosk``, it also checks what the configured
 backends need from the machine (:mod:`table.hardware.requirements`): the Python modules
 they import, and with ``--kiosk`` whether they can work under the kiosk's unprivileged
-service. ``table install`` sets the kiosk up; ``--kiosk`` is how to check a config for it.
+service. ``table install`` sets the kiosk up; ``--kiosk`` is how to check a config for it:
+on a Pi that includes whether the service's user and groups can open every device the
+config needs, the pins the firmware's boot config claims, and the display's libraries
+(:mod:`table.hardware.devices`).
 """
 
 from __future__ import annotations
@@ -67,7 +70,10 @@ def cmd_check_config(args: argparse.Namespace) -> int:
     if hardware is not None and (args.kiosk or is_raspberry_pi()):
         problems += module_problems(hardware)
         if args.kiosk:
-            problems += kiosk_problems(hardware, on_pi=is_raspberry_pi())
+            problems += kiosk_problems(
+                hardware, on_pi=is_raspberry_pi(),
+                camera=config.tray.camera if config is not None else "",
+                sound=config.sound.enabled if config is not None else False)
     if config is not None:
         from table.play.gamedata import option_problems
 

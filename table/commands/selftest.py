@@ -1,12 +1,14 @@
-"""``table selftest``: walk an installer through every station, the LEDs, the camera
-and the display, then print a pass/fail table (exit 0 when nothing failed, 1 else).
-The arguments in, :func:`table.kiosk.selftest.run_selftest` does the walk (the steps:
+"""``table selftest``: check that the kiosk's service may open every configured device,
+then walk an installer through every station, the LEDs, the camera and the display,
+then print a pass/fail table (exit 0 when nothing failed, 1 else). The arguments in,
+:func:`table.kiosk.selftest.run_selftest` does the walk (the steps:
 :mod:`table.hardware.selftest`)."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from table.commands import COMMANDS
 from table.common.errors import TableError
@@ -15,26 +17,35 @@ from table.hardware.config import load_hardware
 from table.hardware.selftest import PARTS, Step, format_results
 from table.kiosk.selftest import run_selftest
 
+if TYPE_CHECKING:
+    from table.common.config import TableConfig
 
-def _language(args: argparse.Namespace) -> str:
-    """``--lang``, else the language of the table.toml beside the hardware config (or the
-    shipped one), else English: the prompts speak the table's language."""
-    if args.lang:
-        return str(args.lang)
+
+def _table_config(args: argparse.Namespace) -> TableConfig | None:
+    """The table.toml beside the hardware config (or the shipped one); None when unreadable."""
     from table.common.config import ConfigError, load_config
 
     where = Path(args.config) if args.config else None
     if where is not None and where.is_file():
         where = where.parent
     try:
-        return load_config(where).language
+        return load_config(where)
     except (ConfigError, OSError):
-        return LANGUAGES[0]
+        return None
+
+
+def _language(args: argparse.Namespace, config: TableConfig | None) -> str:
+    """``--lang``, else the table.toml's language, else English: the prompts speak the
+    table's language."""
+    if args.lang:
+        return str(args.lang)
+    return config.language if config is not None else LANGUAGES[0]
 
 
 def cmd_selftest(args: argparse.Namespace) -> int:
     cfg = load_hardware(args.config)
-    set_language(_language(args))
+    config = _table_config(args)
+    set_language(_language(args, config))
     skip = {p.strip() for p in (args.skip or "").split(",") if p.strip()}
     unknown = skip - set(PARTS) - {"relay"}
     if unknown:
@@ -45,7 +56,9 @@ def cmd_selftest(args: argparse.Namespace) -> int:
 
     results = run_selftest(cfg, [p for p in PARTS if p not in skip], say=say, timeout=args.timeout,
                            out_dir=Path(args.out), camera=args.camera,
-                           relay_state=None if "relay" in skip else Path(args.relay_state))
+                           relay_state=None if "relay" in skip else Path(args.relay_state),
+                           tray_camera=config.tray.camera if config is not None else "",
+                           sound=config.sound.enabled if config is not None else False)
     print()
     print(format_results(results))
     return 1 if any(r.status == "fail" for r in results) else 0

@@ -95,10 +95,15 @@ def module_problems(cfg: HardwareConfig) -> list[str]:
     return problems
 
 
-def kiosk_problems(cfg: HardwareConfig, *, on_pi: bool) -> list[str]:
+def kiosk_problems(cfg: HardwareConfig, *, on_pi: bool, root: Path = Path("/"), camera: str = "",
+                   sound: bool = False) -> list[str]:
     """One sentence per backend that cannot work under the kiosk's unit (see the module doc).
 
-    ``on_pi``: also check the devices the backends open, which exist only on a Pi.
+    ``on_pi``: also check the machine (:func:`table.hardware.devices.machine_problems`: the
+    devices the backends open, for the service's user and groups; the pins the firmware's
+    boot config claims; the display's libraries), which means something only on a Pi.
+    ``root``: the system to check (a scratch tree in tests); ``camera`` and ``sound``:
+    table.toml's ``[tray] camera`` and ``[sound] enabled``.
     """
     problems: list[str] = []
     if cfg.leds.backend == "neopixel":
@@ -108,17 +113,9 @@ def kiosk_problems(cfg: HardwareConfig, *, on_pi: bool) -> list[str]:
             '(data on GPIO 10, buses.spi = true) on any Pi, or "pi5" on a Pi 5')
     if not on_pi:
         return problems
-    if cfg.backend == "gpio" and not any(Path("/dev").glob("gpiochip*")):
-        problems.append(f"{cfg.source}: input.backend = \"gpio\" needs /dev/gpiochip*, which this Pi does not have")
-    if cfg.leds.backend == "spi" and not any(Path("/dev").glob("spidev0.*")):
-        problems.append(f'{cfg.source}: leds.backend = "spi" needs /dev/spidev0.0: switch SPI on '
-                        "(sudo raspi-config nonint do_spi 0) and reboot")
-    if cfg.private_displays and not Path("/dev/i2c-1").exists():
-        problems.append(f"{cfg.source}: S{min(cfg.private_displays) + 1}.display needs /dev/i2c-1: switch I2C on "
-                        "(sudo raspi-config nonint do_i2c 0) and reboot")
-    if cfg.leds.backend == "pi5" and not Path(PI5_PIO_DEVICE).exists():
-        problems.append(f'{cfg.source}: leds.backend = "pi5" needs {PI5_PIO_DEVICE} (a Raspberry Pi 5 with a '
-                        "current kernel); on a Pi 1-4 use \"spi\"")
+    from table.hardware.devices import machine_problems
+
+    problems += machine_problems(cfg, root=root, camera=camera, sound=sound)
     return problems
 
 

@@ -30,7 +30,9 @@ from table.hardware.interfaces import Hourglass, StationInput, Stations
 if TYPE_CHECKING:  # the dice reader imports OpenCV, loaded only for the camera check
     from table.dice.capture import Frame
 
-PARTS = ("stations", "leds", "station-displays", "camera", "display")
+PARTS = ("devices", "stations", "leds", "station-displays", "camera", "display")
+"""The parts in the order they run; ``devices`` (whether the kiosk's service may open every
+device, :mod:`table.hardware.devices`) is :mod:`table.kiosk.selftest`'s and comes first."""
 
 ACTIONS = {"press": N_("press the button"), "turn clockwise": N_("turn the knob clockwise"),
            "turn counter-clockwise": N_("turn the knob counter-clockwise"), "push the knob": N_("push the knob")}

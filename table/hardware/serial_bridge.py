@@ -7,8 +7,11 @@ its own microsecond clock and sends protocol lines (see
 :class:`~table.hardware.buttons.StationCore` as on GPIO orders them.
 
 Unplugging is normal life: a read or write error closes the port, the reader
-tries to open it again every ``reconnect_every`` seconds, and after a re-plug it
-asks the bridge who it is and sends the button LEDs again. The bridge answers with
+tries to open it again every ``reconnect_every`` seconds (a port that does not open
+is logged once per reason, in one sentence naming the node, its owner, group and
+mode, the group this process lacks and the fix:
+:func:`~table.hardware.devices.describe_open_failure`), and after a re-plug it asks
+the bridge who it is and sends the button LEDs again. The bridge answers with
 a state report (every input's level), which corrects what the table believes about
 held buttons without reporting a press. Every line carries a CRC-16; a record that
 fails it, or any other check, is counted by reason and skipped - bad input never
@@ -30,6 +33,7 @@ port however slow the bridge is. Nothing here raises into the table loop after
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable, Collection, Mapping, Sequence
@@ -51,6 +55,7 @@ from table.hardware.bridge_protocol import (
     version_mismatch,
 )
 from table.hardware.buttons import StationCore, Timing, pump_until_stopped
+from table.hardware.devices import describe_open_failure
 from table.hardware.hourglass import limit_frame
 from table.hardware.interfaces import RGB, Hourglass, HourglassLayout, InputSink, LedState, Stations
 from table.hardware.knobs import AbsoluteDecoder, TickMapper
@@ -107,6 +112,7 @@ class SerialBridge(Stations):
         self._answered = False  # a HELLO arrived on this connection
         self._asked_at = float("-inf")
         self._failures_logged = 0
+        self._open_failure: str | None = None  # why the port last failed to open (logged once)
         self.connected = threading.Event()
         self.state_reports = 0
         self.frames_replaced = 0
@@ -233,10 +239,21 @@ class SerialBridge(Stations):
 
         try:
             port = serial.Serial(self.port_name, self.baud, timeout=self.read_timeout, write_timeout=0.5)
-        except (serial.SerialException, OSError, ValueError):
+        except (serial.SerialException, OSError, ValueError) as exc:
+            self._open_failed(exc)
             return False
+        self._open_failure = None
         self.attach(port)
         return True
+
+    def _open_failed(self, exc: BaseException) -> None:
+        """Say why the port does not open, once per change of that reason (the node
+        appears, its group or mode changes...), never once per retry."""
+        state = _open_state(self.port_name, exc)
+        if state == self._open_failure:
+            return
+        self._open_failure = state
+        log.warning("%s", describe_open_failure(self.port_name, exc))
 
     def attach(self, port: Any) -> None:
         """Start talking on an open port (anything with ``write``; the reader thread
@@ -461,6 +478,17 @@ class SerialBridge(Stations):
 
     def _pump_loop(self) -> None:
         pump_until_stopped(self.pump, self._wake, lambda: self._stopping, self.clock)
+
+
+def _open_state(port: str, exc: BaseException) -> str:
+    """What a failed open is, for telling a new reason from the same one again: the error
+    number and the node's owner, group and mode."""
+    try:
+        st = os.stat(port)
+        node = f"{st.st_uid}:{st.st_gid}:{st.st_mode:o}"
+    except OSError:
+        node = "absent"
+    return f"{type(exc).__name__}:{getattr(exc, 'errno', None)}:{node}"
 
 
 class BridgeHourglass(Hourglass):

@@ -3,7 +3,7 @@ and ``table uninstall`` run (:class:`Installer`).
 
 Installing (as root) does, and prints, each of:
 
-1. the groups the table's devices belong to (``gpio spi i2c video input render audio``)
+1. the groups the table's devices belong to (``gpio spi i2c dialout video input render audio``)
    exist, and a system user ``table`` (no login shell, home ``/var/lib/table``) is in them;
 2. a virtual environment at ``/opt/table/venv`` (with the system's site packages, so
    Debian's ``python3-picamera2`` is importable) holds the table. The usual way is to
@@ -13,13 +13,14 @@ Installing (as root) does, and prints, each of:
 3. ``/etc/table/`` holds the config (the shipped defaults, read from the installed
    package, copied only where no file is, so an owner's edits survive a re-install);
 4. the unit ``table.service``, the logind and watchdog drop-ins and the udev rules are
-   installed; the unit is enabled, the default target is ``multi-user.target`` (no
-   desktop), the login prompt on the first console is disabled and Ctrl+Alt+Del no
-   longer reboots.
+   installed, and ``modules-load.d/table-i2c.conf`` loads ``i2c-dev`` at boot; the unit
+   is enabled, the default target is ``multi-user.target`` (no desktop), the login
+   prompt on the first console is disabled and Ctrl+Alt+Del no longer reboots.
 
 Every step first looks at what is there, so a second run changes nothing and says so.
 What install changed is written to ``/etc/table/install-state.json``; ``table
-uninstall`` reads it and undoes exactly that (the user, groups it created, the venv,
+uninstall`` reads it and undoes exactly that (the user, groups it created, the groups it
+added an existing ``table`` user to, the venv,
 the unit, the drop-ins; the previous default target and console login come back).
 The journal in ``/var/lib/table`` and the config in ``/etc/table`` are kept unless
 ``--purge`` is given.
@@ -47,7 +48,7 @@ from table.common.datafiles import editable_source, package_path
 from table.common.errors import TableError
 
 USER = "table"
-GROUPS = ("gpio", "spi", "i2c", "video", "input", "render", "audio")
+GROUPS = ("gpio", "spi", "i2c", "dialout", "video", "input", "render", "audio")
 UNIT = "table.service"
 VENV = "/opt/table/venv"
 PREFIX = "/opt/table"
@@ -66,6 +67,7 @@ SHIPPED_FILES = {
     "logind.conf.d/table-kiosk.conf": "/etc/systemd/logind.conf.d/table-kiosk.conf",
     "system.conf.d/table-watchdog.conf": "/etc/systemd/system.conf.d/table-watchdog.conf",
     "udev/99-table.rules": "/etc/udev/rules.d/99-table.rules",
+    "modules-load.d/table-i2c.conf": "/etc/modules-load.d/table-i2c.conf",  # i2c-dev at boot (Debian: never by itself)
 }
 
 Runner = Callable[[Sequence[str]], str]
@@ -189,6 +191,8 @@ class Installer:
         if missing:
             self.command("usermod", "--append", "--groups", ",".join(missing), *self.prefix_args(), USER)
             self.did(f"added {USER} to the groups {', '.join(missing)}", f"add {USER} to {', '.join(missing)}")
+            added = list(state.get("groups_joined", []))  # type: ignore[call-overload]
+            state["groups_joined"] = sorted(set(added) | set(missing))
         else:
             self.say(f"user {USER} already exists in groups {', '.join(GROUPS)}")
         state.setdefault("user_created", False)
@@ -395,6 +399,12 @@ class Installer:
             if not self.dry_run:
                 shutil.rmtree(venv_root)
             self.did(f"removed {PREFIX}", f"remove {PREFIX}")
+        joined = [g for g in state.get("groups_joined", []) if g in self.groups()]  # type: ignore[attr-defined]
+        if not state.get("user_created") and joined and USER in self.users():
+            # A user of the owner's: it leaves only the groups install put it in.
+            self.command("usermod", "--remove", "--groups", ",".join(joined), *self.prefix_args(), USER)
+            self.did(f"took {USER} out of the groups {', '.join(joined)} again",
+                     f"take {USER} out of {', '.join(joined)}")
         if state.get("user_created") and USER in self.users():
             self.command("userdel", *self.prefix_args(), USER)
             if USER in self.groups():

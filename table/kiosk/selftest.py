@@ -1,7 +1,9 @@
 """The whole self-test of ``table selftest``: the walk of :mod:`table.hardware.selftest`
 on the configured stations and LEDs, with the checks that need more than the hardware
 layer (the stations' private displays show the display's test pattern; the venue
-relay's status), in the order an installer meets them.
+relay's status), in the order an installer meets them. It starts with the devices
+(:func:`devices_check`): for each device the configuration needs, its node, owner,
+group and mode, and whether the kiosk's service may open it, with the fix when not.
 """
 
 from __future__ import annotations
@@ -25,11 +27,20 @@ def run_selftest(
     out_dir: Path,
     camera: str = "auto",
     relay_state: Path | None = None,
+    tray_camera: str = "",
+    sound: bool = False,
 ) -> list[Result]:
     """Run the ``parts`` of the self-test (:data:`table.hardware.selftest.PARTS`) on the
     hardware ``cfg`` describes, then the relay check when ``relay_state`` is given;
-    ``say`` tells the installer each step. Raises :class:`TableError` when the hardware
-    cannot be opened (a module missing on a Pi, simulated stations)."""
+    ``say`` tells the installer each step (``tray_camera``, ``sound``: table.toml's
+    ``[tray] camera`` and ``[sound] enabled``, for the devices). Raises
+    :class:`TableError` when the hardware cannot be opened (a module missing on a Pi,
+    simulated stations)."""
+    early: list[Result] = []
+    if "devices" in parts:
+        early = devices_check(cfg, camera=tray_camera, sound=sound)
+        for result in early:
+            say(None, f"{result.name}: {result.detail}")
     stations: Stations | None = None
     hourglass: Hourglass | None = None
     if "stations" in parts or "leds" in parts:
@@ -48,10 +59,37 @@ def run_selftest(
         display=display_check,
         station_displays=station_displays_check(cfg),
     )
-    results = test.run(parts)
+    results = early + test.run(parts)
     if relay_state is not None:
         results.append(relay_check(relay_state))
     return results
+
+
+def devices_check(cfg: HardwareConfig, *, root: Path = Path("/"), camera: str = "", sound: bool = False,
+                  on_pi: bool | None = None, find: Callable[[str], bool] | None = None) -> list[Result]:
+    """One result per device the configuration needs (``device NODE``: owner:group mode,
+    ok or what is missing and the fix), then the service's groups, the pins the boot
+    config claims and the display's libraries. Off a Pi (``on_pi``; default: asked) and
+    without an installed unit under ``root`` there is nothing to check: one skip."""
+    from table.hardware import devices
+    from table.hardware.requirements import is_raspberry_pi
+
+    machine = devices.Machine(root)
+    if not (is_raspberry_pi() if on_pi is None else on_pi) and not machine.path(devices.INSTALLED_UNIT).is_file():
+        return [Result("devices", "skip", "not a Raspberry Pi and the kiosk is not installed here")]
+    needs = devices.configured_needs(cfg, camera=camera, sound=sound)
+    out = [Result(f"device {c.need.pattern}", "pass" if c.ok else "fail", c.line())
+           for c in devices.check_devices(needs, root)]
+    groups = devices.group_problems(needs, root)
+    out.append(Result("service groups", "fail" if groups else "pass",
+                      "; ".join(groups) or f"{' '.join(devices.service(machine).groups)}: every device's group"))
+    clashes = devices.pin_clashes(cfg, root)
+    out.append(Result("boot config pins", "fail" if clashes else "pass",
+                      "; ".join(clashes) or "no wired pin is claimed by the firmware"))
+    libraries = devices.display_library_problems(root, find)
+    out.append(Result("display libraries", "fail" if libraries else "pass",
+                      "; ".join(libraries) or "GBM, EGL, GLES 2 and a DRI driver are installed"))
+    return out
 
 
 def station_displays_check(cfg: HardwareConfig, i2c: object = None) -> Callable[[Callable[..., Result]], Result] | None:

@@ -124,6 +124,8 @@ def test_install_twice_then_uninstall_twice(tmp_path: Path) -> None:
     assert os.readlink(system / "ctrl-alt-del.target") == "/dev/null"
     assert (root / "etc/systemd/logind.conf.d/table-kiosk.conf").is_file()
     assert (root / "etc/udev/rules.d/99-table.rules").is_file()
+    assert (root / "etc/modules-load.d/table-i2c.conf").read_text().splitlines()[-1] == "i2c-dev"
+    assert "dialout" in GROUPS
     assert (root / "etc/table/table.toml").is_file()
     assert (root / "var/lib/table").is_dir()
 
@@ -151,3 +153,31 @@ def test_install_twice_then_uninstall_twice(tmp_path: Path) -> None:
     out = io.StringIO()
     Installer(root=root, out=out).uninstall()
     assert "Nothing to do: the kiosk is not installed." in out.getvalue()
+
+
+@as_root
+def test_an_existing_table_user_leaves_only_the_groups_install_put_it_in(tmp_path: Path) -> None:
+    """A ``table`` user of the owner's, already in ``video``: install adds the other groups
+    (``dialout`` among them), uninstall takes exactly those away again and keeps the user."""
+    root = scratch_root(tmp_path)
+    etc = root / "etc"
+    with (etc / "passwd").open("a") as f:
+        f.write("table:x:990:990::/var/lib/table:/usr/sbin/nologin\n")
+    with (etc / "shadow").open("a") as f:
+        f.write("table:!:19000:0:99999:7:::\n")
+    group = (etc / "group").read_text().replace("video:x:44:", "video:x:44:table") + "table:x:990:\n"
+    (etc / "group").write_text(group)
+    (etc / "gshadow").write_text((etc / "gshadow").read_text().replace("video:!::", "video:!::table")
+                                 + "table:!::\n")
+    before = (etc / "group").read_text()
+    out = io.StringIO()
+    Installer(root=root, out=out).install()
+    assert "added table to the groups gpio, spi, i2c, dialout, input, render, audio" in out.getvalue()
+    lines = (etc / "group").read_text().splitlines()
+    assert any(line.startswith("dialout:") and line.endswith("table") for line in lines)
+    out = io.StringIO()
+    Installer(root=root, out=out).uninstall()
+    assert "took table out of the groups" in out.getvalue()
+    assert "table:x:990" in (etc / "passwd").read_text()
+    after = {line for line in (etc / "group").read_text().splitlines()}
+    assert after == set(before.splitlines())

@@ -99,7 +99,7 @@ def test_unit_keeps_the_promises_of_the_issue() -> None:
     text = UNIT.read_text()
     for line in (
         "Type=notify", "WatchdogSec=", "Restart=always", "StartLimitBurst=", "User=table",
-        "SupplementaryGroups=gpio spi i2c video input render audio", "StateDirectory=table",
+        "SupplementaryGroups=gpio spi i2c dialout video input render audio", "StateDirectory=table",
         "ProtectSystem=strict", "PrivateTmp=yes", "NoNewPrivileges=yes", "DevicePolicy=closed",
         "PrivateNetwork=yes", "Environment=SDL_VIDEODRIVER=kmsdrm", "WantedBy=multi-user.target",
     ):
