@@ -234,16 +234,19 @@ enter_root() {
 }
 
 # The wheelhouse: every wheel the table's install needs on the target (CPython 3.13,
-# aarch64). The build machine's pip downloads the published ones natively
-# (tools/wheelhouse/fetch.py: the target's tags and environment markers), and the root
-# builds only the projects that publish no wheel for the target (lgpio with swig,
-# rpi_ws281x with gcc): pip under emulation takes minutes for what takes seconds
-# natively. The wheelhouse is cached by the project's [project] table (its dependencies
-# and extras, not its comments), the root and the fetcher; the table's own wheel is
-# replaced by the fresh one every time.
+# aarch64), with the extras in $wheelhouse_extras: the pi extra (Pi 4 and Pi 5) and the
+# pi5 extra (the Pi 5's LED driver, a published wheel). The build machine's pip
+# downloads the published ones natively (tools/wheelhouse/fetch.py: the target's tags
+# and environment markers), and the root builds only the projects that publish no wheel
+# for the target (lgpio with swig; rpi_ws281x with gcc when TABLE_WHEELHOUSE_EXTRAS
+# adds the neopixel extra, which the kiosk does not use): pip under emulation takes
+# minutes for what takes seconds natively. The wheelhouse is cached by the project's
+# [project] table (its dependencies and extras, not its comments), the extras, the root
+# and the fetcher; the table's own wheel is replaced by the fresh one every time.
+wheelhouse_extras="${TABLE_WHEELHOUSE_EXTRAS:-pi,pi5}"
 wheelhouse_key() {
   { sed -n '/^\[project\]/,/^\[tool\./p' "$root/pyproject.toml" | grep -v '^\s*#'; echo "$root_tarball"
-    cat "$root/tools/wheelhouse/fetch.py"; } | sha256sum | cut -c1-12
+    echo "$wheelhouse_extras"; cat "$root/tools/wheelhouse/fetch.py"; } | sha256sum | cut -c1-12
 }
 
 # host_python: the build machine's Python with pip (the checkout's venv, else python3).
@@ -317,7 +320,7 @@ wheelhouse_step() {
     [ "$rounds" -le 8 ] || fail "more than 7 projects had to be built in the root; see $work/fetch.log"
     status=0
     long_run "$work/fetch.log" "$python" "$root/tools/wheelhouse/fetch.py" --dest "$wheelhouse" \
-      --find-links "$work/built" --python "$version" --glibc "$glibc" "$wheel[pi]" || status=$?
+      --find-links "$work/built" --python "$version" --glibc "$glibc" "$wheel[$wheelhouse_extras]" || status=$?
     [ "$status" = 0 ] && break
     requirement="$(sed -n 's/^needs-build: //p' "$work/fetch.log")"
     [ "$status" = 3 ] && [ -n "$requirement" ] || { tail -30 "$work/fetch.log"; fail "pip could not download the wheels"; }

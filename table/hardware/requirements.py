@@ -28,12 +28,21 @@ from table.hardware.config import HardwareConfig
 PI_EXTRA = "install the table with its pi extra: pip install 'game-table[pi]'"
 
 
+def extra_hint(extra: str) -> str:
+    """How to install the table's ``extra`` (``pi``, or ``neopixel`` / ``pi5`` beside it)."""
+    if extra == "pi":
+        return PI_EXTRA
+    return f"install the table with its pi and {extra} extras: pip install 'game-table[pi,{extra}]'"
+
+
 @dataclass(frozen=True)
 class Module:
-    """A Python module a backend imports on a Pi, and the distribution that brings it."""
+    """A Python module a backend imports on a Pi, the distribution that brings it, and
+    the table's extra that installs that distribution."""
 
     name: str
     distribution: str
+    extra: str = "pi"
 
 
 BLINKA = (Module("board", "adafruit-blinka"), Module("gpiod", "gpiod"))
@@ -46,10 +55,12 @@ PIN_FACTORY_MODULES: dict[str, tuple[Module, ...]] = {
 
 LED_MODULES: dict[str, tuple[Module, ...]] = {
     "spi": (*BLINKA, Module("neopixel_spi", "adafruit-circuitpython-neopixel-spi")),
-    "neopixel": (*BLINKA, Module("neopixel", "adafruit-circuitpython-neopixel"),
-                 Module("_rpi_ws281x", "rpi_ws281x")),
-    "pi5": (*BLINKA, Module("neopixel", "adafruit-circuitpython-neopixel"),
-            Module("adafruit_raspberry_pi5_neopixel_write", "adafruit-blinka-raspberry-pi5-neopixel")),
+    # Their own extras: rpi_ws281x is published as source only (a compiler on every
+    # install), the Pi 5 driver as release candidates only.
+    "neopixel": (*BLINKA, Module("neopixel", "adafruit-circuitpython-neopixel", "neopixel"),
+                 Module("_rpi_ws281x", "rpi_ws281x", "neopixel")),
+    "pi5": (*BLINKA, Module("neopixel", "adafruit-circuitpython-neopixel", "pi5"),
+            Module("adafruit_raspberry_pi5_neopixel_write", "adafruit-blinka-raspberry-pi5-neopixel", "pi5")),
     "serial": (Module("serial", "pyserial"),),
     "sim": (),
     "none": (),
@@ -91,7 +102,7 @@ def module_problems(cfg: HardwareConfig) -> list[str]:
             continue
         seen.add(module.name)
         problems.append(f"{cfg.source}: {what} needs the Python module {module.name} "
-                        f"(from {module.distribution}), which is not installed: {PI_EXTRA}")
+                        f"(from {module.distribution}), which is not installed: {extra_hint(module.extra)}")
     return problems
 
 

@@ -38,7 +38,7 @@ def test_the_shipped_wiring_names_its_missing_modules_under_the_kiosk(
     d = config_with(tmp_path, "brightness = 0.4", "brightness = 0.4", base=SHIPPED)
     assert main(["check-config", "--kiosk", str(d)]) == 2
     lines = [line for line in capsys.readouterr().err.splitlines() if module in line]
-    assert len(lines) == 1 and "pip install 'game-table[pi]'" in lines[0]
+    assert len(lines) == 1 and "pip install 'game-table[pi,pi5]'" in lines[0]
 
 
 def test_neopixel_is_refused_under_the_kiosk_with_the_backend_to_use(
@@ -61,17 +61,18 @@ def test_rpigpio_is_refused_because_it_misorders_presses(tmp_path: Path,
     assert err.count("pin_factory") == 1
 
 
-@pytest.mark.parametrize(("backend", "module"), [("spi", "neopixel_spi"), ("spi", "gpiod"),
-                                                 ("neopixel", "_rpi_ws281x"),
-                                                 ("pi5", "adafruit_raspberry_pi5_neopixel_write")])
-def test_a_missing_module_is_named_in_one_sentence(backend: str, module: str, tmp_path: Path,
+@pytest.mark.parametrize(("backend", "module", "extras"), [("spi", "neopixel_spi", "pi"), ("spi", "gpiod", "pi"),
+                                                           ("neopixel", "_rpi_ws281x", "pi,neopixel"),
+                                                           ("pi5", "adafruit_raspberry_pi5_neopixel_write", "pi,pi5")])
+def test_a_missing_module_is_named_in_one_sentence(backend: str, module: str, extras: str, tmp_path: Path,
                                                    monkeypatch: pytest.MonkeyPatch,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """The sentence names the extra that installs the module: the neopixel and pi5 drivers have their own."""
     monkeypatch.setattr(requirements, "_installed", lambda name: name != module)
     d = config_with(tmp_path, 'backend = "spi"', f'backend = "{backend}"')
     assert main(["check-config", "--kiosk", str(d)]) == 2
     lines = [line for line in capsys.readouterr().err.splitlines() if module in line]
-    assert len(lines) == 1 and "pip install 'game-table[pi]'" in lines[0]
+    assert len(lines) == 1 and f"pip install 'game-table[{extras}]'" in lines[0]
 
 
 def test_module_lookup_never_imports(monkeypatch: pytest.MonkeyPatch) -> None:
