@@ -76,7 +76,9 @@ class PioStrip:
                 pass
         for i in range(n):
             j = 3 * i
-            words[i] = (rgb[j + 1] << 24) | (rgb[j] << 16) | (rgb[j + 2] << 8)  # GRB, top 24 bits
+            # bytes 2, 1, 3 of the pixel, top 24 bits first: a GRB strip's order. Fixed on
+            # purpose: the table arranges the bytes for any other [leds] pixel_order.
+            words[i] = (rgb[j + 1] << 24) | (rgb[j] << 16) | (rgb[j + 2] << 8)
         for i in range(n, self.n):
             words[i] = 0
         if self.dma is None:

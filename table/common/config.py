@@ -73,10 +73,15 @@ class TimingConfig:
 
 @dataclass(frozen=True)
 class SoundConfig:
-    """``[sound]``: on or off, and the volume (0..1)."""
+    """``[sound]``: on or off, the volume (0..1), and the output it plays on."""
 
     enabled: bool = True
     volume: float = 0.6
+    device: str = "auto"
+    """``auto`` (a Raspberry Pi's first HDMI output, elsewhere the system's default),
+    ``default``, ``hdmi``, ``headphones``, an audio device's name (or part of it, as the
+    sound library lists it) or an ALSA device such as ``hw:1,0``
+    (:func:`table.loop.sound.choose_device`)."""
 
 
 @dataclass(frozen=True)
@@ -140,6 +145,26 @@ def _names(v: Any) -> str | None:
         msg = shown_name(name)
         if msg:
             return f"name {i + 1} {msg}"
+    return None
+
+
+SOUND_DEVICE_LIMIT = 128
+"""The longest ``[sound] device`` (ALSA's and SDL's device names are far shorter)."""
+
+
+def _sound_device(v: Any) -> str | None:
+    """``[sound] device``: a keyword or a device's name; which names exist is only known
+    when the sound card opens (a name it does not find is logged then)."""
+    if not isinstance(v, str) or not v.strip():
+        return ('must be "auto", "default", "hdmi", "headphones" or an audio device\'s name '
+                f"(as text), not {v!r}")
+    odd = plain_text(v)
+    if odd is not None:
+        return odd
+    if v != v.strip():
+        return f"{v!r} begins or ends with a space"
+    if len(v) > SOUND_DEVICE_LIMIT:
+        return f"is longer than {SOUND_DEVICE_LIMIT} characters"
     return None
 
 
@@ -231,7 +256,7 @@ SCHEMA: dict[str, dict[str, Check]] = {
         "long_push_s": number(0.5, 10),
         "attract_after_s": number(5, 86400),
     },
-    "sound": {"enabled": boolean, "volume": number(0, 1)},
+    "sound": {"enabled": boolean, "volume": number(0, 1), "device": _sound_device},
     "tray": {"camera": _camera},
     "hourglass": {
         "seconds": number(1, 3600),

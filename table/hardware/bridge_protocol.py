@@ -10,8 +10,12 @@ The byte stream is cut into *records*, each from a start byte to ``\\n``:
   *malformed*: the reader counts it under a reason and skips it - garbage never
   stops the table, and never drops the link.
 * STX (0x02) starts a binary LED frame (table -> bridge): sequence number, pixel
-  count (2 bytes, big-endian), 3 bytes per pixel (r, g, b), then the CRC-16 of
-  everything before it (2 bytes, big-endian); every byte of that payload that is a
+  count (2 bytes, big-endian), 3 bytes per pixel, then the CRC-16 of everything
+  before it (2 bytes, big-endian). The bridge sends a pixel's bytes to the strip as
+  the second, first, third: for a GRB strip (the WS2812's order) they are r, g, b;
+  for a strip of another ``[leds] pixel_order`` the table arranges them so that the
+  strip gets its own order (``serial_bridge.bridge_byte_order``). Every byte of that
+  payload that is a
   framing or console control byte (0x01-0x04, ``\\n``, ``\\r``, ESC, ``$``) is sent
   as ESC and the byte XOR 0x40.
 

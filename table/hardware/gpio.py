@@ -15,15 +15,29 @@
 The pin factory (lgpio, on every Pi) is built here and passed to every device - never
 set globally. Tests pass a ``MockFactory``. RPi.GPIO (and its drop-in rpi-lgpio) is not
 offered: gpiozero stamps its edges when the callback runs, which misorders presses.
+
+The lgpio factory works on Raspberry Pi OS's kernel and on Debian's alike: its chip is
+the one the kernel labels as the Pi's pin controller (:func:`find_pin_controller`), and
+the board revision gpiozero wants comes from the device tree's model when the kernel
+gives none (:func:`board_revision`). lgpio is imported only through
+:func:`import_lgpio`, which first gives it a writable directory for its pipe.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import importlib.util
 import logging
+import os
+import re
+import shutil
+import sys
+import tempfile
 import threading
 import time
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, MutableMapping
+from pathlib import Path
 from typing import Any
 
 from table.common.errors import TableError
@@ -40,20 +54,188 @@ NO_GPIO = (
 )
 
 
-def make_pin_factory(name: str) -> Any:
-    """The gpiozero pin factory called ``name`` in the config, or one clear sentence."""
+LG_WD = "LG_WD"
+"""The environment variable lgpio's C library takes its working directory from (see
+:func:`lgpio_workdir`)."""
+
+PI_PIN_CONTROLLERS = ("pinctrl-bcm2711", "pinctrl-bcm2835", "pinctrl-rp1")
+"""The labels the kernel gives the gpiochip behind the Pi's 40-pin header: Pi 4 (and 400,
+CM4), Pi 1-3 and Zero, and the Pi 5's RP1. Raspberry Pi OS and Debian's kernels agree."""
+
+# Revision codes gpiozero's board info knows, for a kernel that gives none (Debian's:
+# no Revision line in /proc/cpuinfo, no /system node in the device tree). New-style
+# codes (bit 23) carry the model type in bits 4-11, the SoC in bits 12-15 and the board
+# revision in bits 0-3; memory and maker are not known here and read as 1 GB and Sony,
+# which nothing of the table uses. The first pattern that matches the device tree's
+# model wins, so the longer names come first.
+_MODEL_TYPES: tuple[tuple[str, int, int], ...] = (
+    (r"Raspberry Pi 500\b", 0x19, 4),
+    (r"Raspberry Pi Compute Module 5 Lite", 0x1A, 4),
+    (r"Raspberry Pi Compute Module 5", 0x18, 4),
+    (r"Raspberry Pi 5\b", 0x17, 4),
+    (r"Raspberry Pi 400\b", 0x13, 3),
+    (r"Raspberry Pi Compute Module 4S", 0x15, 3),
+    (r"Raspberry Pi Compute Module 4", 0x14, 3),
+    (r"Raspberry Pi 4\b", 0x11, 3),
+    (r"Raspberry Pi 3 Model B Plus", 0x0D, 2),
+    (r"Raspberry Pi 3 Model A Plus", 0x0E, 2),
+    (r"Raspberry Pi Compute Module 3 Plus", 0x10, 2),
+    (r"Raspberry Pi Compute Module 3", 0x0A, 2),
+    (r"Raspberry Pi 3\b", 0x08, 2),
+    (r"Raspberry Pi Zero 2", 0x12, 2),
+    (r"Raspberry Pi Zero W", 0x0C, 0),
+    (r"Raspberry Pi Zero\b", 0x09, 0),
+    (r"Raspberry Pi 2\b", 0x04, 1),
+    (r"Raspberry Pi Model B Plus", 0x03, 0),
+    (r"Raspberry Pi Model A Plus", 0x02, 0),
+)
+# With no model either, the pin controller tells the family; every one of these has the
+# 40-pin header with the same GPIO numbers, which is all the table's pin names need.
+_LABEL_TYPES = {"pinctrl-rp1": (0x17, 4), "pinctrl-bcm2711": (0x11, 3), "pinctrl-bcm2835": (0x08, 2)}
+
+
+def _revision_code(model_type: int, soc: int, board_revision: int = 0) -> int:
+    return 0x800000 | (2 << 20) | (soc << 12) | (model_type << 4) | (board_revision & 0xF)
+
+
+def kernel_revision(root: Path = Path("/")) -> int | None:
+    """The board revision code the kernel gives (as gpiozero reads it), or None."""
+    try:
+        raw = (root / "proc/device-tree/system/linux,revision").read_bytes()
+        if len(raw) == 4:
+            return int.from_bytes(raw, "big")
+    except OSError:
+        pass
+    try:
+        cpuinfo = (root / "proc/cpuinfo").read_text(errors="replace")
+    except OSError:
+        return None
+    found = re.search(r"^Revision\s*:\s*([0-9a-fA-F]+)\s*$", cpuinfo, re.MULTILINE)
+    if found is None:
+        return None
+    code = found.group(1).lower()
+    return int(code[-4:] if code.startswith("100") else code, 16)  # "100..": over-volted old-style
+
+
+def board_revision(label: str, root: Path = Path("/")) -> int:
+    """A revision code for gpiozero's board info: the kernel's, else one made from the
+    device tree's model ("Raspberry Pi 4 Model B Rev 1.4"), else from the pin
+    controller's ``label``."""
+    code = kernel_revision(root)
+    if code is not None:
+        return code
+    try:
+        model = (root / "proc/device-tree/model").read_text(errors="replace").strip("\0 \n")
+    except OSError:
+        model = ""
+    for pattern, model_type, soc in _MODEL_TYPES:
+        if re.match(pattern, model):
+            rev = re.search(r"\bRev 1\.(\d+)", model)
+            return _revision_code(model_type, soc, int(rev.group(1)) if rev else 0)
+    model_type, soc = _LABEL_TYPES[label]
+    return _revision_code(model_type, soc)
+
+
+def lgpio_workdir(environ: MutableMapping[str, str] | None = None) -> str:
+    """Give lgpio a writable working directory before it is first imported; returns it.
+
+    lgpio's C library makes its notification pipe (``.lgd-nfy<handle>``) at import, in
+    ``$LG_WD`` or else the current directory, and changes the process's directory to
+    that one. From a read-only directory the import fails. An ``LG_WD`` already set is
+    kept; otherwise the service's runtime or state directory (systemd's
+    ``$RUNTIME_DIRECTORY``, ``$STATE_DIRECTORY``: the first of a list), else a private
+    temporary directory removed at exit.
+    """
+    env = os.environ if environ is None else environ
+    if env.get(LG_WD):
+        return env[LG_WD]
+    for var in ("RUNTIME_DIRECTORY", "STATE_DIRECTORY"):
+        first = env.get(var, "").split(":")[0]
+        if first and os.path.isabs(first) and os.path.isdir(first):
+            env[LG_WD] = first
+            return first
+    private = tempfile.mkdtemp(prefix="table-lgpio-")
+    atexit.register(shutil.rmtree, private, True)
+    env[LG_WD] = private
+    return private
+
+
+def import_lgpio() -> Any:
+    """``import lgpio`` with :func:`lgpio_workdir` set first and the current directory
+    given back afterwards (the C library moves the process into its directory; the
+    pipe it opened keeps working, its later paths are absolute)."""
+    if "lgpio" not in sys.modules and importlib.util.find_spec("lgpio") is not None:
+        lgpio_workdir()  # not on a machine without lgpio: the import below says so
+    cwd = os.getcwd()
+    try:
+        import lgpio
+    finally:
+        if os.getcwd() != cwd:
+            os.chdir(cwd)
+    return lgpio
+
+
+def find_pin_controller(lgpio: Any, root: Path = Path("/")) -> tuple[int, str]:
+    """The number and label of the gpiochip behind the Pi's header, asked of lgpio over
+    ``/dev/gpiochip*``, or one sentence naming the chips and labels seen."""
+    numbers = sorted(int(p.name[8:]) for p in (root / "dev").glob("gpiochip*") if p.name[8:].isdigit())
+    seen: list[str] = []
+    for number in numbers:
+        try:
+            handle = lgpio.gpiochip_open(number)
+        except lgpio.error as exc:
+            seen.append(f"gpiochip{number} (not opened: {getattr(exc, 'value', exc)})")
+            continue
+        try:
+            _, lines, _, label = lgpio.gpio_get_chip_info(handle)
+        finally:
+            lgpio.gpiochip_close(handle)
+        if label in PI_PIN_CONTROLLERS:
+            return number, str(label)
+        seen.append(f"gpiochip{number} {label!r} ({lines} lines)")
+    found = ", ".join(seen) if seen else "no /dev/gpiochip* at all"
+    raise TableError(NO_GPIO.format(
+        why=f"no Raspberry Pi pin controller ({', '.join(PI_PIN_CONTROLLERS)}) among the GPIO chips: {found}"))
+
+
+def make_lgpio_factory(root: Path = Path("/")) -> Any:
+    """gpiozero's ``LGPIOFactory`` on the Pi's pin controller, found by its label, with a
+    board revision even where the kernel gives none (see :func:`board_revision`).
+
+    gpiozero needs the revision twice: to choose the chip (which is passed here instead)
+    and for the board info that turns pin names into GPIO numbers; the subclass answers
+    the second from :func:`board_revision`.
+    """
+    lgpio = import_lgpio()
+    from gpiozero.pins.lgpio import LGPIOFactory
+
+    chip, label = find_pin_controller(lgpio, root)
+    revision = board_revision(label, root)
+
+    class TableLGPIOFactory(LGPIOFactory):  # type: ignore[misc]  # gpiozero is untyped
+        def _get_revision(self) -> int:
+            return revision
+
+    return TableLGPIOFactory(chip=chip)
+
+
+def make_pin_factory(name: str, *, root: Path = Path("/")) -> Any:
+    """The gpiozero pin factory called ``name`` in the config, or one clear sentence.
+
+    ``root`` is where ``/dev`` and ``/proc`` are looked for (tests give a made-up one).
+    """
     try:
         if name == "lgpio":
-            from gpiozero.pins.lgpio import LGPIOFactory
-
-            return LGPIOFactory()
+            return make_lgpio_factory(root)
         if name == "mock":
             from gpiozero.pins.mock import MockFactory
 
             return MockFactory()
+    except TableError:
+        raise
     except ImportError as exc:
         raise TableError(NO_GPIO.format(why=f"the {name} library is not installed: {exc.name}")) from None
-    except Exception as exc:  # lgpio raises its own error when /dev/gpiochip* is missing
+    except Exception as exc:  # lgpio raises its own error (a chip it may not open, no pipe)
         raise TableError(NO_GPIO.format(why=str(exc) or type(exc).__name__)) from None
     raise TableError(f"unknown pin factory {name!r}; use lgpio")
 

@@ -253,6 +253,6 @@ def make_hourglass(cfg: LedConfig, bridge: Any = None) -> Hourglass:
             raise TableError("leds.backend = \"serial\" needs the serial I/O bridge (see [serial])")
         from table.hardware.serial_bridge import BridgeHourglass
 
-        return BridgeHourglass(bridge, layout, cfg.brightness, cfg.current_limit)
+        return BridgeHourglass(bridge, layout, cfg.brightness, cfg.current_limit, pixel_order=cfg.pixel_order)
     pixels, explain = open_pixelbuf(cfg)
     return PixelBufHourglass(pixels, layout, cfg.brightness, cfg.current_limit, explain)

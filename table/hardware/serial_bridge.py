@@ -491,19 +491,49 @@ def _open_state(port: str, exc: BaseException) -> str:
     return f"{type(exc).__name__}:{getattr(exc, 'errno', None)}:{node}"
 
 
+BRIDGE_WIRE_ORDER = (1, 0, 2)
+"""The bridge sends a frame's three bytes of a pixel to the strip as its second, first
+and third (``firmware/main.py`` packs them for a GRB strip, the WS2812's order)."""
+
+
+def bridge_byte_order(pixel_order: str) -> tuple[int, int, int]:
+    """Which colour (0 red, 1 green, 2 blue) each of a pixel's three frame bytes must
+    carry for a strip whose ``pixel_order`` (``"GRB"``, ``"RGB"``, any order of the three
+    letters) is the order it reads them in, given :data:`BRIDGE_WIRE_ORDER`. ``"GRB"``
+    needs none: (0, 1, 2). Raises :class:`TableError` for an order with white."""
+    order = pixel_order.upper()
+    if sorted(order) != ["B", "G", "R"]:
+        raise TableError(
+            f'leds.pixel_order = "{pixel_order}" needs 4 bytes per LED, which the serial I/O bridge does not send: '
+            'use an RGB strip on the bridge, or drive this strip from the Pi (leds.backend = "spi" or "pi5")')
+    a, b, c = ("RGB".index(order[k]) for k in BRIDGE_WIRE_ORDER)
+    return a, b, c
+
+
 class BridgeHourglass(Hourglass):
-    """The hourglass LEDs on the I/O bridge: frames go down the serial line."""
+    """The hourglass LEDs on the I/O bridge: frames go down the serial line.
+
+    ``pixel_order`` is ``[leds] pixel_order``: each pixel's bytes are put in the order
+    that makes the bridge's fixed packing (:data:`BRIDGE_WIRE_ORDER`) hand the strip its
+    own colour order, so the protocol and the firmware stay as they are.
+    """
 
     def __init__(
-        self, bridge: SerialBridge, layout: HourglassLayout, brightness: float, max_milliamps: float | None
+        self, bridge: SerialBridge, layout: HourglassLayout, brightness: float, max_milliamps: float | None,
+        pixel_order: str = "GRB",
     ) -> None:
         self.bridge = bridge
         self.layout = layout
         self.brightness = brightness
         self.max_milliamps = max_milliamps
+        self.byte_order = bridge_byte_order(pixel_order)
 
     def show(self, frame: Sequence[RGB]) -> None:
-        self.bridge.send_frame(limit_frame(frame, self.brightness, self.max_milliamps))
+        limited = limit_frame(frame, self.brightness, self.max_milliamps)
+        a, b, c = self.byte_order
+        if (a, b, c) != (0, 1, 2):
+            limited = [(p[a], p[b], p[c]) for p in limited]
+        self.bridge.send_frame(limited)
 
     def close(self) -> None:
         self.bridge.send_frame([(0, 0, 0)] * self.layout.pixels)

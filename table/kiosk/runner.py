@@ -291,7 +291,7 @@ class Runner:
             _hardware_backends(config, hardware, self.clock)
         self.station_inputs = StationInputs(stations, wake)
         self.station_inputs.start()
-        outputs: list[Output] = [SoundOutput(config.sound.volume, config.sound.enabled),
+        outputs: list[Output] = [SoundOutput(config.sound.volume, config.sound.enabled, config.sound.device),
                                  ButtonLeds(stations, config.stations, self.clock),
                                  HourglassOutput(hourglass, STATION_COLOURS, max_fps=hardware.leds.fps)]
         # Every simulated station shows its private display; on the table only those wired.

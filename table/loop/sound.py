@@ -3,8 +3,9 @@
 ``SoundOutput`` follows the game's events and the sand: a beep for each count-down
 second, a tick in each of the last ten seconds, for each event the sound the game's
 screen gives it (a buzzer on a call, a chime for a solver, a gong when the sand runs
-out, say), a fanfare at the end. Without an audio device it logs once and stays
-silent; the game goes on.
+out, say), a fanfare at the end. It plays on the output ``[sound] device`` names (on a
+Raspberry Pi the TV's HDMI rather than the headphone jack). Without an audio device it
+logs once and stays silent; the game goes on.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ import math
 import os
 import sys
 import tempfile
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # numpy loads with the first sounds, not with the table
@@ -110,26 +112,103 @@ def quiet_stderr() -> Iterator[Callable[[], str]]:
             os.close(saved)
 
 
-def open_mixer() -> str:
-    """Open pygame's mixer on the sound card, or on SDL's silent dummy driver without one.
+MODEL_FILE = Path("/proc/device-tree/model")
+"""Where Linux names the board (a Raspberry Pi says so there)."""
 
-    The probe runs with fd 2 silenced (ALSA prints several lines when there is no card);
-    falling back logs one warning saying sound is off and why. Returns the SDL audio
-    driver in use. Raises only when even the dummy driver cannot open.
+DEVICE_WORDS = {"hdmi": "hdmi", "headphones": "headphone"}
+"""``[sound] device`` keywords and what they look for in a device's name, whatever its
+case: SDL names ALSA's cards by their description ("vc4-hdmi-0, MAI PCM i2s-hifi-0",
+"bcm2835 Headphones, bcm2835 Headphones"), PulseAudio and PipeWire theirs
+("Built-in Audio Digital Stereo (HDMI)")."""
+
+
+def on_raspberry_pi() -> bool:
+    try:
+        return "Raspberry Pi" in MODEL_FILE.read_text(errors="replace")
+    except OSError:
+        return False
+
+
+def choose_device(setting: str, names: Sequence[str], on_pi: bool) -> tuple[str | None, str]:
+    """The output device ``[sound] device`` asks for among SDL's ``names``: a name, or None
+    for the system's default; and, when the setting found nothing, why (for the log).
+
+    ``auto``: on a Raspberry Pi the first HDMI output (a Pi 4's default card is its
+    headphone jack; a Pi 5 has none), elsewhere the default. ``hdmi`` / ``headphones``:
+    the first device whose name says so. Anything else: the device of exactly that name,
+    else the one device whose name contains it. An ALSA device (``hw:1,0``) is not
+    chosen here: :func:`open_mixer` hands it to SDL's ALSA driver as its default.
+    """
+    word = setting.lower()
+    if word == "default" or ":" in setting or (word == "auto" and not on_pi):
+        return None, ""
+    listed = ", ".join(repr(n) for n in names) or "none"
+    if word in ("auto", *DEVICE_WORDS):
+        part = DEVICE_WORDS.get(word, "hdmi")
+        found = next((n for n in names if part in n.lower()), None)
+        if found is None and word != "auto":
+            return None, f"no {word} output among the audio devices ({listed})"
+        return found, ""
+    if setting in names:
+        return setting, ""
+    matches = [n for n in names if word in n.lower()]
+    if len(matches) == 1:
+        return matches[0], ""
+    what = "several" if matches else "no"
+    return None, f"{what} audio devices match {setting!r} ({listed})"
+
+
+def _device_names() -> list[str]:
+    """SDL's output devices (the audio subsystem must be up: the mixer is open)."""
+    try:
+        from pygame._sdl2 import audio
+
+        return [str(n) for n in audio.get_audio_device_names(False)]
+    except Exception:  # an SDL or pygame build without the list: the default it is
+        return []
+
+
+def open_mixer(device: str = "auto") -> str:
+    """Open pygame's mixer on the output ``device`` asks for (:func:`choose_device`), or on
+    SDL's silent dummy driver without any sound card.
+
+    The default device is opened first (SDL lists its devices only while audio is up),
+    then, if another is wanted, that one; a wanted device that cannot be had leaves the
+    default and logs one warning. The probe runs with fd 2 silenced (ALSA prints several
+    lines when there is no card); falling back to silence logs one warning saying sound
+    is off and why. Returns the SDL audio driver in use. Raises only when even the dummy
+    driver cannot open.
     """
     import pygame
 
+    if ":" in device:  # an ALSA device: SDL's ALSA driver opens $AUDIODEV as its default
+        os.environ["AUDIODEV"] = device
+    problem = missed = ""
+    chosen: str | None = None
+    names: list[str] = []
     with quiet_stderr() as noise:
         try:
             pygame.mixer.init(frequency=RATE, size=-16, channels=1)
+            names = _device_names()
+            chosen, missed = choose_device(device, names, on_raspberry_pi())
+            if chosen is not None:
+                pygame.mixer.quit()
+                try:
+                    pygame.mixer.init(frequency=RATE, size=-16, channels=1, devicename=chosen)
+                except pygame.error as exc:
+                    missed = f"{chosen!r} could not be opened ({exc})"
+                    chosen = None
+                    pygame.mixer.init(frequency=RATE, size=-16, channels=1)
         except pygame.error as exc:
             problem = str(exc)
-        else:
-            problem = ""
         said = noise().strip()
     if said:
         log.debug("the audio library said while opening the sound card:\n%s", said)
     if not problem:
+        if missed:
+            log.warning("sound device %r: %s; the sound plays on the default device", device, missed)
+        log.info("sound plays on %s (audio devices: %s)", repr(chosen) if chosen else "the default device",
+                 ", ".join(repr(n) for n in names) or "not listed")
         return pygame.mixer.get_driver() if hasattr(pygame.mixer, "get_driver") else os.environ.get(
             "SDL_AUDIODRIVER", "default")
     # SDL reads SDL_AUDIODRIVER each time the audio subsystem starts, so the next init
@@ -148,9 +227,11 @@ class SoundOutput(Output):
     audio thread waking many times a second to feed it silence (a still lobby and the
     demo would pay for it). The sounds are made once, on the first opening."""
 
-    def __init__(self, volume: float = 0.6, enabled: bool = True) -> None:
+    def __init__(self, volume: float = 0.6, enabled: bool = True, device: str = "auto") -> None:
         self.enabled = enabled
         self.volume = volume
+        #: ``[sound] device``: where the sound plays (:func:`choose_device`).
+        self.device = device
         self.sounds: dict[str, Any] = {}
         self.played: list[str] = []
         self._seen = 0
@@ -173,7 +254,7 @@ class SoundOutput(Output):
 
             mixer = pygame.mixer.get_init()  # (frequency, format, channels); None while closed
             if mixer is None:
-                self.driver = open_mixer()
+                self.driver = open_mixer(self.device)
                 mixer = pygame.mixer.get_init()
             else:
                 self.driver = pygame.mixer.get_driver() if hasattr(pygame.mixer, "get_driver") else "default"

@@ -278,6 +278,51 @@ def test_pins_become_protocol_lines_and_commands_drive_leds(firmware: Any) -> No
     assert bridge.bad_records == 1
 
 
+class FrameRecorder:
+    """The table's side of the serial line for frames: what ``SerialBridge.send_frame``
+    would write, as bytes (the real protocol encoder)."""
+
+    def __init__(self) -> None:
+        self.sent: list[bytes] = []
+
+    def send_frame(self, frame: Any) -> bool:
+        self.sent.append(encode_frame(frame, seq=len(self.sent) + 1))
+        return True
+
+
+@pytest.mark.parametrize("order", ["GRB", "RGB", "BRG", "BGR", "RBG", "GBR"])
+def test_the_strip_gets_its_pixel_order_through_the_firmware(firmware: Any, order: str) -> None:
+    from table.hardware.interfaces import HourglassLayout
+    from table.hardware.serial_bridge import BridgeHourglass
+
+    _, main, clock = firmware
+    io = ListIO()
+    bridge = main.run(io, passes=1)
+    table = FrameRecorder()
+    glass = BridgeHourglass(table, HourglassLayout(count=60), brightness=1.0, max_milliamps=None,  # type: ignore[arg-type]
+                            pixel_order=order)
+    colours = [(10 + i, 100 + i, 200 - i) for i in range(60)]  # every byte different
+    glass.show(colours)
+    io.incoming = table.sent[-1]
+    main_pass(bridge, io, clock)
+    words = bridge.strip.sm.words[-1]
+    wire = [[w >> 24 & 0xFF, w >> 16 & 0xFF, w >> 8 & 0xFF] for w in words]  # 24 bits, first sent first
+    assert all(w & 0xFF == 0 for w in words)
+    assert wire == [[c["RGB".index(letter)] for letter in order] for c in colours]
+
+
+@pytest.mark.parametrize("order", ["RGBW", "GRBW"])
+def test_a_strip_with_white_on_the_bridge_is_one_sentence(order: str) -> None:
+    from table.common.errors import TableError
+    from table.hardware.interfaces import HourglassLayout
+    from table.hardware.serial_bridge import BridgeHourglass
+
+    with pytest.raises(TableError) as info:
+        BridgeHourglass(FrameRecorder(), HourglassLayout(count=60), 1.0, None, pixel_order=order)  # type: ignore[arg-type]
+    message = str(info.value)
+    assert message.startswith(f'leds.pixel_order = "{order}" needs 4 bytes per LED') and "\n" not in message
+
+
 def test_state_report_on_request_follows_the_pins(firmware: Any) -> None:
     _, main, clock = firmware
     io = ListIO()

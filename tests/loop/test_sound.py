@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -104,3 +105,88 @@ def test_the_audio_librarys_own_complaints_never_reach_the_terminal() -> None:
 def test_the_dummy_driver_opens_without_a_warning() -> None:
     done = run_sound_probe("out = SoundOutput()\nout.open()\nprint(out.driver)", SDL_AUDIODRIVER="dummy")
     assert done.stdout.strip() == "dummy" and done.stderr == ""
+
+
+# --- [sound] device: which output plays -----------------------------------------------
+
+PI4_DEVICES = ["bcm2835 Headphones, bcm2835 Headphones", "vc4-hdmi-0, MAI PCM i2s-hifi-0",
+               "vc4-hdmi-1, MAI PCM i2s-hifi-0"]
+
+
+def test_the_device_setting_picks_by_name() -> None:
+    from table.loop.sound import choose_device
+
+    hdmi0, hdmi1 = PI4_DEVICES[1], PI4_DEVICES[2]
+    assert choose_device("auto", PI4_DEVICES, on_pi=True) == (hdmi0, "")  # the TV, not the jack
+    assert choose_device("auto", PI4_DEVICES, on_pi=False) == (None, "")  # a PC: its default
+    assert choose_device("auto", PI4_DEVICES[:1], on_pi=True) == (None, "")  # no HDMI: the default, quietly
+    assert choose_device("HDMI", PI4_DEVICES, on_pi=False) == (hdmi0, "")
+    assert choose_device("headphones", PI4_DEVICES, on_pi=True) == (PI4_DEVICES[0], "")
+    assert choose_device("default", PI4_DEVICES, on_pi=True) == (None, "")
+    assert choose_device("hw:1,0", PI4_DEVICES, on_pi=True) == (None, "")  # ALSA's own: via AUDIODEV
+    assert choose_device(hdmi1, PI4_DEVICES, on_pi=True) == (hdmi1, "")
+    assert choose_device("vc4-hdmi-1", PI4_DEVICES, on_pi=True) == (hdmi1, "")
+    pulse = ["Built-in Audio Digital Stereo (HDMI)", "Built-in Audio Stereo"]
+    assert choose_device("auto", pulse, on_pi=True) == (pulse[0], "")
+    chosen, why = choose_device("headphones", PI4_DEVICES[1:], on_pi=True)
+    assert chosen is None and why.startswith("no headphones output among the audio devices ('vc4-hdmi-0")
+    chosen, why = choose_device("vc4-hdmi", PI4_DEVICES, on_pi=True)
+    assert chosen is None and why.startswith("several audio devices match 'vc4-hdmi' (")
+    chosen, why = choose_device("USB Audio", PI4_DEVICES, on_pi=True)
+    assert chosen is None and why.startswith("no audio devices match 'USB Audio' (")
+
+
+def device_probe(device: str, names: list[str], model: str, tmp: str, **env: str) -> list[str]:
+    """Open the sound with ``[sound] device = device`` on SDL's dummy driver, SDL's device
+    list stubbed to ``names`` and the board's model to ``model``; prints the device each
+    mixer opening asked for, what stayed open, and $AUDIODEV."""
+    model_file = os.path.join(tmp, "model")
+    with open(model_file, "w") as f:
+        f.write(model + "\0")
+    code = (
+        "from pathlib import Path\n"
+        "import os, pygame, pygame._sdl2.audio as sdl_audio\n"
+        "import table.loop.sound as sound\n"
+        f"sound.MODEL_FILE = Path({model_file!r})\n"
+        f"sdl_audio.get_audio_device_names = lambda iscapture=False: {names!r}\n"
+        "asked = []\n"
+        "real_init = pygame.mixer.init\n"
+        "def init(*a, **k):\n"
+        "    asked.append(k.get('devicename'))\n"
+        "    return real_init(*a, **k)\n"
+        "pygame.mixer.init = init\n"
+        f"out = SoundOutput(device={device!r})\n"
+        "out.open()\n"
+        "print(asked, out.driver, pygame.mixer.get_init(), os.environ.get('AUDIODEV'))\n"
+    )
+    done = run_sound_probe(code, SDL_AUDIODRIVER="dummy", **env)
+    return [done.stdout.strip(), *done.stderr.strip().splitlines()]
+
+
+def test_on_a_pi_the_sound_goes_to_hdmi_and_falls_back_to_the_default(tmp_path: Path) -> None:
+    # SDL's dummy driver has one device of its own: any other name it refuses, as a real
+    # driver refuses an HDMI output that went away.
+    out, *log = device_probe("auto", PI4_DEVICES, "Raspberry Pi 4 Model B Rev 1.4", str(tmp_path))
+    assert out == f"[None, {PI4_DEVICES[1]!r}, None] dummy (22050, -16, 1) None"
+    assert log == [f"WARNING table.loop.sound: sound device 'auto': {PI4_DEVICES[1]!r} could not be opened "
+                   "(No such device); the sound plays on the default device"]
+
+
+def test_a_named_device_is_opened_by_its_name(tmp_path: Path) -> None:
+    names = [*PI4_DEVICES, "System audio output device"]  # the last is the dummy driver's own
+    out, *log = device_probe("system audio", names, "Raspberry Pi 5 Model B Rev 1.0", str(tmp_path))
+    assert out == "[None, 'System audio output device'] dummy (22050, -16, 1) None" and log == []
+
+
+def test_off_a_pi_auto_and_alsa_names_open_the_default_once(tmp_path: Path) -> None:
+    out, *log = device_probe("auto", PI4_DEVICES, "Some PC", str(tmp_path))
+    assert out == "[None] dummy (22050, -16, 1) None" and log == []
+    out, *log = device_probe("hw:1,0", PI4_DEVICES, "Raspberry Pi 4 Model B Rev 1.4", str(tmp_path))
+    assert out == "[None] dummy (22050, -16, 1) hw:1,0" and log == []
+
+
+def test_a_device_that_is_not_there_is_one_warning(tmp_path: Path) -> None:
+    out, *log = device_probe("headphones", PI4_DEVICES[1:], "Raspberry Pi 5 Model B Rev 1.0", str(tmp_path))
+    assert out == "[None] dummy (22050, -16, 1) None"
+    assert len(log) == 1 and log[0].startswith("WARNING table.loop.sound: sound device 'headphones': no "
+                                               "headphones output among the audio devices (")
