@@ -124,6 +124,32 @@ def test_networks_no_graph_fits_run_in_numpy_or_say_so(tmp_path: Path) -> None:
         make_runner(_taught(load_members(SHIPPED / "faces.npz")), "opencv")
 
 
+@pytest.mark.heavy
+def test_photos_read_as_with_a_graph_written_at_load_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reader as the table makes it reads every shipped photo exactly (confidences to
+    the last bit) as it did when it wrote the graph from the weights as it loaded them."""
+    import dataclasses
+
+    from table.dice import engines
+    from table.dice.reader import DiceReader, load_image
+    from table.dice.settings import load_settings
+
+    tool = _tool()
+    photos = sorted(PHOTO.glob("*.jpg")) + sorted(PHOTO.glob("*.png"))
+    assert len(photos) >= 10
+
+    def read_all() -> list[list[tuple[object, ...]]]:
+        reader = DiceReader(dataclasses.replace(load_settings(), engine="onnxruntime"))
+        readings = [[(r.face, tuple(r.box), r.confidence) for r in reader.read(load_image(p))] for p in photos]
+        assert reader.model.engine == "onnxruntime"
+        return readings
+
+    shipped = read_all()
+    monkeypatch.setattr(engines, "find_graph", lambda nets, own=None: (tool.to_onnx(nets), True))
+    assert read_all() == shipped
+    assert sum(len(r) for r in shipped) > 30  # dice were read, not nothing twice
+
+
 READ = """
 import json, sys
 from table.dice.reader import DiceReader, load_image
