@@ -214,8 +214,20 @@ def _onnxruntime(nets: Sequence[ConvNet], graph: Path | None) -> Runner:
     session = ort.InferenceSession(data, opts, providers=["CPUExecutionProvider"])
     if session.get_modelmeta().custom_metadata_map.get(BODY_KEY) != body_digest(nets):
         raise ValueError(f"the ONNX graph chosen for the dice face networks {layout(nets)} holds others")
+    if held and not _computes_as_numpy(session, nets):
+        # A runtime that kept the graph's own last layers would read with the shipped
+        # networks while saying it read with the taught ones; numpy reads right.
+        raise ValueError("ONNX Runtime did not take the taught last layers in place of the graph's")
 
     return _Session(session, held)
+
+
+def _computes_as_numpy(session: Any, nets: Sequence[ConvNet]) -> bool:
+    """Whether ``session`` gives what the numpy forward pass gives on two fixed inputs."""
+    side, channels = nets[0].side, nets[0].p["w0"].shape[2]
+    x = np.random.default_rng(0).normal(0, 1, (2, side, side, channels)).astype(np.float32)
+    got = np.asarray(session.run([GRAPH_OUTPUT], {GRAPH_INPUT: x})[0], np.float32)
+    return bool(np.allclose(got, average_numpy(nets, x), atol=1e-4))
 
 
 class _Session:

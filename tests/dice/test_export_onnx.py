@@ -112,6 +112,22 @@ def test_taught_networks_run_in_the_shipped_graph_to_the_bit(name: str) -> None:
     assert not np.allclose(got, shipped)  # the taught last layers were used
 
 
+def test_a_runtime_that_keeps_the_graphs_last_layers_is_not_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Were ONNX Runtime to ignore the taught last layers, the reader would say so (or,
+    under ``auto``, read with numpy) rather than read with the shipped ones."""
+    import onnxruntime as ort
+
+    from table.dice import engines
+
+    monkeypatch.setattr(ort.SessionOptions, "add_initializer", lambda self, name, value: None)
+    taught = _taught(load_members(SHIPPED / "faces.npz"))
+    with pytest.raises(ValueError, match="did not take the taught last layers"):
+        make_runner(taught, "onnxruntime")
+    monkeypatch.setattr(engines, "library_works", lambda engine: True)
+    assert make_runner(taught, "auto")[0] == "numpy"
+    assert make_runner(load_members(SHIPPED / "faces.npz"), "auto")[0] == "onnxruntime"  # its own graph
+
+
 def test_networks_no_graph_fits_run_in_numpy_or_say_so(tmp_path: Path) -> None:
     save_members(tmp_path / "toy.npz", [_net()])
     with pytest.raises(ValueError, match=r"export_onnx\.py"):
