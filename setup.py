@@ -58,7 +58,7 @@ setup(
     package_dir={"table.defaults": "config", "table.system": "systemd", "table.docs": "docs",
                  "table.firmware": "firmware"},
     package_data={
-        "table.defaults": ["*.toml", "*/*.toml", "*/*.npz", "*/*.md", "*/*.json"],
+        "table.defaults": ["*.toml", "*/*.toml", "*/*.npz", "*/*.onnx", "*/*.md", "*/*.json"],
         "table.system": ["*.service", "*/*.conf", "*/*.rules"],
         "table.docs": ["kiosk.md"],
         # The venue's payload schema and page (read through importlib.resources).

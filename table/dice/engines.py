@@ -7,98 +7,163 @@ compute the same thing (to about 1e-6); they differ in speed only.
 
 - ``numpy``: :mod:`table.dice.cnn`, matrix products of each pixel's neighbourhood,
   the networks side by side in threads.
-- ``onnxruntime``: the networks written as one ONNX graph (:func:`to_onnx`, the
-  ``onnx`` package's helpers; the ensemble average is a node of the graph) and run by
-  ONNX Runtime's CPU provider. Measured fastest here (``bench/bench_dice.py``), so it
-  is the default whenever ``onnx`` and ``onnxruntime`` import.
+- ``onnxruntime``: the networks as one ONNX graph (the ensemble average is a node of the
+  graph) run by ONNX Runtime's CPU provider. Measured fastest here
+  (``bench/bench_dice.py``), so it is the default whenever ``onnxruntime`` imports.
 - ``opencv``: the same ONNX graph run by ``cv2.dnn``.
 
-``auto`` picks ``onnxruntime`` and falls back to ``numpy`` when its packages are missing
-or do not work on this machine, so a table without them still reads dice. Whether they
-work is tried once per process in a child process (:func:`library_works`): a native
-library that crashes on some CPU (ONNX Runtime under the qemu-user emulation of the
-target check ends in a segmentation fault) must not take the table down with it. The graph is built in memory from the
-weights at load time (about 20 ms): a taught model needs no export step and nothing is
-written beside it.
+The graphs ship beside the weights (``config/dice/faces.onnx`` for ``faces.npz``),
+written by ``tools/dice/export_onnx.py`` with the ``onnx`` package, a development tool:
+the table never imports it. Which graph runs a model's networks (:func:`find_graph`):
+the model's own ``.onnx`` when its metadata carries the digest of these very weights
+(:func:`weights_digest`), loaded as it is; else a graph whose networks differ from these
+in their last layers only (the same :func:`body_digest`), those layers' weights put in
+place of the graph's as ONNX Runtime builds the session
+(``SessionOptions.add_initializer``). That is how a venue's taught networks (``table
+dice teach``: the shipped convolutions, refitted last layers, a ``taught.npz`` with no
+graph of its own) run in ONNX Runtime with nothing exported on the table. Only the last
+layers are replaced because that is all a teach changes, and because ONNX Runtime's graph
+optimizations rewrite the convolutions' weights from the graph's own (replaced ones
+would be ignored). OpenCV runs only a graph holding the weights themselves.
+
+``auto`` picks ``onnxruntime`` and falls back to ``numpy`` when its package is missing,
+does not work on this machine, or no graph fits the networks, so a table without it
+still reads dice. Whether it works is tried once per process in a child process
+(:func:`library_works`): a native library that crashes on some CPU (ONNX Runtime under
+the qemu-user emulation of the target check ends in a segmentation fault) must not take
+the table down with it.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from table.dice.cnn import CLASSES, ConvNet
 
-if TYPE_CHECKING:  # onnx is optional: imported at run time only when its engine is used
-    from onnx import TensorProto
-
 F32 = NDArray[np.float32]
 Runner = Callable[[F32], F32]
 ENGINES = ("auto", "numpy", "onnxruntime", "opencv")
+GRAPH_INPUT = "x"
+GRAPH_OUTPUT = "probs"
+LAYOUT_KEY = "dice.layout"
+BODY_KEY = "dice.body"
+WEIGHTS_KEY = "dice.weights"
+SHIPPED_GRAPHS = "dice/*.onnx"
+"""The graphs shipped with the table's data (``config/dice``), tried for networks whose
+model has no graph of its own."""
 
 
-def to_onnx(nets: Sequence[ConvNet]) -> bytes:
-    """The networks as one ONNX model (input ``x`` NHWC, output ``probs``: their mean)."""
-    from onnx import TensorProto, checker, helper, numpy_helper
+def graph_weights(nets: Sequence[ConvNet]) -> dict[str, F32]:
+    """Every weight of the networks' graph by its name there, in the graph's order and layout.
 
-    nodes = [helper.make_node("Transpose", ["x"], ["nchw"], perm=[0, 3, 1, 2])]
-    weights: list[TensorProto] = []
-    outputs: list[str] = []
+    ``m{j}_w{k}`` and ``m{j}_b{k}`` are member ``j``'s layer ``k``; convolution kernels are
+    stored ``(3, 3, in, out)`` for the neighbourhood products and the graph wants
+    ``(out, in, 3, 3)``; ``share`` is 1 / members, the ensemble average's factor. The
+    export tool writes the graph from these, and the runtime puts them in a graph's place.
+    """
+    out: dict[str, F32] = {}
     for j, net in enumerate(nets):
-        h, k = "nchw", 0
-        for i, layer in enumerate(net.arch):
-            out = f"m{j}_l{i}"
-            if layer == "p":
-                nodes.append(helper.make_node("MaxPool", [h], [out], kernel_shape=[2, 2], strides=[2, 2]))
-            else:
-                # Stored as (3, 3, in, out) for the neighbourhood products; ONNX wants (out, in, 3, 3).
-                w = np.ascontiguousarray(net.p[f"w{k}"].transpose(3, 2, 0, 1))
-                weights += [numpy_helper.from_array(w, f"m{j}_w{k}"), _array(net.p[f"b{k}"], f"m{j}_b{k}")]
-                nodes.append(
-                    helper.make_node(
-                        "Conv", [h, f"m{j}_w{k}", f"m{j}_b{k}"], [out + "_c"], kernel_shape=[3, 3], pads=[1, 1, 1, 1]
-                    )
-                )
-                nodes.append(helper.make_node("Relu", [out + "_c"], [out]))
-                k += 1
-            h = out
-        weights += [_array(net.p[f"w{k}"], f"m{j}_w{k}"), _array(net.p[f"b{k}"], f"m{j}_b{k}")]
-        nodes += [
-            helper.make_node("GlobalAveragePool", [h], [f"m{j}_g"]),
-            helper.make_node("Flatten", [f"m{j}_g"], [f"m{j}_f"], axis=1),
-            helper.make_node("Gemm", [f"m{j}_f", f"m{j}_w{k}", f"m{j}_b{k}"], [f"m{j}_z"]),
-            helper.make_node("Softmax", [f"m{j}_z"], [f"m{j}_p"], axis=1),
-        ]
-        outputs.append(f"m{j}_p")
-    weights.append(numpy_helper.from_array(np.array([1.0 / len(nets)], np.float32), "share"))
-    nodes += [helper.make_node("Sum", outputs, ["total"]), helper.make_node("Mul", ["total", "share"], ["probs"])]
-    side = nets[0].side
+        convs = sum(1 for t in net.arch if t != "p")
+        for k in range(convs + 1):
+            w = net.p[f"w{k}"].transpose(3, 2, 0, 1) if k < convs else net.p[f"w{k}"]
+            out[f"m{j}_w{k}"] = np.ascontiguousarray(w, np.float32)
+            out[f"m{j}_b{k}"] = np.ascontiguousarray(net.p[f"b{k}"], np.float32)
+    out["share"] = np.array([1.0 / len(nets)], np.float32)
+    return out
+
+
+def layout(nets: Sequence[ConvNet]) -> str:
+    """The graph's shape without its weights: input side and channels, each member's
+    layers (written into a graph's metadata, for people and error messages)."""
     channels = nets[0].p["w0"].shape[2]
-    graph = helper.make_graph(
-        nodes,
-        "dice_faces",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", side, side, channels])],
-        [helper.make_tensor_value_info("probs", TensorProto.FLOAT, ["n", CLASSES])],
-        weights,
+    members = "|".join(",".join(net.arch) for net in nets)
+    return f"[dice faces {nets[0].side}x{nets[0].side}x{channels}: {members}]"
+
+
+def head_names(nets: Sequence[ConvNet]) -> list[str]:
+    """The names of each member's last layer's weights and bias in the graph."""
+    heads = []
+    for j, net in enumerate(nets):
+        k = sum(1 for t in net.arch if t != "p")
+        heads += [f"m{j}_w{k}", f"m{j}_b{k}"]
+    return heads
+
+
+def _digest(nets: Sequence[ConvNet], names: Sequence[str]) -> str:
+    weights = graph_weights(nets)
+    h = hashlib.sha256(layout(nets).encode())
+    for name in names:
+        h.update(f"{name}{weights[name].shape}".encode())
+        h.update(weights[name].tobytes())
+    return h.hexdigest()
+
+
+def weights_digest(nets: Sequence[ConvNet]) -> str:
+    """SHA-256 of the layout and every weight's name, shape and bytes (see :func:`layout`)."""
+    return _digest(nets, list(graph_weights(nets)))
+
+
+def body_digest(nets: Sequence[ConvNet]) -> str:
+    """:func:`weights_digest` of everything but the last layers (what a teach keeps)."""
+    heads = set(head_names(nets))
+    return _digest(nets, [name for name in graph_weights(nets) if name not in heads])
+
+
+def model_graph(model: Path) -> Path:
+    """Where a model file's own graph is: beside it, ``.onnx`` for ``.npz``."""
+    return model.with_suffix(".onnx")
+
+
+def shipped_graphs() -> list[Path]:
+    """The graphs shipped with the table's data, by name."""
+    from table.common.datafiles import defaults_dir
+
+    return sorted(defaults_dir().glob(SHIPPED_GRAPHS))
+
+
+def find_graph(nets: Sequence[ConvNet], own: Path | None = None) -> tuple[bytes, bool]:
+    """(a graph for ``nets``, whether it holds their very weights, rather than their
+    body only: then their last layers go in its last layers' place); see the module doc.
+
+    Tried in turn: ``own`` (the model's own graph, when there is one), the other graphs
+    in its folder (a taught model's folder may hold the graph of the model it was taught
+    from), the shipped graphs. The digests are looked for in a graph's metadata, where
+    ONNX keeps them as plain text; the ONNX Runtime session built from the graph checks
+    the body's digest again through its own reading of the metadata. ValueError (one
+    sentence) when no graph fits.
+    """
+    digest, body = weights_digest(nets).encode(), body_digest(nets).encode()
+    candidates: list[Path] = []
+    if own is not None:
+        candidates += [own] if own.is_file() else []
+        candidates += sorted(own.parent.glob("*.onnx")) if own.parent.is_dir() else []
+    candidates += shipped_graphs()
+    candidates = list(dict.fromkeys(candidates))  # each once, in order
+    same_body = None
+    for path in candidates:
+        data = path.read_bytes()
+        if digest in data:
+            return data, True
+        if same_body is None and body in data:
+            same_body = data
+    if same_body is not None:
+        return same_body, False
+    where = f"{own} " if own is not None else ""
+    raise ValueError(
+        f"no ONNX graph {where}fits the dice face networks {layout(nets)}; "
+        "write it with python tools/dice/export_onnx.py MODEL.npz"
     )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-    model.ir_version = 8  # readable by older runtimes too (ONNX Runtime 1.16 on Debian-era Pis)
-    checker.check_model(model)
-    return bytes(model.SerializeToString())
-
-
-def _array(values: F32, name: str) -> TensorProto:
-    from onnx import numpy_helper
-
-    return numpy_helper.from_array(np.ascontiguousarray(values, np.float32), name)
 
 
 def _threads() -> int:
@@ -122,13 +187,14 @@ def average_numpy(nets: Sequence[ConvNet], x: F32) -> F32:
     return total / np.float32(len(parts))
 
 
-def _numpy(nets: Sequence[ConvNet]) -> Runner:
+def _numpy(nets: Sequence[ConvNet], graph: Path | None) -> Runner:
     return lambda x: average_numpy(nets, x)
 
 
-def _onnxruntime(nets: Sequence[ConvNet]) -> Runner:
+def _onnxruntime(nets: Sequence[ConvNet], graph: Path | None) -> Runner:
     import onnxruntime as ort
 
+    data, own_weights = find_graph(nets, graph)
     opts = ort.SessionOptions()
     # One thread a run: a batch is cut into one part a core instead (side_by_side), which
     # keeps the cores busier than ONNX Runtime's own threads on these small batches (a
@@ -138,17 +204,48 @@ def _onnxruntime(nets: Sequence[ConvNet]) -> Runner:
     opts.inter_op_num_threads = 1
     opts.log_severity_level = 3  # no warnings on stderr at start-up
     opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    session = ort.InferenceSession(to_onnx(nets), opts, providers=["CPUExecutionProvider"])
+    # A graph of the same body runs these networks with their last layers in its last
+    # layers' place; the session reads them from these arrays, kept as long as it is.
+    weights = graph_weights(nets)
+    heads = [] if own_weights else head_names(nets)
+    held = [(name, ort.OrtValue.ortvalue_from_numpy(weights[name])) for name in heads]
+    for name, value in held:
+        opts.add_initializer(name, value)
+    session = ort.InferenceSession(data, opts, providers=["CPUExecutionProvider"])
+    if session.get_modelmeta().custom_metadata_map.get(BODY_KEY) != body_digest(nets):
+        raise ValueError(f"the ONNX graph chosen for the dice face networks {layout(nets)} holds others")
+    if held and not _computes_as_numpy(session, nets):
+        # A runtime that kept the graph's own last layers would read with the shipped
+        # networks while saying it read with the taught ones; numpy reads right.
+        raise ValueError("ONNX Runtime did not take the taught last layers in place of the graph's")
 
-    def one(x: F32) -> F32:
-        return np.asarray(session.run(["probs"], {"x": np.ascontiguousarray(x, np.float32)})[0], np.float32)
+    return _Session(session, held)
 
-    def run(x: F32) -> F32:
+
+def _computes_as_numpy(session: Any, nets: Sequence[ConvNet]) -> bool:
+    """Whether ``session`` gives what the numpy forward pass gives on two fixed inputs."""
+    side, channels = nets[0].side, nets[0].p["w0"].shape[2]
+    x = np.random.default_rng(0).normal(0, 1, (2, side, side, channels)).astype(np.float32)
+    got = np.asarray(session.run([GRAPH_OUTPUT], {GRAPH_INPUT: x})[0], np.float32)
+    return bool(np.allclose(got, average_numpy(nets, x), atol=1e-4))
+
+
+class _Session:
+    """An ONNX Runtime session as a :data:`Runner`, with the arrays it reads its weights
+    from (when they are not the graph's own: the session does not copy them)."""
+
+    def __init__(self, session: Any, held: list[tuple[str, Any]]) -> None:
+        self._session = session
+        self._held = held
+
+    def _one(self, x: F32) -> F32:
+        out = self._session.run([GRAPH_OUTPUT], {GRAPH_INPUT: np.ascontiguousarray(x, np.float32)})[0]
+        return np.asarray(out, np.float32)
+
+    def __call__(self, x: F32) -> F32:
         if len(x) == 0:
             return np.zeros((0, CLASSES), np.float32)
-        return side_by_side(one, x)
-
-    return run
+        return side_by_side(self._one, x)
 
 
 # Crops a part at least: below this a part's fixed cost of a run outweighs the core it gains.
@@ -171,10 +268,16 @@ def side_by_side(run: Runner, x: F32) -> F32:
     return np.concatenate([run(cuts[0]), *(f.result() for f in rest)])
 
 
-def _opencv(nets: Sequence[ConvNet]) -> Runner:
+def _opencv(nets: Sequence[ConvNet], graph: Path | None) -> Runner:
     import cv2
 
-    net = cv2.dnn.readNetFromONNX(np.frombuffer(to_onnx(nets), np.uint8))
+    data, own_weights = find_graph(nets, graph)
+    if not own_weights:
+        raise ValueError(
+            f"the opencv engine runs only a graph of these very weights ({layout(nets)}); "
+            "write it with python tools/dice/export_onnx.py MODEL.npz"
+        )
+    net = cv2.dnn.readNetFromONNX(np.frombuffer(data, np.uint8))
 
     def run(x: F32) -> F32:
         if len(x) == 0:
@@ -185,21 +288,23 @@ def _opencv(nets: Sequence[ConvNet]) -> Runner:
     return run
 
 
-# Builds a one-layer network's graph and runs it: everything the reader will do with the
-# libraries, on a toy, in a process of its own.
+# Runs the shipped tray networks as the reader will: everything the reader does with the
+# library, in a process of its own.
 _PROBE = """
 import numpy as np
-from table.dice.cnn import ConvNet
-from table.dice.engines import make_runner
-net = ConvNet(["2"], {"w0": np.ones((3, 3, 4, 2), np.float32), "b0": np.zeros(2, np.float32),
-                      "w1": np.ones((2, 7), np.float32), "b1": np.zeros(7, np.float32)}, 4)
-print(make_runner([net], ENGINE)[1](np.ones((1, 4, 4, 4), np.float32)).shape)
+from table.common.datafiles import defaults_dir
+from table.dice.cnn import load_members
+from table.dice.engines import make_runner, model_graph
+model = defaults_dir() / "dice" / "faces.npz"
+nets = load_members(model)
+x = np.ones((1, nets[0].side, nets[0].side, nets[0].p["w0"].shape[2]), np.float32)
+print(make_runner(nets, ENGINE, model_graph(model))[1](x).shape)
 """
 
 
 @functools.cache
 def library_works(engine: str) -> bool:
-    """Whether ``engine``'s libraries import and run a toy network, tried in a child process."""
+    """Whether ``engine``'s library imports and runs the shipped networks, tried in a child process."""
     try:
         done = subprocess.run(
             [sys.executable, "-c", _PROBE.replace("ENGINE", repr(engine))],
@@ -213,19 +318,21 @@ def library_works(engine: str) -> bool:
     return done.returncode == 0 and "(1, 7)" in done.stdout
 
 
-def make_runner(nets: Sequence[ConvNet], engine: str = "auto") -> tuple[str, Runner]:
+def make_runner(nets: Sequence[ConvNet], engine: str = "auto", graph: Path | None = None) -> tuple[str, Runner]:
     """(engine actually used, runner). ``auto``: ONNX Runtime, else numpy (see module doc).
 
-    A named engine whose packages are missing raises ImportError; ``auto`` never does.
+    ``graph`` is the model's own ONNX graph (:func:`model_graph`), when it has one; the
+    shipped graphs are tried after it. A named engine whose package is missing raises
+    ImportError, one with no graph for the networks ValueError; ``auto`` raises neither.
     """
     if engine not in ENGINES:
         raise ValueError(f"unknown dice engine {engine!r}; use one of {', '.join(ENGINES)}")
     if engine == "auto":
         if library_works("onnxruntime"):
             try:
-                return "onnxruntime", _onnxruntime(nets)
-            except ImportError:
+                return "onnxruntime", _onnxruntime(nets, graph)
+            except (ImportError, ValueError):
                 pass
-        return "numpy", _numpy(nets)
+        return "numpy", _numpy(nets, graph)
     build = {"numpy": _numpy, "onnxruntime": _onnxruntime, "opencv": _opencv}[engine]
-    return engine, build(nets)
+    return engine, build(nets, graph)

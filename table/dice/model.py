@@ -7,7 +7,8 @@ networks' mean probability for that class; for a die it is unsure of, averaged o
 die's eight turned and mirrored views). A model file may hold several networks trained
 from different seeds (an ensemble); their probabilities are averaged.
 The network (:mod:`table.dice.cnn`) is trained by ``tools/dice/train_faces.py`` and
-stored in ``config/dice/faces.npz``; nothing is downloaded at run time.
+stored in ``config/dice/faces.npz``, its ONNX graph beside it in ``faces.onnx``
+(:mod:`table.dice.engines`); nothing is downloaded at run time.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from table.dice.cnn import ConvNet, load_members
-from table.dice.engines import make_runner
+from table.dice.engines import make_runner, model_graph
 
 F32 = NDArray[np.float32]
 # A die the network is not sure of at first sight (probability below SURE) is read again
@@ -41,7 +42,12 @@ class FaceModel:
     """One or more trained :class:`ConvNet` (averaged); unsure dice are read in ``views`` views."""
 
     def __init__(
-        self, nets: ConvNet | Sequence[ConvNet], views: int = VIEWS, sure: float = SURE, engine: str = "numpy"
+        self,
+        nets: ConvNet | Sequence[ConvNet],
+        views: int = VIEWS,
+        sure: float = SURE,
+        engine: str = "numpy",
+        graph: Path | None = None,
     ) -> None:
         self.nets = [nets] if isinstance(nets, ConvNet) else list(nets)
         if not self.nets or len({n.side for n in self.nets}) != 1:
@@ -51,8 +57,10 @@ class FaceModel:
         self.views = views
         self.sure = sure
         # Which library runs the networks (table.dice.engines); "auto" = ONNX Runtime when
-        # installed, else numpy. The name actually used is kept for reports.
-        self.engine, self._run = make_runner(self.nets, engine)
+        # installed, else numpy. The name actually used is kept for reports. ``graph``:
+        # the model file's own ONNX graph, where the library engines look first.
+        self.graph = graph
+        self.engine, self._run = make_runner(self.nets, engine, graph)
 
     @property
     def side(self) -> int:
@@ -61,7 +69,8 @@ class FaceModel:
 
     @classmethod
     def load(cls, path: Path, engine: str = "auto") -> FaceModel:
-        return cls(load_members(path), engine=engine)
+        """The networks in ``path`` (a ``.npz``), run by ``engine`` from the graph beside it."""
+        return cls(load_members(path), engine=engine, graph=model_graph(path))
 
     def _average(self, x: F32) -> F32:
         return self._run(x)

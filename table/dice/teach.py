@@ -268,7 +268,9 @@ def teach(data: TeachSet, reader: DiceReader, progress: Callable[[str], None] = 
         if floor is not None:
             settings = replace(settings, shrink_boxes=True, drop_below=floor)
         new = DiceReader(settings, reader.symbols)
-        new._model = FaceModel(nets, views=model.views, sure=model.sure, engine=reader.settings.engine)
+        new._model = FaceModel(
+            nets, views=model.views, sure=model.sure, engine=reader.settings.engine, graph=model.graph
+        )
         progress(f"reading the held-back photos with the taught {which} networks")
         after = score(new, held)
         if best is None or _merit(after) > _merit(best[0]):
