@@ -268,9 +268,14 @@ def teach(data: TeachSet, reader: DiceReader, progress: Callable[[str], None] = 
         if floor is not None:
             settings = replace(settings, shrink_boxes=True, drop_below=floor)
         new = DiceReader(settings, reader.symbols)
-        new._model = FaceModel(
-            nets, views=model.views, sure=model.sure, engine=reader.settings.engine, graph=model.graph
-        )
+        try:
+            new._model = FaceModel(
+                nets, views=model.views, sure=model.sure, engine=reader.settings.engine, graph=model.graph
+            )
+        except ValueError as exc:  # e.g. the opencv engine, which runs only the shipped weights
+            raise TableError(f"the taught {which} networks cannot run on engine = "
+                             f'"{reader.settings.engine}" ({exc}); set engine = "auto" under [reader] '
+                             "in dice/reader.toml and teach again") from None
         progress(f"reading the held-back photos with the taught {which} networks")
         after = score(new, held)
         if best is None or _merit(after) > _merit(best[0]):

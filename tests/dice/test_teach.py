@@ -278,3 +278,17 @@ def test_with_the_shipped_settings_a_teach_on_stone_keeps_better_general_network
     datafiles.use_config_dir(config)
     settings = load_settings()
     assert settings.general_model is None and settings.shrink_boxes and settings.drop_below == 0.55
+
+
+def test_a_teach_on_the_opencv_engine_is_one_sentence(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """OpenCV runs only a graph of the very weights it was given, and taught last layers
+    are new weights: the teach says so and which setting to change, with no traceback."""
+    config = tmp_path / "etc"
+    (config / "dice").mkdir(parents=True)
+    (config / "dice" / "reader.toml").write_text(TRAY_READER + 'engine = "opencv"\n')
+    assert main(["dice", "teach", str(TEACH), "--config", str(config)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("table: the taught tray networks cannot run on engine = \"opencv\"")
+    assert err.endswith('set engine = "auto" under [reader] in dice/reader.toml and teach again')
+    assert "\n" not in err and "Traceback" not in err
+    assert sorted(p.name for p in (config / "dice").iterdir()) == ["reader.toml"]
