@@ -155,6 +155,17 @@ def test_spi_leds_alone_claim_only_mosi_and_sclk(tmp_path: Path, capsys: Capture
     ]
 
 
+def test_the_shipped_wiring_takes_the_pi5_driver_on_gpio_10(tmp_path: Path, capsys: Capture) -> None:
+    """docs/hardware.md section 3.1: on a Pi 5 the strip may leave SPI for the Pi 5's
+    driver on the same pin, and GPIO 11 is free then."""
+    text = SHIPPED.read_text()
+    assert text.count('backend = "spi"') == 1 and text.count("pin = 18 ") == 1
+    path = write(tmp_path, text.replace('backend = "spi"', 'backend = "pi5"').replace("pin = 18 ", "pin = 10 "))
+    assert main(["wiring", "--config", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "LED data GPIO10 [19]" in out and "GPIO11 [23]" in out and "SPI0" not in out
+
+
 def test_the_display_example_fits_any_pi_with_the_strip_on_spi(tmp_path: Path, capsys: Capture) -> None:
     """docs/hardware.md section 3.8: the Pi 5 example's strip moves to SPI on another Pi."""
     text = (EXAMPLES / "pi5-encoders-displays.toml").read_text()
