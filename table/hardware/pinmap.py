@@ -5,6 +5,11 @@ positions to what sits there; :func:`wiring_problems` lists, one sentence each,
 every GPIO used twice, every GPIO that is not on the header, and every GPIO that
 belongs to a bus the config switches on (I2C, SPI, UART, PWM) or that the Pi
 keeps for itself (the HAT ID EEPROM on GPIO 0 and 1).
+
+SPI claims what its use needs: LEDs alone on SPI (``[leds] backend = "spi"``) take
+only MOSI and SCLK (GPIO 10 and 11), as the SD card's overlay and Raspberry Pi OS's
+``dtoverlay=spi0-0cs,no_miso`` switch it on; an MCP3008 (a potentiometer knob) or
+``buses.spi = true`` takes the whole bus, chip selects and MISO too (GPIO 7-11).
 """
 
 from __future__ import annotations
@@ -86,6 +91,9 @@ BUS_PINS: dict[str, dict[int, str]] = {
     "uart": {14: "UART TXD", 15: "UART RXD"},
     "pwm": {12: "PWM0", 13: "PWM1", 18: "PWM0", 19: "PWM1"},
 }
+# SPI0 as the LEDs alone use it: data out and the clock the controller drives (no chip
+# select, no MISO).
+SPI_LED_PINS: dict[int, str] = {10: "SPI0 MOSI", 11: "SPI0 SCLK"}
 ALWAYS_RESERVED: dict[int, str] = {0: "HAT ID EEPROM (ID_SD)", 1: "HAT ID EEPROM (ID_SC)"}
 NEOPIXEL_PINS = (10, 12, 18, 21)  # the pins rpi_ws281x can drive (SPI, PWM, PCM)
 
@@ -118,33 +126,33 @@ def _on_pins(cfg: Wiring) -> bool:
     return cfg.backend == "gpio"
 
 
-def _buses_in_use(cfg: Wiring) -> dict[str, str]:
-    """Bus -> why it is in use."""
-    out: dict[str, str] = {}
+def _buses_in_use(cfg: Wiring) -> dict[str, tuple[str, dict[int, str]]]:
+    """Bus -> (why it is in use, the GPIOs it claims)."""
+    out: dict[str, tuple[str, dict[int, str]]] = {}
     if cfg.buses.i2c:
-        out["i2c"] = "buses.i2c is on"
+        out["i2c"] = ("buses.i2c is on", BUS_PINS["i2c"])
     elif cfg.private_displays:
-        out["i2c"] = "the station displays use I2C"
+        out["i2c"] = ("the station displays use I2C", BUS_PINS["i2c"])
     pots = _on_pins(cfg) and any(s.knob == "potentiometer" for s in cfg.stations)
-    if cfg.buses.spi or cfg.leds.backend == "spi" or pots:
-        if cfg.buses.spi:
-            out["spi"] = "buses.spi is on"
-        elif cfg.leds.backend == "spi":
-            out["spi"] = "the LEDs use SPI"
-        else:
-            out["spi"] = "a potentiometer knob reads the MCP3008 on SPI"
+    if cfg.buses.spi:
+        out["spi"] = ("buses.spi is on", BUS_PINS["spi"])
+    elif pots:
+        out["spi"] = ("a potentiometer knob reads the MCP3008 on SPI", BUS_PINS["spi"])
+    elif cfg.leds.backend == "spi":
+        # Only the two pins the strip's data needs: the rest of the bus stays free.
+        out["spi"] = ("the LEDs use SPI", SPI_LED_PINS)
     if cfg.buses.uart:
-        out["uart"] = "buses.uart is on"
+        out["uart"] = ("buses.uart is on", BUS_PINS["uart"])
     if cfg.buses.pwm:
-        out["pwm"] = "buses.pwm is on"
+        out["pwm"] = ("buses.pwm is on", BUS_PINS["pwm"])
     return out
 
 
 def reserved_pins(cfg: Wiring) -> dict[int, str]:
-    """GPIO -> what reserves it (the buses in use and the ID EEPROM)."""
+    """GPIO -> what reserves it (the pins of the buses in use and the ID EEPROM)."""
     out = dict(ALWAYS_RESERVED)
-    for bus in _buses_in_use(cfg):
-        out.update(BUS_PINS[bus])
+    for _why, pins in _buses_in_use(cfg).values():
+        out.update(pins)
     return out
 
 
@@ -169,10 +177,10 @@ def wiring_problems(cfg: Wiring) -> list[str]:
             why = ALWAYS_RESERVED[use.gpio]
             problems.append(f"{src}: {use.key}: GPIO {use.gpio} is reserved for the {why}")
             continue
-        for bus, why in buses.items():
-            if use.gpio in BUS_PINS[bus] and not (bus == "spi" and use.key.startswith("leds.")):
+        for bus, (why, pins) in buses.items():
+            if use.gpio in pins and not (bus == "spi" and use.key.startswith("leds.")):
                 problems.append(
-                    f"{src}: {use.key}: GPIO {use.gpio} is {BUS_PINS[bus][use.gpio]}, reserved because {why}"
+                    f"{src}: {use.key}: GPIO {use.gpio} is {pins[use.gpio]}, reserved because {why}"
                 )
     if cfg.leds.backend == "spi" and _on_pins(cfg) and any(s.knob == "potentiometer" for s in cfg.stations):
         problems.append(

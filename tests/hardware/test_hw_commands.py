@@ -61,11 +61,17 @@ def elsewhere(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monk
 def test_shipped_config_loads_and_prints_the_header(capsys: Capture) -> None:
     cfg = load_hardware(SHIPPED)
     assert len(cfg.stations) == 4 and cfg.pin_factory == "lgpio"
-    # The build guide's station knob: the 16-position switch under the printed dial.
-    assert {s.knob for s in cfg.stations} == {"absolute"} and cfg.leds.backend == "pi5"
+    # The build guide's station knob: the 16-position switch under the printed dial, on the
+    # SD card's Pi 4: the strip on SPI, which takes only MOSI and SCLK.
+    assert {s.knob for s in cfg.stations} == {"absolute"} and cfg.leds.backend == "spi"
     assert main(["wiring", "--config", str(SHIPPED)]) == 0
     out = capsys.readouterr().out
-    assert "GPIO18 LED data" in out and "S1 button  GPIO2 [ 3]" in out and "S4 knob switch" in out
+    assert "LED data (SPI0 MOSI) GPIO10 [19]" in out and "(SPI0 SCLK) GPIO11 [23]" in out
+    assert "S1 button  GPIO2 [ 3]" in out and "S4 knob switch" in out
+    # Every one of the header's 26 free GPIOs is taken: 24 by the stations, 10 and 11 by SPI.
+    station_pins = [gpio for st in cfg.stations for gpio in st.pins().values()]
+    assert len(station_pins) == len(set(station_pins)) == 24
+    assert sorted([*station_pins, 10, 11]) == list(range(2, 28))
 
 
 def test_the_shipped_config_plays_umtata_with_every_guess_visible(tmp_path: Path, capsys: Capture) -> None:
@@ -126,6 +132,49 @@ backend = "spi"
     assert err.count("\n") == 2
 
 
+def test_spi_leds_alone_claim_only_mosi_and_sclk(tmp_path: Path, capsys: Capture, elsewhere: None) -> None:
+    """The strip alone on SPI leaves the chip selects and MISO (GPIO 7, 8, 9) to the
+    stations and refuses only GPIO 10 and 11; buses.spi claims the whole bus again."""
+    leds = '[leds]\nbackend = "spi"\n'
+    free = write(tmp_path, leds + stations((7, 8, 9, 4, 5)))
+    assert main(["wiring", "--config", str(free)]) == 0
+    assert "(SPI0 CE0)" not in capsys.readouterr().out
+    path = write(tmp_path, leds + stations((10, 11, 9, 4, 5)))
+    assert main(["wiring", "--config", str(path)]) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        f"table: {path}: S1.button: GPIO 10 is SPI0 MOSI, reserved because the LEDs use SPI",
+        f"table: {path}: S1.button_led: GPIO 11 is SPI0 SCLK, reserved because the LEDs use SPI",
+        f"table: {path}: leds.backend: GPIO 10 is already used by S1.button",
+    ]
+    path = write(tmp_path, "[buses]\nspi = true\n" + leds + stations((7, 8, 9, 4, 5)))
+    assert main(["wiring", "--config", str(path)]) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        f"table: {path}: S1.button: GPIO 7 is SPI0 CE1, reserved because buses.spi is on",
+        f"table: {path}: S1.button_led: GPIO 8 is SPI0 CE0, reserved because buses.spi is on",
+        f"table: {path}: S1.encoder_a: GPIO 9 is SPI0 MISO, reserved because buses.spi is on",
+    ]
+
+
+def test_the_shipped_wiring_takes_the_pi5_driver_on_gpio_10(tmp_path: Path, capsys: Capture) -> None:
+    """docs/hardware.md section 3.1: on a Pi 5 the strip may leave SPI for the Pi 5's
+    driver on the same pin, and GPIO 11 is free then."""
+    text = SHIPPED.read_text()
+    assert text.count('backend = "spi"') == 1 and text.count("pin = 18 ") == 1
+    path = write(tmp_path, text.replace('backend = "spi"', 'backend = "pi5"').replace("pin = 18 ", "pin = 10 "))
+    assert main(["wiring", "--config", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "LED data GPIO10 [19]" in out and "GPIO11 [23]" in out and "SPI0" not in out
+
+
+def test_the_display_example_fits_any_pi_with_the_strip_on_spi(tmp_path: Path, capsys: Capture) -> None:
+    """docs/hardware.md section 3.8: the Pi 5 example's strip moves to SPI on another Pi."""
+    text = (EXAMPLES / "pi5-encoders-displays.toml").read_text()
+    assert 'backend = "pi5"' in text
+    path = write(tmp_path, text.replace('backend = "pi5"', 'backend = "spi"'))
+    assert main(["wiring", "--config", str(path)]) == 0
+    assert "LED data (SPI0 MOSI) GPIO10" in capsys.readouterr().out
+
+
 def test_config_errors_name_file_and_key_path(tmp_path: Path, elsewhere: None) -> None:
     path = write(tmp_path, """
 [input]
@@ -159,14 +208,14 @@ def test_bad_config_is_one_clear_message_and_exit_2(tmp_path: Path, capsys: Capt
     assert "Traceback" not in err
 
 
-@pytest.mark.parametrize(("config", "leds"), [(SHIPPED, "pi5"), (ENCODERS, "spi")])
+@pytest.mark.parametrize(("config", "leds"), [(SHIPPED, "spi"), (EXAMPLES / "pi5-encoders-displays.toml", "pi5")])
 def test_off_a_pi_gpio_is_unavailable_in_one_sentence(config: Path, leds: str, capsys: Capture) -> None:
     args = ["selftest", "--config", str(config), "--timeout", "0.1"]
-    assert main([*args, "--skip", "camera,display,leds"]) == 2
+    assert main([*args, "--skip", "camera,display,station-displays,leds"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("table: GPIO is not available on this machine")
     assert "table sim" in err and err.count("\n") == 1
-    assert main(["selftest", "--config", str(config), "--skip", "stations,camera,display"]) == 2
+    assert main(["selftest", "--config", str(config), "--skip", "stations,camera,display,station-displays"]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"table: the {leds} LED backend is not available on this machine")
     assert err.count("\n") == 1

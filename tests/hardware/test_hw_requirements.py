@@ -25,15 +25,15 @@ def config_with(tmp_path: Path, old: str, new: str, base: str = ENCODERS) -> Pat
 def test_the_shipped_wiring_works_under_the_kiosk(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(requirements, "_installed", lambda name: True)
     shipped = load_hardware()
-    assert {s.knob for s in shipped.stations} == {"absolute"} and shipped.leds.backend == "pi5"
+    assert {s.knob for s in shipped.stations} == {"absolute"} and shipped.leds.backend == "spi"
     assert requirements.kiosk_problems(shipped, on_pi=False) == []
     assert requirements.module_problems(shipped) == []
 
 
 def test_the_shipped_wiring_names_its_missing_modules_under_the_kiosk(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    """The shipped strip driver is the Pi 5's: without it, one sentence names the package."""
-    module = "adafruit_raspberry_pi5_neopixel_write"
+    """The shipped strip driver is the SPI one: without it, one sentence names the package."""
+    module = "neopixel_spi"
     monkeypatch.setattr(requirements, "_installed", lambda name: name != module)
     d = config_with(tmp_path, "brightness = 0.4", "brightness = 0.4", base=SHIPPED)
     assert main(["check-config", "--kiosk", str(d)]) == 2

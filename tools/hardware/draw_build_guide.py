@@ -401,7 +401,7 @@ def draw_table_layout() -> Canvas:
     elec = pygame.Rect(0, 0, 420, 120)
     elec.midbottom = (table.centerx, table.bottom - 40)
     dash(c, elec)
-    c.text("under the table: Pi 5, 74AHCT125,", 26, midtop=(elec.centerx, elec.top + 16))
+    c.text("under the table: Pi 4, 74AHCT125,", 26, midtop=(elec.centerx, elec.top + 16))
     c.text("transistors, 5 V + 12 V supplies,", 26, midtop=(elec.centerx, elec.top + 46))
     c.text("power strip", 26, midtop=(elec.centerx, elec.top + 76))
     for cx_, cy_ in box_centres:
