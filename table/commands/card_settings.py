@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from table.commands import COMMANDS
-from table.kiosk.card_settings import CARD_FOLDER, LIVE, STATE, take_card_settings
+from table.kiosk.card_settings import CARD_FOLDER, LIVE, RELAY_FILE, STATE, take_card_settings
 
 CHECK_TIMEOUT_S = 600
 """How long the check of a staged folder may take (it reads every game's data: seconds
@@ -31,10 +31,24 @@ def check_folder(folder: Path) -> list[str]:
                               check=False)
     except subprocess.TimeoutExpired:
         return [f"table/: the settings' check did not finish in {CHECK_TIMEOUT_S} s"]
-    if done.returncode == 0:
-        return []
-    return check_problems(done.stderr) or [
+    problems = [] if done.returncode == 0 else check_problems(done.stderr) or [
         f"table/: the settings' check stopped with status {done.returncode} and said nothing"]
+    return problems + relay_problems(folder)
+
+
+def relay_problems(folder: Path) -> list[str]:
+    """The venue relay's settings (``relay.toml``), which ``check-config`` leaves to the
+    relay: checked here as the relay reads them, so a broken one is not taken either."""
+    from table.venue.settings import SettingsError, load_section
+
+    path = folder / RELAY_FILE
+    if not os.path.lexists(path):
+        return []
+    try:
+        load_section(path, "relay")
+    except SettingsError as exc:
+        return [str(exc)]
+    return []
 
 
 def check_problems(stderr: str) -> list[str]:

@@ -74,8 +74,10 @@ MAX_DEPTH = 3
 """The deepest a taken file may lie (``FOLDER/SUB/FILE``, e.g. a face model's symbols)."""
 KEEP_FILES = ("install-state.json",)
 """The table's own records in ``/etc/table``, carried into each new generation."""
-EXTRA_TOP = ("relay.toml",)
-"""Top-level files the table reads that it does not ship (the venue relay's settings)."""
+RELAY_FILE = "relay.toml"
+"""The venue relay's settings (:mod:`table.venue.settings`), read from ``/etc/table``."""
+EXTRA_TOP = (RELAY_FILE,)
+"""Top-level files the table reads that it does not ship."""
 IGNORED_TOP = ("README.txt",)
 """The card's own explanation of the folder."""
 
@@ -115,6 +117,30 @@ def _shown(rel: str) -> str:
 def _either(names: list[str]) -> str:
     """``a, b or c``."""
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+
+
+_BOM = b"\xef\xbb\xbf"
+
+
+def with_hint(card: Path, problem: str) -> str:
+    """``problem`` made plainer for the venue: the line of the key it names
+    (:func:`with_line`), and for a file a text editor saved in the wrong form, the form
+    to save it in."""
+    problem = with_line(card, problem)
+    match = re.match(r"(?:the [\w ]+ )?table/([\w./-]+)", problem)
+    if match is None:
+        return problem
+    try:
+        with open(card / match.group(1), "rb") as f:
+            start = f.read(len(_BOM))
+    except OSError:
+        return problem
+    if start == _BOM and "not valid TOML" in problem:
+        return (f"{problem}: the file begins with an invisible byte-order mark (some Windows editors write "
+                "it): save it as \"UTF-8\", not \"UTF-8 with BOM\"")
+    if "is not UTF-8 text" in problem:
+        return f"{problem}: save it as \"UTF-8\" text (special letters such as ü are then kept)"
+    return problem
 
 
 def with_line(card: Path, problem: str) -> str:
@@ -440,8 +466,9 @@ def take_card_settings(card: Path, live: Path, state: Path,
         checked = True
         if found:
             # The check names the staged copy; the venue knows the file on the card.
-            problems += [with_line(card, line.replace(f"{staged}/", "table/").replace(str(staged), "table/"))
-                         for line in found]
+            # (a path as the check shows it: whole, or relative to where it ran).
+            named = re.compile(rf"[^\s'\"]*{re.escape(staged.name)}(/|\b)")
+            problems += [with_hint(card, named.sub("table/", line)) for line in found]
             shutil.rmtree(staged, ignore_errors=True)
             staged = None
     if staged is not None:
