@@ -26,7 +26,8 @@ run by ``table-card-settings.service``) looks at it:
    scheme) becomes the first generation.
 5. **Record**: what was not taken, and why, is written to ``STATE/settings-problem.json``
    (readable by everyone: the table's user shows it on the TV, see
-   :func:`read_problem`); a folder taken whole removes it.
+   :func:`read_problem`); a folder taken whole removes it. ``STATE/settings-copied``
+   says when a folder was last taken.
 
 A file that a known name cannot be taken from (too large, unreadable, a link, a folder)
 keeps the whole folder out, as a failed check does: the table keeps its last good
@@ -60,6 +61,8 @@ STATE = Path("/var/lib/table-card")
 """What this service keeps between boots: the hash taken last and the problem record."""
 PROBLEM_FILE = "settings-problem.json"
 TAKEN_FILE = "settings-taken"
+COPIED_FILE = "settings-copied"
+"""When the card's folder was last taken (UTC, ISO 8601), for whoever looks."""
 
 FILE_LIMIT = 16 << 20
 """The largest file taken (16 MiB): the largest file the table ships is a face model of
@@ -483,6 +486,7 @@ def take_card_settings(card: Path, live: Path, state: Path,
             with contextlib.suppress(FileNotFoundError):
                 (state / PROBLEM_FILE).unlink()
         _write_atomic(taken_file, result.digest + "\n")
+        _write_atomic(state / COPIED_FILE, time.strftime("%Y-%m-%dT%H:%M:%SZ\n", time.gmtime()))
         lines.append(f"table-card: the settings in {card} are now in {live} ({len(result.taken)} files, "
                      f"checked by check-config)")
         return Outcome("taken", tuple(lines))

@@ -119,6 +119,7 @@ def card(tmp_path: Path) -> Card:
     out = c.boot()
     assert "are now in" in out, out
     assert c.live.is_symlink() and c.record() is None
+    assert (c.state / "settings-copied").read_text().startswith("20")  # when (the boot test shows it)
     assert '"Good"' in (c.live / "table.toml").read_text()
     return c
 
