@@ -305,6 +305,21 @@ def generations_dir(live: Path) -> Path:
     return live.with_name(live.name + ".d")
 
 
+def _generations(gens: Path) -> list[Path]:
+    """The generations in ``gens``, oldest first (their names begin with a count)."""
+    if not gens.is_dir():
+        return []
+    return sorted((p for p in gens.iterdir() if p.is_dir() and re.match(r"\d{6}-", p.name)),
+                  key=lambda p: int(p.name[:6]))
+
+
+def _new_generation(gens: Path, tag: str) -> Path:
+    """The name of the next generation: its count, the time (UTC) and ``tag``."""
+    known = _generations(gens)
+    count = int(known[-1].name[:6]) + 1 if known else 1
+    return gens / f"{count:06d}-{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}-{tag}"
+
+
 def _fsync_dir(path: Path) -> None:
     fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
     try:
@@ -351,15 +366,15 @@ def adopt_live(live: Path) -> None:
         return
     if live.is_dir():
         gens.mkdir(mode=0o755, exist_ok=True)
-        first = gens / f"{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}-installed"
+        first = _new_generation(gens, "installed")
         os.rename(live, first)
         _fsync_dir(live.parent)
         _link_to(live, first)
         return
-    if not os.path.lexists(live) and gens.is_dir():
-        newest = sorted(p for p in gens.iterdir() if p.is_dir() and not p.name.startswith("."))
-        if newest:
-            _link_to(live, newest[-1])
+    if not os.path.lexists(live):
+        known = _generations(gens)
+        if known:
+            _link_to(live, known[-1])
 
 
 def _stage(card: Path, result: Scan, live: Path) -> Path:
@@ -476,7 +491,7 @@ def take_card_settings(card: Path, live: Path, state: Path,
             staged = None
     if staged is not None:
         previous = live.resolve() if os.path.lexists(live) else None
-        final = generations_dir(live) / f"{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}-{result.digest[:12]}"
+        final = _new_generation(generations_dir(live), result.digest[:12])
         os.rename(staged, final)
         _link_to(live, final)
         _prune(generations_dir(live), {final.resolve()} | ({previous} if previous else set()))
