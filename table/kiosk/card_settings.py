@@ -360,21 +360,22 @@ def _link_to(live: Path, target: Path) -> None:
 def adopt_live(live: Path) -> None:
     """Make ``live`` a link into its generations folder: a real folder there (the card
     as built, or a card before generations) becomes the first generation; a missing one
-    (a cut between the two steps) points at the newest generation again."""
+    (a cut between the two steps) or a link to nothing points at the newest generation
+    again."""
     gens = generations_dir(live)
-    if live.is_symlink():
+    if live.is_symlink() and live.exists():
         return
-    if live.is_dir():
+    if live.is_dir() and not live.is_symlink():
         gens.mkdir(mode=0o755, exist_ok=True)
         first = _new_generation(gens, "installed")
         os.rename(live, first)
         _fsync_dir(live.parent)
         _link_to(live, first)
         return
-    if not os.path.lexists(live):
-        known = _generations(gens)
-        if known:
-            _link_to(live, known[-1])
+    # Missing, or a link to a generation that is gone.
+    known = _generations(gens)
+    if known:
+        _link_to(live, known[-1])
 
 
 def _stage(card: Path, result: Scan, live: Path) -> Path:
@@ -466,7 +467,7 @@ def take_card_settings(card: Path, live: Path, state: Path,
         last = taken_file.read_text(encoding="ascii").strip()
     except OSError:
         last = ""
-    if last == result.digest and os.path.lexists(live):
+    if last == result.digest and live.is_dir():
         return Outcome("unchanged", (f"table-card: the settings in {card} are as when last looked at; "
                                      f"{live} is left as it is",))
     lines = [f"table-card: refused {line}" for line in result.refused]

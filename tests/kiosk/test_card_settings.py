@@ -367,6 +367,11 @@ def test_a_cut_between_the_two_steps_of_the_first_swap_is_mended(card: Card) -> 
     card.live.unlink()
     out = card.boot()
     assert card.live.resolve() == newest and "left as it is" in out
+    # A link to a generation that is gone (removed by hand): the newest one left.
+    card.live.unlink()
+    card.live.symlink_to(generations_dir(card.live) / "gone")
+    out = card.boot()
+    assert card.live.resolve() == newest and "left as it is" in out
 
 
 # -- the kiosk's fallback -----------------------------------------------------------------------
