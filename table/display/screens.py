@@ -242,6 +242,9 @@ NOTICE_WORDS: dict[str, tuple[str, str, str]] = {
 """A notice's heading, what the table runs on, and how to fix it, by ``where``."""
 NOTICE_PROBLEMS = 3
 """The most problems a notice lists (with how many more there are)."""
+FOOTER_PROBLEM = 90
+"""The most characters of the first problem the lobby's footer keeps once the notice is
+put aside (the rest would shrink the line past reading)."""
 
 
 def notice_lines(notice: SettingsNotice) -> tuple[str, list[str], str, str]:
@@ -603,7 +606,10 @@ class LobbyScreen(Screen):
         footer = self.message or _("Turn any knob: choose a line · Push: change it · Button: join or leave")
         footer_colour = ACCENT if self.message else TEXT_DIM
         if self.notice is not None and self.notice.problems and not self.message:
-            footer = _("Settings not taken: {problem}").format(problem=self.notice.problems[0])
+            first = self.notice.problems[0]
+            # Long enough to name the file and what is wrong at the footer's size.
+            first = first if len(first) <= FOOTER_PROBLEM else first[:FOOTER_PROBLEM - 1].rstrip() + "…"
+            footer = _("Settings not taken: {problem}").format(problem=first)
             footer_colour = BAD
         at = (w / 2, h - theme.px(4))
         out.append(Part("lobby:footer",

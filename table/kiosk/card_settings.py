@@ -159,12 +159,20 @@ def with_line(card: Path, problem: str) -> str:
     except OSError:
         return problem
     wanted = match.group(2)
+    station = re.fullmatch(r"S(\d+)\.([\w-]+)", wanted)
+    if station is not None:
+        # A station's key (hardware.toml's S2.button): in the station's own [[station]].
+        wanted = f"station#{station.group(1)}.{station.group(2)}"
+    stations = 0
     section = ""
     for number, line in enumerate(text.splitlines(), 1):
         line = line.strip()
         header = re.fullmatch(r"\[\[?\s*([^\]]*?)\s*\]\]?\s*(#.*)?", line)
         if header:
             section = header.group(1).replace(" ", "").replace('"', "")
+            if section == "station" and line.startswith("[["):
+                stations += 1
+                section = f"station#{stations}"
             if section == wanted:
                 return f"table/{match.group(1)}: line {number}: {problem[match.end(1) + 2:]}"
             continue

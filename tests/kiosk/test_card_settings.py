@@ -162,6 +162,10 @@ def _pin_twice(folder: Path) -> None:
     path.write_text(text.replace("\nbutton = 10\n", "\nbutton = 2\n", 1), encoding="utf-8")
 
 
+SECOND_BUTTON = 1 + (defaults_dir() / "hardware.toml").read_text(encoding="utf-8").splitlines().index("button = 10")
+"""The line of the second station's button in the shipped wiring (where the case changes it)."""
+
+
 def _corpus(source: str, name: str) -> Callable[[Path], None]:
     def put(folder: Path) -> None:
         shutil.copy(CORPUS / source, folder / name)
@@ -219,7 +223,8 @@ CASES: dict[str, Case] = {
                           ("table/table.toml: not valid TOML (Cannot overwrite a value (at line 3",)),
     "stations-9": Case(_set_table("# the venue's\n[table]\nstations = 9\n"),
                        ("table/table.toml: line 3: table.stations: must be from 1 to 5, not 9",)),
-    "pin-used-twice": Case(_pin_twice, ("table/hardware.toml: S2.button: GPIO 2 is already used by S1.button",)),
+    "pin-used-twice": Case(_pin_twice, (f"table/hardware.toml: line {SECOND_BUTTON}: S2.button: GPIO 2 is already "
+                                        "used by S1.button",)),
     "nested-20000-deep": Case(_corpus("configs/nested-20000-deep.toml", "table.toml"),
                               ("nests tables and arrays more than 64 deep",)),
     "bad-relay-settings": Case(_corpus("settings/misspelt-key.toml", "relay.toml"),
@@ -412,3 +417,16 @@ def test_a_record_that_cannot_be_read_is_no_notice(tmp_path: Path) -> None:
 ])
 def test_the_checks_sentences_are_read_one_by_one(stderr: str, problems: list[str]) -> None:
     assert check_problems(stderr) == problems
+
+
+def test_a_problem_names_the_line_of_its_key(tmp_path: Path) -> None:
+    from table.kiosk.card_settings import with_line
+
+    (tmp_path / "table.toml").write_text("# venue\n[table]\nstations = 9\n\n[display]\nwidth = 1\n")
+    (tmp_path / "hardware.toml").write_text("[[station]]\nbutton = 2\n\n[[station]] # S2\nknob = \"x\"\nbutton = 2\n")
+    assert with_line(tmp_path, "table/table.toml: table.stations: no") == "table/table.toml: line 3: table.stations: no"
+    assert with_line(tmp_path, "table/table.toml: display.width: no").startswith("table/table.toml: line 6: ")
+    assert with_line(tmp_path, "table/hardware.toml: S2.button: no") == "table/hardware.toml: line 6: S2.button: no"
+    # A key the file does not hold (the problem is its absence), or no key: as it was.
+    assert with_line(tmp_path, "table/table.toml: sound.volume: no") == "table/table.toml: sound.volume: no"
+    assert with_line(tmp_path, "table/table.toml: not valid TOML") == "table/table.toml: not valid TOML"
