@@ -18,6 +18,7 @@ class Command(NamedTuple):
 
 
 COMMANDS: dict[str, Command] = {
+    "card-settings": Command("card_settings", "take the venue's settings from the SD card (its service, at boot)"),
     "check-config": Command("check_config", "check a config directory and list every problem"),
     "dice": Command("dice", "the dice tray camera: read, calibrate, watch"),
     "firmware": Command("firmware", "show (or copy) the I/O bridge firmware for mpremote"),

@@ -14,6 +14,7 @@ import logging
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from table.commands import COMMANDS
 from table.common.checks import option_number
@@ -24,7 +25,13 @@ from table.hardware.config import load_hardware_or_sim
 from table.kiosk.faults import requested_test_fault
 from table.kiosk.systemd import refuse_root
 
+if TYPE_CHECKING:
+    from table.display.screens import SettingsNotice
+
 log = logging.getLogger("table.run")
+
+DEFAULT_PROBLEM_RECORD = Path("/var/lib/table-card/settings-problem.json")
+"""Where ``table card-settings`` (the SD card's service) records settings it did not take."""
 
 
 def has_display() -> bool:
@@ -61,19 +68,35 @@ def _run(args: argparse.Namespace, force_sim: bool) -> int:
 
     journal_path = _journal_arg(args.journal)
     requested_test_fault()  # a mistyped test switch is refused before anything starts
-    use_config_dir(args.config)
-    from table.games import games
-
-    config = load_config(args.config, games=games())  # [games.NAME] must name a registered game
-    # A wrong journal is said first and alone, before any notice about the hardware.
-    check_journal_path(journal_path or config.journal_path(), create_folder=journal_path is None and not config.journal)
     from table.common.config import ConfigError
+    from table.games import games
+    from table.hardware.config import HardwareConfigError
     from table.play.gamedata import option_problems
 
-    problems = option_problems(config, args.config, trial=False)  # the values: when each game starts
-    if problems:
-        raise ConfigError(problems)
-    hardware = load_hardware_or_sim(args.config)
+    config_dir: str | None = args.config
+    notice = None
+    while True:
+        try:
+            use_config_dir(config_dir)
+            config = load_config(config_dir, games=games())  # [games.NAME] must name a registered game
+            # A wrong journal is said first and alone, before any notice about the hardware.
+            check_journal_path(journal_path or config.journal_path(),
+                               create_folder=journal_path is None and not config.journal)
+            problems = option_problems(config, config_dir, trial=False)  # the values: when each game starts
+            if problems:
+                raise ConfigError(problems)
+            hardware = load_hardware_or_sim(config_dir)
+            break
+        except (ConfigError, HardwareConfigError) as exc:
+            if not args.fallback_settings or config_dir is None:
+                raise
+            # The kiosk comes up anyway, on the shipped settings, and the lobby says why.
+            notice = _settings_notice("config", exc.problems)
+            print(f"table: {exc}; the table runs on its shipped settings and shows the problem on the screen",
+                  file=sys.stderr)
+            config_dir = None
+    if args.fallback_settings and notice is None:
+        notice = _card_notice(Path(args.settings_problem))
     sim = force_sim or args.sim or hardware.backend == "sim" or (hardware.backend == "gpio" and not has_gpio())
     # The kiosk (real hardware, or anything under systemd) never runs as root; the
     # simulator on a developer's machine may, and --allow-root says so explicitly.
@@ -102,10 +125,31 @@ def _run(args: argparse.Namespace, force_sim: bool) -> int:
 
     return run_table(config, sim=sim, headless=headless, seconds=args.seconds, hardware=hardware,
                      script=script, speed=args.speed,
-                     config_dir=Path(args.config) if args.config else None,
+                     config_dir=Path(config_dir) if config_dir else None, settings_notice=notice,
                      journal_path=journal_path,
                      screenshot=Path(args.screenshot) if args.screenshot else None,
                      attract_now=headless and not args.headless)
+
+
+def _settings_notice(where: str, problems: list[str]) -> SettingsNotice:
+    from table.display.screens import SettingsNotice
+
+    return SettingsNotice(where, tuple(problems))
+
+
+def _card_notice(record_path: Path) -> SettingsNotice | None:
+    """The notice for the SD card's problem record (``table card-settings`` wrote it),
+    or None when there is none."""
+    from table.kiosk.card_settings import read_problem
+
+    record = read_problem(record_path.parent, record_path.name)
+    if record is None or not record["problems"]:
+        return None
+    problems = [str(p) for p in record["problems"]]
+    notice = _settings_notice("card-partly" if record.get("taken") else "card", problems)
+    print(f"table: the settings on the SD card were {'partly ' if record.get('taken') else 'not '}taken "
+          f"({record_path}): " + "; ".join(problems), file=sys.stderr)
+    return notice
 
 
 def _journal_arg(value: str | None) -> Path | None:
@@ -130,6 +174,13 @@ def _common(p: argparse.ArgumentParser) -> None:
                    "(resuming it from the journal after a crash)")
     p.add_argument("--speed", type=option_number("--speed", 0.001, 10**6, low_open=False), default=1.0,
                    help="with --script: run the clock this many times faster (0.001 to 1000000)")
+    p.add_argument("--fallback-settings", action="store_true",
+                   help="the kiosk's way: when --config fails its check, run on the shipped settings, and show "
+                        "that (and the SD card's settings problem, --settings-problem) on the screen; without "
+                        "it a bad config stops the table with one sentence")
+    p.add_argument("--settings-problem", metavar="FILE", default=str(DEFAULT_PROBLEM_RECORD),
+                   help=f"with --fallback-settings: the SD card service's record of settings it did not take "
+                        f"(default {DEFAULT_PROBLEM_RECORD})")
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -26,12 +26,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import pygame
 
-from table.common.i18n import LANGUAGE_NAMES, N_, _, language, next_language, set_language
+from table.common.i18n import LANGUAGE_NAMES, N_, _, language, next_language, ngettext, set_language
 from table.common.memory import give_back
 from table.display import draw
 from table.display.games import PlayerOption, renderer_of, renderer_parts
 from table.display.layers import Live, Paint, Part, fill, paint_all, whole
-from table.display.theme import ACCENT, BACKGROUND, GOOD, PANEL, PANEL_LIGHT, TEXT, TEXT_DIM, Colour, Theme
+from table.display.theme import ACCENT, BACKGROUND, BAD, GOOD, PANEL, PANEL_LIGHT, TEXT, TEXT_DIM, Colour, Theme
 from table.games import lobby_games, registry
 from table.games.base import Action, GameSetup, knob_choice
 from table.play.session import END, PAUSE, RESUME, UNDO, Session
@@ -212,6 +212,87 @@ class LobbySettings:
         return self.names.get(station) or default_name(station)
 
 
+@dataclass(frozen=True)
+class SettingsNotice:
+    """Settings the table did not take, told to whoever runs it in the lobby.
+
+    ``where``: ``card`` (the SD card's folder was refused; the table runs on its last
+    good settings), ``card-partly`` (some of its files were refused, the rest taken) or
+    ``config`` (the config directory failed its check; the table runs on its shipped
+    settings). ``problems``: one sentence each (file, line or key, what to change), as
+    the config check words them."""
+
+    where: str
+    problems: tuple[str, ...]
+
+
+NOTICE_WORDS: dict[str, tuple[str, str, str]] = {
+    "card": (N_("The settings on the SD card were not taken"),
+             N_("The table runs on its last good settings."),
+             N_("Correct this in the folder \"table\" on the card's first partition (any computer can open "
+                "it), then restart the table.")),
+    "card-partly": (N_("Some files on the SD card were not taken"),
+                    N_("The table runs on the card's other settings."),
+                    N_("Take these out of the folder \"table\" on the card's first partition (any computer can "
+                       "open it), then restart the table.")),
+    "config": (N_("The table's settings have a problem"),
+               N_("The table runs on its shipped settings."),
+               N_("Correct this in /etc/table, or put corrected settings on the SD card, then restart the table.")),
+}
+"""A notice's heading, what the table runs on, and how to fix it, by ``where``."""
+NOTICE_PROBLEMS = 3
+"""The most problems a notice lists (with how many more there are)."""
+FOOTER_PROBLEM = 90
+"""The most characters of the first problem the lobby's footer keeps once the notice is
+put aside (the rest would shrink the line past reading)."""
+
+
+def notice_lines(notice: SettingsNotice) -> tuple[str, list[str], str, str]:
+    """The notice's heading, problem lines, what the table runs on and how to fix it, in
+    the table's language now (the problems are the config check's own words)."""
+    heading, runs, fix = (_(words) for words in NOTICE_WORDS.get(notice.where, NOTICE_WORDS["config"]))
+    problems = list(notice.problems[:NOTICE_PROBLEMS])
+    more = len(notice.problems) - len(problems)
+    if more:
+        problems.append(ngettext("and {count} more problem", "and {count} more problems", more).format(count=more))
+    return heading, problems, runs, fix
+
+
+def _notice_parts(theme: Theme, size: tuple[int, int], notice: SettingsNotice) -> list[Part]:
+    """The settings notice over the lobby: big enough to read across the room."""
+    w, h = size
+    heading, problems, runs, fix = notice_lines(notice)
+    box_w = min(w - theme.px(6), theme.px(170))
+    inner = box_w - theme.px(10)
+    body, strong = theme.font("body"), theme.font("body", bold=True)
+    rows: list[tuple[str, str, Colour, bool]] = [(heading, "title", BAD, True)]
+    for problem in problems:
+        rows += [(line, "body", TEXT, True) for line in draw.wrap(strong, problem, inner)[:3]]
+    rows += [(line, "body", ACCENT, False) for line in draw.wrap(body, runs, inner)]
+    rows += [(line, "body", TEXT_DIM, False) for line in draw.wrap(body, fix, inner)]
+    rows.append((_("Push any knob to play on"), "body", TEXT_DIM, False))
+    heights = {"title": theme.px(13), "body": theme.px(6.5)}
+    # A gap under the heading and one under the problems.
+    gaps = {1, 1 + sum(len(draw.wrap(strong, p, inner)[:3]) for p in problems)}
+    box_h = theme.px(6) + sum(heights[r[1]] for r in rows) + len(gaps) * theme.px(2.5)
+    box = pygame.Rect(0, 0, box_w, min(h - theme.px(4), box_h))
+    box.center = (w // 2, h // 2)
+
+    def paint(surface: pygame.Surface, t: float) -> None:
+        draw.panel(surface, box, PANEL, theme.px(2), BAD, theme.px(0.8))
+        y = box.top + theme.px(3)
+        for i, (line, kind, colour, bold) in enumerate(rows):
+            if i in gaps:
+                y += theme.px(2.5)
+            draw.label(surface, theme, line, (box.left + theme.px(5), y + heights[kind] // 2), kind, colour,
+                       "midleft", bold=bold, max_width=inner, box=box)
+            y += heights[kind]
+
+    return [Part("lobby:notice-veil", whole(size), None,
+                 lambda surface, t: draw.veil(surface, surface.get_rect(), 215), base=True),
+            Part("lobby:notice", box, (tuple(rows), box.size), paint, base=True)]
+
+
 class LobbyScreen(Screen):
     """Choose the game, variant, who plays, each player's own settings, colours and names
     with knobs and buttons.
@@ -259,6 +340,10 @@ class LobbyScreen(Screen):
         """The stations entering their names now."""
         self.starting = False
         """The start line was pushed and the game is being set up (the start line says so)."""
+        self.notice: SettingsNotice | None = None
+        """Settings the table did not take (set by the runner); shown over the lobby until
+        a station pushes or presses, then in its footer."""
+        self.notice_open = True
         self._parts: tuple[Hashable, list[Part]] | None = None
         every: dict[str, PlayerOption] = {}
         for game in self.games:
@@ -284,6 +369,11 @@ class LobbyScreen(Screen):
 
     def handle(self, action: Action) -> None:
         if action.station is None or not 0 <= action.station < self.stations:
+            return
+        if self.notice is not None and self.notice_open:
+            # Read, then put aside: the table plays on (the footer keeps the problem).
+            if action.kind in ("press", "push"):
+                self.notice_open = False
             return
         s = self.settings
         lines = self._lines()
@@ -377,7 +467,8 @@ class LobbyScreen(Screen):
         choices = tuple(sorted((o, tuple(sorted(v.items()))) for o, v in s.choices.items()))
         entries = tuple(sorted((st, e.key()) for st, e in self.entries.items()))
         return (s.game, s.variant, tuple(s.joined), choices, tuple(sorted(s.colours.items())),
-                tuple(sorted(s.names.items())), entries, self.cursor, self.message, language(), self.starting)
+                tuple(sorted(s.names.items())), entries, self.cursor, self.message, language(), self.starting,
+                self.notice, self.notice_open)
 
     def parts(self, size: tuple[int, int], now: float) -> list[Part]:
         key = (size, self.frame_key(now))
@@ -514,6 +605,12 @@ class LobbyScreen(Screen):
             out.append(Part(f"lobby:station{st}", rect, (colour, joined, heading, detail, hint), station, base=True))
         footer = self.message or _("Turn any knob: choose a line · Push: change it · Button: join or leave")
         footer_colour = ACCENT if self.message else TEXT_DIM
+        if self.notice is not None and self.notice.problems and not self.message:
+            first = self.notice.problems[0]
+            # Long enough to name the file and what is wrong at the footer's size.
+            first = first if len(first) <= FOOTER_PROBLEM else first[:FOOTER_PROBLEM - 1].rstrip() + "…"
+            footer = _("Settings not taken: {problem}").format(problem=first)
+            footer_colour = BAD
         at = (w / 2, h - theme.px(4))
         out.append(Part("lobby:footer",
                         draw.label_rect(theme, footer, at, "body", footer_colour, "center",
@@ -534,6 +631,8 @@ class LobbyScreen(Screen):
             out.append(Part("lobby:starting-veil", whole(size), None,
                             lambda surface, t: draw.veil(surface, surface.get_rect(), 200), base=True))
             out.append(Part("lobby:starting", box, starting, banner, base=True))
+        elif self.notice is not None and self.notice_open:
+            out += _notice_parts(theme, size, self.notice)
         return out
 
 

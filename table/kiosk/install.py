@@ -46,6 +46,7 @@ from typing import TextIO
 
 from table.common.datafiles import editable_source, package_path
 from table.common.errors import TableError
+from table.kiosk.card_settings import generations_dir
 
 USER = "table"
 GROUPS = ("gpio", "spi", "i2c", "dialout", "video", "input", "render", "audio")
@@ -425,11 +426,16 @@ class Installer:
                 d.rmdir()
         for kept in (CONFIG_DIR, STATE_DIR):
             p = self.path(kept)
-            if not p.exists():
+            if not p.exists() and not p.is_symlink():
                 continue
             if purge:
                 if not self.dry_run:
-                    shutil.rmtree(p)
+                    if p.is_symlink():
+                        # The SD card's settings: a link to one generation in NAME.d.
+                        p.unlink()
+                        shutil.rmtree(generations_dir(p), ignore_errors=True)
+                    else:
+                        shutil.rmtree(p)
                 self.did(f"removed {kept}", f"remove {kept}")
             else:
                 self.say(f"kept {kept} (use --purge to remove it)")

@@ -32,6 +32,7 @@ from table.play.journal import Journal
 
 if TYPE_CHECKING:
     from table.display.output import Output
+    from table.display.screens import SettingsNotice
 
 log = logging.getLogger("table.run")
 
@@ -164,7 +165,8 @@ class Runner:
 
     def __init__(self, config: TableConfig, *, sim: bool, headless: bool, journal_path: Path | None,
                  attract_now: bool = False, hardware: HardwareConfig | None = None,
-                 config_dir: Path | None = None, script: Any = None, speed: float = 1.0) -> None:
+                 config_dir: Path | None = None, script: Any = None, speed: float = 1.0,
+                 settings_notice: SettingsNotice | None = None) -> None:
         from table.loop.app import Table
         from table.play.gamedata import game_options
 
@@ -188,6 +190,11 @@ class Runner:
         inputs, outputs = self._wire(hardware or HardwareConfig(), config_dir)
         self.table = Table(config, self.clock, self.surface, self.journal, inputs=inputs, outputs=outputs,
                            game_options=game_options(config, config_dir))
+        if settings_notice is not None:
+            # Settings the table did not take: the lobby tells whoever runs the table.
+            self.table.lobby.notice = settings_notice
+            log.warning("the lobby shows a settings notice (%s): %s", settings_notice.where,
+                        " | ".join(settings_notice.problems))
         self.script_pos = 0
         if script is not None:
             self.table.attract_enabled = False
@@ -609,10 +616,13 @@ class Runner:
 def run_table(config: TableConfig, *, sim: bool, headless: bool, seconds: float | None,
               journal_path: Path | None, screenshot: Path | None = None, attract_now: bool = False,
               hardware: HardwareConfig | None = None, config_dir: Path | None = None,
-              script: Any = None, speed: float = 1.0) -> int:
-    """Run the table until SIGTERM/SIGINT, the window closes, or ``seconds`` pass."""
+              script: Any = None, speed: float = 1.0, settings_notice: SettingsNotice | None = None) -> int:
+    """Run the table until SIGTERM/SIGINT, the window closes, or ``seconds`` pass;
+    ``settings_notice`` (a :class:`~table.display.screens.SettingsNotice`): settings the
+    table did not take, shown in the lobby."""
     runner = Runner(config, sim=sim, headless=headless, journal_path=journal_path, attract_now=attract_now,
-                    hardware=hardware, config_dir=config_dir, script=script, speed=speed)
+                    hardware=hardware, config_dir=config_dir, script=script, speed=speed,
+                    settings_notice=settings_notice)
 
     def stop(signum: int, frame: FrameType | None) -> None:
         log.info("signal %d: stopping cleanly", signum)

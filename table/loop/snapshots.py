@@ -25,6 +25,7 @@ from table.display.screens import (
     HowToPlayScreen,
     LeaveKioskScreen,
     PausedScreen,
+    SettingsNotice,
     TableMenuScreen,
     player_theme,
 )
@@ -125,6 +126,18 @@ def shell_moments(stations: int = 4) -> Iterator[tuple[str, Snapshot]]:
         assert table.session is None and table.lobby.starting
         _final_draw(table, clock.now)
 
+    def lobby_notice(surface: pygame.Surface) -> None:
+        """Settings on the SD card the table did not take: the lobby says which file,
+        which line and what to change, over everything, until a knob is pushed."""
+        table, clock, inputs = table_at(surface)
+        table.lobby.notice = SettingsNotice("card", (
+            "table/table.toml: line 7: table.stations: must be from 1 to 5, not 9",
+            "table/hardware.toml: S2.button: GPIO 2 is already used by S1.button",
+            "table/tabel.toml: not taken: the table reads only hardware.toml, relay.toml or table.toml here "
+            "(did you mean 'table.toml'?)"))
+        go(table, clock, inputs, [], 0.5)
+        _final_draw(table, clock.now)
+
     def hold_ring(surface: pygame.Surface) -> None:
         """A game of three at a four-station table: Ben holds his knob (his ring fills on his
         panel), and so does station 4, who does not play (its ring shows in the middle)."""
@@ -167,6 +180,7 @@ def shell_moments(stations: int = 4) -> Iterator[tuple[str, Snapshot]]:
     yield "menu-name", lobby_name
     yield "menu-how-to-play", lobby_card
     yield "menu-starting", lobby_starting
+    yield "menu-settings-notice", lobby_notice
     yield "hold-ring", hold_ring
     yield "table-menu", menu
     yield "paused", paused

@@ -156,6 +156,23 @@ def test_install_twice_then_uninstall_twice(tmp_path: Path) -> None:
 
 
 @as_root
+def test_purge_removes_the_cards_linked_settings_and_their_generations(tmp_path: Path) -> None:
+    """On the SD card /etc/table is a link to one generation in /etc/table.d (the card's
+    settings service swaps it); --purge removes the link and the generations."""
+    root = scratch_root(tmp_path)
+    Installer(root=root, out=io.StringIO()).install()
+    live = root / "etc/table"
+    generation = root / "etc/table.d/1-20261207-abc"
+    generation.parent.mkdir()
+    live.rename(generation)
+    live.symlink_to(generation.relative_to(live.parent))
+    out = io.StringIO()
+    Installer(root=root, out=out).uninstall(purge=True)
+    assert "removed /etc/table" in out.getvalue()
+    assert not live.is_symlink() and not live.exists() and not (root / "etc/table.d").exists()
+
+
+@as_root
 def test_an_existing_table_user_leaves_only_the_groups_install_put_it_in(tmp_path: Path) -> None:
     """A ``table`` user of the owner's, already in ``video``: install adds the other groups
     (``dialout`` among them), uninstall takes exactly those away again and keeps the user."""
