@@ -185,13 +185,15 @@ class JournalFollower:
 
     def first_position(self, since: float) -> Position:
         """Where a relay with no memory starts: the first game started after ``since``."""
-        row = self._conn().execute(
-            "SELECT min(id) FROM games WHERE started >= ?", (since,)
+        # One statement, so one snapshot: asked apart, a game started between the two
+        # questions would be the "last" one and the relay would begin after it, never
+        # publishing it (a table's first game, when the relay starts with the table).
+        first, last = self._conn().execute(
+            "SELECT (SELECT min(id) FROM games WHERE started >= ?), (SELECT max(id) FROM games)", (since,)
         ).fetchone()
-        if row is None or row[0] is None:
-            last = self._conn().execute("SELECT max(id) FROM games").fetchone()
-            return Position(int(last[0] or 0) + 1, 0)
-        return Position(int(row[0]), 0)
+        if first is None:
+            return Position(int(last or 0) + 1, 0)
+        return Position(int(first), 0)
 
     def finished_games(self, since: float, before: Position) -> list[int]:
         """Finished games (finished after ``since``) whose result lies before ``before``."""
