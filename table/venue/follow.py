@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from table.common.checks import load_json
+from table.common.names import shown_name
 from table.games import get_engine
 from table.games.base import Action, GameSetup
 from table.play.session import Session
@@ -101,7 +102,8 @@ def players_of(session: Session, scores: dict[int, int], winners: tuple[int, ...
     for station in session.setup.stations:
         player: dict[str, Any] = {
             "station": station,
-            "name": session.setup.name_of(station)[:40],
+            # The one rule for names: a journal may hold what no table would take today.
+            "name": shown_name(session.setup.name_of(station), station),
             "score": int(scores.get(station, 0)),
         }
         if winners is not None:
@@ -354,6 +356,11 @@ class JournalFollower:
         }
         if session.ended_early:
             payload["ended"] = "early"  # counts as no win on the leaderboard
+        first = self._conn().execute("SELECT started FROM games ORDER BY id LIMIT 1").fetchone()
+        if first is not None:
+            # Names the journal (its first game's start): with the game's id, the result's
+            # identity at the venue, whatever times the game itself carries.
+            payload["journal"] = float(first[0])
         return Message(Position(row.id, len(actions)), contract.result_topic(self.table, row.id), payload, True)
 
     # -- the table's state now ------------------------------------------------------------

@@ -42,8 +42,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from table.common.names import name_problem, shown_name
 from table.venue import contract
-from table.venue.store import VenueStore
+from table.venue.store import RESTAMPED, VenueStore
 from table.venue.web import VenueWebServer, WebLimits
 
 log = logging.getLogger(__name__)
@@ -96,9 +97,12 @@ class Venue:
         # The page's state in memory (the module docstring): guarded by _lock, which the
         # MQTT thread holds while it takes a message and the page's server while it builds.
         self._lock = threading.RLock()
-        self._statuses: dict[str, dict[str, Any]] = self.store.statuses()
+        self._said: set[str] = set()  # kinds of skipped results already logged
+        self._renamed: set[str] = set()  # tables whose names were replaced (logged once each)
+        # Rows stored before the one rule for names applied here are shown by it too.
+        self._statuses: dict[str, dict[str, Any]] = {t: neutral_names(s) for t, s in self.store.statuses().items()}
         self._order = sorted(self._statuses)
-        self._results = self.store.results(since=time.time() - config.hours * 3600)  # by finish
+        self._results = [neutral_names(r) for r in self.store.results(since=time.time() - config.hours * 3600)]
         self._arrived: deque[tuple[float, tuple[str, int, float]]] = deque()  # (received, key) of new results
         self._played: Counter[str] = Counter()
         self._cards: dict[str, bytes] = {}
@@ -219,12 +223,21 @@ class Venue:
     def _take(self, payload: dict[str, Any]) -> None:
         kind = payload["type"]
         table = payload["table"]
+        payload = self._named(table, payload)
         if kind == "result":
-            if self.store.add_result(payload):
+            why = self.store.take_result(payload)
+            if why is None:
                 self.counts["results"] += 1
                 self._add_result(payload)
             else:
+                # Counted and skipped; said once per kind (a second delivery is routine: QoS 1, retained copies).
                 self.counts["duplicates"] += 1
+                if why == RESTAMPED:
+                    self.counts["restamped"] += 1
+                if why not in self._said:
+                    self._said.add(why)
+                    log.log(logging.WARNING if why == RESTAMPED else logging.INFO,
+                            "skipped %s (%s game %d; counted, said once)", why, table, payload["game"])
                 return
         elif kind == "status":
             old = self._statuses.get(table)
@@ -256,6 +269,19 @@ class Venue:
             self._take_event(table, payload)
             return
         self._changed()
+
+    def _named(self, table: str, payload: dict[str, Any]) -> dict[str, Any]:
+        """``payload`` with every name the one rule for names refuses (:mod:`table.common.names`)
+        in its station's usual name, counted (``renamed``) and logged once per table."""
+        renamed = neutral_names(payload)
+        if renamed is payload:
+            return payload
+        self.counts["renamed"] += 1
+        if table not in self._renamed:
+            self._renamed.add(table)
+            log.warning("%s sent a player's name the table itself would refuse; the venue shows the station's "
+                        "usual name instead (logged once per table)", table)
+        return renamed
 
     def _take_event(self, table: str, payload: dict[str, Any]) -> None:
         """Keep an event if it is the newest of its game and follows the last known seq plausibly."""
@@ -378,6 +404,22 @@ class Venue:
 
 _RESULT_KEYS = ("table", "game", "started", "finished", "engine", "title", "variant", "rounds", "actions", "reason",
                 "players")
+
+
+def neutral_names(payload: dict[str, Any]) -> dict[str, Any]:
+    """``payload`` (a result, or a status with its game) with each player's name that
+    :func:`table.common.names.name_problem` refuses replaced by the station's usual name
+    ("Station 2"); the same object when every name is fine."""
+    holder = payload.get("game") if payload.get("type") == "status" else payload
+    if not isinstance(holder, dict):
+        return payload
+    players = holder.get("players")
+    if not isinstance(players, list) or all(name_problem(p.get("name")) is None for p in players):
+        return payload
+    fixed = [{**p, "name": shown_name(p.get("name"), int(p.get("station", 0)))} for p in players]
+    if holder is payload:
+        return {**payload, "players": fixed}
+    return {**payload, "game": {**holder, "players": fixed}}
 
 
 def _by_finish(r: dict[str, Any]) -> tuple[Any, ...]:
