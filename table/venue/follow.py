@@ -197,6 +197,21 @@ class JournalFollower:
             return Position(int(last or 0) + 1, 0)
         return Position(int(first), 0)
 
+    def journal_start(self) -> float | None:
+        """The start time of the journal's first game (None while it holds none): names the journal."""
+        row = self._conn().execute("SELECT started FROM games ORDER BY id LIMIT 1").fetchone()
+        return None if row is None else float(row[0])
+
+    def results_before(self, since: float, before: Position, limit: int = 64) -> list[int]:
+        """The newest ``limit`` finished games (finished after ``since``) whose result lies
+        before ``before``, oldest first, without the games skipped as unreadable (never published)."""
+        skipped = {game for game, _ in self.unreadable}
+        rows = self._conn().execute(
+            "SELECT id FROM games WHERE finished IS NOT NULL AND finished >= ? AND id < ? ORDER BY id DESC LIMIT ?",
+            (since, before.game, limit + len(skipped)),
+        ).fetchall()
+        return sorted(int(r[0]) for r in rows if int(r[0]) not in skipped)[-limit:]
+
     def finished_games(self, since: float, before: Position) -> list[int]:
         """Finished games (finished after ``since``) whose result lies before ``before``."""
         rows = self._conn().execute(
@@ -356,11 +371,11 @@ class JournalFollower:
         }
         if session.ended_early:
             payload["ended"] = "early"  # counts as no win on the leaderboard
-        first = self._conn().execute("SELECT started FROM games ORDER BY id LIMIT 1").fetchone()
-        if first is not None:
-            # Names the journal (its first game's start): with the game's id, the result's
-            # identity at the venue, whatever times the game itself carries.
-            payload["journal"] = float(first[0])
+        journal = self.journal_start()
+        if journal is not None:
+            # Names the journal: with the game's id, the result's identity at the venue,
+            # whatever times the game itself carries.
+            payload["journal"] = journal
         return Message(Position(row.id, len(actions)), contract.result_topic(self.table, row.id), payload, True)
 
     # -- the table's state now ------------------------------------------------------------

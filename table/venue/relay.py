@@ -48,6 +48,7 @@ from table.venue.follow import JournalFollower, Message, Position, UnreadableGam
 log = logging.getLogger(__name__)
 
 STATUS_FILE = "relay-status.json"
+RESULTS_IN_STATUS = 64  # the newest acknowledged results a status names (the schema's bound)
 
 
 @dataclass(frozen=True)
@@ -249,6 +250,19 @@ class Relay:
                 payload["game"] = None
                 payload["reason"] = f"journal not readable ({exc})"[:200]
             payload["health"] = read_health(self._health_file())
+            with self._lock:
+                acked = self._acked
+            if acked is not None:
+                # What the broker acknowledged: the venue holds these against what it has and asks
+                # the broker for the retained copy of any it lacks (the relay hears nothing back).
+                try:
+                    since = time.time() - self.config.republish_hours * 3600
+                    payload["results"] = self.follower.results_before(since, acked, RESULTS_IN_STATUS)
+                    journal = self.follower.journal_start()
+                    if journal is not None:
+                        payload["journal"] = journal
+                except (FileNotFoundError, sqlite3.Error):
+                    pass
         return payload
 
     def _maybe_status(self) -> None:

@@ -98,6 +98,10 @@ class Venue:
         # MQTT thread holds while it takes a message and the page's server while it builds.
         self._lock = threading.RLock()
         self._said: set[str] = set()  # kinds of skipped results already logged
+        # Results the tables' statuses say the broker has, which the file lacks (asked for once each).
+        self._missing: dict[str, set[int]] = {}
+        self._asked: set[tuple[str, Any, int]] = set()
+        self.missing: list[str] = []
         self._renamed: set[str] = set()  # tables whose names were replaced (logged once each)
         # Rows stored before the one rule for names applied here are shown by it too.
         self._statuses: dict[str, dict[str, Any]] = {t: neutral_names(s) for t, s in self.store.statuses().items()}
@@ -229,6 +233,7 @@ class Venue:
             if why is None:
                 self.counts["results"] += 1
                 self._add_result(payload)
+                self._found(table, payload["game"])
             else:
                 # Counted and skipped; said once per kind (a second delivery is routine: QoS 1, retained copies).
                 self.counts["duplicates"] += 1
@@ -260,6 +265,7 @@ class Venue:
                 log.warning("set aside %s's event seq %d: its status says the game is at seq %d", table,
                             last["seq"], game["seq"])
             self.store.set_status(table, payload)
+            self._check_results(table, payload)
             if table not in self._statuses:
                 bisect.insort(self._order, table)
             self._statuses[table] = payload
@@ -282,6 +288,52 @@ class Venue:
             log.warning("%s sent a player's name the table itself would refuse; the venue shows the station's "
                         "usual name instead (logged once per table)", table)
         return renamed
+
+    def _check_results(self, table: str, status: dict[str, Any]) -> None:
+        """Hold the results a table's status says the broker acknowledged against the file's;
+        ask the broker for each one missing (lock held).
+
+        The relay hears nothing (docs/venue.md), so the venue asks the broker: a subscription
+        to that one result's topic brings its retained copy, which is taken like any result.
+        Each missing result is asked for and logged once; until it comes, the page counts it.
+        """
+        games = status.get("results")
+        if not isinstance(games, list) or not games:
+            return
+        journal = status.get("journal")
+        missing = sorted(set(games) - self.store.held_games(table, games, journal))
+        if set(missing) == self._missing.get(table, set()):
+            return
+        if missing:
+            self._missing[table] = set(missing)
+        else:
+            self._missing.pop(table, None)
+        for game in missing:
+            if (table, journal, game) in self._asked:
+                continue
+            self._asked.add((table, journal, game))
+            log.warning("%s's relay says the broker acknowledged the result of its game %d, which the venue "
+                        "does not hold; asking the broker for its retained copy", table, game)
+            if self.client is not None:
+                self.client.subscribe(contract.result_topic(table, game), 1)
+        self._missing_changed()
+
+    def _found(self, table: str, game: int) -> None:
+        """A result came: no longer missing (and its one-result subscription goes) (lock held)."""
+        held = self._missing.get(table)
+        if held is None or game not in held:
+            return
+        held.discard(game)
+        if not held:
+            del self._missing[table]
+        log.info("%s's result of game %d arrived", table, game)
+        if self.client is not None:
+            self.client.unsubscribe(contract.result_topic(table, game))
+        self._missing_changed()
+
+    def _missing_changed(self) -> None:
+        self.missing = sorted(f"{t} game {g}" for t, games in self._missing.items() for g in games)
+        self._changed()
 
     def _take_event(self, table: str, payload: dict[str, Any]) -> None:
         """Keep an event if it is the newest of its game and follows the last known seq plausibly."""
@@ -394,6 +446,7 @@ class Venue:
             head = _encode({
                 "now": now, "hours": self.config.hours, "stale_s": self.config.stale_s,
                 "connected": self.connected, "last_dropped": self.last_dropped, "results": len(self._results),
+                "missing": self.missing[:20], "missing_count": len(self.missing),
                 "counts": dict(self.counts), "version": version,
             })
             data = b"".join((head[:-1], b',"tables":[', b",".join(self._cards[t] for t in self._order),

@@ -128,6 +128,15 @@ class VenueStore:
             )
             return None if cur.rowcount == 1 else AGAIN
 
+    def held_games(self, table: str, games: list[int], journal: float | None) -> set[int]:
+        """Which of ``games`` the file holds a result of, for ``table`` and ``journal``
+        (results that name no journal count for every journal)."""
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT DISTINCT game FROM results WHERE tbl = ? AND game IN ({','.join('?' * len(games))}) "
+                "AND (journal IS NULL OR ? IS NULL OR journal = ?)", (table, *games, journal, journal)).fetchall()
+        return {int(r[0]) for r in rows}
+
     def set_status(self, table: str, status: dict[str, Any]) -> None:
         with self._lock:
             self._db.execute(

@@ -313,7 +313,7 @@ def test_hostile_names_show_as_readable_names(tmp_path: Path) -> None:
                 "round": 3, "over": False, "paused": False, "seq": 12, "last_input": now - 5,
                 "players": [{k: v for k, v in p.items() if k != "winner"} for p in players]}
         _publish_as(broker.port, "T2", "two", [("venue/v1/T2/results/1", result),
-                                              ("venue/v1/T2/status", _status("T2", True, game))])
+                                              ("venue/v1/T2/status", _status("T2", True, game, results=[1, 5]))])
 
         driver = _driver()
         driver.get(url + "/")
@@ -322,6 +322,10 @@ def test_hostile_names_show_as_readable_names(tmp_path: Path) -> None:
         wait_for(lambda: len(driver.find_elements(By.CSS_SELECTOR, "#wall .card")) == 2, 30, "two table cards")
         time.sleep(0.5)
         wall = driver.find_element(By.TAG_NAME, "body").text
+        # T2's status says the broker acknowledged game 5's result, which no one sent: missing, and said.
+        wait_for(lambda: "1 result missing" in driver.find_element(By.TAG_NAME, "header").text, 10,
+                 "the missing result in the header")
+        assert "T2 game 5" in str(driver.find_element(By.ID, "missing").get_attribute("title"))
         _shots(driver, "wall-hostile-names", tmp_path)
         driver.get(url + "/leaderboard")
         wait_for(lambda: "Station 3" in driver.find_element(By.ID, "board").text, 30, "the leaderboard")

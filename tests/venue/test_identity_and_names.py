@@ -142,3 +142,41 @@ def test_hostile_names_in_a_journal_leave_the_relay_as_the_station(tmp_path: Pat
         got = [p["name"] for p in shown]
         assert all(name_problem(g) is None for g in got), got
         assert got == [names[i] if name_problem(names[i]) is None else f"Station {i + 1}" for i in range(n)]
+
+
+class _Subscriber:
+    """paho's subscribe and unsubscribe as the venue uses them, recorded."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, str]] = []
+
+    def subscribe(self, topic: str, qos: int = 0) -> None:
+        self.calls.append(("subscribe", topic))
+
+    def unsubscribe(self, topic: str) -> None:
+        self.calls.append(("unsubscribe", topic))
+
+    def disconnect(self) -> None:
+        self.calls.append(("disconnect", ""))
+
+
+def test_the_venue_asks_the_broker_for_a_result_a_status_says_it_lacks(venue: Venue, caplog: Any) -> None:
+    client = _Subscriber()
+    venue.client = client
+    now = time.time()
+    journal = now - 900
+    venue.handle("venue/v1/T1/results/2", _raw(_result(game=2, journal=journal)))
+    status = {"v": 1, "type": "status", "table": "T1", "online": True, "sent": now, "results": [1, 2],
+              "journal": journal}
+    venue.handle("venue/v1/T1/status", _raw(status))
+    venue.handle("venue/v1/T1/status", _raw({**status, "sent": now + 1}))  # asked once, not per status
+    assert client.calls == [("subscribe", "venue/v1/T1/results/1")]
+    state = venue.state()
+    assert state["missing"] == ["T1 game 1"] and state["missing_count"] == 1
+    assert sum("does not hold" in r.getMessage() for r in caplog.records) == 1
+    venue.handle("venue/v1/T1/results/1", _raw(_result(game=1, started=now - 1200, journal=journal)))
+    assert client.calls[-1] == ("unsubscribe", "venue/v1/T1/results/1")
+    assert venue.state()["missing_count"] == 0
+    # Another journal's game 1 is not the one the file holds.
+    venue.handle("venue/v1/T1/status", _raw({**status, "sent": now + 2, "results": [1], "journal": now - 50}))
+    assert venue.state()["missing"] == ["T1 game 1"]
