@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Mapping
 from functools import cache
 from typing import Any
 
-from table.common.names import name_problem
+from table.common.names import name_problem, shown_length
 
 Check = Callable[[Any], str | None]
 
@@ -104,7 +104,14 @@ def shown_name(v: Any) -> str | None:
     takes, of at most :data:`NAME_LIMIT` characters."""
     if not isinstance(v, str):
         return f"must be a name (a string), not {v!r}"
-    problem = name_problem(v, NAME_LIMIT)  # the one rule for names (table.common.names)
+    if not v.strip():
+        return "must not be empty" if not v else "must not be only spaces"
+    odd = _unprintable(v)
+    if odd is not None:
+        return f"must not hold control characters ({odd!r} in {v[:NAME_LIMIT]!r})"
+    if len(v) > 4 * NAME_LIMIT or shown_length(v) > NAME_LIMIT:
+        return f"must be at most {NAME_LIMIT} characters, not {shown_length(v):,}"
+    problem = name_problem(v, NAME_LIMIT)  # the rest of the one rule for names (table.common.names)
     return None if problem is None else f"{problem} ({v[:NAME_LIMIT]!r})"
 
 
