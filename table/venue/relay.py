@@ -48,6 +48,7 @@ from table.venue.follow import JournalFollower, Message, Position, UnreadableGam
 log = logging.getLogger(__name__)
 
 STATUS_FILE = "relay-status.json"
+_QUEUE_SIZE = 15  # paho's MQTT_ERR_QUEUE_SIZE: publish() kept nothing
 RESULTS_IN_STATUS = 64  # the newest acknowledged results a status names (the schema's bound)
 
 
@@ -226,6 +227,10 @@ class Relay:
         # client.publish (that would deadlock); an ack that beats the bookkeeping
         # below waits in _early_acks.
         info = self.client.publish(msg.topic, contract.encode(msg.payload), qos=1, retain=msg.retain)
+        if info.rc == _QUEUE_SIZE:
+            # paho kept nothing (its id is still in use): no ack will ever come for it. The
+            # pass fails before the stream's position moves, and the next pass sends it again.
+            raise RuntimeError("paho refused a message (its message id is still in flight)")
         with self._lock:
             self.published += 1
             early = info.mid in self._early_acks

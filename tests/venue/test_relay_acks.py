@@ -243,5 +243,30 @@ def test_message_ids_wrap_without_crediting_the_wrong_message(tmp_path: Path) ->
         journal.close()
 
 
+def test_a_message_paho_refuses_is_sent_again_not_waited_for(tmp_path: Path) -> None:
+    """paho refuses a message whose id is still outstanding (MQTT_ERR_QUEUE_SIZE) and keeps
+    nothing: the relay must neither count it acknowledged nor wait for it for ever."""
+    path = tmp_path / "journal.db"
+    journal = Journal(path)
+    rng = random.Random(9)
+    try:
+        relay, fake = _relay(tmp_path, path)
+        fake.last_mid = 100
+        fake.outstanding[103] = ("elsewhere", b"")  # an id the next publishes will run into
+        _play(journal, rng)
+        relay.step()  # refused on its third message: the pass fails, logged once
+        _check(relay, fake, path)
+        fake.ack_all()
+        del fake.acked[:]
+        for _ in range(3):
+            relay.step()
+            fake.ack_all()
+            _check(relay, fake, path)
+        assert "venue/v1/T1/results/1" in {t for t, _ in fake.acked}
+        assert relay._acked == Position(2, 0)
+    finally:
+        journal.close()
+
+
 class _Ok:
     is_failure = False
