@@ -16,7 +16,11 @@ Contract:
   restart without persistence) gets them back, and consumers drop the duplicates.
 * The table's status is a retained message, sent when it changes and every
   ``heartbeat_s``; the last will marks the table offline when the connection
-  breaks, and a clean stop says so itself.
+  breaks, and a clean stop says so itself. It names the results the broker has
+  acknowledged (the newest :data:`RESULTS_IN_STATUS` of the last
+  ``republish_hours``), so the venue can ask the broker for any it lacks.
+* A relay with no outbox starts at the first game of the last ``backlog_hours``,
+  found in one snapshot of the journal (:meth:`JournalFollower.first_position`).
 * The relay never subscribes to anything: nothing from the network reaches the
   table.
 * ``state_dir/relay-status.json`` tells ``table selftest`` whether the broker is

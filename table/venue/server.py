@@ -13,8 +13,16 @@ Contract:
   the MQTT loop runs under a supervisor that starts it again (a fresh connection:
   the broker resends what was not acknowledged) if it fails anyway. ``connected``
   on the page is true only while the loop runs and the broker has accepted it.
-* Results go into the venue's SQLite file (:class:`VenueStore`), at most once each;
-  stored rows that break the bounds are set aside on start and never served.
+* Results go into the venue's SQLite file (:class:`VenueStore`), at most once each
+  per ``(table, journal, game)``: a second delivery or a re-stamped copy is counted,
+  skipped and logged once per kind; stored rows that break the bounds are set aside
+  on start and never served.
+* A table's status names the results the broker acknowledged; the venue subscribes
+  to the topic of each one its file lacks (the broker sends the retained copy),
+  logs each once and shows the count until they come.
+* Every player's name is held to the one rule for names
+  (:mod:`table.common.names`); one it refuses is shown as the station's usual name,
+  counted (``renamed``) and logged once per table.
 * The page's state is kept in memory beside the file and encoded piece by piece: a
   table's card is encoded again only when its status, its live event or its count of
   games changes, the leaderboard and the latest results only when the results do, so
