@@ -19,6 +19,8 @@ from collections.abc import Callable, Iterable, Mapping
 from functools import cache
 from typing import Any
 
+from table.common.names import name_problem, shown_length
+
 Check = Callable[[Any], str | None]
 
 
@@ -98,8 +100,8 @@ def _unprintable(text: str) -> str | None:
 
 
 def shown_name(v: Any) -> str | None:
-    """A name the table shows: a string of 1 to :data:`NAME_LIMIT` characters, not only
-    spaces, with no control characters."""
+    """A name the table shows: a string that :func:`table.common.names.name_problem`
+    takes, of at most :data:`NAME_LIMIT` characters."""
     if not isinstance(v, str):
         return f"must be a name (a string), not {v!r}"
     if not v.strip():
@@ -107,9 +109,10 @@ def shown_name(v: Any) -> str | None:
     odd = _unprintable(v)
     if odd is not None:
         return f"must not hold control characters ({odd!r} in {v[:NAME_LIMIT]!r})"
-    if len(v) > NAME_LIMIT:
-        return f"must be at most {NAME_LIMIT} characters, not {len(v):,}"
-    return None
+    if len(v) > 4 * NAME_LIMIT or shown_length(v) > NAME_LIMIT:
+        return f"must be at most {NAME_LIMIT} characters, not {shown_length(v):,}"
+    problem = name_problem(v, NAME_LIMIT)  # the rest of the one rule for names (table.common.names)
+    return None if problem is None else f"{problem} ({v[:NAME_LIMIT]!r})"
 
 
 def plain_text(v: Any) -> str | None:

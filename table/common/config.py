@@ -33,6 +33,7 @@ from table.common.checks import (
 from table.common.datafiles import data_file
 from table.common.errors import TableError
 from table.common.i18n import LANGUAGES
+from table.common.names import name_problem
 
 CONFIG_FILE = "table.toml"
 
@@ -217,12 +218,10 @@ def _player_names(v: Any) -> str | None:
             wrong.append(f"entry {i + 1} ({name!r}) is not text")
         elif not name.strip():
             wrong.append(f"entry {i + 1} is empty")
-        elif any(not ch.isprintable() for ch in name):
-            wrong.append(f"{name!r} holds a control character")
+        elif (problem := name_problem(name, NAME_LENGTH)) is not None:  # the one rule (table.common.names)
+            wrong.append(f"{name!r} {problem}")
         elif name != name.strip():
             wrong.append(f"{name!r} begins or ends with a space")
-        elif len(name) > NAME_LENGTH:
-            wrong.append(f"{name!r} is longer than {NAME_LENGTH} characters")
         elif name.casefold() in seen:
             wrong.append(f"{name!r} is there twice")
         else:

@@ -28,6 +28,7 @@ import pygame
 
 from table.common.i18n import LANGUAGE_NAMES, N_, _, language, next_language, ngettext, set_language
 from table.common.memory import give_back
+from table.common.names import shown_name, unnamed
 from table.display import draw
 from table.display.games import PlayerOption, renderer_of, renderer_parts
 from table.display.layers import Live, Paint, Part, fill, paint_all, whole
@@ -145,7 +146,7 @@ INITIALS = 3
 def default_name(station: int) -> str:
     """The name of a player who entered none: the station's, the same in every language
     (a colour word would add up every "Blue" of the evening as one person)."""
-    return f"Station {station + 1}"
+    return unnamed(station)
 
 
 @dataclass
@@ -208,8 +209,9 @@ class LobbySettings:
         return self.choices.get(option.option, {}).get(station, option.values[0])
 
     def name(self, station: int) -> str:
-        """``station``'s player's name: as entered, else :func:`default_name`."""
-        return self.names.get(station) or default_name(station)
+        """``station``'s player's name: as entered if the one rule for names takes it
+        (:mod:`table.common.names`), else :func:`default_name`."""
+        return shown_name(self.names.get(station, ""), station)
 
 
 @dataclass(frozen=True)

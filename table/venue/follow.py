@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from table.common.checks import load_json
+from table.common.names import shown_name
 from table.games import get_engine
 from table.games.base import Action, GameSetup
 from table.play.session import Session
@@ -101,7 +102,8 @@ def players_of(session: Session, scores: dict[int, int], winners: tuple[int, ...
     for station in session.setup.stations:
         player: dict[str, Any] = {
             "station": station,
-            "name": session.setup.name_of(station)[:40],
+            # The one rule for names: a journal may hold what no table would take today.
+            "name": shown_name(session.setup.name_of(station), station),
             "score": int(scores.get(station, 0)),
         }
         if winners is not None:
@@ -185,13 +187,30 @@ class JournalFollower:
 
     def first_position(self, since: float) -> Position:
         """Where a relay with no memory starts: the first game started after ``since``."""
-        row = self._conn().execute(
-            "SELECT min(id) FROM games WHERE started >= ?", (since,)
+        # One statement, so one snapshot: asked apart, a game started between the two
+        # questions would be the "last" one and the relay would begin after it, never
+        # publishing it (a table's first game, when the relay starts with the table).
+        first, last = self._conn().execute(
+            "SELECT (SELECT min(id) FROM games WHERE started >= ?), (SELECT max(id) FROM games)", (since,)
         ).fetchone()
-        if row is None or row[0] is None:
-            last = self._conn().execute("SELECT max(id) FROM games").fetchone()
-            return Position(int(last[0] or 0) + 1, 0)
-        return Position(int(row[0]), 0)
+        if first is None:
+            return Position(int(last or 0) + 1, 0)
+        return Position(int(first), 0)
+
+    def journal_start(self) -> float | None:
+        """The start time of the journal's first game (None while it holds none): names the journal."""
+        row = self._conn().execute("SELECT started FROM games ORDER BY id LIMIT 1").fetchone()
+        return None if row is None else float(row[0])
+
+    def results_before(self, since: float, before: Position, limit: int = 64) -> list[int]:
+        """The newest ``limit`` finished games (finished after ``since``) whose result lies
+        before ``before``, oldest first, without the games skipped as unreadable (never published)."""
+        skipped = {game for game, _ in self.unreadable}
+        rows = self._conn().execute(
+            "SELECT id FROM games WHERE finished IS NOT NULL AND finished >= ? AND id < ? ORDER BY id DESC LIMIT ?",
+            (since, before.game, limit + len(skipped)),
+        ).fetchall()
+        return sorted(int(r[0]) for r in rows if int(r[0]) not in skipped)[-limit:]
 
     def finished_games(self, since: float, before: Position) -> list[int]:
         """Finished games (finished after ``since``) whose result lies before ``before``."""
@@ -352,6 +371,11 @@ class JournalFollower:
         }
         if session.ended_early:
             payload["ended"] = "early"  # counts as no win on the leaderboard
+        journal = self.journal_start()
+        if journal is not None:
+            # Names the journal: with the game's id, the result's identity at the venue,
+            # whatever times the game itself carries.
+            payload["journal"] = journal
         return Message(Position(row.id, len(actions)), contract.result_topic(self.table, row.id), payload, True)
 
     # -- the table's state now ------------------------------------------------------------

@@ -16,7 +16,11 @@ Contract:
   restart without persistence) gets them back, and consumers drop the duplicates.
 * The table's status is a retained message, sent when it changes and every
   ``heartbeat_s``; the last will marks the table offline when the connection
-  breaks, and a clean stop says so itself.
+  breaks, and a clean stop says so itself. It names the results the broker has
+  acknowledged (the newest :data:`RESULTS_IN_STATUS` of the last
+  ``republish_hours``), so the venue can ask the broker for any it lacks.
+* A relay with no outbox starts at the first game of the last ``backlog_hours``,
+  found in one snapshot of the journal (:meth:`JournalFollower.first_position`).
 * The relay never subscribes to anything: nothing from the network reaches the
   table.
 * ``state_dir/relay-status.json`` tells ``table selftest`` whether the broker is
@@ -48,6 +52,8 @@ from table.venue.follow import JournalFollower, Message, Position, UnreadableGam
 log = logging.getLogger(__name__)
 
 STATUS_FILE = "relay-status.json"
+_QUEUE_SIZE = 15  # paho's MQTT_ERR_QUEUE_SIZE: publish() kept nothing
+RESULTS_IN_STATUS = 64  # the newest acknowledged results a status names (the schema's bound)
 
 
 @dataclass(frozen=True)
@@ -225,6 +231,10 @@ class Relay:
         # client.publish (that would deadlock); an ack that beats the bookkeeping
         # below waits in _early_acks.
         info = self.client.publish(msg.topic, contract.encode(msg.payload), qos=1, retain=msg.retain)
+        if info.rc == _QUEUE_SIZE:
+            # paho kept nothing (its id is still in use): no ack will ever come for it. The
+            # pass fails before the stream's position moves, and the next pass sends it again.
+            raise RuntimeError("paho refused a message (its message id is still in flight)")
         with self._lock:
             self.published += 1
             early = info.mid in self._early_acks
@@ -249,6 +259,19 @@ class Relay:
                 payload["game"] = None
                 payload["reason"] = f"journal not readable ({exc})"[:200]
             payload["health"] = read_health(self._health_file())
+            with self._lock:
+                acked = self._acked
+            if acked is not None:
+                # What the broker acknowledged: the venue holds these against what it has and asks
+                # the broker for the retained copy of any it lacks (the relay hears nothing back).
+                try:
+                    since = time.time() - self.config.republish_hours * 3600
+                    payload["results"] = self.follower.results_before(since, acked, RESULTS_IN_STATUS)
+                    journal = self.follower.journal_start()
+                    if journal is not None:
+                        payload["journal"] = journal
+                except (FileNotFoundError, sqlite3.Error):
+                    pass
         return payload
 
     def _maybe_status(self) -> None:

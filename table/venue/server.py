@@ -13,8 +13,16 @@ Contract:
   the MQTT loop runs under a supervisor that starts it again (a fresh connection:
   the broker resends what was not acknowledged) if it fails anyway. ``connected``
   on the page is true only while the loop runs and the broker has accepted it.
-* Results go into the venue's SQLite file (:class:`VenueStore`), at most once each;
-  stored rows that break the bounds are set aside on start and never served.
+* Results go into the venue's SQLite file (:class:`VenueStore`), at most once each
+  per ``(table, journal, game)``: a second delivery or a re-stamped copy is counted,
+  skipped and logged once per kind; stored rows that break the bounds are set aside
+  on start and never served.
+* A table's status names the results the broker acknowledged; the venue subscribes
+  to the topic of each one its file lacks (the broker sends the retained copy),
+  logs each once and shows the count until they come.
+* Every player's name is held to the one rule for names
+  (:mod:`table.common.names`); one it refuses is shown as the station's usual name,
+  counted (``renamed``) and logged once per table.
 * The page's state is kept in memory beside the file and encoded piece by piece: a
   table's card is encoded again only when its status, its live event or its count of
   games changes, the leaderboard and the latest results only when the results do, so
@@ -42,8 +50,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from table.common.names import name_problem, shown_name
 from table.venue import contract
-from table.venue.store import VenueStore
+from table.venue.store import RESTAMPED, VenueStore
 from table.venue.web import VenueWebServer, WebLimits
 
 log = logging.getLogger(__name__)
@@ -96,9 +105,16 @@ class Venue:
         # The page's state in memory (the module docstring): guarded by _lock, which the
         # MQTT thread holds while it takes a message and the page's server while it builds.
         self._lock = threading.RLock()
-        self._statuses: dict[str, dict[str, Any]] = self.store.statuses()
+        self._said: set[str] = set()  # kinds of skipped results already logged
+        # Results the tables' statuses say the broker has, which the file lacks (asked for once each).
+        self._missing: dict[str, set[int]] = {}
+        self._asked: set[tuple[str, Any, int]] = set()
+        self.missing: list[str] = []
+        self._renamed: set[str] = set()  # tables whose names were replaced (logged once each)
+        # Rows stored before the one rule for names applied here are shown by it too.
+        self._statuses: dict[str, dict[str, Any]] = {t: neutral_names(s) for t, s in self.store.statuses().items()}
         self._order = sorted(self._statuses)
-        self._results = self.store.results(since=time.time() - config.hours * 3600)  # by finish
+        self._results = [neutral_names(r) for r in self.store.results(since=time.time() - config.hours * 3600)]
         self._arrived: deque[tuple[float, tuple[str, int, float]]] = deque()  # (received, key) of new results
         self._played: Counter[str] = Counter()
         self._cards: dict[str, bytes] = {}
@@ -219,12 +235,22 @@ class Venue:
     def _take(self, payload: dict[str, Any]) -> None:
         kind = payload["type"]
         table = payload["table"]
+        payload = self._named(table, payload)
         if kind == "result":
-            if self.store.add_result(payload):
+            why = self.store.take_result(payload)
+            if why is None:
                 self.counts["results"] += 1
                 self._add_result(payload)
+                self._found(table, payload["game"])
             else:
+                # Counted and skipped; said once per kind (a second delivery is routine: QoS 1, retained copies).
                 self.counts["duplicates"] += 1
+                if why == RESTAMPED:
+                    self.counts["restamped"] += 1
+                if why not in self._said:
+                    self._said.add(why)
+                    log.log(logging.WARNING if why == RESTAMPED else logging.INFO,
+                            "skipped %s (%s game %d; counted, said once)", why, table, payload["game"])
                 return
         elif kind == "status":
             old = self._statuses.get(table)
@@ -247,6 +273,7 @@ class Venue:
                 log.warning("set aside %s's event seq %d: its status says the game is at seq %d", table,
                             last["seq"], game["seq"])
             self.store.set_status(table, payload)
+            self._check_results(table, payload)
             if table not in self._statuses:
                 bisect.insort(self._order, table)
             self._statuses[table] = payload
@@ -255,6 +282,65 @@ class Venue:
         else:
             self._take_event(table, payload)
             return
+        self._changed()
+
+    def _named(self, table: str, payload: dict[str, Any]) -> dict[str, Any]:
+        """``payload`` with every name the one rule for names refuses (:mod:`table.common.names`)
+        in its station's usual name, counted (``renamed``) and logged once per table."""
+        renamed = neutral_names(payload)
+        if renamed is payload:
+            return payload
+        self.counts["renamed"] += 1
+        if table not in self._renamed:
+            self._renamed.add(table)
+            log.warning("%s sent a player's name the table itself would refuse; the venue shows the station's "
+                        "usual name instead (logged once per table)", table)
+        return renamed
+
+    def _check_results(self, table: str, status: dict[str, Any]) -> None:
+        """Hold the results a table's status says the broker acknowledged against the file's;
+        ask the broker for each one missing (lock held).
+
+        The relay hears nothing (docs/venue.md), so the venue asks the broker: a subscription
+        to that one result's topic brings its retained copy, which is taken like any result.
+        Each missing result is asked for and logged once; until it comes, the page counts it.
+        """
+        games = status.get("results")
+        if not isinstance(games, list) or not games:
+            return
+        journal = status.get("journal")
+        missing = sorted(set(games) - self.store.held_games(table, games, journal))
+        if set(missing) == self._missing.get(table, set()):
+            return
+        if missing:
+            self._missing[table] = set(missing)
+        else:
+            self._missing.pop(table, None)
+        for game in missing:
+            if (table, journal, game) in self._asked:
+                continue
+            self._asked.add((table, journal, game))
+            log.warning("%s's relay says the broker acknowledged the result of its game %d, which the venue "
+                        "does not hold; asking the broker for its retained copy", table, game)
+            if self.client is not None:
+                self.client.subscribe(contract.result_topic(table, game), 1)
+        self._missing_changed()
+
+    def _found(self, table: str, game: int) -> None:
+        """A result came: no longer missing (and its one-result subscription goes) (lock held)."""
+        held = self._missing.get(table)
+        if held is None or game not in held:
+            return
+        held.discard(game)
+        if not held:
+            del self._missing[table]
+        log.info("%s's result of game %d arrived", table, game)
+        if self.client is not None:
+            self.client.unsubscribe(contract.result_topic(table, game))
+        self._missing_changed()
+
+    def _missing_changed(self) -> None:
+        self.missing = sorted(f"{t} game {g}" for t, games in self._missing.items() for g in games)
         self._changed()
 
     def _take_event(self, table: str, payload: dict[str, Any]) -> None:
@@ -368,6 +454,7 @@ class Venue:
             head = _encode({
                 "now": now, "hours": self.config.hours, "stale_s": self.config.stale_s,
                 "connected": self.connected, "last_dropped": self.last_dropped, "results": len(self._results),
+                "missing": self.missing[:20], "missing_count": len(self.missing),
                 "counts": dict(self.counts), "version": version,
             })
             data = b"".join((head[:-1], b',"tables":[', b",".join(self._cards[t] for t in self._order),
@@ -378,6 +465,22 @@ class Venue:
 
 _RESULT_KEYS = ("table", "game", "started", "finished", "engine", "title", "variant", "rounds", "actions", "reason",
                 "players")
+
+
+def neutral_names(payload: dict[str, Any]) -> dict[str, Any]:
+    """``payload`` (a result, or a status with its game) with each player's name that
+    :func:`table.common.names.name_problem` refuses replaced by the station's usual name
+    ("Station 2"); the same object when every name is fine."""
+    holder = payload.get("game") if payload.get("type") == "status" else payload
+    if not isinstance(holder, dict):
+        return payload
+    players = holder.get("players")
+    if not isinstance(players, list) or all(name_problem(p.get("name")) is None for p in players):
+        return payload
+    fixed = [{**p, "name": shown_name(p.get("name"), int(p.get("station", 0)))} for p in players]
+    if holder is payload:
+        return {**payload, "players": fixed}
+    return {**payload, "game": {**holder, "players": fixed}}
 
 
 def _by_finish(r: dict[str, Any]) -> tuple[Any, ...]:

@@ -1,10 +1,15 @@
 """The venue's own SQLite file: the evening's results and every table's last status.
 
-Results are keyed by ``(table, game, started)``: a second delivery of the same
-result (QoS 1 after a reconnect, the relay's republish, a retained copy, an import
-from the table's journal) changes nothing. A table plays one game at a time, so a
-result of the same table and game number whose play overlaps a stored one's is
-that game again (re-stamped), and changes nothing either.
+A result's identity is its table, its game number and its journal (the ``journal``
+field: the start time of the journal's first game, which names the journal however
+a game's own times are stamped). A second delivery of a result (QoS 1 after a
+reconnect, the relay's republish, a retained copy, an import from the table's
+journal) changes nothing, and neither does the same game with other times (a result
+re-stamped): :meth:`VenueStore.take_result` says which of the two it was. A result
+without ``journal`` (from an older relay) is the same game as a stored one of its
+table and number whose play overlaps it, each play taken as at least
+:data:`SAME_PLAY_S` long: a table plays one game at a time, and a journal started
+afresh begins after a restart of the table, which takes longer than that.
 
 Rows that break the contract's bounds (stored before they existed, or written by
 something else) are moved to ``set_aside`` by :meth:`VenueStore.set_aside`, with
@@ -22,6 +27,13 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+SAME_PLAY_S = 1.0
+"""Without a journal identity, results of one table and number whose plays come this
+close (in seconds) are one game: a re-stamped copy of a game shorter than the shift."""
+
+AGAIN = "a second delivery of a result the venue holds"
+RESTAMPED = "a result the venue holds, stamped with other times (the same table, journal and game)"
 
 # Says why a stored payload may not be served (None: it may).
 Problem = Callable[[dict[str, Any]], "str | None"]
@@ -41,6 +53,7 @@ CREATE TABLE IF NOT EXISTS results (
     players TEXT NOT NULL,
     received REAL NOT NULL,
     ended TEXT NOT NULL DEFAULT '',
+    journal REAL,
     PRIMARY KEY (tbl, game, started)
 );
 CREATE TABLE IF NOT EXISTS tables (
@@ -58,7 +71,15 @@ CREATE TABLE IF NOT EXISTS set_aside (
 """
 
 _RESULT_COLUMNS = ("tbl, game, started, finished, engine, title, variant, rounds, actions, reason, players, "
-                   "received, ended")
+                   "received, ended, journal")
+
+
+def same_game(a: tuple[float, float, float | None], b: tuple[float, float, float | None]) -> bool:
+    """Whether two results of one table and game number, as ``(started, finished, journal)``,
+    are one game (see the module docstring)."""
+    if a[2] is not None and b[2] is not None:
+        return bool(a[2] == b[2])
+    return a[0] <= b[1] + SAME_PLAY_S and b[0] <= a[1] + SAME_PLAY_S
 
 
 class VenueStore:
@@ -76,6 +97,9 @@ class VenueStore:
         if "ended" not in columns:
             # A file from before games could end early: every result in it was played out.
             self._db.execute("ALTER TABLE results ADD COLUMN ended TEXT NOT NULL DEFAULT ''")
+        if "journal" not in columns:
+            # A file from before results named their journal: those are matched by their play.
+            self._db.execute("ALTER TABLE results ADD COLUMN journal REAL")
         self._lock = threading.Lock()
 
     def close(self) -> None:
@@ -83,21 +107,35 @@ class VenueStore:
             self._db.close()
 
     def add_result(self, r: dict[str, Any]) -> bool:
-        """Store a result payload; False if it was already there (a duplicate, see the module docstring)."""
+        """Store a result payload; False if it was already there (see :meth:`take_result`)."""
+        return self.take_result(r) is None
+
+    def take_result(self, r: dict[str, Any]) -> str | None:
+        """Store a result payload; or say why not: :data:`AGAIN` or :data:`RESTAMPED`
+        (the same game, see the module docstring)."""
+        new = (float(r["started"]), float(r["finished"]), r.get("journal"))
         with self._lock:
-            same = self._db.execute(
-                "SELECT 1 FROM results WHERE tbl = ? AND game = ? AND started <= ? AND finished >= ? LIMIT 1",
-                (r["table"], r["game"], r["finished"], r["started"]),
-            ).fetchone()
-            if same is not None:
-                return False
+            for started, finished, journal in self._db.execute(
+                    "SELECT started, finished, journal FROM results WHERE tbl = ? AND game = ?",
+                    (r["table"], r["game"])).fetchall():
+                if same_game((started, finished, journal), new):
+                    return AGAIN if (started, finished) == new[:2] else RESTAMPED
             cur = self._db.execute(
-                f"INSERT OR IGNORE INTO results ({_RESULT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT OR IGNORE INTO results ({_RESULT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (r["table"], r["game"], r["started"], r["finished"], r["engine"], r["title"], r["variant"],
                  r["rounds"], r["actions"], r["reason"], json.dumps(r["players"], sort_keys=True), time.time(),
-                 r.get("ended", "")),
+                 r.get("ended", ""), r.get("journal")),
             )
-            return cur.rowcount == 1
+            return None if cur.rowcount == 1 else AGAIN
+
+    def held_games(self, table: str, games: list[int], journal: float | None) -> set[int]:
+        """Which of ``games`` the file holds a result of, for ``table`` and ``journal``
+        (results that name no journal count for every journal)."""
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT DISTINCT game FROM results WHERE tbl = ? AND game IN ({','.join('?' * len(games))}) "
+                "AND (journal IS NULL OR ? IS NULL OR journal = ?)", (table, *games, journal, journal)).fetchall()
+        return {int(r[0]) for r in rows}
 
     def set_status(self, table: str, status: dict[str, Any]) -> None:
         with self._lock:
@@ -139,15 +177,16 @@ class VenueStore:
         with self._lock:
             rows = self._db.execute(
                 f"SELECT rowid, {_RESULT_COLUMNS} FROM results ORDER BY received, rowid").fetchall()
-            kept: dict[tuple[Any, Any], list[tuple[float, float]]] = {}
+            kept: dict[tuple[Any, Any], list[tuple[float, float, float | None]]] = {}
             for row in rows:
                 reason = _stored_result_problem(row[1:], result_problem)
                 if reason is None:
                     plays = kept.setdefault((row[1], row[2]), [])
-                    if any(s <= row[4] and row[3] <= f for s, f in plays):
+                    play = (float(row[3]), float(row[4]), None if row[14] is None else float(row[14]))
+                    if any(same_game(p, play) for p in plays):
                         reason = "the same game as a result received before it (re-stamped)"
                     else:
-                        plays.append((row[3], row[4]))
+                        plays.append(play)
                 if reason is not None:
                     body = json.dumps([_text(v) for v in row[1:]])
                     self._db.execute("INSERT INTO set_aside VALUES ('result', ?, ?, ?, ?)",
@@ -180,6 +219,8 @@ def _result(r: tuple[Any, ...]) -> dict[str, Any]:
            "received": r[11]}
     if r[12]:
         out["ended"] = r[12]  # only when the game was ended early, as the table sent it
+    if r[13] is not None:
+        out["journal"] = r[13]
     return out
 
 

@@ -251,3 +251,103 @@ def test_the_page_says_what_was_dropped_set_aside_and_restarted(tmp_path: Path) 
         if venue is not None:
             venue.stop()
         broker.kill()
+
+
+@pytest.mark.slow
+def test_hostile_names_show_as_readable_names(tmp_path: Path) -> None:
+    """Names no table would take (blank, zero-width, a right-to-left override, a control
+    character), from a journal through the relay and from raw MQTT: the wall and the
+    leaderboard show every result, each player by a readable name, the star on its player."""
+    import random
+    import threading
+
+    from selenium.webdriver.common.by import By
+
+    from table.common.names import name_problem
+    from table.games import get_engine, lobby_games
+    from table.games.base import Action, GameSetup
+    from table.play.journal import Journal
+    from table.play.session import Session
+    from table.venue.relay import Relay, RelayConfig
+    from table.venue.server import Venue, VenueConfig, make_http_server
+
+    hostile = ["   ", "\u200b\u200b", "Ev\u202eil", "A\x07B"]
+    family = "\U0001F468\u200d\U0001F469\u200d\U0001F467\u200d\U0001F466"
+    broker = LocalBroker(tmp_path / "broker", {"T1": "one", "T2": "two", "venue": "v"})
+    # Table T1's journal: a finished game whose setup holds the hostile names.
+    name = sorted(lobby_games())[0]
+    engine = get_engine(name)
+    n = min(engine.max_stations, 4)
+    setup = GameSetup(game=name, variant=engine.variants[0], stations=tuple(range(n)), names=tuple(hostile[:n]))
+    journal = Journal(tmp_path / "T1.db")
+    seed = random.Random(4).randrange(1 << 30)
+    session = Session.start(name, setup, seed)
+    gid = journal.start_game(setup, seed)
+    session.apply(Action("end", 1.0), lambda a: journal.append(gid, 0, a))
+    journal.finish(gid, session.outcome())
+    journal.close()
+    http_port = free_port()
+    url = f"http://127.0.0.1:{http_port}"
+    venue: Venue | None = None
+    httpd = None
+    driver = None
+    stop = threading.Event()
+    try:
+        broker.start()
+        venue = Venue(VenueConfig(db=tmp_path / "venue.db", port=broker.port, username="venue", password="v",
+                                  http_host="127.0.0.1", http_port=http_port))
+        httpd = make_http_server(venue)
+        threading.Thread(target=httpd.serve_forever, daemon=True).start()
+        venue.start_mqtt()
+        relay = Relay(RelayConfig(table="T1", journal=tmp_path / "T1.db", state_dir=tmp_path / "relay",
+                                  port=broker.port, username="T1", password="one"))
+        threading.Thread(target=relay.run, args=(stop,), daemon=True).start()
+        # Table T2 sends the hostile names itself, as a table with a changed relay could.
+        now = time.time()
+        players = [{"station": i, "name": v, "score": 20 + i, "winner": i == 2} for i, v in enumerate(hostile)]
+        players.append({"station": 4, "name": family, "score": 5, "winner": False})
+        result = {"v": 1, "type": "result", "table": "T2", "game": 1, "started": now - 600, "finished": now - 300,
+                  "engine": "ubongo", "title": "Ubongo", "variant": "standard", "actions": 40, "rounds": 9,
+                  "reason": "nine rounds played", "players": players}
+        game = {"id": 2, "started": now - 200, "engine": "ubongo", "title": "Ubongo", "variant": "standard",
+                "round": 3, "over": False, "paused": False, "seq": 12, "last_input": now - 5,
+                "players": [{k: v for k, v in p.items() if k != "winner"} for p in players]}
+        _publish_as(broker.port, "T2", "two", [("venue/v1/T2/results/1", result),
+                                              ("venue/v1/T2/status", _status("T2", True, game, results=[1, 5]))])
+
+        driver = _driver()
+        driver.get(url + "/")
+        wait_for(lambda: driver.find_element(By.TAG_NAME, "body").get_attribute("data-results") == "2", 30,
+                 "both results on the page")
+        wait_for(lambda: len(driver.find_elements(By.CSS_SELECTOR, "#wall .card")) == 2, 30, "two table cards")
+        time.sleep(0.5)
+        wall = driver.find_element(By.TAG_NAME, "body").text
+        # T2's status says the broker acknowledged game 5's result, which no one sent: missing, and said.
+        wait_for(lambda: "1 result missing" in driver.find_element(By.TAG_NAME, "header").text, 10,
+                 "the missing result in the header")
+        assert "T2 game 5" in str(driver.find_element(By.ID, "missing").get_attribute("title"))
+        _shots(driver, "wall-hostile-names", tmp_path)
+        driver.get(url + "/leaderboard")
+        wait_for(lambda: "Station 3" in driver.find_element(By.ID, "board").text, 30, "the leaderboard")
+        time.sleep(0.5)
+        board = driver.find_element(By.ID, "board").text
+        _shots(driver, "leaderboard-hostile-names", tmp_path)
+        for text in (wall, board):
+            for bad in ("\u202e", "\u200b", "\x07", "liv"):  # "liv": "Evil" reversed by the override
+                assert bad not in text, (bad, text)
+        assert "Station 1" in wall and "Station 3" in wall and "Station 3" in board
+        # The star stays on the player who won: station 3 at T2, whose name was the override.
+        star = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#board .who.win")]
+        assert star and all(name_problem(s.strip("★ ").strip()) is None for s in star), star
+        names = [p["name"] for r in venue.state()["recent"] for p in r["players"]]
+        assert all(name_problem(v) is None for v in names) and family in names, names
+    finally:
+        stop.set()
+        if driver is not None:
+            driver.quit()
+        if httpd is not None:
+            httpd.shutdown()
+            httpd.server_close()
+        if venue is not None:
+            venue.stop()
+        broker.kill()
