@@ -320,16 +320,18 @@ def test_hostile_names_show_as_readable_names(tmp_path: Path) -> None:
         wait_for(lambda: driver.find_element(By.TAG_NAME, "body").get_attribute("data-results") == "2", 30,
                  "both results on the page")
         wait_for(lambda: len(driver.find_elements(By.CSS_SELECTOR, "#wall .card")) == 2, 30, "two table cards")
-        time.sleep(0.5)
+        # The page fills its cards as states arrive: wait for both tables' players.
+        wait_for(lambda: all(n in driver.find_element(By.TAG_NAME, "body").text for n in ("Station 1", "Station 3")),
+                 30, "both tables' players on the wall")
         wall = driver.find_element(By.TAG_NAME, "body").text
         # T2's status says the broker acknowledged game 5's result, which no one sent: missing, and said.
-        wait_for(lambda: "1 result missing" in driver.find_element(By.TAG_NAME, "header").text, 10,
+        wait_for(lambda: "1 result missing" in driver.find_element(By.TAG_NAME, "header").text, 30,
                  "the missing result in the header")
         assert "T2 game 5" in str(driver.find_element(By.ID, "missing").get_attribute("title"))
         _shots(driver, "wall-hostile-names", tmp_path)
         driver.get(url + "/leaderboard")
-        wait_for(lambda: "Station 3" in driver.find_element(By.ID, "board").text, 30, "the leaderboard")
-        time.sleep(0.5)
+        wait_for(lambda: "Station 3" in driver.find_element(By.ID, "board").text
+                 and driver.find_elements(By.CSS_SELECTOR, "#board .who.win"), 30, "the leaderboard and its star")
         board = driver.find_element(By.ID, "board").text
         _shots(driver, "leaderboard-hostile-names", tmp_path)
         for text in (wall, board):
