@@ -304,16 +304,17 @@ def test_an_i2c_node_without_the_udev_rule_is_closed_to_every_group(tmp_path: Pa
 
 
 def test_the_recipes_spi_line_clashes_with_the_shipped_wiring(tmp_path: Path) -> None:
-    """The shipped wiring has stations on GPIO 8-11; `raspi-config nonint do_spi 0` claims 7-11."""
+    """The shipped wiring has S2 on GPIO 7-9 (SPI LEDs need only 10 and 11); `dtparam=spi=on`
+    (what `raspi-config nonint do_spi 0` writes) claims 7-11."""
     root = fake_root(tmp_path)
     cfg = load_hardware(SHIPPED)
     assert devices.pin_clashes(cfg, root) == []
     (root / "boot/firmware/config.txt").write_text("[all]\ndtparam=audio=on\ndtparam=spi=on\n")
     clashes = devices.pin_clashes(cfg, root)
     assert [c.split(":")[1].strip() for c in clashes] == \
-        ["S2.button", "S2.data[0]", "S2.data[1]", "S4.knob_switch"]
+        ["S2.button", "S2.data[0]", "S2.data[1]"]
     assert clashes[0] == (
-        f"{cfg.source}: S2.button: GPIO 10 is taken by 'dtparam=spi=on' in /boot/firmware/config.txt (spi0 has "
+        f"{cfg.source}: S2.button: GPIO 9 is taken by 'dtparam=spi=on' in /boot/firmware/config.txt (spi0 has "
         "GPIO 7-11), so the firmware switches it away: move the wire to a GPIO the firmware leaves free, or "
         "remove 'dtparam=spi=on' if nothing needs it")
     assert clashes[0] in requirements.kiosk_problems(cfg, on_pi=True, root=root)

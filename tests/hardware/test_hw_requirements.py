@@ -38,7 +38,7 @@ def test_the_shipped_wiring_names_its_missing_modules_under_the_kiosk(
     d = config_with(tmp_path, "brightness = 0.4", "brightness = 0.4", base=SHIPPED)
     assert main(["check-config", "--kiosk", str(d)]) == 2
     lines = [line for line in capsys.readouterr().err.splitlines() if module in line]
-    assert len(lines) == 1 and "pip install 'game-table[pi,pi5]'" in lines[0]
+    assert len(lines) == 1 and "pip install 'game-table[pi]'" in lines[0]
 
 
 def test_neopixel_is_refused_under_the_kiosk_with_the_backend_to_use(
