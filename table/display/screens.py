@@ -34,6 +34,7 @@ from table.display.layers import Live, Paint, Part, fill, paint_all, whole
 from table.display.theme import ACCENT, BACKGROUND, GOOD, PANEL, PANEL_LIGHT, TEXT, TEXT_DIM, Colour, Theme
 from table.games import lobby_games, registry
 from table.games.base import Action, GameSetup, knob_choice
+from table.games.contract import COUNTDOWN, table_view
 from table.play.session import END, PAUSE, RESUME, UNDO, Session
 
 if TYPE_CHECKING:  # the game's screens, the demo's: loaded with the first of them, not with the lobby
@@ -700,11 +701,11 @@ class GameScreen(Screen):
             parts = [Part("game:missing", whole(size), message, missing, base=True)]
         else:
             parts = retimed(renderer_parts(renderer, session.view(None), theme, session.paused), self._render_now)
-        view = session.view(None)
+        view = table_view(session.view(None))
         sand = view.get("sand")
         deadline = view.get("deadline")
         if (self.celebrations and not session.is_over() and isinstance(sand, dict) and sand.get("started") is not None
-                and isinstance(deadline, (int, float)) and view.get("phase") != "countdown"):
+                and isinstance(deadline, (int, float)) and view.get("phase") != COUNTDOWN):
             parts += moments.tension_parts(size, theme, float(deadline), self._render_now)
         for i, moment in enumerate(self.moments):
             parts += moments.parts(moment, size, theme, i, renderer)

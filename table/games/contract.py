@@ -247,10 +247,10 @@ class GameEngine(Generic[S]):
 
     name: ClassVar[str]
     """The game's key in configs, scenarios, journals and ``[games.NAME]``: lower case
-    letters, digits and ``_``, unique among installed games (``"buzzer_race"``)."""
+    letters, digits and ``_``, unique among installed games (``"my_game"``, as in the entry point above)."""
     title: ClassVar[str]
     """The game's name as players read it, a message id its catalogue translates
-    (``"Buzzer race"``)."""
+    (``"My game"``)."""
     variants: ClassVar[tuple[str, ...]]
     """The variants a setup may name, the first being the default
     (``("standard", "strict")``)."""
@@ -272,7 +272,7 @@ class GameEngine(Generic[S]):
         :class:`table.games.base.SetupError` (one sentence) for options it cannot play.
         May assume: ``setup.variant`` is one of :attr:`variants` and the station count
         within bounds (:func:`table.games.base.check_setup` ran); ``setup.options`` may
-        hold :data:`LOBBY_OPTIONS`. Example: ``new_game(GameSetup("buzzer_race",
+        hold :data:`LOBBY_OPTIONS`. Example: ``new_game(GameSetup("my_game",
         stations=(0, 2)), seed=7)`` is round 1 waiting for its signal at time 0.
         """
         raise NotImplementedError

@@ -7,9 +7,9 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+
 from games.broken import BROKEN
 from games.conformance import Case, cases, check_deterministic, check_ends, check_ignores, check_pure, check_view
-
 from table.games.base import Engine
 
 CHECKS: dict[str, Callable[[Engine[Any], Case], object]] = {
