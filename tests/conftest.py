@@ -9,9 +9,9 @@ in real time, and scale its numbers with ``tests/tier.py`` when it runs many cas
 conformance test's seeds, hypothesis's examples). Outside those folders nothing is even
 imported, which keeps collection short.
 
-``pytest --game NAME`` (``scripts/run-tests --game NAME``) is one game's run, for its
-author: the conformance test and the display tests made for each game, for that game
-only, at the fast tier's sizes. NAME may be one of the broken games of
+``pytest --game NAME`` (``scripts/run-tests --fast --game NAME``) is one game's run, for
+its author: the conformance test and the display tests made for each game (heavy ones
+included), for that game only, at the fast tier's sizes, instead of the tier. NAME may be one of the broken games of
 ``tests/games/broken/``, which nothing else sees.
 
 Hypothesis runs under one profile: no per-example deadline and no "too slow" health
@@ -48,8 +48,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--fast", action="store_true", default=False,
                      help=f"run the fast tier only: tests/{{{','.join(FAST_TIER)}}} without heavy or slow tests")
     parser.addoption("--game", default=None, metavar="NAME",
-                     help=f"one game's run at the fast tier's sizes: the tests of tests/{{{','.join(ONE_GAME)}}} "
-                          "made for each game, for NAME only (a registered game, or one of tests/games/broken/)")
+                     help=f"one game's run at the fast tier's sizes, instead of the tier: the tests of "
+                          f"tests/{{{','.join(ONE_GAME)}}} made for each game, for NAME only (a registered game, "
+                          "or one of tests/games/broken/)")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -86,9 +87,9 @@ def _in_one_game_run(path: Path) -> bool:
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    if config.getoption("game"):
+        return True if not _in_one_game_run(collection_path) else None
     if config.getoption("fast") and not _in_fast_tier(collection_path):
-        return True
-    if config.getoption("game") and not _in_one_game_run(collection_path):
         return True
     return None
 
@@ -103,11 +104,12 @@ def _about_game(item: pytest.Item, game: str) -> bool:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     game = config.getoption("game")
-    if game:
+    if game:  # the one game's run, heavy tests included, instead of the tier
         others = [item for item in items if not _about_game(item, game)]
         if others:
             config.hook.pytest_deselected(items=others)
             items[:] = [item for item in items if _about_game(item, game)]
+        return
     if not config.getoption("fast"):
         return
     kept: list[pytest.Item] = []

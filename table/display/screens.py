@@ -22,7 +22,7 @@ import math
 import random
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import pygame
 
@@ -33,7 +33,7 @@ from table.display.games import PlayerOption, renderer_of, renderer_parts
 from table.display.layers import Live, Paint, Part, fill, paint_all, whole
 from table.display.theme import ACCENT, BACKGROUND, GOOD, PANEL, PANEL_LIGHT, TEXT, TEXT_DIM, Colour, Theme
 from table.games import lobby_games, registry
-from table.games.base import Action, GameSetup, knob_choice
+from table.games.base import Action, GameSetup, JSONValue, knob_choice
 from table.games.contract import COUNTDOWN, table_view
 from table.play.session import END, PAUSE, RESUME, UNDO, Session
 
@@ -241,7 +241,7 @@ class LobbyScreen(Screen):
     LINES = (GAMES, HOW_TO_PLAY, "variant", PLAYER_OPTIONS, "colour", "name", "language", "start")
 
     def __init__(self, control: TableControl, theme: Theme, stations: int,
-                 game_options: dict[str, dict[str, Any]] | None = None,
+                 game_options: dict[str, dict[str, JSONValue]] | None = None,
                  pinned_language: frozenset[str] = frozenset(), names: Sequence[str] = ()) -> None:
         self.control = control
         self.theme = theme
@@ -360,7 +360,7 @@ class LobbyScreen(Screen):
             self.message = _("{game} needs {low} to {high} players: press your button to join").format(
                 game=engine.title, low=engine.min_stations, high=engine.max_stations)
             return
-        options: dict[str, Any] = dict(self.game_options.get(s.game, {}))
+        options: dict[str, JSONValue] = dict(self.game_options.get(s.game, {}))
         for option in player_options(s.game):
             options[option.option] = [s.choice(option, st) for st in s.joined]
         options["colours"] = [s.colours.get(st, st) for st in s.joined]

@@ -226,7 +226,7 @@ class GameEngine(Generic[S]):
 
     What the table may assume of every engine, and the conformance test
     (``tests/games/test_conformance.py``, one named test per rule; ``scripts/run-tests
-    --game NAME`` runs them for one game) checks, at every step of random play:
+    --fast --game NAME`` runs them for one game) checks, at every step of random play:
 
     * **ends** (:data:`ENDS`): random legal play ends the game within
       :data:`MAX_ACTIONS` actions and never gets stuck;
@@ -436,43 +436,49 @@ def no_data_problems(config_dir: Path | None) -> list[str]:
 class Game:
     """One game as the table knows it: the engine, where its screen is, and what the game
     adds around them. Only ``engine`` and ``screen`` are needed; the rest has defaults.
+    Example (a game's ``__init__.py``, named by its entry point)::
 
-    * ``engine``: the engine, or a :class:`LazyEngine` naming it with its facts, which
-      keeps its rules unimported until a game of it is played (the table's start imports
-      no game's rules then; ``data_options`` should import them on use too).
-    * ``screen``: ``"module:ATTRIBUTE"`` of its :class:`table.display.games.GameRenderer`,
-      imported only by the display.
-    * ``data_options(config_dir)``: setup options read from the game's own data files under
-      ``NAME/`` of the config directory (``None``: the one in force) or the shipped defaults;
-      raises :class:`table.common.errors.TableError` for a bad file. The options are plain
-      data, so a journaled setup replays without the files.
-    * ``data_problems(config_dir)``: every problem in those files, one sentence each, for
-      ``table check-config``.
-    * ``commands``: ``"module:FUNCTION"`` that adds the game's own subcommands to the
-      table's command line (``FUNCTION(subparsers)``, like a module of ``table.commands``).
-    * ``catalogue``: a package holding ``locale/<lang>.po`` (or the compiled ``.mo``) with
-      the game's own words: every message marked in its engine's and its screen's
-      packages (consulted after the table's catalogue, which holds the shared words
-      only); ``None`` for a game without words of its own.
-    * ``lobby_order``: where the game stands in the lobby's list (lower first; the first
-      is the one the lobby offers first); ties go by name.
-    * ``secret_knob``: players set a secret with the knob (the station's own view holds
-      the cursor as ``you``), which the shared screen never shows: with relative encoders
-      a player needs a private station display to see what he sets (``table check-config``
-      warns when one is missing).
+        GAME = Game(LazyEngine("my_game.engine:ENGINE", name="my_game", title="My game",
+                               variants=("standard",), min_stations=2, max_stations=4,
+                               option_names=frozenset({"points_to_win", "colours"})),
+                    "my_game.screen:RENDERER", catalogue="my_game")
     """
 
     engine: Engine[Any]
+    """The engine, or a :class:`LazyEngine` naming it with its facts, which keeps its rules
+    unimported until a game of it is played (the table's start imports no game's rules
+    then; ``data_options`` should import them on use too)."""
     screen: str
+    """``"module:ATTRIBUTE"`` of its :class:`table.display.games.GameRenderer`, imported
+    only by the display (a replay and the venue relay never load pygame)."""
     data_options: Callable[[Path | None], dict[str, JSONValue]] = no_data_options
+    """``data_options(config_dir)``: setup options read from the game's own data files
+    under ``NAME/`` of the config directory (``None``: the one in force) or the shipped
+    defaults; raises :class:`table.common.errors.TableError` for a bad file. The options
+    are plain data, so a journaled setup replays without the files."""
     data_problems: Callable[[Path | None], list[str]] = no_data_problems
+    """``data_problems(config_dir)``: every problem in those files, one sentence each, for
+    ``table check-config``."""
     commands: str | None = None
+    """``"module:FUNCTION"`` that adds the game's own subcommands to the table's command
+    line (``FUNCTION(subparsers)``, like a module of ``table.commands``)."""
     catalogue: str | None = None
+    """A package holding ``locale/<lang>.po`` (or the compiled ``.mo``) with the game's own
+    words: every message marked in its engine's and its screen's packages (consulted
+    after the table's catalogue, which holds the shared words only); ``None`` for a game
+    without words of its own."""
     lobby_order: int = 50
+    """Where the game stands in the lobby's list (lower first; the first is the one the
+    lobby offers first); ties go by name."""
     secret_knob: bool = False
+    """Players set a secret with the knob (the station's own view holds the cursor as
+    ``you``), which the shared screen never shows: with relative encoders a player needs
+    a private station display to see what he sets (``table check-config`` warns when
+    one is missing)."""
 
     @property
     def name(self) -> str:
+        """The engine's ``name``."""
         return self.engine.name
 
 

@@ -102,11 +102,12 @@ class Step:
     session: Session
 
 
-def random_play(engine: Engine[Any], case: Case, *, check_end: bool = True) -> Iterator[Step]:
+def random_play(engine: Engine[Any], case: Case, *, check_end: bool = True,
+                session: Session | None = None) -> Iterator[Step]:
     """Random legal play of ``case`` (rule ``ends`` checked when ``check_end``), one step
-    at a time; a raising ``apply`` breaks rule ``ignores``. Stops at the end, or after
-    :data:`MAX_ACTIONS` actions."""
-    session = Session(engine=engine, setup=case.setup, seed=case.seed)
+    at a time, in ``session`` (a new one when ``None``); a raising ``apply`` breaks rule
+    ``ignores``. Stops at the end, or after :data:`MAX_ACTIONS` actions."""
+    session = session if session is not None else Session(engine=engine, setup=case.setup, seed=case.seed)
     rng = case.rng()
     for number in range(1, MAX_ACTIONS + 1):
         if session.is_over():
@@ -129,9 +130,19 @@ def random_play(engine: Engine[Any], case: Case, *, check_end: bool = True) -> I
         pytest.skip(f"{case} is not over after {MAX_ACTIONS} actions: test_rule_ends fails for it")
 
 
-def check_ends(engine: Engine[Any], case: Case) -> list[Action]:
-    """Rule ``ends``; returns the actions played."""
-    return [step.action for step in random_play(engine, case)]
+_PLAYED: dict[tuple[str, str, tuple[int, ...], int], tuple[list[Action], Session]] = {}
+"""The plays :func:`check_ends` has checked, by game and case, for the replay test."""
+
+
+def check_ends(engine: Engine[Any], case: Case) -> tuple[list[Action], Session]:
+    """Rule ``ends``; returns the actions played and the finished session (kept: asked
+    again for the same game and case, the same play is returned, not played again)."""
+    key = (engine.name, case.setup.variant, case.setup.stations, case.seed)
+    if key not in _PLAYED:
+        session = Session(engine=engine, setup=case.setup, seed=case.seed)
+        actions = [step.action for step in random_play(engine, case, session=session)]
+        _PLAYED[key] = (actions, session)
+    return _PLAYED[key]
 
 
 def _snapshot(state: object) -> bytes:

@@ -98,15 +98,11 @@ def test_a_lazy_engines_facts_are_its_engines(name: str) -> None:
 
 
 def test_random_play_replays(name: str) -> None:
-    """Replaying the recorded actions, straight and resumed from a cut, gives the same state."""
+    """Replaying the recorded actions (the plays of ``test_rule_ends``), straight and
+    resumed from a cut, gives the same state."""
     engine = engine_named(name)
     for case in cases(engine):
-        session = Session(engine=engine, setup=case.setup, seed=case.seed)
-        actions: list[Action] = []
-        rng = case.rng()
-        play_randomly(session, rng, actions.append, meta_rate=case.meta_rate)
-        if not session.is_over():
-            pytest.skip(f"{case} is not over after {len(actions)} actions: test_rule_ends fails for it")
+        actions, session = check_ends(engine, case)
         outcome = session.outcome()
         assert outcome is not None and outcome.winners
         json.dumps(session.report())
@@ -114,7 +110,7 @@ def test_random_play_replays(name: str) -> None:
         again = _replay(case.setup, case.seed, actions)
         assert again.state == session.state
 
-        cut = rng.randrange(len(actions) + 1)
+        cut = random.Random(f"{case} cut").randrange(len(actions) + 1)
         resumed = _replay(case.setup, case.seed, actions[:cut])
         for action in actions[cut:]:
             resumed.apply(action)

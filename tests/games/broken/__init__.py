@@ -1,7 +1,7 @@
 """Three games that each break one rule of the game contract, for
 ``tests/games/test_conformance.py`` to fail on, naming the rule (``test_broken_games.py``
-holds it to that; ``scripts/run-tests --game broken_never_ends
-tests/games/test_conformance.py`` shows the failure as a game's author sees it).
+holds it to that; ``scripts/run-tests --fast --game broken_never_ends`` shows the
+failure as a game's author sees it).
 
 They are registered with nothing: no entry point, so no table, lobby or other test ever
 sees them; the conformance test looks them up here, and only when named.
