@@ -88,7 +88,7 @@ class TableView(TypedDict):
     Required:
 
     * ``phase`` (str): the game's phase; the table knows one by name, :data:`COUNTDOWN`.
-    * ``round`` (int): the round, from 1 (0 before the first).
+    * ``round`` (int): the round being played (a new round is a new throw to the tray camera).
     * ``scores`` ({str(station): int}): every playing station's score now; it ranks a
       game ended early unless :meth:`GameEngine.final_scores` says otherwise.
     * ``may_act`` ([station]): the stations whose press means something now; their
