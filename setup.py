@@ -58,6 +58,8 @@ setup(
     package_dir={"table.defaults": "config", "table.system": "systemd", "table.docs": "docs",
                  "table.firmware": "firmware"},
     package_data={
+        # PEP 561: the table's type hints hold for the games written against it elsewhere.
+        "table": ["py.typed"],
         "table.defaults": ["*.toml", "*/*.toml", "*/*.npz", "*/*.onnx", "*/*.md", "*/*.json"],
         "table.system": ["*.service", "*/*.conf", "*/*.rules"],
         "table.docs": ["kiosk.md"],

@@ -169,9 +169,12 @@ def test_a_games_own_command_is_found_when_named(capsys: pytest.CaptureFixture[s
 
 
 def test_the_games_are_found_as_the_standard_library_finds_them() -> None:
+    """The same entry points, whatever else is installed. Their order is not compared:
+    the table reads each folder of ``sys.path`` in name order, the standard library in
+    the order the file system lists it, and ``games()`` sorts by name anyway."""
     import importlib.metadata
 
     from table.games.contract import ENTRY_POINTS, entry_points
 
-    assert entry_points(ENTRY_POINTS) == [(p.name, p.value)
-                                          for p in importlib.metadata.entry_points(group=ENTRY_POINTS)]
+    assert sorted(entry_points(ENTRY_POINTS)) == sorted((p.name, p.value)
+                                                        for p in importlib.metadata.entry_points(group=ENTRY_POINTS))

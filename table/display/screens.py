@@ -22,7 +22,7 @@ import math
 import random
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import pygame
 
@@ -34,7 +34,8 @@ from table.display.games import PlayerOption, renderer_of, renderer_parts
 from table.display.layers import Live, Paint, Part, fill, paint_all, whole
 from table.display.theme import ACCENT, BACKGROUND, BAD, GOOD, PANEL, PANEL_LIGHT, TEXT, TEXT_DIM, Colour, Theme
 from table.games import lobby_games, registry
-from table.games.base import Action, GameSetup, knob_choice
+from table.games.base import Action, GameSetup, JSONValue, knob_choice
+from table.games.contract import COUNTDOWN, table_view
 from table.play.session import END, PAUSE, RESUME, UNDO, Session
 
 if TYPE_CHECKING:  # the game's screens, the demo's: loaded with the first of them, not with the lobby
@@ -323,7 +324,7 @@ class LobbyScreen(Screen):
     LINES = (GAMES, HOW_TO_PLAY, "variant", PLAYER_OPTIONS, "colour", "name", "language", "start")
 
     def __init__(self, control: TableControl, theme: Theme, stations: int,
-                 game_options: dict[str, dict[str, Any]] | None = None,
+                 game_options: dict[str, dict[str, JSONValue]] | None = None,
                  pinned_language: frozenset[str] = frozenset(), names: Sequence[str] = ()) -> None:
         self.control = control
         self.theme = theme
@@ -451,7 +452,7 @@ class LobbyScreen(Screen):
             self.message = _("{game} needs {low} to {high} players: press your button to join").format(
                 game=engine.title, low=engine.min_stations, high=engine.max_stations)
             return
-        options: dict[str, Any] = dict(self.game_options.get(s.game, {}))
+        options: dict[str, JSONValue] = dict(self.game_options.get(s.game, {}))
         for option in player_options(s.game):
             options[option.option] = [s.choice(option, st) for st in s.joined]
         options["colours"] = [s.colours.get(st, st) for st in s.joined]
@@ -801,11 +802,11 @@ class GameScreen(Screen):
             parts = [Part("game:missing", whole(size), message, missing, base=True)]
         else:
             parts = retimed(renderer_parts(renderer, session.view(None), theme, session.paused), self._render_now)
-        view = session.view(None)
+        view = table_view(session.view(None))
         sand = view.get("sand")
         deadline = view.get("deadline")
         if (self.celebrations and not session.is_over() and isinstance(sand, dict) and sand.get("started") is not None
-                and isinstance(deadline, (int, float)) and view.get("phase") != "countdown"):
+                and isinstance(deadline, (int, float)) and view.get("phase") != COUNTDOWN):
             parts += moments.tension_parts(size, theme, float(deadline), self._render_now)
         for i, moment in enumerate(self.moments):
             parts += moments.parts(moment, size, theme, i, renderer)

@@ -1,22 +1,10 @@
-"""The engine interface every game implements, and the types engines share.
+"""The types engines and the table share: actions, setups, messages, outcomes, events,
+the knob helpers and :func:`rng_for`, and :class:`Engine`, the engine interface as a
+protocol.
 
-An engine is pure: no clocks, no randomness outside its seeded ``random.Random``
-built from the state's seed material, no hardware, no files. The table loop owns all
-of that and talks to an engine only through this interface:
-
-* ``new_game(setup, seed)`` builds the first state.
-* ``legal_actions(state)`` lists the inputs that would change the state now.
-* ``apply(state, action)`` returns the next state (the old one is untouched).
-* ``next_deadline(state)`` says when the game wants a ``tick`` (sand runs out ...).
-* ``is_over(state)`` / ``outcome(state)`` tell when and how the game ended.
-* ``view(state, station)`` is what one station (or, with ``None``, the public
-  display) may see, as JSON-compatible data; hidden things are removed here. Words for
-  the players travel as :class:`Message` data (message id and parameters), never as
-  sentences: the screens word them in the table's language.
-
-Time is an input: every :class:`Action` carries ``t``, the game time in seconds at
-which the input happened (for presses: the edge timestamp). Engines never read a
-clock; deadlines are stored in the state and delivered back as ``tick`` actions.
+The contract itself (what each member must do, what it may assume, the rules every
+engine keeps, the view keys the table reads) is stated once, in
+:mod:`table.games.contract` (:class:`table.games.contract.GameEngine`).
 """
 
 from __future__ import annotations
@@ -32,7 +20,10 @@ StationId = int
 """A station's index, 0-based, in seating order (clockwise)."""
 
 JSONValue = Any
-"""A value that ``json.dumps`` accepts (dict/list/str/int/float/bool/None)."""
+"""A value that ``json.dumps`` accepts (dict/list/str/int/float/bool/None): what a view,
+an action's value and a setup's options carry, arbitrary JSON whose shape is each game's
+own. The keys the table itself reads of a view are typed in
+:class:`table.games.contract.TableView`."""
 
 # The action kinds that every engine understands. Engines may add their own
 # (for example ``dice`` for a tray reading); unknown kinds are ignored, never fatal.
@@ -306,15 +297,9 @@ S = TypeVar("S", bound=GameState)
 
 
 class Engine(Protocol, Generic[S]):
-    """The contract of a game engine, as the table calls it. See the module docstring;
-    engines derive from :class:`table.games.contract.GameEngine`, which gives every
-    optional member its default.
-
-    Must provide every member below. ``name`` is the registry key used in configs,
-    scenarios and journals; ``variants`` lists the accepted variant names, the first
-    being the default. ``apply`` must ignore (return the same state for) an action
-    that means nothing now, and must never raise for a well-formed action.
-    """
+    """A game engine as the table calls it: the members of
+    :class:`table.games.contract.GameEngine`, where each is stated (engines derive from
+    that class, which gives the optional ones their defaults)."""
 
     @property
     def name(self) -> str: ...

@@ -19,7 +19,8 @@ from collections.abc import Callable
 from dataclasses import Field, replace
 from typing import Any, ClassVar, Protocol, TypeVar
 
-from table.games.base import Action, JSONValue
+from table.games.base import Action
+from table.games.contract import Sand
 
 RESULTS = "results"
 """The phase between rounds, in both games."""
@@ -95,8 +96,9 @@ def turn_sand(state: S, at: float, seconds: float) -> S:
     return replace(state, sand_started=at, deadline=at + seconds)
 
 
-def sand_view(state: Sanded, seconds: float) -> dict[str, JSONValue]:
-    """The view's ``sand`` (what drives the LED hourglass): when it started, and how long it runs."""
+def sand_view(state: Sanded, seconds: float) -> Sand:
+    """The view's ``sand`` (:class:`table.games.contract.Sand`, what drives the LED
+    hourglass): when it started, and how long it runs."""
     return {"started": state.sand_started, "seconds": seconds}
 
 

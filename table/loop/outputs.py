@@ -28,6 +28,7 @@ from typing import Any
 
 from table.display.output import Output
 from table.games.base import Action
+from table.games.contract import table_view
 from table.hardware.hourglass import Flash, HourglassState, fading_flashes, hourglass_frame, next_glow_change
 from table.hardware.interfaces import (
     RGB,
@@ -80,7 +81,7 @@ class StationInputs:
 def _may_act(session: Session | None) -> tuple[int, ...] | None:
     if session is None or session.paused or session.is_over():
         return None
-    may = session.view(None).get("may_act")
+    may = table_view(session.view(None)).get("may_act")
     if may is None:
         return None
     return tuple(sorted(int(s) for s in may))
@@ -93,7 +94,7 @@ def _may_act_after_deadline(session: Session) -> tuple[float, tuple[int, ...]] |
     if deadline is None:
         return None
     after = session.engine.apply(session.state, Action("tick", deadline))
-    may = session.engine.view(after, None).get("may_act") or []
+    may = table_view(session.engine.view(after, None)).get("may_act") or []
     return deadline, tuple(sorted(int(s) for s in may))
 
 
@@ -101,7 +102,7 @@ def _callers(session: Session | None) -> list[int]:
     """The stations that called first this round (a game's view ``callers``), if any."""
     if session is None or session.is_over():
         return []
-    callers = session.view(None).get("callers")
+    callers = table_view(session.view(None)).get("callers")
     return [int(c) for c in callers] if isinstance(callers, list) and len(callers) == 1 else []
 
 
@@ -182,7 +183,7 @@ def hourglass_state(session: Session | None, now: float, colours: Sequence[RGB],
     if session is None:
         return HourglassState(flashes=tuple(flashes)), now
     game_now = session.game_time(session.paused_since if session.paused_since is not None else now)
-    view = session.view(None)
+    view = table_view(session.view(None))
     sand = view.get("sand")
     if isinstance(sand, Mapping):
         started, seconds = sand.get("started"), sand.get("seconds", 60.0)

@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # numpy loads with the first sounds, not with the table
     import numpy as np
 
 from table.display.output import Output
+from table.games.contract import COUNTDOWN, table_view
 
 log = logging.getLogger(__name__)
 
@@ -314,7 +315,7 @@ class SoundOutput(Output):
         if over and not self._ended and not any(e.kind == "game_over" for e in events[-3:]):
             self.play("fanfare")  # ended from the table menu, or a game without its own end event
         self._ended = over
-        view = session.view(None)
+        view = table_view(session.view(None))
         deadline = view.get("deadline")
         if deadline is None or session.paused:
             self._last_second = None
@@ -323,7 +324,7 @@ class SoundOutput(Output):
         second = math.ceil(left)
         if second != self._last_second and left > 0:
             self._last_second = second
-            if view.get("phase") == "countdown":
+            if view.get("phase") == COUNTDOWN:
                 self.play("count")
             elif second <= 10:
                 self.play("tick")

@@ -25,13 +25,14 @@ from pathlib import Path
 from typing import Any
 
 from table.display.output import Output
-from table.games.base import Action
+from table.games.base import Action, JSONValue
+from table.games.contract import TableView, table_view
 from table.play.session import Session
 
 log = logging.getLogger(__name__)
 
 
-def _throw_key(session: Session, view: dict[str, Any]) -> tuple[Any, ...]:
+def _throw_key(session: Session, view: TableView) -> tuple[JSONValue, ...]:
     """What identifies one awaited throw: a new key means a new reading is wanted."""
     return (id(session), view.get("round"), view.get("turn"), view.get("throws"), view.get("expects_dice"),
             tuple(view.get("tray") or ()), view.get("tray_problem"))
@@ -58,10 +59,10 @@ class TrayWatcher(Output):
         self._wait_for_motion = wait_for_motion
         self.clock = clock
         self.wake = wake
-        self._requests: queue.SimpleQueue[tuple[tuple[Any, ...], bool] | None] = queue.SimpleQueue()
+        self._requests: queue.SimpleQueue[tuple[tuple[JSONValue, ...], bool] | None] = queue.SimpleQueue()
         self._results: queue.SimpleQueue[Action] = queue.SimpleQueue()
-        self._last_key: tuple[Any, ...] | None = None
-        self._read_for: tuple[Any, ...] | None = None
+        self._last_key: tuple[JSONValue, ...] | None = None
+        self._read_for: tuple[JSONValue, ...] | None = None
         self._source: Any = None
         self._failed = False
         self._thread = threading.Thread(target=self._run, name="tray", daemon=True)
@@ -71,7 +72,7 @@ class TrayWatcher(Output):
     def update(self, session: Session | None, now: float) -> None:
         if session is None:
             return
-        view = session.view(None)
+        view = table_view(session.view(None))
         if not view.get("expects_dice"):
             self._last_key = None
             return
@@ -122,7 +123,7 @@ class TrayWatcher(Output):
                     log.warning("the tray camera failed (%s); dice are set with the knob from now on", exc)
                 self._failed = True
                 self._source = None
-            value: dict[str, Any] = {"faces": faces or []}
+            value: dict[str, JSONValue] = {"faces": faces or []}
             if faces is None:
                 value["unsure"] = True
             self._results.put(Action("dice", self.clock(), None, value))

@@ -27,6 +27,7 @@ from typing import Any
 from table.common.i18n import N_
 from table.games import get_engine
 from table.games.base import TICK, Action, Engine, GameSetup, JSONValue, Message, Outcome, check_setup
+from table.games.contract import table_view
 
 PAUSE = "pause"
 RESUME = "resume"
@@ -192,7 +193,7 @@ class Session:
 
     def scores(self) -> dict[int, int]:
         """Current scores by station, from the public view's ``scores``."""
-        view = self.engine.view(self.state, None)
+        view = table_view(self.engine.view(self.state, None))
         raw = view.get("scores", {})
         return {int(k): int(v) for k, v in raw.items()}
 

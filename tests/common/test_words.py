@@ -65,9 +65,34 @@ def test_german_uses_the_rulebook_terms() -> None:
     assert not found, found
 
 
+ADDRESS = re.compile(r"\b(ihr|[Ee]uch|[Ee]uer|[Ee]ure[nmrs]?|seid|habt|Sie|Ihnen|Ihre?[nmrs]?)\b")
+"""The words of the plural "ihr" and the polite "Sie"."""
+
+SHE = re.compile(r"(?:^|(?<=[.!?:;] ))Sie (?!sind\b)(?=[A-Za-zÄÖÜäöüß]*[^n\W]\b)")
+"""A "Sie" that is "she": at the start of a sentence (where "sie" is written "Sie") and
+followed by a verb in the third person singular (``Sie hat gewonnen``, ``Sie ist dran``),
+not by the plural that the polite form takes (``Sie haben``, ``Sie sind``). A verb form
+ending in "n" counts as the plural: "Sie kann" is refused too, the price of a rule
+without a dictionary."""
+
+
+def speaks_politely_or_to_many(form: str) -> bool:
+    """Whether a German line addresses the player as "ihr" or "Sie" (a "Sie" that is "she"
+    excepted, :data:`SHE`)."""
+    return ADDRESS.search(SHE.sub("", form)) is not None
+
+
+@pytest.mark.parametrize(("form", "refused"), [
+    ("Du bist dran", False), ("Sie hat gewonnen", False), ("Gut gemacht. Sie ist dran!", False),
+    ("Drücken Sie den Buzzer", True), ("Sie haben gewonnen", True), ("Sie sind dran", True),
+    ("Ihr seid dran", True), ("Eure Karten", True), ("Wer ist es? Sie drücken jetzt", True),
+])
+def test_the_form_of_address_check_tells_she_from_the_polite_sie(form: str, refused: bool) -> None:
+    assert speaks_politely_or_to_many(form) is refused
+
+
 def test_german_speaks_to_players_with_du_only() -> None:
     """One form of address (docs/languages.md): "du" to the player a line is for, the
     infinitive for instructions; never "ihr" or "Sie"."""
-    group = re.compile(r"\b(ihr|euch|euer|eure[nmrs]?|seid|habt|Sie|Ihnen|Ihre?[nmrs]?)\b")
-    found = [f for f in _german_forms() if group.search(f.replace("Sie ", "", 0))]
+    found = [f for f in _german_forms() if speaks_politely_or_to_many(f)]
     assert not found, found

@@ -242,3 +242,24 @@ def test_venue_page_and_import_from_the_wheel(installed: Installed, tmp_path: Pa
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def test_a_plugin_type_checks_against_the_installed_table(installed: Installed, tmp_path: Path) -> None:
+    """The wheel marks the table typed (``py.typed``), so a game in a distribution of its
+    own is checked with ``mypy --strict`` against the installed table: the example
+    plugin, copied away from the checkout, with the venv's packages as its site."""
+    assert (installed.site() / "table" / "py.typed").is_file()
+    plugin = tmp_path / "plugin"
+    shutil.copytree(CHECKOUT / "tests" / "games" / "buzzer_race" / "buzzer_race", plugin / "buzzer_race",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    command = [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--config-file", "",
+               "--python-executable", str(installed.venv / "bin" / "python"), "-p", "buzzer_race"]
+    done = subprocess.run(command, cwd=plugin, capture_output=True, text=True, timeout=600, check=False,
+                          env={"PATH": "/usr/bin:/bin", "HOME": str(installed.home)})
+    assert done.returncode == 0, done.stdout + done.stderr
+    # The check can fail: a wrong use of the contract is found through the installed types.
+    (plugin / "buzzer_race" / "wrong.py").write_text(
+        "from table.games.base import Action\n\nWRONG: int = Action(\"press\", 1.0)\n")
+    done = subprocess.run(command, cwd=plugin, capture_output=True, text=True, timeout=600, check=False,
+                          env={"PATH": "/usr/bin:/bin", "HOME": str(installed.home)})
+    assert done.returncode == 1 and "wrong.py:3: error: Incompatible types" in done.stdout, done.stdout

@@ -2,7 +2,9 @@
 
 Each game's :class:`table.games.contract.Game` names its screen (``"module:ATTRIBUTE"``),
 an instance of :class:`GameRenderer`. ``view`` is always ``engine.view(state, None)``
-(the public display's view, JSON-compatible); hidden things were removed there, so a
+(the public display's view, JSON-compatible: the engine's own keys, and those the table
+reads, :class:`table.games.contract.TableView`, whose contract is stated with the
+engine's in :mod:`table.games.contract`); hidden things were removed there, so a
 screen can never show a secret. No member may change anything but the surface it is
 given (and a renderer's own caches).
 """
@@ -13,7 +15,7 @@ from collections.abc import Callable, Hashable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import pygame
 
@@ -22,7 +24,7 @@ from table.display import draw
 from table.display.layers import Part
 from table.display.output import Output as Output  # a game's own outputs build on it
 from table.display.theme import TEXT_DIM, Theme
-from table.games.base import Event
+from table.games.base import Event, JSONValue
 from table.games.contract import games, load_object
 
 
@@ -135,12 +137,12 @@ class GameRenderer:
     player_options: ClassVar[tuple[PlayerOption, ...]] = ()
     showcase_phase: ClassVar[str | None] = None
 
-    def draw(self, surface: pygame.Surface, view: dict[str, Any], ctx: RenderContext) -> None:
+    def draw(self, surface: pygame.Surface, view: dict[str, JSONValue], ctx: RenderContext) -> None:
         """Paint the whole screen for ``view`` at ``ctx.now``."""
         for part in self.parts(view, ctx.theme, ctx.paused):
             part.paint(surface, ctx.now)
 
-    def parts(self, view: dict[str, Any], theme: Theme, paused: bool = False) -> list[Part]:
+    def parts(self, view: dict[str, JSONValue], theme: Theme, paused: bool = False) -> list[Part]:
         whole = pygame.Rect(0, 0, theme.width, theme.height)
 
         def paint(surface: pygame.Surface, t: float) -> None:
@@ -163,12 +165,12 @@ class GameRenderer:
         """A score of ``n`` in words, in the language in force."""
         return ngettext("{n} point", "{n} points", n).format(n=n)
 
-    def final_reason(self, message: Any) -> str:
+    def final_reason(self, message: JSONValue) -> str:
         """The outcome's reason (a message as :meth:`table.games.base.Message.to_json`
         data) in words for the final ranking, in the language in force."""
         return word(message)
 
-    def final_detail(self, view: dict[str, Any], station: int, theme: Theme) -> FinalDetail | None:
+    def final_detail(self, view: dict[str, JSONValue], station: int, theme: Theme) -> FinalDetail | None:
         """The game's own column for ``station`` on the final ranking, from the public
         view of the finished game, or ``None`` (the default: the score says it all)."""
         return None
@@ -193,7 +195,7 @@ class GameRenderer:
         sentence each (the same checks :meth:`outputs` makes)."""
         return []
 
-    def station_lines(self, view: dict[str, Any]) -> list[tuple[str, str]]:
+    def station_lines(self, view: dict[str, JSONValue]) -> list[tuple[str, str]]:
         """The lines a station's private display shows, top down, as ``(text, size)``
         with size ``"big"`` or ``"small"``, from that station's own view
         (``engine.view(state, station)``, the only view holding its secrets); words in
@@ -227,7 +229,8 @@ def renderers() -> dict[str, GameRenderer]:
     return found
 
 
-def renderer_parts(renderer: GameRenderer, view: dict[str, Any], theme: Theme, paused: bool = False) -> list[Part]:
+def renderer_parts(renderer: GameRenderer, view: dict[str, JSONValue], theme: Theme,
+                   paused: bool = False) -> list[Part]:
     """``renderer.parts``, each part's key extended by the language in force: every word
     on a game screen follows the table's language, so a part's picture follows from its
     key and the language."""
