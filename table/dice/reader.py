@@ -26,7 +26,7 @@ from numpy.typing import NDArray
 
 from table.common.errors import TableError
 from table.dice.capture import FrameSource, wait_until_settled
-from table.dice.detect import Box, find_dice, grey_of, helper, rougher_than, texture_of, tray_area
+from table.dice.detect import Box, find_dice, grey_of, helper, rougher_than, texture_of, too_small, tray_area
 from table.dice.features import canonical_crop, face_inputs
 from table.dice.model import FaceModel
 from table.dice.pictures import u8
@@ -107,7 +107,11 @@ class DiceReader:
         return area
 
     def read(self, frame: NDArray[np.uint8]) -> list[DieReading]:
-        """All dice in ``frame``, in reading order (top to bottom, left to right)."""
+        """All dice in ``frame``, in reading order (top to bottom, left to right); none
+        in a frame under :data:`table.dice.imagefile.MIN_SIDE` pixels across or down,
+        which cannot hold a die the finder reads."""
+        if too_small(frame):
+            return []
         area = self._area(frame)
         # The grey picture and its texture, made once for the die finder, the tray's rim
         # and the choice of networks.

@@ -245,3 +245,20 @@ def test_probabilities_in_one_view_read_each_crop_once() -> None:
     once = model.probabilities(x, 1)
     assert np.array_equal(once, model._average(x))  # no unsure crop is read again
     assert model.probabilities(x).shape == once.shape
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (2, 2), (1, 640), (640, 1), (31, 480), (480, 31)])
+def test_a_frame_too_small_to_hold_a_die_reads_as_no_dice(shape: tuple[int, int]) -> None:
+    """A camera (or a picture standing in for it) that gives a tiny frame: no dice, so the
+    table asks the players, never an error from the filters (a 1x1 frame broke them)."""
+    from table.dice.detect import find_dice
+    from table.dice.imagefile import MIN_SIDE
+    from table.dice.reader import DiceReader
+
+    frame = np.full((*shape, 3), 200, np.uint8)
+    frame[: shape[0] // 2, : shape[1] // 2] = 20  # something dark, as a die would be
+    assert min(shape) < MIN_SIDE
+    assert find_dice(frame)[0] == []
+    assert DiceReader().read(frame) == []
+    # The smallest frame allowed is read (no die in it here).
+    assert DiceReader().read(np.full((MIN_SIDE, MIN_SIDE, 3), 200, np.uint8)) == []
