@@ -11,7 +11,7 @@ from table.commands import COMMANDS
 from table.common.errors import TableError
 from table.play.journal import open_existing
 from table.play.scenario import check_expectations, load_scenario, run_scenario
-from table.play.session import Session
+from table.play.session import ActionError, Session
 
 
 def _game_number(text: str) -> int:
@@ -70,7 +70,12 @@ def cmd_replay(args: argparse.Namespace) -> int:
         if record is None:
             sys.stderr.write(f"table: {args.journal} holds no game yet\n")
             return 2
-        session = Session.replay(record.engine, record.setup, record.seed, record.actions)
+        try:
+            session = Session.replay(record.engine, record.setup, record.seed, record.actions)
+        except ActionError as exc:
+            # Replaying past it would ignore it and report another game than the one played.
+            raise TableError(f"{args.journal}: game {record.id} ({record.engine}), {exc}; "
+                             "no table journals such a row, so the game is not replayed") from None
     _print_report(session.report(), args.json)
     return 0
 

@@ -61,7 +61,9 @@ class GameEngine(Generic[S]):
     * :meth:`next_deadline` (default: no deadline);
     * :meth:`standing`: what ranks a station when the game is ended early (default: its score);
     * :meth:`final_scores`: the scores that count when the game is ended early, for games
-      that hide some of them (default: the public view's ``scores``).
+      that hide some of them (default: the public view's ``scores``);
+    * ``own_kinds``: the action kinds the game adds to :data:`table.games.base.BASE_KINDS`
+      (default: none). A journaled action of any other kind is damage, never replayed.
 
     An engine is pure: no clocks, no randomness but :func:`table.games.base.rng_for`, no
     files, no hardware. ``apply`` returns the same state for an action that means nothing
@@ -74,6 +76,7 @@ class GameEngine(Generic[S]):
     min_stations: ClassVar[int]
     max_stations: ClassVar[int]
     option_names: ClassVar[frozenset[str] | None] = None
+    own_kinds: ClassVar[frozenset[str]] = frozenset()
 
     def new_game(self, setup: GameSetup, seed: int) -> S:
         raise NotImplementedError
@@ -149,6 +152,12 @@ class LazyEngine:
 
     def __repr__(self) -> str:
         return f"LazyEngine({self.reference!r})"
+
+    @property
+    def own_kinds(self) -> frozenset[str]:
+        """The engine's own action kinds (asked only of a game being played or replayed,
+        so it imports the engine rather than being one more fact stated here)."""
+        return self.engine.own_kinds
 
     def new_game(self, setup: GameSetup, seed: int) -> Any:
         return self.engine.new_game(setup, seed)

@@ -114,3 +114,17 @@ def test_meaningless_inputs_are_ignored(name: str) -> None:
         Action("tick", 0.0),
     ):
         assert engine.apply(state, action) is not None
+
+
+@pytest.mark.parametrize("name", sorted(registry()))
+def test_a_games_own_action_kinds_are_its_own(name: str) -> None:
+    """``own_kinds`` (what a journal may hold besides the base and the table menu's kinds)
+    adds kinds: it never renames one the table already gives a meaning."""
+    from table.games.base import BASE_KINDS
+    from table.play.session import META_KINDS, known_kinds
+
+    engine = registry()[name]
+    own = engine.own_kinds
+    assert isinstance(own, frozenset) and all(isinstance(k, str) and k for k in own)
+    assert not own & (BASE_KINDS | META_KINDS)
+    assert known_kinds(engine) == BASE_KINDS | META_KINDS | own
