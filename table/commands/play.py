@@ -44,11 +44,14 @@ def cmd_play(args: argparse.Namespace) -> int:
     scenario = load_scenario(args.scenario)
     journal = None
     if args.journal is not None:
-        from table.play.journal_open import open_daemon_journal
+        from table.play.journal_open import check_journal_writable, open_daemon_journal, refuse_unwritable
 
         # The same checks as the daemon's: a regular file (or none yet) in a folder that exists, never another
-        # program's file, and one writer at a time.
+        # program's file, and one writer at a time. Unlike the daemon, which plays on from memory, a
+        # journal that cannot be written is refused before the game: journaling it is what was asked.
+        check_journal_writable(args.journal)
         journal = open_daemon_journal(args.journal, wait_s=5)
+        refuse_unwritable(journal)
     try:
         session = run_scenario(scenario, journal)
     finally:
