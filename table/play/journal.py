@@ -26,9 +26,13 @@ from urllib.parse import quote
 
 from table.common.checks import load_json
 from table.common.errors import TableError
+from table.common.repeats import RepeatedLog
 from table.games.base import Action, GameSetup, Outcome
 
 log = logging.getLogger(__name__)
+# A disk that fills and frees again, or a reader that keeps a checkpoint from running,
+# would say so at every retry or every few dozen appends: said once a minute, counted.
+_faults = RepeatedLog(log)
 
 SCHEMA_VERSION = 1
 
@@ -385,15 +389,16 @@ class Journal:
             kind = sqlite_fault(exc) if isinstance(exc, sqlite3.Error) else getattr(exc, "kind", "other")
             self._retry_at = time.monotonic() + self.retry_s
             if self.fault_kind != kind:
-                log.error("journal %s: %s (%s); the game goes on from memory and the write is retried",
-                          self.path, fault_sentence(kind), exc)
+                _faults.error("journal %s: %s (%s); the game goes on from memory and the write is retried",
+                              self.path, fault_sentence(kind), exc, key=(str(self.path), "fault", kind))
             self.fault_kind = kind
             self.fault = fault_sentence(kind)
             return False
         written = len(self._pending)
         self._pending.clear()
         if self.fault is not None:
-            log.warning("journal %s is written again: %d held write(s) saved", self.path, written)
+            _faults.warning("journal %s is written again: %d held write(s) saved", self.path, written,
+                            key=(str(self.path), "written again"))
             self.fault = self.fault_kind = None
         return True
 
@@ -414,7 +419,8 @@ class Journal:
         try:
             busy = self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
         except sqlite3.Error as exc:
-            log.warning("journal %s: the checkpoint failed (%s); the games stay in the -wal for now", self.path, exc)
+            _faults.warning("journal %s: the checkpoint failed (%s); the games stay in the -wal for now", self.path,
+                            exc, key=(str(self.path), "checkpoint"))
             return False
         return not (busy and busy[0])
 
