@@ -79,6 +79,34 @@ def test_the_table_refuses_to_start_on_a_bad_config(content: str, tmp_path: Path
     assert code == 2 and err.count("table: ") >= 1 and "Traceback" not in err
 
 
+@pytest.mark.parametrize(("argv", "said"), [
+    (["run", "--headless", "--seconds", "0.2", "--config", ""], "--config names no folder"),
+    (["sim", "--headless", "--seconds", "0.2", "--config", " "], "--config names no folder"),
+    (["check-config", ""], "the config directory to check names no folder"),
+    (["dice", "read", "tray.png", "--config", ""], "--config names no folder"),
+    (["selftest", "--config", ""], "--config names no config directory or hardware.toml"),
+    (["wiring", "--config", ""], "--config names no config directory or hardware.toml"),
+    (["venue", "--config", ""], "--config names no settings file"),
+    (["relay", "--config", ""], "--config names no settings file"),
+])
+def test_an_empty_config_path_is_refused(argv: list[str], said: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """An empty path would mean the current folder to some commands and the shipped
+    defaults to others: it names nothing, so every command that takes one refuses it."""
+    assert run_cli(capsys, *argv) == (2, "", f"table: {said}\n")
+
+
+def test_a_bad_speech_setting_is_refused_by_the_config_check(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """(``table run`` leaves a game's own files to the game's start, which refuses the
+    file and plays without reading aloud: ``tests/loop/test_outputs.py``.)"""
+    (tmp_path / "umtata").mkdir()
+    (tmp_path / "umtata" / "speech.toml").write_text('speed = "fast"\n')
+    code, _, err = run_cli(capsys, "check-config", str(tmp_path))
+    assert code == 2
+    assert err == (f"table: the config has a problem: {tmp_path}/umtata/speech.toml: speed: must be a whole "
+                   "number from 80 to 450\n")
+
+
 def test_missing_config_directory(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run_cli(capsys, "check-config", "/nonexistent/dir")
     assert code == 2 and "no config directory" in err

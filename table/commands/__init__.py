@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from table.common.errors import TableError
+
 
 class Command(NamedTuple):
     module: str
@@ -34,3 +36,11 @@ COMMANDS: dict[str, Command] = {
     "venue": Command("venue", "the venue's wall view and leaderboard for every table (read-only)"),
     "wiring": Command("wiring", "print the header pin map and refuse wiring that cannot work"),
 }
+
+
+def named_path(value: str | None, option: str = "--config", what: str = "folder") -> str | None:
+    """A path option's value, None when it was not given; an empty one (``--config ''``,
+    which would mean the current folder, or nothing) is refused: ``OPTION names no WHAT``."""
+    if value is not None and not value.strip():
+        raise TableError(f"{option} names no {what}")
+    return value

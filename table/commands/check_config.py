@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from table.commands import COMMANDS
+from table.commands import COMMANDS, named_path
 from table.common.config import ConfigError, load_config
 from table.common.datafiles import use_config_dir
 from table.games import games
@@ -54,6 +54,7 @@ def blind_knob_warnings(hardware: HardwareConfig, playing: int) -> list[str]:
 def cmd_check_config(args: argparse.Namespace) -> int:
     problems: list[str] = []
     config = hardware = None
+    named_path(args.directory, "the config directory to check")
     use_config_dir(args.directory)
     try:
         config = load_config(args.directory, games=games())

@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from table.commands import COMMANDS
+from table.commands import COMMANDS, named_path
 from table.common.checks import plain_name
 from table.common.errors import TableError
 
@@ -71,6 +71,7 @@ def _config_option(p: argparse.ArgumentParser) -> None:
 def _use_config(args: argparse.Namespace) -> None:
     from table.common.datafiles import use_config_dir
 
+    named_path(args.config)
     if args.config is not None and not Path(args.config).is_dir():
         raise TableError(f"the config directory {args.config} does not exist")
     use_config_dir(args.config)

@@ -11,7 +11,7 @@ from table.commands import COMMANDS
 from table.common.errors import TableError
 from table.play.journal import open_existing
 from table.play.scenario import check_expectations, load_scenario, run_scenario
-from table.play.session import Session
+from table.play.session import ActionError, Session
 
 
 def _game_number(text: str) -> int:
@@ -44,11 +44,14 @@ def cmd_play(args: argparse.Namespace) -> int:
     scenario = load_scenario(args.scenario)
     journal = None
     if args.journal is not None:
-        from table.play.journal_open import open_daemon_journal
+        from table.play.journal_open import check_journal_writable, open_daemon_journal, refuse_unwritable
 
         # The same checks as the daemon's: a regular file (or none yet) in a folder that exists, never another
-        # program's file, and one writer at a time.
+        # program's file, and one writer at a time. Unlike the daemon, which plays on from memory, a
+        # journal that cannot be written is refused before the game: journaling it is what was asked.
+        check_journal_writable(args.journal)
         journal = open_daemon_journal(args.journal, wait_s=5)
+        refuse_unwritable(journal)
     try:
         session = run_scenario(scenario, journal)
     finally:
@@ -70,7 +73,12 @@ def cmd_replay(args: argparse.Namespace) -> int:
         if record is None:
             sys.stderr.write(f"table: {args.journal} holds no game yet\n")
             return 2
-        session = Session.replay(record.engine, record.setup, record.seed, record.actions)
+        try:
+            session = Session.replay(record.engine, record.setup, record.seed, record.actions)
+        except ActionError as exc:
+            # Replaying past it would ignore it and report another game than the one played.
+            raise TableError(f"{args.journal}: game {record.id} ({record.engine}), {exc}; "
+                             "no table journals such a row, so the game is not replayed") from None
     _print_report(session.report(), args.json)
     return 0
 

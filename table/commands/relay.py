@@ -7,7 +7,7 @@ import sys
 import threading
 from pathlib import Path
 
-from table.commands import COMMANDS
+from table.commands import COMMANDS, named_path
 from table.venue.settings import (
     SettingsError,
     add_broker_arguments,
@@ -20,6 +20,7 @@ from table.venue.settings import (
 
 
 def cmd_relay(args: argparse.Namespace) -> int:
+    named_path(args.config, what="settings file")
     values = merged(load_section(Path(args.config) if args.config else None, "relay"), {
         "table": args.table, "broker": args.broker, "port": args.port, "username": args.username,
         "password_file": args.password_file, "tls": True if args.tls else None, "ca_file": args.ca_file,

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from table.commands import COMMANDS
+from table.commands import COMMANDS, named_path
 from table.common.checks import option_number
 from table.common.config import load_config
 from table.common.datafiles import use_config_dir
@@ -56,6 +56,7 @@ def cmd_run(args: argparse.Namespace, force_sim: bool = False) -> int:
     The start (imports, window, journal, the lobby's first frame) allocates much and
     frees little, so the cyclic collector, which would run some thirty times in it for
     nothing (about 8 ms), is off until the runner has sent READY=1 (or the run ends)."""
+    named_path(args.config)  # before anything starts
     gc.disable()
     try:
         return _run(args, force_sim)

@@ -10,7 +10,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from table.commands import COMMANDS
+from table.commands import COMMANDS, named_path
 from table.common.errors import TableError
 from table.common.i18n import LANGUAGES, set_language
 from table.hardware.config import load_hardware
@@ -43,6 +43,7 @@ def _language(args: argparse.Namespace, config: TableConfig | None) -> str:
 
 
 def cmd_selftest(args: argparse.Namespace) -> int:
+    named_path(args.config, what="config directory or hardware.toml")
     cfg = load_hardware(args.config)
     config = _table_config(args)
     set_language(_language(args, config))

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from table.commands import COMMANDS
+from table.commands import COMMANDS, named_path
 from table.venue.settings import SettingsError, add_broker_arguments, load_section, merged, port_of, read_password
 
 log = logging.getLogger(__name__)
@@ -64,6 +64,7 @@ def _hours(value: Any) -> float:
 
 
 def cmd_venue(args: argparse.Namespace) -> int:
+    named_path(args.config, what="settings file")
     values = merged(load_section(Path(args.config) if args.config else None, "venue"), {
         "broker": args.broker, "port": args.port, "username": args.username, "password_file": args.password_file,
         "tls": True if args.tls else None, "ca_file": args.ca_file, "http_host": args.http_host,

@@ -13,13 +13,14 @@ import os
 import sys
 from pathlib import Path
 
-from table.commands import COMMANDS
+from table.commands import COMMANDS, named_path
 from table.common.errors import TableError
 from table.hardware.config import HardwareConfig, load_hardware
 from table.hardware.pinmap import display_lines, format_header, header_rows, wiring_problems
 
 
 def cmd_wiring(args: argparse.Namespace) -> int:
+    named_path(args.config, what="config directory or hardware.toml")
     cfg = load_hardware(args.config, check_pins=False)
     problems = wiring_problems(cfg)
     if problems:

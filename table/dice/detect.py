@@ -29,6 +29,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from table.common.checks import number, whole
+from table.dice.imagefile import MIN_SIDE
 from table.dice.pictures import Image, f32, f32_planes, u8, u8_planes
 from table.dice.schema import knob
 
@@ -242,6 +243,12 @@ def _owners(blob: NDArray[np.uint8], seeds: list[tuple[int, int]]) -> NDArray[np
     return owner
 
 
+def too_small(image: Image) -> bool:
+    """Whether ``image`` is under :data:`table.dice.imagefile.MIN_SIDE` pixels across or
+    down: too small to hold a die the finder reads."""
+    return bool(image.shape[0] < MIN_SIDE or image.shape[1] < MIN_SIDE)
+
+
 def grey_of(image: Image) -> Image:
     """The picture in grey levels (what the rim, the texture and the tray's roughness use)."""
     return u8(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
@@ -275,6 +282,8 @@ def find_dice(
     when the caller has them already.
     """
     s = settings or DetectSettings()
+    if too_small(image):
+        return [], 40.0  # no die fits (see MIN_SIDE); the filters below fail on a 1x1 frame
     if grey is None:
         grey = grey_of(image)
     if area is None:

@@ -2,7 +2,8 @@
 
 A PNG of 20000x20000 pixels can be a few kilobytes on disk and gigabytes once decoded,
 so :func:`image_size` reads the width and height from the header (PNG, JPEG, BMP, GIF,
-WebP) and :func:`read_image_bytes` refuses a picture over :data:`MAX_PIXELS`, a file
+WebP) and :func:`read_image_bytes` refuses a picture over :data:`MAX_PIXELS` or under
+:data:`MIN_SIDE` across or down, a file
 that is not a picture, and one cut short (a PNG without its end chunk, a JPEG without
 its end marker) with one sentence each, before OpenCV sees it.
 """
@@ -17,6 +18,10 @@ from table.common.errors import TableError
 
 MAX_PIXELS = 40_000_000  # 40 megapixels: above any tray camera (a Pi HQ camera gives 12.3)
 MAX_BYTES = 64 << 20
+MIN_SIDE = 32
+"""The fewest pixels a tray picture has across and down. The die finder measures a die
+from a patch of at least 300 pixels (about 17 across) and compares it with the tray
+around it; a smaller picture cannot hold a die it reads (and at 1x1 its filters fail)."""
 
 
 class ImageError(OSError):
@@ -93,6 +98,9 @@ def read_image_bytes(path: Path, max_pixels: int = MAX_PIXELS) -> bytes:
     kind, w, h = found
     if w <= 0 or h <= 0:
         raise ImageError(f"{path}: the {kind} header gives a size of {w}x{h} pixels")
+    if w < MIN_SIDE or h < MIN_SIDE:
+        raise ImageError(f"{path}: the {kind} is {w}x{h} pixels, too small to hold dice (a tray picture is at "
+                         f"least {MIN_SIDE}x{MIN_SIDE} pixels)")
     if w * h > max_pixels:
         raise ImageError(f"{path}: the {kind} is {w}x{h} pixels, more than the {max_pixels:,} a tray "
                          "picture may have")

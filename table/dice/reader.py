@@ -14,6 +14,7 @@ or rejects the box as "not a die".
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -25,13 +26,18 @@ import numpy as np
 from numpy.typing import NDArray
 
 from table.common.errors import TableError
+from table.common.repeats import RepeatedLog
 from table.dice.capture import FrameSource, wait_until_settled
-from table.dice.detect import Box, find_dice, grey_of, helper, rougher_than, texture_of, tray_area
+from table.dice.detect import Box, find_dice, grey_of, helper, rougher_than, texture_of, too_small, tray_area
 from table.dice.features import canonical_crop, face_inputs
+from table.dice.imagefile import MIN_SIDE
 from table.dice.model import FaceModel
 from table.dice.pictures import u8
 from table.dice.settings import ReaderSettings, load_settings
 from table.dice.symbols import REJECT_BELOW, SymbolSet, decide
+
+log = logging.getLogger(__name__)
+_too_small = RepeatedLog(log)  # a camera that gives tiny frames gives them each throw
 
 
 @dataclass(frozen=True)
@@ -107,7 +113,13 @@ class DiceReader:
         return area
 
     def read(self, frame: NDArray[np.uint8]) -> list[DieReading]:
-        """All dice in ``frame``, in reading order (top to bottom, left to right)."""
+        """All dice in ``frame``, in reading order (top to bottom, left to right); none
+        in a frame under :data:`table.dice.imagefile.MIN_SIDE` pixels across or down,
+        which cannot hold a die the finder reads."""
+        if too_small(frame):
+            _too_small.warning("a frame of %dx%d pixels is too small to hold dice (a tray picture is at least "
+                               "%dx%d pixels): no dice read in it", frame.shape[1], frame.shape[0], MIN_SIDE, MIN_SIDE)
+            return []
         area = self._area(frame)
         # The grey picture and its texture, made once for the die finder, the tray's rim
         # and the choice of networks.

@@ -25,14 +25,17 @@ an action's value and a setup's options carry, arbitrary JSON whose shape is eac
 own. The keys the table itself reads of a view are typed in
 :class:`table.games.contract.TableView`."""
 
-# The action kinds that every engine understands. Engines may add their own
-# (for example ``dice`` for a tray reading); unknown kinds are ignored, never fatal.
+# The action kinds that every engine understands. A game may add its own (its engine's
+# ``own_kinds``); an engine ignores a kind it does not know, never fails on it.
 PRESS = "press"  # the station's big button
 TURN = "turn"  # the station's knob: ``value`` is {"delta": n} or {"sector": s}
 PUSH = "push"  # the knob's own switch, short push
 TICK = "tick"  # time passes: delivered by the loop at ``next_deadline``
 DICE = "dice"  # a tray reading: ``value`` is {"faces": [...]} in tray order
 SKIP_ROUND = "skip_round"  # from the table menu: abandon the current round
+BASE_KINDS = frozenset({PRESS, TURN, PUSH, TICK, DICE, SKIP_ROUND})
+"""The kinds above: what a journal row may hold for any game (besides the table menu's
+meta kinds and the game's ``own_kinds``)."""
 
 
 class GameError(ValueError):
@@ -318,6 +321,9 @@ class Engine(Protocol, Generic[S]):
 
     @property
     def option_names(self) -> frozenset[str] | None: ...
+
+    @property
+    def own_kinds(self) -> frozenset[str]: ...
 
     def new_game(self, setup: GameSetup, seed: int) -> S: ...
 

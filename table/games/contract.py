@@ -221,8 +221,8 @@ class GameEngine(Generic[S]):
 
     **Must** set ``name``, ``title``, ``variants``, ``min_stations``, ``max_stations`` and
     override :meth:`new_game`, :meth:`legal_actions`, :meth:`apply`, :meth:`is_over`,
-    :meth:`outcome`, :meth:`view`. **May** set ``option_names`` and override
-    :meth:`next_deadline`, :meth:`standing`, :meth:`final_scores`.
+    :meth:`outcome`, :meth:`view`. **May** set ``option_names`` and ``own_kinds`` and
+    override :meth:`next_deadline`, :meth:`standing`, :meth:`final_scores`.
 
     What the table may assume of every engine, and the conformance test
     (``tests/games/test_conformance.py``, one named test per rule; ``scripts/run-tests
@@ -263,6 +263,10 @@ class GameEngine(Generic[S]):
     others, naming the one meant. ``None`` (the default): any. A set must include
     :data:`LOBBY_OPTIONS` (``colours``), which the lobby gives every game it starts
     (``frozenset({"points_to_win", "colours"})``)."""
+    own_kinds: ClassVar[frozenset[str]] = frozenset()
+    """The action kinds the game adds to :data:`table.games.base.BASE_KINDS` (default:
+    none). A journaled action of any other kind is damage, never replayed
+    (``frozenset({"bid"})``)."""
 
     def new_game(self, setup: GameSetup, seed: int) -> S:
         """The first state of a game played by ``setup`` with chance drawn from ``seed``.
@@ -388,6 +392,12 @@ class LazyEngine:
 
     def __repr__(self) -> str:
         return f"LazyEngine({self.reference!r})"
+
+    @property
+    def own_kinds(self) -> frozenset[str]:
+        """The engine's own action kinds (asked only of a game being played or replayed,
+        so it imports the engine rather than being one more fact stated here)."""
+        return self.engine.own_kinds
 
     def new_game(self, setup: GameSetup, seed: int) -> Any:
         return self.engine.new_game(setup, seed)

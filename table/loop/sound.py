@@ -23,10 +23,13 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # numpy loads with the first sounds, not with the table
     import numpy as np
 
+from table.common.repeats import RepeatedLog
 from table.display.output import Output
 from table.games.contract import COUNTDOWN, table_view
 
 log = logging.getLogger(__name__)
+# The card is opened at each game's start: a missing device would be said every game.
+_card = RepeatedLog(log, every=3600.0)
 
 RATE = 22050
 
@@ -207,7 +210,7 @@ def open_mixer(device: str = "auto") -> str:
         log.debug("the audio library said while opening the sound card:\n%s", said)
     if not problem:
         if missed:
-            log.warning("sound device %r: %s; the sound plays on the default device", device, missed)
+            _card.warning("sound device %r: %s; the sound plays on the default device", device, missed)
         log.info("sound plays on %s (audio devices: %s)", repr(chosen) if chosen else "the default device",
                  ", ".join(repr(n) for n in names) or "not listed")
         return pygame.mixer.get_driver() if hasattr(pygame.mixer, "get_driver") else os.environ.get(
@@ -216,7 +219,7 @@ def open_mixer(device: str = "auto") -> str:
     # picks the dummy driver: sounds are accepted and never heard.
     os.environ["SDL_AUDIODRIVER"] = "dummy"
     pygame.mixer.init(frequency=RATE, size=-16, channels=1)
-    log.warning("sound is off: no sound card could be opened (%s); the table plays silently", problem)
+    _card.warning("sound is off: no sound card could be opened (%s); the table plays silently", problem)
     return "dummy"
 
 

@@ -5,9 +5,10 @@ name, setup, seed); action rows store each input in table time, in arrival order
 Resuming after a crash or a pulled plug is ``Session.replay`` over those rows.
 
 Durability: WAL mode with ``synchronous=FULL`` makes each committed append survive
-power loss. A damaged tail (an action row that does not decode, as a torn write or
-a hand-edited file could leave) is moved to the ``damaged`` table and logged; the
-game resumes from the last good action instead of refusing to start.
+power loss. A damaged tail (an action row that does not decode, or one of a kind the
+game does not know or from a station its setup does not have, as a torn write or a
+hand-edited file could leave) is moved to the ``damaged`` table and logged; the game
+resumes from the last good action instead of refusing to start.
 """
 
 from __future__ import annotations
@@ -18,16 +19,20 @@ import os
 import sqlite3
 import stat
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
 from table.common.checks import load_json
 from table.common.errors import TableError
+from table.common.repeats import RepeatedLog
 from table.games.base import Action, GameSetup, Outcome
 
 log = logging.getLogger(__name__)
+# A disk that fills and frees again, or a reader that keeps a checkpoint from running,
+# would say so at every retry or every few dozen appends: said once a minute, counted.
+_faults = RepeatedLog(log)
 
 SCHEMA_VERSION = 1
 
@@ -384,15 +389,16 @@ class Journal:
             kind = sqlite_fault(exc) if isinstance(exc, sqlite3.Error) else getattr(exc, "kind", "other")
             self._retry_at = time.monotonic() + self.retry_s
             if self.fault_kind != kind:
-                log.error("journal %s: %s (%s); the game goes on from memory and the write is retried",
-                          self.path, fault_sentence(kind), exc)
+                _faults.error("journal %s: %s (%s); the game goes on from memory and the write is retried",
+                              self.path, fault_sentence(kind), exc, key=(str(self.path), "fault", kind))
             self.fault_kind = kind
             self.fault = fault_sentence(kind)
             return False
         written = len(self._pending)
         self._pending.clear()
         if self.fault is not None:
-            log.warning("journal %s is written again: %d held write(s) saved", self.path, written)
+            _faults.warning("journal %s is written again: %d held write(s) saved", self.path, written,
+                            key=(str(self.path), "written again"))
             self.fault = self.fault_kind = None
         return True
 
@@ -413,7 +419,8 @@ class Journal:
         try:
             busy = self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
         except sqlite3.Error as exc:
-            log.warning("journal %s: the checkpoint failed (%s); the games stay in the -wal for now", self.path, exc)
+            _faults.warning("journal %s: the checkpoint failed (%s); the games stay in the -wal for now", self.path,
+                            exc, key=(str(self.path), "checkpoint"))
             return False
         return not (busy and busy[0])
 
@@ -478,7 +485,9 @@ class Journal:
         return None if row is None else self.load(int(row[0]))
 
     def load(self, game: int) -> GameRecord:
-        """Read one game; a damaged tail is set aside (and logged), never fatal."""
+        """Read one game; a damaged tail is set aside (and logged), never fatal. Opened
+        read-only, rows that decode are all returned: ``Session.replay`` refuses one
+        the game cannot have (``table replay`` says which)."""
         row = self._db.execute(
             "SELECT engine, setup, seed, finished FROM games WHERE id = ?", (game,)
         ).fetchone()
@@ -491,27 +500,37 @@ class Journal:
             raise JournalError(f"{self.path}: game {game} has an unreadable setup ({exc})") from None
         actions: list[Action] = []
         bad_from: int | None = None
+        why = ""
+        # Writing (the daemon): a row the game cannot have is damage like a row that does not
+        # decode. Read-only (``table replay``) it is kept, and the replay refuses it by name.
+        check = None if self.readonly else _row_check(str(row[0]), setup)
         for expected, (seq, text) in enumerate(self._rows(game)):
             if seq != expected:
                 bad_from = expected
                 break
             try:
-                actions.append(Action.from_json(load_json(text)))
+                action = Action.from_json(load_json(text))
             except (ValueError, TypeError):
                 bad_from = seq
                 break
+            problem = check(action) if check is not None else None
+            if problem is not None:
+                bad_from, why = seq, problem
+                break
+            actions.append(action)
         if bad_from is not None:
-            self._set_aside(game, bad_from)
+            self._set_aside(game, bad_from, why)
         return GameRecord(game, str(row[0]), setup, seed, tuple(actions), row[3] is not None)
 
     def _rows(self, game: int) -> Iterator[tuple[int, str]]:
         for seq, text in self._db.execute("SELECT seq, action FROM actions WHERE game = ? ORDER BY seq", (game,)):
             yield int(seq), str(text) if text is not None else ""
 
-    def _set_aside(self, game: int, from_seq: int) -> None:
-        if self.readonly or self._pending:
-            log.warning("journal %s: game %d has a damaged tail from action %d (left as it is)",
-                        self.path, game, from_seq)
+    def _set_aside(self, game: int, from_seq: int, why: str = "") -> None:
+        because = f" ({why})" if why else ""
+        if self.readonly or self._pending or self._reconnect:
+            log.warning("journal %s: game %d has a damaged tail from action %d%s (left as it is)",
+                        self.path, game, from_seq, because)
             return
         now = time.time()
         with self._db:
@@ -522,9 +541,25 @@ class Journal:
             )
             n = self._db.execute("DELETE FROM actions WHERE game = ? AND seq >= ?", (game, from_seq)).rowcount
         log.warning(
-            "journal %s: game %d had a damaged tail from action %d; %d row(s) set aside in table 'damaged'",
-            self.path, game, from_seq, n,
+            "journal %s: game %d had a damaged tail from action %d%s; %d row(s) set aside in table 'damaged'",
+            self.path, game, from_seq, because, n,
         )
+
+
+def _row_check(engine: str, setup: GameSetup) -> Callable[[Action], str | None] | None:
+    """What is wrong with a row of a game of ``engine`` (see
+    :func:`table.play.session.action_problem`); None when the game or its setup is not
+    this build's: replaying it fails as a whole then, and says so."""
+    from table.games import get_engine
+    from table.games.base import GameError, check_setup
+    from table.play.session import action_problem
+
+    try:
+        found = get_engine(engine)
+        check_setup(found, setup)
+    except GameError:
+        return None
+    return lambda action: action_problem(found, setup, action)
 
 
 def open_existing(path: str | Path) -> Journal:

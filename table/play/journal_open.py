@@ -388,13 +388,49 @@ def check_journal_path(path: str | Path, *, create_folder: bool = False) -> Path
     folder = p.parent
     if not folder.is_dir() and (folder.exists() or not create_folder):
         raise JournalError(f"the folder {folder} for the journal does not exist; create it first")
-    if p.exists() and p.stat().st_size:
+    if p.exists():
+        # Read even when the size is 0: a file of /proc or /sys says 0 and still has text.
         with p.open("rb") as fh:
             head = fh.read(16)
-        if not head.startswith(SQLITE_MAGIC):
+        if head and not head.startswith(SQLITE_MAGIC):
             raise JournalError(f"{p} is not a table journal (not an SQLite file); it was left as it is: "
                                "move it away or give another --journal")
     return p
+
+
+def check_journal_writable(path: str | Path) -> Path:
+    """:func:`check_journal_path`, and that the journal can be written: the file, or its
+    folder while it does not exist yet (and for the ``-wal`` beside it). For ``table
+    play``, which refuses a journal it cannot write before it plays; the daemon plays on
+    from memory instead (see the module docstring). Raises :class:`JournalError`."""
+    p = check_journal_path(path)
+    folder = p.parent
+    exists = os.path.lexists(p)
+    flags = os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC | (0 if exists else os.O_CREAT | os.O_EXCL)
+    try:
+        # Opened for writing, nothing written (no O_TRUNC); one made here is removed again.
+        os.close(os.open(p, flags, 0o644))
+        if not exists:
+            os.unlink(p)
+    except OSError as exc:
+        what = "written" if exists else "created"
+        raise JournalError(f"the journal {p} cannot be {what} ({exc.strerror or exc}); "
+                           "give another --journal") from None
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise JournalError(f"the journal {p} cannot be written (its folder {folder} is read-only); "
+                           "give another --journal")
+    return p
+
+
+def refuse_unwritable(journal: Journal) -> None:
+    """Close ``journal`` and raise :class:`JournalError` when SQLite could not open it for
+    writing (it was opened degraded, every write held: see :func:`open_daemon_journal`)."""
+    if journal.fault_kind is None:
+        return
+    kind = journal.fault_kind
+    journal.close()
+    raise JournalError(f"the journal {journal.path} cannot be written ({FAULT_WORDS.get(kind, kind)}); "
+                       "give another --journal")
 
 
 def open_daemon_journal(path: str | Path, *, create_folder: bool = False, wait_s: float = 30.0,

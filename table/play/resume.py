@@ -34,8 +34,10 @@ def open_journal_resilient(path: str | Path, *, create_folder: bool = False, wai
 def resumable_game(journal: Journal) -> tuple[GameRecord, Session] | None:
     """The journal's unfinished game, replayed, or None.
 
-    A game that cannot be replayed (unreadable setup, a game or variant this build
-    does not have) must not keep the table from starting: it is marked finished
+    A damaged tail (rows that do not decode, or actions the game cannot have: an unknown
+    kind, a station its setup lacks) was set aside by :meth:`Journal.load` and the game
+    resumes before it. A game that cannot be replayed (unreadable setup, a game or
+    variant this build does not have) must not keep the table from starting: it is marked finished
     without an outcome (its rows stay in the journal for ``table replay``) and the
     log says why. ``table run`` calls this on start, as the scripted daemon does.
     """

@@ -20,7 +20,7 @@ from table.common.errors import TableError
 from table.games import UnknownGameError, games, get_engine
 from table.games.base import TICK, Action, GameError, GameSetup, JSONValue
 from table.play.journal import Journal
-from table.play.session import META_KINDS, Session, run_until_idle
+from table.play.session import META_KINDS, Session, known_kinds, run_until_idle
 
 STATION_KINDS = frozenset({"press", "turn", "push"})
 MAX_T = 10_000_000.0  # seconds (about four months): later than any evening at the table
@@ -110,7 +110,7 @@ def _input_to_action(raw: Mapping[str, Any], where: str, problems: list[str],
                 return None
         value = {"faces": faces}
     elif kind not in TABLE_KINDS and station is None:
-        # A game's own table-level kind: passed through as written.
+        # A game's own table-level kind (its engine's own_kinds, checked by the caller): as written.
         pass
     known = {"kind", "t", "station", "value", "delta", "sector", "sectors", "faces"}
     extra = sorted(set(raw) - known)
@@ -175,6 +175,11 @@ def parse_scenario(data: Mapping[str, Any], path: str = "<scenario>") -> Scenari
             continue
         action = _input_to_action(raw, f"input[{i}]", problems, stations)
         if action is None:
+            continue
+        if engine is not None and action.kind not in known_kinds(engine):
+            # Played, it would change nothing and be dropped unsaid: a misspelt kind, say.
+            kinds = sorted(known_kinds(engine))
+            problems.append(f"input[{i}]: unknown kind {action.kind!r}{did_you_mean(action.kind, kinds)}")
             continue
         # Time never goes backwards at the table; equal times are presses at the same moment.
         if previous is not None and action.t < previous[1]:

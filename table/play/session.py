@@ -26,7 +26,18 @@ from typing import Any
 
 from table.common.i18n import N_
 from table.games import get_engine
-from table.games.base import TICK, Action, Engine, GameSetup, JSONValue, Message, Outcome, check_setup
+from table.games.base import (
+    BASE_KINDS,
+    TICK,
+    Action,
+    Engine,
+    GameError,
+    GameSetup,
+    JSONValue,
+    Message,
+    Outcome,
+    check_setup,
+)
 from table.games.contract import table_view
 
 PAUSE = "pause"
@@ -34,6 +45,40 @@ RESUME = "resume"
 UNDO = "undo"
 END = "end"
 META_KINDS = frozenset({PAUSE, RESUME, UNDO, END})
+
+
+def known_kinds(engine: Engine[Any]) -> frozenset[str]:
+    """Every action kind a game of ``engine`` can journal: the base kinds, the table
+    menu's and the engine's own."""
+    return BASE_KINDS | META_KINDS | engine.own_kinds
+
+
+def action_problem(engine: Engine[Any], setup: GameSetup, action: Action) -> str | None:
+    """What makes ``action`` one that no table ever journals for this game, or None.
+
+    Live play journals only inputs that change the game, so a journaled action of a kind
+    the game does not know, or from a station its setup does not have, is damage (a
+    hand-edited or corrupted row), not an input to ignore.
+    """
+    kinds = known_kinds(engine)
+    if action.kind not in kinds:
+        return f"unknown action kind {action.kind!r} (this game knows {', '.join(sorted(kinds))})"
+    if action.station is not None and action.station not in setup.stations:
+        return (f"station {action.station} is not one of the game's stations "
+                f"({', '.join(str(s) for s in setup.stations)}, counted from 0)")
+    return None
+
+
+class ActionError(GameError):
+    """A journaled action that the game cannot have (see :func:`action_problem`).
+
+    ``index`` is its place among the game's actions (the journal's ``seq``), ``problem``
+    what is wrong with it."""
+
+    def __init__(self, index: int, problem: str) -> None:
+        super().__init__(f"action {index}: {problem}")
+        self.index = index
+        self.problem = problem
 
 
 @dataclass
@@ -236,9 +281,16 @@ class Session:
     def replay(
         cls, game: str, setup: GameSetup, seed: int, actions: Iterable[Action]
     ) -> Session:
-        """Fold journaled actions into a new session (what resuming does)."""
+        """Fold journaled actions into a new session (what resuming does).
+
+        Raises :class:`ActionError` for the first action no table journals for this game
+        (an unknown kind, a station the setup does not have): replaying it would ignore
+        it silently and report another game than the one played."""
         session = cls.start(game, setup, seed)
-        for action in actions:
+        for index, action in enumerate(actions):
+            problem = action_problem(session.engine, setup, action)
+            if problem is not None:
+                raise ActionError(index, problem)
             session.apply(action)
         return session
 

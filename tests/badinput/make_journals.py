@@ -2,7 +2,9 @@
 
 ``journals/`` hold files that ``table replay`` must refuse with one sentence (among them
 journals whose schema holds something the table never creates: the daemon keeps those
-aside, unchanged, and starts a new journal);
+aside, unchanged, and starts a new journal; and journals with a row of a kind or a
+station the game cannot have: the daemon sets that row and the rest aside as a damaged
+tail);
 ``damaged-journals/`` hold journals with a damaged tail that must still replay (the
 tail set aside, a warning logged). Every file here must also let the table start.
 Deterministic: running it again writes the same files.
@@ -90,6 +92,11 @@ def main() -> None:
     sql(bad / "actions-redefined.db", "DROP TABLE actions",
         "CREATE TABLE actions (game INTEGER NOT NULL, seq INTEGER NOT NULL, action TEXT NOT NULL CHECK (0), "
         "PRIMARY KEY (game, seq))")
+
+    # Rows that decode but that no table journals for this game: replay names them and
+    # refuses; the daemon sets them aside as a damaged tail and resumes before them.
+    fresh(bad / "unknown-kind.db", actions=[*ACTIONS[:2], Action("explode", 30.0, 1), *ACTIONS[2:]])
+    fresh(bad / "station-99.db", actions=[*ACTIONS[:2], Action("press", 30.0, 99), *ACTIONS[2:]])
 
     fresh(damaged / "tail-not-json.db")
     sql(damaged / "tail-not-json.db", "UPDATE actions SET action = '{\"kind\": \"pre' WHERE seq = 3")

@@ -76,3 +76,15 @@ def test_watch_saves_annotated_frames_headless(
 def test_watch_bad_camera_is_one_sentence(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["dice", "watch", "--camera", str(tmp_path / "none"), "--out", str(tmp_path)]) == 2
     assert "Traceback" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("width", "height"), [(1, 1), (2, 2), (1, 50), (31, 640)])
+def test_a_picture_too_small_for_dice_is_one_sentence(width: int, height: int, tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    tiny = tmp_path / "tiny.png"
+    cv2.imwrite(str(tiny), np.full((height, width, 3), 200, np.uint8))
+    assert main(["dice", "read", str(tiny)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "Traceback" not in err
+    assert err == (f"table: {tiny}: the PNG is {width}x{height} pixels, too small to hold dice "
+                   "(a tray picture is at least 32x32 pixels)\n")

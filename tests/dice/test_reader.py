@@ -245,3 +245,38 @@ def test_probabilities_in_one_view_read_each_crop_once() -> None:
     once = model.probabilities(x, 1)
     assert np.array_equal(once, model._average(x))  # no unsure crop is read again
     assert model.probabilities(x).shape == once.shape
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (2, 2), (1, 640), (640, 1), (31, 480), (480, 31)])
+def test_a_frame_too_small_to_hold_a_die_reads_as_no_dice(shape: tuple[int, int]) -> None:
+    """A camera (or a picture standing in for it) that gives a tiny frame: no dice, so the
+    table asks the players, never an error from the filters (a 1x1 frame broke them)."""
+    from table.dice.detect import find_dice
+    from table.dice.imagefile import MIN_SIDE
+    from table.dice.reader import DiceReader
+
+    frame = np.full((*shape, 3), 200, np.uint8)
+    frame[: shape[0] // 2, : shape[1] // 2] = 20  # something dark, as a die would be
+    assert min(shape) < MIN_SIDE
+    assert find_dice(frame)[0] == []
+    assert DiceReader().read(frame) == []
+    # The smallest frame allowed is read (no die in it here).
+    assert DiceReader().read(np.full((MIN_SIDE, MIN_SIDE, 3), 200, np.uint8)) == []
+
+
+def test_tiny_frames_each_throw_are_logged_once_then_counted(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from table.dice import reader
+
+    now = [0.0]
+    monkeypatch.setattr(reader, "_too_small", reader.RepeatedLog(reader.log, clock=lambda: now[0]))
+    tiny = np.full((1, 1, 3), 200, np.uint8)
+    for _ in range(30):
+        assert reader.DiceReader().read(tiny) == []
+    now[0] += 60.0
+    reader.DiceReader().read(tiny)
+    said = [r.getMessage() for r in caplog.records if r.name == "table.dice.reader"]
+    first = ("a frame of 1x1 pixels is too small to hold dice (a tray picture is at least 32x32 pixels): "
+             "no dice read in it")
+    assert said == [first, first + " (… 29 more times since)"]

@@ -145,3 +145,16 @@ def test_journal_round_trip(name: str, tmp_path: Path) -> None:
             record_ = journal.load(game)
             replayed = Session.replay(record_.engine, record_.setup, record_.seed, record_.actions)
             assert replayed.state == session.state
+
+
+def test_a_games_own_action_kinds_are_its_own(name: str) -> None:
+    """``own_kinds`` (what a journal may hold besides the base and the table menu's kinds)
+    adds kinds: it never renames one the table already gives a meaning."""
+    from table.games.base import BASE_KINDS
+    from table.play.session import META_KINDS, known_kinds
+
+    engine = engine_named(name)
+    own = engine.own_kinds
+    assert isinstance(own, frozenset) and all(isinstance(k, str) and k for k in own)
+    assert not own & (BASE_KINDS | META_KINDS)
+    assert known_kinds(engine) == BASE_KINDS | META_KINDS | own

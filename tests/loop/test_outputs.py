@@ -225,3 +225,26 @@ def test_a_non_players_ring_never_lands_in_a_players_panel(table: Any) -> None:
     panels_top = size[1] * 2 // 3  # the players' panels fill the bottom of a game's screen
     assert outsider.bottom < panels_top
     assert not any(outsider.colliderect(station_slot(t.theme, size, k, 2)) for k in range(2))
+
+
+def test_a_games_bad_speech_file_is_refused_when_the_game_starts(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``table run`` leaves a game's own files to the game's start (the table starts
+    without importing any game's screen): ``speed = "fast"`` is refused there, in one
+    sentence, and the game plays without reading aloud (``table check-config`` refuses
+    the file before: ``tests/test_cli.py``)."""
+    from table.games import get_engine
+    from table.loop.outputs import GameOutputs
+    from table.play.session import Session
+
+    (tmp_path / "umtata").mkdir()
+    (tmp_path / "umtata" / "speech.toml").write_text('speed = "fast"\n')
+    engine = get_engine("umtata")
+    session = Session.start("umtata", GameSetup("umtata", stations=tuple(range(engine.min_stations))), 1)
+    outputs = GameOutputs(tmp_path)
+    outputs.update(session, 0.0)
+    assert outputs.made == {"umtata": []}
+    said = [r.getMessage() for r in caplog.records if "plays without its own outputs" in r.getMessage()]
+    assert said == [f"{engine.title} plays without its own outputs: {tmp_path}/umtata/speech.toml: speed: must be "
+                    "a whole number from 80 to 450"]

@@ -102,3 +102,23 @@ def test_the_simulators_tray_reads_a_picture_with_the_real_reader_or_takes_typed
     faces = [list(a.value["faces"]) for a in sim.poll(time.monotonic())]
     assert faces == [[4], [3, 5, 1]]
     assert "read 4" not in sim.tray_message and "3 5 1" in sim.tray_message
+
+
+def test_a_frame_too_small_for_dice_is_unreadable_not_a_broken_camera(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A 1x1 picture standing in for the camera (the size that broke the reader's filters):
+    each throw is handed to the knob as unsure, and the camera is not given up."""
+    import cv2
+    import numpy as np
+
+    tiny = tmp_path / "tiny.png"
+    cv2.imwrite(str(tiny), np.full((1, 1, 3), 200, np.uint8))
+    watcher = camera_watcher(str(tiny), time.monotonic, None)
+    session = ugah()
+    watcher.update(session, 0.0)
+    (action,) = results(watcher, timeout=60)
+    assert action.kind == "dice" and action.value["unsure"] is True and list(action.value["faces"]) == []
+    assert "dice are set with the knob" not in caplog.text
+    assert not watcher._failed
+    watcher.close()

@@ -90,3 +90,33 @@ def test_held_writes_reconnect_once_the_journal_is_writable_again(tmp_path: Path
     journal.close()
     with Journal.open_readonly(path) as again:
         assert [a.t for a in again.load(1).actions] == [1.0, 2.0, 3.0]
+
+
+@pytest.mark.parametrize(("journal", "said"), [
+    ("/proc/version", "/proc/version is not a table journal (not an SQLite file)"),  # says size 0, holds text
+    ("/proc/table-journal.db", "the journal /proc/table-journal.db cannot be created"),
+])
+def test_table_play_refuses_a_journal_it_cannot_write_before_playing(
+    journal: str, said: str, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """The daemon plays on from memory when its journal cannot be written; ``table play
+    --journal`` was asked to journal the game, so it refuses such a journal up front."""
+    from table.cli import main
+    from table.play.scenario_writer import random_script, scenario_toml
+
+    script = tmp_path / "script.toml"
+    script.write_text(scenario_toml(random_script("ubongo_shimo", seed=2)))
+    assert main(["play", str(script), "--journal", journal]) == 2
+    out, err = capfd.readouterr()
+    assert out == "" and err.count("\n") == 1 and err.startswith(f"table: {said}"), err
+
+
+def test_a_journal_opened_with_its_writes_held_is_refused_for_table_play(tmp_path: Path) -> None:
+    from table.play.journal import JournalError
+    from table.play.journal_open import refuse_unwritable
+
+    journal = open_daemon_journal(tmp_path / "journal.db")
+    refuse_unwritable(journal)  # writable: nothing to refuse
+    journal.hold_writes("full")  # what opening on a full disk leaves
+    with pytest.raises(JournalError, match=r"journal\.db cannot be written \(the disk is full\)"):
+        refuse_unwritable(journal)

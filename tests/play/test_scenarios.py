@@ -39,3 +39,12 @@ def test_play_and_replay_agree(scenario: Path, tmp_path: Path, capsys: pytest.Ca
     a.pop("actions")
     b.pop("actions")
     assert a == b
+
+
+def test_an_input_of_a_kind_the_game_does_not_know_is_refused(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """Played, it would change nothing and be dropped without a word."""
+    script = tmp_path / "script.toml"
+    script.write_text('game = "ubongo_shimo"\nstations = [0, 1]\n[[input]]\nkind = "prss"\nt = 1\nstation = 0\n')
+    assert main(["play", str(script)]) == 2
+    assert capsys.readouterr().err == f"table: {script}: input[0]: unknown kind 'prss' (did you mean 'press'?)\n"
