@@ -68,7 +68,9 @@ def test_sentence_forms_in_both_cases() -> None:
 @pytest.mark.parametrize("code", ["de", "en"])
 def test_every_sentence_with_a_country_is_right_for_all_48(code: str) -> None:
     from table.display.games.umtata.screen import _country_in_sentence
+    from table.games.contract import games
 
+    games()  # as at the table: finding the games adds each game's own catalogue of words
     board = load_board()
     assert len(board.countries) == 48
     sentences = _sentences(code)
