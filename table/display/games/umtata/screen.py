@@ -48,6 +48,14 @@ PHASE_HINT = {
 }
 
 
+REVEAL_LINES = 4
+"""The most lines the reveal gives the explanation and the repeated question each (every
+card of the shipped decks takes fewer at every size the tests draw, so none is cut)."""
+PLAYER_ROW_MIN = 9.5
+"""The least height (theme units) a player's row needs for its name and status: the
+reveal's text leaves the rows of five players at least this much."""
+
+
 TOPIC_NAMES: dict[str, str] = {
     "capital": N_("capital"), "currency": N_("currency"), "flag": N_("flag"), "geography": N_("geography"),
     "language": N_("language"), "history": N_("history"), "sport": N_("sport"), "food": N_("food"),
@@ -82,6 +90,18 @@ def _sector(region: str, colour: str) -> str:
                                           colour=board.colour_name(colour, language()))
 
 
+def fit_lines(theme: Theme, message: str, width: int, size: str, max_lines: int,
+              bold: bool = False) -> tuple[str, list[str]]:
+    """The size ``message`` takes in a block of ``width`` (``size`` or the first smaller one
+    where it wraps to at most ``max_lines``; "small" at the least) and all its lines there."""
+    sizes = ["title", "large", "body", "small"]
+    for s in sizes[sizes.index(size):]:
+        lines = draw.wrap(theme.font(s, bold), message, width)
+        if len(lines) <= max_lines:
+            break
+    return s, lines
+
+
 def _block(
     surface: pygame.Surface,
     theme: Theme,
@@ -92,14 +112,10 @@ def _block(
     max_lines: int = 3,
     bold: bool = False,
 ) -> int:
-    """Wrapped text in ``rect`` (shrinking the size if it would not fit); returns the bottom."""
-    sizes = ["title", "large", "body", "small"]
-    start = sizes.index(size)
-    for s in sizes[start:]:
-        font = theme.font(s, bold)
-        lines = draw.wrap(font, message, rect.w)
-        if len(lines) <= max_lines or s == "small":
-            break
+    """Wrapped text in ``rect`` (shrinking the size if it would not fit); returns the bottom.
+    Text that does not fit ``max_lines`` even at the smallest size ends in "…"."""
+    s, lines = fit_lines(theme, message, rect.w, size, max_lines, bold)
+    font = theme.font(s, bold)
     y = rect.y
     shown = lines[:max_lines]
     if len(lines) > max_lines and shown:
@@ -394,24 +410,41 @@ class UmtataRenderer(GameRenderer):
                                                                      explanation=reveal["explain"])
             return _block(surface, theme, answer, pygame.Rect(rect.x, y + u(1), rect.w, 0), "body", TEXT, 4)
         if phase == "reveal" and reveal:
-            r = text(surface, theme, _("Umtata is"), (rect.x, y), "large", TEXT_DIM, max_width=rect.w, box=rect)
-            # "Umtata is" and the name read as one sentence: the name with its article.
-            y = _block(surface, theme, _country_in_sentence(reveal["country"]),
-                       pygame.Rect(rect.x, r.bottom, rect.w, 0), "title", ACCENT, 1, bold=True)
-            sw = _swatch(surface, theme, reveal["colour"], (rect.x, y + u(0.5)), u(4.5))
-            text(surface, theme, _sector(reveal["region"], reveal["colour"]), (sw.right + u(1.2), sw.centery), "body",
-                 TEXT, "midleft", bold=True, max_width=rect.right - sw.right - u(1.2), box=rect)
-            y = sw.bottom + u(1.5)
-            y = _block(surface, theme, reveal["explain"], pygame.Rect(rect.x, y, rect.w, 0), "body", TEXT, 3)
-            y = _block(surface, theme, question["text"], pygame.Rect(rect.x, y + u(1), rect.w, 0), "small",
-                       TEXT_DIM, 2)
-            return _block(surface, theme, _(PHASE_HINT["reveal"]), pygame.Rect(rect.x, y + u(0.5), rect.w, 0),
-                          "small", ACCENT, 2)
+            # The rows of every player stay readable below: a long card's reveal shrinks
+            # its words rather than cut them or squeeze the rows.
+            room = rect.bottom - u(1.5) - len(view["players"]) * (u(PLAYER_ROW_MIN) + u(1)) + u(1)
+            compact = self._reveal(_scratch(), view, theme, rect, y, False) > room
+            return self._reveal(surface, view, theme, rect, y, compact)
         y = _block(surface, theme, question["text"], pygame.Rect(rect.x, y, rect.w, 0), "large", TEXT, 4, bold=True)
         hint = _(PHASE_HINT[phase]) if PHASE_HINT.get(phase) else ""
         if hint and not view.get("answering"):
             y = _block(surface, theme, hint, pygame.Rect(rect.x, y + u(1.5), rect.w, 0), "small", ACCENT, 3)
         return y
+
+    @staticmethod
+    def _reveal(
+        surface: pygame.Surface, view: dict[str, Any], theme: Theme, rect: pygame.Rect, y: int, compact: bool
+    ) -> int:
+        """The reveal from ``y`` down: the answer, its sector, the explanation, the question
+        again and the hint; ``compact`` takes the smaller words. Returns the bottom."""
+        u = theme.px
+        reveal = view["reveal"]
+        r = text(surface, theme, _("Umtata is"), (rect.x, y), "body" if compact else "large", TEXT_DIM,
+                 max_width=rect.w, box=rect)
+        # "Umtata is" and the name read as one sentence: the name with its article.
+        y = _block(surface, theme, _country_in_sentence(reveal["country"]),
+                   pygame.Rect(rect.x, r.bottom, rect.w, 0), "title", ACCENT, 1, bold=True)
+        sw = _swatch(surface, theme, reveal["colour"], (rect.x, y + u(0.5)), u(4.5))
+        text(surface, theme, _sector(reveal["region"], reveal["colour"]), (sw.right + u(1.2), sw.centery), "body",
+             TEXT, "midleft", bold=True, max_width=rect.right - sw.right - u(1.2), box=rect)
+        y = sw.bottom + u(1.5)
+        y = _block(surface, theme, reveal["explain"], pygame.Rect(rect.x, y, rect.w, 0),
+                   "small" if compact else "body", TEXT, REVEAL_LINES)
+        # The question again, whole: a reveal that cuts it ("…") loses the clue it answers.
+        y = _block(surface, theme, view["question"]["text"], pygame.Rect(rect.x, y + u(1), rect.w, 0), "small",
+                   TEXT_DIM, REVEAL_LINES)
+        return _block(surface, theme, _(PHASE_HINT["reveal"]), pygame.Rect(rect.x, y + u(0.5), rect.w, 0),
+                      "small", ACCENT, 2)
 
     # -- the map, with the answering step or the answer marked -----------------------------
 
