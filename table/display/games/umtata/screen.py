@@ -41,8 +41,8 @@ if TYPE_CHECKING:
     from table.games.umtata.board import Board
 
 PHASE_HINT = {
-    "guess": N_("Turn your knob to a region + colour and push to lock it - or press your button: Tataaa!"),
-    "answer": N_("Tataaa players answer in press order: knob to region + colour, push; then the country, push."),
+    "guess": N_("Turn your knob to a region and colour and push to lock it, or press your button: Tataaa!"),
+    "answer": N_("Tataaa players answer in press order: knob to region and colour, push; then the country, push."),
     "reveal": NEXT_ROUND_NOTE,
     "over": "",
 }
@@ -227,7 +227,7 @@ class UmtataRenderer(GameRenderer):
         N_("Hear the clue: which country is Umtata?"),
         N_("Turn your knob to a region and colour, push to lock your guess."),
         N_("Sure of the country? Press your button for Tataaa! and pick it with the knob."),
-        N_("Right answers score: the first to reach the target wins."),
+        N_("Right answers score: the first to reach the target, 16 points, wins."),
     )
     # Over the sea and the coasts at the map's top edge: no name there.
     banner_at = (0.31, 1.0)
@@ -398,7 +398,7 @@ class UmtataRenderer(GameRenderer):
         reader = view["reader"]
         question = view["question"]
         topic = str(question["topic"])
-        info = _("Round {round}  -  read by {reader}  -  {topic}").format(
+        info = _("Round {round} · read by {reader} · {topic}").format(
             round=view["round"], reader=_station_name(view, reader), topic=_(TOPIC_NAMES.get(topic, topic)))
         pygame.draw.circle(surface, theme.station_colour(reader), (rect.x + u(1), rect.y + u(1.8)), u(1))
         info_colour = TEXT_DIM
@@ -537,7 +537,7 @@ class UmtataRenderer(GameRenderer):
         board = load_board()
         boxes = [pygame.Rect(rect.x, rect.y + i * (row_h + gap), rect.w, row_h) for i in range(len(players))]
         statuses = [self._status(p, guesses, tataaa_answers, board) for p in players]
-        names = [_("{name}  (reader)").format(name=p["name"]) if p["reader"] else p["name"] for p in players]
+        names = [_("{name} (reads the card)").format(name=p["name"]) if p["reader"] else p["name"] for p in players]
         # Every row's words at one scale: the rows read alike, a long status shrinks them all.
         # A name's room is what the scores leave (the widest a score and its points take).
         room = rect.w - u(3.5) - u(1.5) - theme.font("large", True).size("16")[0] - u(1.2) \
@@ -587,7 +587,7 @@ class UmtataRenderer(GameRenderer):
         if station in answers:
             a = answers[station]
             verdict = _("right") if a["right"] else _("wrong")
-            return (_("Tataaa: {country} - {verdict}").format(country=_country_in_sentence(a["country"]),
+            return (_("Tataaa: {country} – {verdict}").format(country=_country_in_sentence(a["country"]),
                                                               verdict=verdict),
                     GOOD if a["right"] else BAD)
         if answers and p["status"] == "tataaa":
