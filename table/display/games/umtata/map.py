@@ -424,7 +424,8 @@ def _sums(a: np.ndarray, w: int, h: int) -> np.ndarray:
 
 ON_OWN = 1000.0
 """What a tag that covers none of its own country costs (less the more it covers, nothing
-from half on): a spot on the country beats every spot beside it (a name beside a small country, out at sea or on a
+once half the tag, or the whole of a smaller country, is under it): a spot on the
+country beats every spot beside it (a name beside a small country, out at sea or on a
 neighbour, reads as the neighbour's: Kosovo's and Montenegro's in the Adriatic)."""
 
 
@@ -434,8 +435,8 @@ def _touching_spot(own: np.ndarray, taken: np.ndarray, cover: np.ndarray, value:
     or its marker), else within twice, four times... that; ``None`` when the map has no
     free box at all. Cost: the share of each other country it hides (its own is free:
     a name on its country is the aim), :data:`DRIFT` for the distance of its middle
-    from ``anchor``; with ``on_own``, up to :data:`ON_OWN` for a box whose half (or the
-    ``own`` pixels' half, if fewer) is not ``own`` pixels."""
+    from ``anchor``; with ``on_own``, up to :data:`ON_OWN` for a box with fewer ``own``
+    pixels under it than half its own, or than all of them if they are fewer."""
     import numpy as np
 
     height, width = own.shape
@@ -459,9 +460,9 @@ def _touching_spot(own: np.ndarray, taken: np.ndarray, cover: np.ndarray, value:
                 gy, gx = np.mgrid[0 : busy.shape[0], 0 : busy.shape[1]]
                 cost += np.hypot(gx + x0 + w / 2 - anchor[0], gy + y0 + h / 2 - anchor[1]) * (DRIFT / h)
                 if on_own:
-                    # On its country: half the tag on it, or half the country under it if
-                    # smaller; the further short of that, the dearer.
-                    need = max(1.0, min(float(len(xs)), float(w * h)) / 2)
+                    # On its country: half the tag on it, or all of a country smaller than
+                    # that under it; the further short of that, the dearer.
+                    need = max(1.0, min(float(len(xs)), float(w * h) / 2))
                     under = _sums(own[y0:y1, x0:x1], w, h)[: cost.shape[0], : cost.shape[1]]
                     cost += ON_OWN * np.maximum(0.0, need - under) / need
                 cost[~ok] = np.inf
