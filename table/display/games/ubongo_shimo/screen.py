@@ -353,8 +353,8 @@ class ShimoRenderer(GameRenderer):
             taken = sum(1 for q in view["players"]
                         if q["playing"] and q["station"] not in callers and q["station"] not in view["solvers"])
             if not taken:
-                return _("First: a gem")
-            return ngettext("First: a gem and {n} card", "First: a gem and {n} cards", taken).format(n=taken)
+                return _("First: gem")
+            return ngettext("First: gem + {n} card", "First: gem + {n} cards", taken).format(n=taken)
         if s in view["solvers"]:
             return _("Solved: card kept")
         if len(callers) == 1:
