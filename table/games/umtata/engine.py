@@ -209,7 +209,7 @@ class UmtataEngine(GameEngine[UmtataState]):
         return Outcome(
             scores={s: state.scores[p] for p, s in enumerate(stations)},
             winners=tuple(stations[p] for p in state.winners),
-            reason=Message(N_("reached the target of {target} points"), {"target": state.target}),
+            reason=Message(N_("reached {target} points"), {"target": state.target}),
         )
 
     def view(self, state: UmtataState, station: StationId | None) -> dict[str, JSONValue]:

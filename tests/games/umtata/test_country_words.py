@@ -105,3 +105,20 @@ def test_a_bad_grammar_entry_is_refused_in_one_sentence() -> None:
             parse_board({**base, "language": {"de": {"grammar": {"ch": entry}}}})
     with pytest.raises(BoardError, match="unknown country 'zz'"):
         parse_board({**base, "language": {"de": {"grammar": {"zz": {"gender": "neuter", "nominative": "das Z"}}}}})
+
+
+def test_the_final_reason_says_the_target_was_reached() -> None:
+    """A winner with 17 stands under "reached the target of 16 points", not "16 points
+    reached"; the journaled reason keeps the engine's words."""
+    from table.display.games.umtata.screen import RENDERER
+    from table.games.contract import games
+
+    games()
+    reason = {"id": "reached {target} points", "params": {"target": 16}}
+    assert RENDERER.final_reason(reason) == "reached the target of 16 points"
+    i18n.set_language("de")
+    try:
+        assert RENDERER.final_reason(reason) == "Ziel von 16 Punkten erreicht"
+    finally:
+        i18n.set_language("en")
+    assert RENDERER.final_reason({"id": "ended from the table menu", "params": {}}) == "ended from the table menu"

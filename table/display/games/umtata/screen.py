@@ -48,6 +48,8 @@ PHASE_HINT = {
 }
 
 
+REACHED = "reached {target} points"
+"""The engine's reason for the end (journaled as it is, so only the screen rewords it)."""
 REVEAL_LINES = 4
 """The most lines the reveal gives the explanation and the repeated question each (every
 card of the shipped decks takes fewer at every size the tests draw, so none is cut)."""
@@ -251,6 +253,13 @@ class UmtataRenderer(GameRenderer):
         if event.kind == "answer_right":
             return "round", _("{name} is right!").format(name=name)
         return None
+
+    def final_reason(self, message: Any) -> str:
+        """The outcome's reason; "reached 16 points" says that 16 was the target, since
+        the winner may well have 17 or 18 (the journaled reason keeps its words)."""
+        if isinstance(message, dict) and message.get("id") == REACHED and isinstance(message.get("params"), dict):
+            return _("reached the target of {target} points").format(target=message["params"].get("target"))
+        return super().final_reason(message)
 
     def outputs(self, config_dir: Path | None) -> list[Output]:
         """The question read aloud (``umtata/speech.toml``; see
