@@ -34,7 +34,7 @@ from table.display.games import PlayerOption, renderer_of, renderer_parts
 from table.display.layers import Live, Paint, Part, fill, paint_all, whole
 from table.display.theme import ACCENT, BACKGROUND, BAD, GOOD, PANEL, PANEL_LIGHT, TEXT, TEXT_DIM, Colour, Theme
 from table.games import lobby_games, registry
-from table.games.base import Action, GameSetup, JSONValue, knob_choice
+from table.games.base import TICK, Action, GameSetup, JSONValue, knob_choice
 from table.games.contract import COUNTDOWN, table_view
 from table.play.session import END, PAUSE, RESUME, UNDO, Session
 
@@ -822,6 +822,21 @@ MENU_ITEMS = (
     ("end", N_("End the game")),
 )
 NEEDS_CONFIRMATION = {"undo", "skip", "end"}
+UNDONE_WORDS = {"press": N_("{name}'s button press"), "push": N_("{name}'s knob push"),
+                "turn": N_("{name}'s knob turn")}
+"""What the notice after an undo calls the input taken back, by its kind (any game's)."""
+
+
+def undone_words(session: Session) -> str:
+    """The input an undo takes back, in words ("Ada's button press"): the session's last
+    input that changed the game (the ticks after it go with it)."""
+    last = next((a for a in reversed(session.history) if a.kind != TICK), None)
+    setup = session.setup
+    if last is None or last.station is None or last.station not in setup.stations:
+        return _("the last move")
+    idx = setup.stations.index(last.station)
+    name = setup.names[idx] if idx < len(setup.names) and setup.names[idx] else default_name(last.station)
+    return _(UNDONE_WORDS.get(last.kind, N_("{name}'s last move"))).format(name=name)
 
 
 class TableMenuScreen(Screen):
@@ -869,9 +884,10 @@ class TableMenuScreen(Screen):
         elif key == "pause":
             self.control.push_screen(PausedScreen(self.control, self.theme, self.game))
         elif key == "undo":
+            what = undone_words(session)
             undone = self.control.game_input(Action(UNDO, t))
             self.control.game_input(Action(RESUME, t))
-            self._say(_("The last action was taken back") if undone else _("Nothing to undo yet"), t)
+            self._say(_("Taken back: {what}").format(what=what) if undone else _("Nothing to undo yet"), t)
         elif key == "skip":
             self.control.game_input(Action(RESUME, t))
             skipped = self.control.game_input(Action("skip_round", t))

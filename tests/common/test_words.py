@@ -96,3 +96,41 @@ def test_german_speaks_to_players_with_du_only() -> None:
     infinitive for instructions; never "ihr" or "Sie"."""
     found = [f for f in _german_forms() if speaks_politely_or_to_many(f)]
     assert not found, found
+
+
+def _every_text() -> list[tuple[str, str]]:
+    """Every text of every catalogue with its language: the English ids and translations,
+    and the German translations (a German catalogue's ids are the English ones)."""
+    out = []
+    for code in i18n.LANGUAGES:
+        for e in _catalogue(code):
+            if not e.msgid:
+                continue  # the header
+            texts = (e.msgid, e.plural or "", *e.msgstr) if code == "en" else tuple(e.msgstr)
+            out += [(code, text) for text in texts if text]
+    return out
+
+
+@pytest.mark.parametrize(("what", "pattern", "languages"), [
+    ("a double space", re.compile(r"\S  +\S"), ("en", "de")),
+    ("an ampersand for 'and'", re.compile(r"&"), ("en", "de")),
+    ("a letter x for 'times'", re.compile(r"(?:\d|\})\s?x\b|\bx\s?(?:\d|\{)"), ("en", "de")),
+    ("a hyphen between spaces for a dash (write –)", re.compile(r" - "), ("de",)),
+    ("a comma before 'oder'", re.compile(r", oder\b"), ("de",)),
+])
+def test_no_catalogue_has_typewriter_typography(
+    what: str, pattern: re.Pattern[str], languages: tuple[str, ...]
+) -> None:
+    """The mechanical slips, in every catalogue: "{name}  (reader)", "Ada & Bo", "{n}x",
+    "Runde 3 - liest", "Neu würfeln, oder ..." (docs/languages.md)."""
+    found = sorted({text for code, text in _every_text() if code in languages and pattern.search(text)})
+    assert not found, f"{what}: {found}"
+
+
+def test_the_typography_check_catches_each_slip() -> None:
+    slips = {"{name}  (reader)": r"\S  +\S", "Ada & Bo": "&", "{n} card x 3": r"(?:\d|\})\s?x\b|\bx\s?(?:\d|\{)",
+             "sand turned {flips}x": r"(?:\d|\})\s?x\b|\bx\s?(?:\d|\{)", "Runde 1 - liest": " - ",
+             "Neu würfeln, oder Buzzer": r", oder\b"}
+    for text, pattern in slips.items():
+        assert re.search(pattern, text), text
+    assert not re.search(r"(?:\d|\})\s?x\b|\bx\s?(?:\d|\{)", "Fix the next box 2 of 3")

@@ -38,7 +38,7 @@ def _screen_text(table: object, now: float) -> str:
 EXPECT = {
     "continue": ("The game goes on",),
     "pause": ("Game paused", "press a button to continue"),
-    "undo": ("taken back", "Nothing to undo"),
+    "undo": ("Taken back: ", "Nothing to undo"),
     "skip": ("Round skipped", "Nothing to skip"),
 }
 

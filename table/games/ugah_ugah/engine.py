@@ -900,11 +900,11 @@ class UgahUgah(GameEngine[UgahState]):
                                         "Throw the {n} dice, set die {i} of {n}: turn, push"), n,
                                i=state.manual_index + 1, n=n)
             if state.tray_problem:
-                return Message(N_("Re-throw, or press to set the dice by knob"))
+                return Message(N_("Throw again, or press to set the dice with the knob"))
             return counted(N_plural("Throw the die into the tray", "Throw the {n} dice into the tray"), n, n=n)
         if state.phase == CHOOSE:
             if state.marked:
-                return Message(N_("Mark more: turn, push; press to take out"))
+                return Message(N_("Mark more: turn, push; press to set them aside"))
             return Message(N_("Choose a symbol: turn, push"))
         if state.phase == SPOILS:
             return Message(N_("Take the {card} card? turn, push"), {"card": _card(state.spoils_card)})

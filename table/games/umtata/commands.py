@@ -5,7 +5,9 @@ with a config directory's, ``--config DIR``), or every ``questions*.toml`` of on
 (``--dir``), and checks each language's deck against the board: unknown country, topic
 or language, duplicate question, missing text or explanation, a question naming its
 answer (the board's ``[giveaways]``) or its capital (``[capitals]``, except on a
-capital card), two cards of one answer resting on the same fact,
+capital card), a question naming a major city, the language or the people of its
+answer (``umtata/giveaways.toml``, except on the reviewed cards it lists by card id),
+two cards of one answer resting on the same fact,
 a country with fewer than five questions, a deck under 400. Files given by name are
 checked alone, as an owner's addition to the deck in force of their language: the
 same card checks, duplicates and same-fact pairs against that deck, and no counts.

@@ -263,12 +263,128 @@ def capital_named(q: Question, board: Board) -> str | None:
     return found.group(0) if found else None
 
 
-def check_questions(questions: Iterable[Question], board: Board, complete: bool = True) -> DeckReport:
+GIVEAWAY_FILE = "umtata/giveaways.toml"
+"""The words that point at one country (its cities, languages and people) per language,
+and the reviewed cards that may name one (:func:`load_pointers`)."""
+POINTER_KINDS: tuple[str, ...] = ("cities", "languages", "people")
+"""The lists of :data:`GIVEAWAY_FILE`; a city is matched with its case ("Split", "Nice"
+name a city, "split" does not), a language or people in any case."""
+
+
+@dataclass(frozen=True)
+class Pointers:
+    """Per kind of :data:`POINTER_KINDS`, per language, per country id: the words that give
+    the country away; ``allowed``: per language, per card id (:func:`card_id`), the words
+    that card may name because its question is about them."""
+
+    words: Mapping[str, Mapping[str, Mapping[str, tuple[str, ...]]]] = field(default_factory=dict)
+    allowed: Mapping[str, Mapping[str, tuple[str, ...]]] = field(default_factory=dict)
+
+
+class PointerError(ValueError):
+    """The giveaway file is malformed: one sentence."""
+
+
+def _word_lists(raw: Any, where: str) -> dict[str, tuple[str, ...]]:
+    if not isinstance(raw, Mapping):
+        raise PointerError(f"{where} must map names to lists of words")
+    out = {}
+    for key, words in raw.items():
+        if not isinstance(words, list) or not all(isinstance(w, str) and w.strip() for w in words):
+            raise PointerError(f"{where}.{key} must be a list of words")
+        out[str(key)] = tuple(w.strip() for w in words)
+    return out
+
+
+def parse_pointers(data: Mapping[str, Any], board: Board, where: str = "giveaways.toml") -> Pointers:
+    """:class:`Pointers` from the parsed giveaway file; :class:`PointerError` names the
+    first thing wrong (an unknown kind, language or country, a list that is not words)."""
+    words: dict[str, dict[str, dict[str, tuple[str, ...]]]] = {}
+    allowed: dict[str, dict[str, tuple[str, ...]]] = {}
+    for kind, per_language in data.items():
+        if kind not in (*POINTER_KINDS, "allowed"):
+            raise PointerError(f"{where}: unknown table [{kind}] (tables: {', '.join(POINTER_KINDS)}, allowed)")
+        if not isinstance(per_language, Mapping):
+            raise PointerError(f"{where}: [{kind}] must hold one table per language")
+        for language, table in per_language.items():
+            if language not in LANGUAGES:
+                raise PointerError(f"{where}: [{kind}.{language}] is no deck language ({', '.join(LANGUAGES)})")
+            lists = _word_lists(table, f"{where}: {kind}.{language}")
+            if kind == "allowed":
+                allowed[language] = lists
+                continue
+            for cid in lists:
+                if not board.has(cid):
+                    raise PointerError(f"{where}: {kind}.{language} names unknown country {cid!r}")
+            words.setdefault(kind, {})[language] = lists
+    return Pointers(words, allowed)
+
+
+def load_pointers(board: Board, path: Path | None = None) -> Pointers:
+    """The giveaway words in force (``umtata/giveaways.toml`` of the config directory, else
+    the shipped one); none when there is no such file. :class:`PointerError` when it is
+    unreadable or malformed."""
+    from table.common.checks import load_toml, read_text_input
+    from table.common.datafiles import data_file
+    from table.common.errors import TableError
+
+    path = path or data_file(GIVEAWAY_FILE)
+    if not path.exists():
+        return Pointers()
+    try:
+        data = load_toml(read_text_input(path, "giveaway file"))
+    except TableError as exc:
+        raise PointerError(str(exc)) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise PointerError(f"{path}: not valid TOML ({exc})") from None
+    return parse_pointers(data, board, path.name)
+
+
+def card_id(q: Question) -> str:
+    """A card's id: its file's topic part and its place in the file, ``"history#014"`` for
+    the 14th card of ``questions-history.toml`` (or ``.de.toml``); the source otherwise."""
+    m = re.fullmatch(r"questions-?(.*?)(?:\.[a-z]{2})?\.toml question (\d+)", q.source)
+    return f"{m.group(1) or 'questions'}#{int(m.group(2)):03d}" if m else q.source
+
+
+def pointer_named(q: Question, board: Board, pointers: Pointers) -> tuple[str, str] | None:
+    """The first word in ``q``'s text that points at its answer through a major city, a
+    language or its people (``(kind, word)``, kind one of :data:`POINTER_KINDS`), unless the
+    card is allowed to name it; ``None``."""
+    allowed = {w.lower() for w in pointers.allowed.get(q.language, {}).get(card_id(q), ())}
+    for kind in POINTER_KINDS:
+        # Every word in the pattern, the longest first, so "Cluj-Napoca" is read whole
+        # (and allowed whole) rather than as "Cluj".
+        pattern = giveaway_pattern(pointers.words.get(kind, {}).get(q.language, {}).get(q.country, ()))
+        if pattern is None:
+            continue
+        if kind == "cities":  # a city with its case: "Split" names a city, "split" does not
+            pattern = re.compile(pattern.pattern)
+        for found in pattern.finditer(q.text):
+            if found.group(0).lower() not in allowed:
+                return kind, found.group(0)
+    return None
+
+
+_KIND_WORDS = {"cities": "a major city of its answer", "languages": "its answer's language",
+               "people": "its answer's people"}
+
+
+def check_questions(
+    questions: Iterable[Question], board: Board, complete: bool = True, pointers: Pointers | None = None
+) -> DeckReport:
     """Check questions against ``board``: unknown countries and topics, duplicates, a card
     naming its answer, two cards resting on the same fact, and (when ``complete``) the
     deck's size and the minimum number of questions per country. The questions are one
-    language's deck."""
+    language's deck. ``pointers``: the cities, languages and people that give an answer
+    away (default: :func:`load_pointers`)."""
     problems: list[str] = []
+    if pointers is None:
+        try:
+            pointers = load_pointers(board)
+        except PointerError as exc:  # reported; the cards are still checked for the rest
+            problems.append(str(exc))
+            pointers = Pointers()
     seen: dict[str, str] = {}
     good: list[Question] = []
     for q in questions:
@@ -295,6 +411,11 @@ def check_questions(questions: Iterable[Question], board: Board, complete: bool 
         capital = capital_named(q, board)
         if capital:
             problems.append(f"{q.source}: the question names its answer's capital ({capital!r})")
+            ok = False
+        pointer = pointer_named(q, board, pointers)
+        if pointer:
+            problems.append(f"{q.source} ({card_id(q)}): the question names {_KIND_WORDS[pointer[0]]}"
+                            f" ({pointer[1]!r})")
             ok = False
         if ok:
             good.append(q)

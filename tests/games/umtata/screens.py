@@ -70,6 +70,13 @@ def phases() -> dict[str, UmtataState]:
     longest = max(deck, key=lambda q: len(q.text))
     long_setup = replace(setup, options={"deck": [longest.to_json()], "whole_deck": True})
     out["guess_long_question"] = tataaa(ENGINE.new_game(long_setup, 7), 2, 1.0)
+    # The reveal of the card whose question and explanation together are longest: both
+    # shown whole, with the players' rows below.
+    wordy = max(deck, key=lambda q: len(q.text) + len(q.explain))
+    r = ENGINE.new_game(replace(setup, options={"deck": [wordy.to_json()], "whole_deck": True}), 7)
+    for station, country in enumerate(("es", "it", "gr", "pl")):
+        r = guess(r, station, country, 1.0 + station)
+    out["reveal_long_question"] = r
     return out
 
 

@@ -1,6 +1,6 @@
 """Country names in sentences: every sentence of the catalogues with a ``{country}`` field,
 formatted with each of the 48 countries, shows the name with the article the board's
-grammar table gives it ("Umtata war die Schweiz"), and the grammar table itself is right."""
+grammar table gives it ("Die Lösung: die Schweiz"), and the grammar table itself is right."""
 
 from __future__ import annotations
 
@@ -68,11 +68,13 @@ def test_sentence_forms_in_both_cases() -> None:
 @pytest.mark.parametrize("code", ["de", "en"])
 def test_every_sentence_with_a_country_is_right_for_all_48(code: str) -> None:
     from table.display.games.umtata.screen import _country_in_sentence
+    from table.games.contract import games
 
+    games()  # as at the table: finding the games adds each game's own catalogue of words
     board = load_board()
     assert len(board.countries) == 48
     sentences = _sentences(code)
-    assert any(s.startswith("Umtata w") for s in sentences), sentences
+    assert any(s.startswith(("Umtata was", "Die Lösung")) for s in sentences), sentences
     i18n.set_language(code)
     try:
         for sentence in sentences:
@@ -88,7 +90,7 @@ def test_every_sentence_with_a_country_is_right_for_all_48(code: str) -> None:
                     assert not re.search(rf"\b{re.escape(name)}\b", bare), line
         i18n.set_language("de")
         assert i18n._("Umtata was {country}: {explanation}").format(
-            country=_country_in_sentence("ch"), explanation="…") == "Umtata war die Schweiz: …"
+            country=_country_in_sentence("ch"), explanation="…") == "Die Lösung: die Schweiz – …"
     finally:
         i18n.set_language("en")
 
@@ -103,3 +105,20 @@ def test_a_bad_grammar_entry_is_refused_in_one_sentence() -> None:
             parse_board({**base, "language": {"de": {"grammar": {"ch": entry}}}})
     with pytest.raises(BoardError, match="unknown country 'zz'"):
         parse_board({**base, "language": {"de": {"grammar": {"zz": {"gender": "neuter", "nominative": "das Z"}}}}})
+
+
+def test_the_final_reason_says_the_target_was_reached() -> None:
+    """A winner with 17 stands under "reached the target of 16 points", not "16 points
+    reached"; the journaled reason keeps the engine's words."""
+    from table.display.games.umtata.screen import RENDERER
+    from table.games.contract import games
+
+    games()
+    reason = {"id": "reached {target} points", "params": {"target": 16}}
+    assert RENDERER.final_reason(reason) == "reached the target of 16 points"
+    i18n.set_language("de")
+    try:
+        assert RENDERER.final_reason(reason) == "Ziel von 16 Punkten erreicht"
+    finally:
+        i18n.set_language("en")
+    assert RENDERER.final_reason({"id": "ended from the table menu", "params": {}}) == "ended from the table menu"

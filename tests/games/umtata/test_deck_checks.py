@@ -16,11 +16,16 @@ from table.games.umtata.deck import (
     LANGUAGES,
     MIN_DECK,
     MIN_PER_COUNTRY,
+    PointerError,
+    Pointers,
     Question,
+    card_id,
     check_deck,
     check_questions,
     deck_files,
     default_deck,
+    load_pointers,
+    parse_pointers,
     similar_pairs,
 )
 from table.games.umtata.engine import ENGINE
@@ -133,7 +138,7 @@ def test_the_board_name_counts_and_the_words_are_whole_words() -> None:
     named = check_questions([card("cz", "Umtata is the Czech Republic.")], board, complete=False)
     assert any("gives its answer away ('Czech Republic')" in p for p in named.problems)
     # "Turku" is a Finnish city, not the word "Turk": no false alarm for whole-word lists.
-    fine = check_questions([card("fi", "The city of Turku is in Umtata.")], board, complete=False)
+    fine = check_questions([card("tr", "No ferry sails from Turku to Umtata.")], board, complete=False)
     assert fine.ok
 
 
@@ -191,6 +196,115 @@ def test_bad_giveaway_lists_in_a_board_file_are_one_sentence() -> None:
         parse_board({"country": [], "giveaways": {"en": {"xx": ["X"]}}}, derived_land=[])
 
 
+# -- a card naming a major city, the language or the people of its answer -------------
+
+
+def test_a_card_naming_a_major_city_or_the_language_of_its_answer_is_caught(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = write(tmp_path / "questions-bad.toml",
+                '{ country = "it", topic = "food", text = "Pizza was born in Umtata\'s city of Naples.",'
+                ' explain = "x" },\n'
+                '{ country = "fi", topic = "language", text = "Umtata speaks a Finno-Ugric language.",'
+                ' explain = "x" },\n'
+                '{ country = "al", topic = "language", text = "Umtata\'s people call their language Shqip.",'
+                ' explain = "x" },\n'
+                '{ country = "cz", topic = "history", text = "Czechoslovakia split peacefully: Umtata was one half.",'
+                ' explain = "x" },\n'
+                '{ country = "hr", topic = "history", text = "The two halves split in 1993; Umtata is not one.",'
+                ' explain = "x" },\n')
+    german = write(tmp_path / "questions-bad.de.toml",
+                   '{ country = "it", topic = "food", text = "Die Pizza kommt aus Neapel in Umtata.",'
+                   ' explain = "x" },\n'
+                   '{ country = "fi", topic = "language", text = "In Umtata spricht man eine finno-ugrische Sprache.",'
+                   ' explain = "x" },\n'
+                   '{ country = "pl", topic = "history", text = "Solidarność begann auf der Danziger Werft in Umtata.",'
+                   ' explain = "x" },\n'
+                   '{ country = "gl", topic = "people", text = "Die meisten Menschen in Umtata sind Inuit.",'
+                   ' explain = "x" },\n',
+                   language="de")
+    assert main(["deck", "check", str(bad), str(german)]) == 2
+    err = capsys.readouterr().err
+    assert "questions-bad.toml question 1 (bad#001): the question names a major city of its answer ('Naples')" in err
+    assert "questions-bad.toml question 2 (bad#002): the question names its answer's language ('Finno-Ugric')" in err
+    assert "questions-bad.toml question 3 (bad#003): the question names its answer's language ('Shqip')" in err
+    assert "questions-bad.toml question 4" in err  # "Czechoslovakia" gives the Czech Republic away
+    assert "questions-bad.toml question 5" not in err  # "split" is a word, "Split" a city of Croatia
+    assert ("questions-bad.de.toml question 1 (bad#001): the question names a major city of its answer ('Neapel')"
+            in err)
+    assert ("questions-bad.de.toml question 2 (bad#002): the question names its answer's language "
+            "('finno-ugrische')" in err)
+    assert ("questions-bad.de.toml question 3 (bad#003): the question names a major city of its answer "
+            "('Danziger')" in err)
+    assert "questions-bad.de.toml question 4 (bad#004): the question names its answer's people ('Inuit')" in err
+
+
+def test_a_city_is_a_fair_clue_for_another_country() -> None:
+    board = load_board()
+    fair = [card("at", "Umtata's Mozart was not born in Naples."),  # Naples points at Italy, not Austria
+            card("ee", "Umtata's language is close to the one spoken in Tampere."),
+            card("de", "Umtata's Oktoberfest has a little sister in Venice.", language="de")]
+    assert check_questions(fair, board, complete=False).ok
+
+
+def test_a_reviewed_card_may_name_the_city_it_is_about() -> None:
+    board = load_board()
+    about = Question("it", "The cities of Naples and Milan are in Umtata.", "geography", "x",
+                     source="questions-ours.toml question 3")
+    assert card_id(about) == "ours#003"
+    pointers = parse_pointers({"cities": {"en": {"it": ["Naples", "Milan*"]}}}, board)
+    assert not check_questions([about], board, complete=False, pointers=pointers).ok
+    allowed = parse_pointers({"cities": {"en": {"it": ["Naples", "Milan*"]}},
+                              "allowed": {"en": {"ours#003": ["Naples", "Milan"]}}}, board)
+    assert check_questions([about], board, complete=False, pointers=allowed).ok
+    # Allowed for one word only: the other still counts; and only for that card and language.
+    one = parse_pointers({"cities": {"en": {"it": ["Naples", "Milan*"]}},
+                          "allowed": {"en": {"ours#003": ["Naples"]}, "de": {"ours#004": ["Milan"]}}}, board)
+    report = check_questions([about], board, complete=False, pointers=one)
+    assert report.problems == ("questions-ours.toml question 3 (ours#003): the question names a major city"
+                               " of its answer ('Milan')",)
+
+
+def test_the_shipped_giveaway_file_covers_every_country_and_its_exceptions_are_needed() -> None:
+    board = load_board()
+    pointers = load_pointers(board)
+    for language in LANGUAGES:
+        cities = pointers.words["cities"][language]
+        assert {c.id for c in board.countries} <= set(cities), language
+        assert pointers.words["languages"][language]["fi"]  # Finno-Ugric, finno-ugrisch
+    # Every reviewed exception is a card of the shipped deck that names what it may name.
+    shipped = {(q.language, card_id(q)): q for q in default_deck() + default_deck("de")}
+    for language, cards in pointers.allowed.items():
+        for cid, words in cards.items():
+            q = shipped.get((language, cid))
+            assert q is not None, f"{language} {cid}: no such card"
+            for word in words:
+                assert word.lower() in q.text.lower(), f"{language} {cid} does not name {word!r}"
+            assert not check_questions([q], board, complete=False,
+                                       pointers=Pointers(pointers.words, {})).ok, f"{cid} needs no exception"
+
+
+@pytest.mark.parametrize(("data", "message"), [
+    ({"towns": {}}, r"unknown table \[towns\]"),
+    ({"cities": {"fr": {}}}, r"\[cities\.fr\] is no deck language"),
+    ({"cities": {"en": {"xx": ["X"]}}}, r"cities\.en names unknown country 'xx'"),
+    ({"languages": {"de": {"fi": "Suomi"}}}, r"languages\.de\.fi must be a list of words"),
+])
+def test_a_bad_giveaway_file_is_one_sentence(data: dict[str, object], message: str) -> None:
+    with pytest.raises(PointerError, match=message):
+        parse_pointers(data, load_board())
+
+
+def test_an_unreadable_giveaway_file_is_a_problem_of_the_check(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "umtata").mkdir()
+    (tmp_path / "umtata" / "giveaways.toml").write_text("[cities\n", encoding="utf-8")
+    assert main(["deck", "check", "--config", str(tmp_path), "--lang", "en"]) == 2
+    err = capsys.readouterr().err
+    assert "giveaways.toml: not valid TOML" in err and "Traceback" not in err
+
+
 # -- two cards resting on the same fact ------------------------------------------------
 
 
@@ -210,7 +324,7 @@ def test_two_cards_on_the_same_fact_are_caught() -> None:
     ]
     for a, b in pairs:
         rest = [q for q in default_deck() if q.country != a.country]
-        report = check_questions([*rest, a, b], board, complete=False)
+        report = check_questions([*rest, a, b], board, complete=False, pointers=Pointers())  # Mostar: a city
         assert len(report.problems) == 1, report.problems
         assert report.problems[0].startswith(f"{b.source}: rests on the same fact as {a.source} ("), (a, b)
 
@@ -245,7 +359,7 @@ def test_one_owner_file_is_checked_alone(tmp_path: Path, capsys: pytest.CaptureF
     # Against the deck it joins: a copy of a shipped card and a card on a shipped card's fact.
     bad = write(tmp_path / "questions-again.toml",
                 '{ country = "fr", topic = "capital", text = "Umtata\'s capital is Paris!", explain = "Paris." },\n'
-                '{ country = "ba", topic = "culture", text = "The Old Bridge of Mostar in Umtata was rebuilt.",'
+                '{ country = "ba", topic = "culture", text = "Divers jump from the rebuilt Old Bridge in Umtata.",'
                 ' explain = "Bosnia." },\n')
     assert main(["deck", "check", str(bad)]) == 2
     err = capsys.readouterr().err

@@ -123,3 +123,51 @@ def test_the_map_screens_also_draw_on_other_displays(size: tuple[int, int]) -> N
     assert {lb.key for lb in label_layout(area.w, area.h).labels if not lb.grey} == {
         c.id for c in load_board().countries
     }
+
+
+@pytest.mark.parametrize("language", ["en", "de"])
+def test_the_reveal_shows_every_card_whole(language: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reveal repeats the question under the explanation: for every card of both
+    decks, at both display sizes and with five players, neither is cut ("…") and the
+    players' rows below keep the height their names and statuses need."""
+    import copy
+
+    import table.display.games.umtata.screen as screen
+    from table.common import i18n
+    from table.games.contract import games
+    from table.games.umtata.deck import default_deck
+
+    pygame.init()
+    games()  # the game's own catalogue of words, as at the table
+    cut: list[str] = []
+    block = screen._block
+
+    def whole(surface: pygame.Surface, theme: Theme, message: str, rect: pygame.Rect, size: str,
+              colour: tuple[int, int, int], max_lines: int = 3, bold: bool = False) -> int:
+        if len(screen.fit_lines(theme, message, rect.w, size, max_lines, bold)[1]) > max_lines:
+            cut.append(message)
+        return block(surface, theme, message, rect, size, colour, max_lines, bold)
+
+    monkeypatch.setattr(screen, "_block", whole)
+    i18n.set_language(language)
+    try:
+        board = load_board()
+        view = ENGINE.view(phases()["reveal"], None)
+        view["players"].append({**view["players"][-1], "station": 4, "name": "Eve", "reader": False})
+        for size in ((1280, 720), (1920, 1080)):
+            theme = Theme(*size)
+            u = theme.px
+            area = map_area(theme)
+            column = pygame.Rect(area.right + u(2), u(1.5), size[0] - area.right - u(3.5), size[1] - u(2.5))
+            rows = column.bottom - 5 * (u(screen.PLAYER_ROW_MIN) + u(1)) + u(1)
+            for q in default_deck(language):
+                card = copy.deepcopy(view)
+                country = board.get(q.country)
+                card["question"].update(text=q.text, topic=q.topic)
+                card["reveal"].update(country=q.country, explain=q.explain, region=country.region,
+                                      colour=country.colour)
+                bottom = screen.RENDERER._header(screen._scratch(), card, theme, column)
+                assert bottom + u(1.5) <= rows, (size, q.source, bottom)
+            assert not cut, (language, size, cut[:3])
+    finally:
+        i18n.set_language("en")

@@ -916,7 +916,7 @@ class UbongoRenderer(GameRenderer):
         """What a player's panel says and the one scale its lines are drawn at."""
         u = theme.unit
         x = rect.x + 1.5 * u
-        name = (_("{name}  (start)").format(name=player["name"]) if player["start_player"] and view["phase"] != "over"
+        name = (_("{name} (start)").format(name=player["name"]) if player["start_player"] and view["phase"] != "over"
                 else player["name"])
         best = max(player["collection"].values())
         room = rect.width - round(3 * u)

@@ -37,12 +37,19 @@ STATUS_COLOURS = {
 
 FINAL_REASONS = {
     "most points": N_("Most points (gems plus cards)"),
-    "tied on points, more cards": N_("Tied on points: more cards decides"),
+    "tied on points, more cards": N_("Tied on points: the player with more cards wins"),
     "won the extra round": N_("Tied on points and cards: won the extra round"),
     "ended from the table menu": N_("Game ended early from the table menu"),
 }
 """The final screen's fuller words for the engine's reasons (by message id); any other
 reason is shown as the message says it."""
+
+
+def _joined(names: list[str]) -> str:
+    """Names as a sentence lists them ("Ada, Bo and Cy"), in the table's language."""
+    if len(names) < 2:
+        return "".join(names)
+    return _("{names} and {last}").format(names=", ".join(names[:-1]), last=names[-1])
 
 
 def _seconds_left(view: dict[str, Any], now: float) -> float | None:
@@ -289,7 +296,8 @@ class ShimoRenderer(GameRenderer):
         if phase == "solving":
             msg = _("Turn your cards! Press your button when solved")
             if secs is not None and view.get("flips"):
-                msg += " · " + _("sand turned {flips}x").format(flips=view["flips"])
+                flips = view["flips"]
+                msg += " · " + ngettext("sand turned {n} time", "sand turned {n} times", flips).format(n=flips)
             y = area.bottom - theme.px(8) if secs is not None else area.centery
             draw.label(surface, theme, msg, (text_centre[0], y), "large", TEXT, "center",
                        max_width=glass.left - area.left - theme.px(4))
@@ -301,7 +309,7 @@ class ShimoRenderer(GameRenderer):
                 colour = theme.station_colour(callers[0])  # the first caller's own colour
             else:
                 msg = _("Called together: {names} · no gem this round").format(
-                    names=" & ".join(names[c] for c in callers))
+                    names=_joined([names[c] for c in callers]))
                 colour = ACCENT
             draw.label(surface, theme, msg, (text_centre[0], area.bottom - theme.px(8)), "large", colour, "center",
                        bold=True, max_width=glass.left - area.left - theme.px(4))
@@ -314,7 +322,7 @@ class ShimoRenderer(GameRenderer):
         cx = area.centerx
         if view.get("extra_round"):
             tied = [p["name"] for p in view["players"] if p["playing"]]
-            head = _("Tied: {names} play an extra round").format(names=" & ".join(tied))
+            head = _("Tied: {names} play an extra round").format(names=_joined(tied))
         elif len(callers) == 1:
             head = _("{name} wins the round").format(name=names[callers[0]])
         elif callers:
@@ -341,7 +349,12 @@ class ShimoRenderer(GameRenderer):
         if not p["playing"]:
             return ""
         if s in callers and len(callers) == 1:
-            return _("First: gem + cards")
+            # The caller takes the cards of those who did not solve: say how many.
+            taken = sum(1 for q in view["players"]
+                        if q["playing"] and q["station"] not in callers and q["station"] not in view["solvers"])
+            if not taken:
+                return _("First: gem")
+            return ngettext("First: gem + {n} card", "First: gem + {n} cards", taken).format(n=taken)
         if s in view["solvers"]:
             return _("Solved: card kept")
         if len(callers) == 1:

@@ -198,7 +198,7 @@ class UgahRenderer(GameRenderer):
                 words = _("chips {points}").format(points=p.get("pile_points", 0))
                 cards = len(p.get("spoils", ()))
                 if cards:
-                    words += " + " + ngettext("{n} card x 3", "{n} cards x 3", cards).format(n=cards)
+                    words += " + " + ngettext("{n} card × 3", "{n} cards × 3", cards).format(n=cards)
                 return words_detail(words, theme, 48.0)  # room for "chips 23 + 2 cards x 3" in German
         return None
 
@@ -472,7 +472,7 @@ class UgahRenderer(GameRenderer):
         x0, width = area.left + pad, area.width - 2 * pad
         active = view["active"]
         colour = theme.station_colour(active)
-        draw.label(surface, theme, _("Ugah Ugah!  ·  round {round}").format(round=view["round"]), (x0, pad), "body",
+        draw.label(surface, theme, _("Ugah Ugah! · round {round}").format(round=view["round"]), (x0, pad), "body",
                    TEXT_DIM, max_width=width // 2)
         if view["variant"] == "uncertain-hunting":
             draw.label(surface, theme, _("uncertain hunting"), (area.right - pad, pad), "body", ACCENT, "topright",
@@ -519,8 +519,8 @@ class UgahRenderer(GameRenderer):
             draw.label(surface, theme, words[0].upper() + words[1:], (x0, y), "body", BAD, bold=True,
                        max_width=width)
         else:
-            draw.label(surface, theme, ngettext("The camera waits for {n} die · button: set them by knob",
-                                                "The camera waits for {n} dice · button: set them by knob", n
+            draw.label(surface, theme, ngettext("The camera waits for {n} die · button: set it with the knob",
+                                                "The camera waits for {n} dice · button: set them with the knob", n
                                                 ).format(n=n), (x0, y), "body", TEXT_DIM, max_width=width)
         for i in range(n):
             self._die(surface, theme, (x0 + step / 2 + i * step, y + theme.px(9)), size, None)
@@ -546,7 +546,7 @@ class UgahRenderer(GameRenderer):
         gap = theme.px(0.6)
         tab_w = min(theme.px(20), (width - gap * (len(options) - 1)) // len(options))
         strip = pygame.Rect(x0, y, width, theme.px(6))
-        tabs = {o: _("Take out") if o == "take_out" else _(TAB_NAMES[o]) for o in options}
+        tabs = {o: _("Set aside") if o == "take_out" else _(TAB_NAMES[o]) for o in options}
         tab_fit = draw.one_size(theme, strip, [(t if o == "take_out" else "+" + t, "small", True, tab_w - theme.px(1))
                                                for o, t in tabs.items()])
         for i, option in enumerate(options):

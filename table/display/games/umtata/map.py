@@ -422,13 +422,21 @@ def _sums(a: np.ndarray, w: int, h: int) -> np.ndarray:
     return np.asarray(ii[h:, w:] - ii[:-h, w:] - ii[h:, :-w] + ii[:-h, :-w])
 
 
+ON_OWN = 1000.0
+"""What a tag that covers none of its own country costs (less the more it covers, nothing
+once half the tag, or the whole of a smaller country, is under it): a spot on the
+country beats every spot beside it (a name beside a small country, out at sea or on a
+neighbour, reads as the neighbour's: Kosovo's and Montenegro's in the Adriatic)."""
+
+
 def _touching_spot(own: np.ndarray, taken: np.ndarray, cover: np.ndarray, value: int, ids: np.ndarray,
-                   anchor: Point, w: int, h: int, near: int) -> pygame.Rect | None:
+                   anchor: Point, w: int, h: int, near: int, on_own: bool = False) -> pygame.Rect | None:
     """The best free ``w`` x ``h`` box within ``near`` px of the ``own`` pixels (a country
     or its marker), else within twice, four times... that; ``None`` when the map has no
     free box at all. Cost: the share of each other country it hides (its own is free:
-    a name on its country is the aim), and :data:`DRIFT` for the distance of its middle
-    from ``anchor``."""
+    a name on its country is the aim), :data:`DRIFT` for the distance of its middle
+    from ``anchor``; with ``on_own``, up to :data:`ON_OWN` for a box with fewer ``own``
+    pixels under it than half its own, or than all of them if they are fewer."""
     import numpy as np
 
     height, width = own.shape
@@ -451,6 +459,12 @@ def _touching_spot(own: np.ndarray, taken: np.ndarray, cover: np.ndarray, value:
                 cost = _sums(weights, w, h)
                 gy, gx = np.mgrid[0 : busy.shape[0], 0 : busy.shape[1]]
                 cost += np.hypot(gx + x0 + w / 2 - anchor[0], gy + y0 + h / 2 - anchor[1]) * (DRIFT / h)
+                if on_own:
+                    # On its country: half the tag on it, or all of a country smaller than
+                    # that under it; the further short of that, the dearer.
+                    need = max(1.0, min(float(len(xs)), float(w * h) / 2))
+                    under = _sums(own[y0:y1, x0:x1], w, h)[: cost.shape[0], : cost.shape[1]]
+                    cost += ON_OWN * np.maximum(0.0, need - under) / need
                 cost[~ok] = np.inf
                 k = int(np.argmin(cost))
                 fy, fx = divmod(k, cost.shape[1])
@@ -598,7 +612,7 @@ def _layout(src: Sources, width: int, height: int) -> Layout:
                 max(0, anchor[0] - radius) : anchor[0] + radius + 1] = True
         w, h = _font(px).size(board.label(cid, src[2]))
         w, h = w + 2 * pad + 2, h - px // 5 + 2 * pad
-        spot = _touching_spot(own, taken, cover, i + 1, ids, anchor, w, h, tag_near(height))
+        spot = _touching_spot(own, taken, cover, i + 1, ids, anchor, w, h, tag_near(height), marker is None)
         if spot is None:  # a display far too small: overlap rather than fail mid-game
             spot = pygame.Rect(anchor[0] + radius, anchor[1] - h // 2, w, h)
             spot.clamp_ip(pygame.Rect(0, 0, width, height))
@@ -725,6 +739,34 @@ def _label_rect(label: Label) -> pygame.Rect:
         ex, ey = label.leader_to
         rect = rect.union(pygame.Rect(round(ex) - 3, round(ey) - 3, 7, 7))
     return rect
+
+
+def name_box(label: Label) -> pygame.Rect:
+    """The pixels of a label's name: its tag, or the text itself on its country. No
+    outline is drawn over them (an outline through "Irland" read "I land")."""
+    if label.leader_to is not None:
+        return label.rect.copy()
+    box = pygame.Rect((0, 0), _font(label.size).size(label.text))
+    box.center = (label.rect.centerx, label.rect.centery + label.size // 12)
+    return box
+
+
+def _keep_names(surface: pygame.Surface, labels: Iterable[Label], offset: tuple[int, int] = (0, 0)
+                ) -> list[tuple[pygame.Rect, pygame.Surface]]:
+    """Copies of the names' pixels as ``surface`` has them now (inside its clip), to put
+    back with :func:`_put_back` once the outlines are drawn."""
+    clip = surface.get_clip()
+    kept = []
+    for label in labels:
+        box = name_box(label).move(offset).clip(clip)
+        if box.w > 0 and box.h > 0:
+            kept.append((box, surface.subsurface(box).copy()))
+    return kept
+
+
+def _put_back(surface: pygame.Surface, kept: Iterable[tuple[pygame.Rect, pygame.Surface]]) -> None:
+    for box, picture in kept:
+        surface.blit(picture, box)
 
 
 class _StatePictures:
@@ -931,16 +973,21 @@ def _paint_outlines(
     either way."""
     cached = _outline_stamps(src, width, height)
     crossed: set[str] = set()
+    for cid in marked:
+        stamp = cached.get((cid, cid == focus))
+        crossed |= stamp.crosses if stamp is not None else set()
+    # The names the outlines run across, as they are before: put back over the outlines.
+    kept = _keep_names(surface, [lb for lb in _layout(src, width, height).labels if lb.key in crossed])
     for cid in sorted(marked, key=lambda k: k == focus):
         stamp = cached.get((cid, cid == focus))
         if stamp is None:
             continue
-        crossed |= stamp.crosses
         if stamps:
             surface.blit(stamp.picture, stamp.pos)
         else:
             colour, w = _outline_style(cid, focus, height)
             _trace_outline(surface, src, width, height, cid, colour, w)
+    _put_back(surface, kept)
     _draw_crossed_names(surface, src, width, height, marked, crossed, dim)
 
 
@@ -1103,9 +1150,12 @@ def draw_focus(surface: pygame.Surface, area: pygame.Rect, focus: str, marked: I
     stamp = _outline_stamps(src, rect.w, rect.h).get((focus, True))
     if stamp is None:
         return
-    surface.blit(stamp.picture, (rect.x + stamp.pos[0], rect.y + stamp.pos[1]))
-    board = load_board(src[1])
     lit = frozenset(marked)
+    crossed = [lb for lb in _layout(src, rect.w, rect.h).labels if lb.key in stamp.crosses]
+    kept = _keep_names(surface, crossed, rect.topleft)
+    surface.blit(stamp.picture, (rect.x + stamp.pos[0], rect.y + stamp.pos[1]))
+    _put_back(surface, kept)
+    board = load_board(src[1])
     for label in _focus_labels(src, rect.w, rect.h, focus, lit):
         end = label.leader_to
         moved = replace(label, rect=label.rect.move(rect.topleft),

@@ -41,11 +41,21 @@ if TYPE_CHECKING:
     from table.games.umtata.board import Board
 
 PHASE_HINT = {
-    "guess": N_("Turn your knob to a region + colour and push to lock it - or press your button: Tataaa!"),
-    "answer": N_("Tataaa players answer in press order: knob to region + colour, push; then the country, push."),
+    "guess": N_("Turn your knob to a region and colour and push to lock it, or press your button: Tataaa!"),
+    "answer": N_("Tataaa players answer in press order: knob to region and colour, push; then the country, push."),
     "reveal": NEXT_ROUND_NOTE,
     "over": "",
 }
+
+
+REACHED = "reached {target} points"
+"""The engine's reason for the end (journaled as it is, so only the screen rewords it)."""
+REVEAL_LINES = 4
+"""The most lines the reveal gives the explanation and the repeated question each (every
+card of the shipped decks takes fewer at every size the tests draw, so none is cut)."""
+PLAYER_ROW_MIN = 9.5
+"""The least height (theme units) a player's row needs for its name and status: the
+reveal's text leaves the rows of five players at least this much."""
 
 
 TOPIC_NAMES: dict[str, str] = {
@@ -82,6 +92,18 @@ def _sector(region: str, colour: str) -> str:
                                           colour=board.colour_name(colour, language()))
 
 
+def fit_lines(theme: Theme, message: str, width: int, size: str, max_lines: int,
+              bold: bool = False) -> tuple[str, list[str]]:
+    """The size ``message`` takes in a block of ``width`` (``size`` or the first smaller one
+    where it wraps to at most ``max_lines``; "small" at the least) and all its lines there."""
+    sizes = ["title", "large", "body", "small"]
+    for s in sizes[sizes.index(size):]:
+        lines = draw.wrap(theme.font(s, bold), message, width)
+        if len(lines) <= max_lines:
+            break
+    return s, lines
+
+
 def _block(
     surface: pygame.Surface,
     theme: Theme,
@@ -92,14 +114,10 @@ def _block(
     max_lines: int = 3,
     bold: bool = False,
 ) -> int:
-    """Wrapped text in ``rect`` (shrinking the size if it would not fit); returns the bottom."""
-    sizes = ["title", "large", "body", "small"]
-    start = sizes.index(size)
-    for s in sizes[start:]:
-        font = theme.font(s, bold)
-        lines = draw.wrap(font, message, rect.w)
-        if len(lines) <= max_lines or s == "small":
-            break
+    """Wrapped text in ``rect`` (shrinking the size if it would not fit); returns the bottom.
+    Text that does not fit ``max_lines`` even at the smallest size ends in "…"."""
+    s, lines = fit_lines(theme, message, rect.w, size, max_lines, bold)
+    font = theme.font(s, bold)
     y = rect.y
     shown = lines[:max_lines]
     if len(lines) > max_lines and shown:
@@ -211,7 +229,7 @@ class UmtataRenderer(GameRenderer):
         N_("Hear the clue: which country is Umtata?"),
         N_("Turn your knob to a region and colour, push to lock your guess."),
         N_("Sure of the country? Press your button for Tataaa! and pick it with the knob."),
-        N_("Right answers score: the first to reach the target wins."),
+        N_("Right answers score: the first to reach the target, 16 points, wins."),
     )
     # Over the sea and the coasts at the map's top edge: no name there.
     banner_at = (0.31, 1.0)
@@ -235,6 +253,13 @@ class UmtataRenderer(GameRenderer):
         if event.kind == "answer_right":
             return "round", _("{name} is right!").format(name=name)
         return None
+
+    def final_reason(self, message: Any) -> str:
+        """The outcome's reason; "reached 16 points" says that 16 was the target, since
+        the winner may well have 17 or 18 (the journaled reason keeps its words)."""
+        if isinstance(message, dict) and message.get("id") == REACHED and isinstance(message.get("params"), dict):
+            return _("reached the target of {target} points").format(target=message["params"].get("target"))
+        return super().final_reason(message)
 
     def outputs(self, config_dir: Path | None) -> list[Output]:
         """The question read aloud (``umtata/speech.toml``; see
@@ -382,7 +407,7 @@ class UmtataRenderer(GameRenderer):
         reader = view["reader"]
         question = view["question"]
         topic = str(question["topic"])
-        info = _("Round {round}  -  read by {reader}  -  {topic}").format(
+        info = _("Round {round} · read by {reader} · {topic}").format(
             round=view["round"], reader=_station_name(view, reader), topic=_(TOPIC_NAMES.get(topic, topic)))
         pygame.draw.circle(surface, theme.station_colour(reader), (rect.x + u(1), rect.y + u(1.8)), u(1))
         info_colour = TEXT_DIM
@@ -394,24 +419,41 @@ class UmtataRenderer(GameRenderer):
                                                                      explanation=reveal["explain"])
             return _block(surface, theme, answer, pygame.Rect(rect.x, y + u(1), rect.w, 0), "body", TEXT, 4)
         if phase == "reveal" and reveal:
-            r = text(surface, theme, _("Umtata is"), (rect.x, y), "large", TEXT_DIM, max_width=rect.w, box=rect)
-            # "Umtata is" and the name read as one sentence: the name with its article.
-            y = _block(surface, theme, _country_in_sentence(reveal["country"]),
-                       pygame.Rect(rect.x, r.bottom, rect.w, 0), "title", ACCENT, 1, bold=True)
-            sw = _swatch(surface, theme, reveal["colour"], (rect.x, y + u(0.5)), u(4.5))
-            text(surface, theme, _sector(reveal["region"], reveal["colour"]), (sw.right + u(1.2), sw.centery), "body",
-                 TEXT, "midleft", bold=True, max_width=rect.right - sw.right - u(1.2), box=rect)
-            y = sw.bottom + u(1.5)
-            y = _block(surface, theme, reveal["explain"], pygame.Rect(rect.x, y, rect.w, 0), "body", TEXT, 3)
-            y = _block(surface, theme, question["text"], pygame.Rect(rect.x, y + u(1), rect.w, 0), "small",
-                       TEXT_DIM, 2)
-            return _block(surface, theme, _(PHASE_HINT["reveal"]), pygame.Rect(rect.x, y + u(0.5), rect.w, 0),
-                          "small", ACCENT, 2)
+            # The rows of every player stay readable below: a long card's reveal shrinks
+            # its words rather than cut them or squeeze the rows.
+            room = rect.bottom - u(1.5) - len(view["players"]) * (u(PLAYER_ROW_MIN) + u(1)) + u(1)
+            compact = self._reveal(_scratch(), view, theme, rect, y, False) > room
+            return self._reveal(surface, view, theme, rect, y, compact)
         y = _block(surface, theme, question["text"], pygame.Rect(rect.x, y, rect.w, 0), "large", TEXT, 4, bold=True)
         hint = _(PHASE_HINT[phase]) if PHASE_HINT.get(phase) else ""
         if hint and not view.get("answering"):
             y = _block(surface, theme, hint, pygame.Rect(rect.x, y + u(1.5), rect.w, 0), "small", ACCENT, 3)
         return y
+
+    @staticmethod
+    def _reveal(
+        surface: pygame.Surface, view: dict[str, Any], theme: Theme, rect: pygame.Rect, y: int, compact: bool
+    ) -> int:
+        """The reveal from ``y`` down: the answer, its sector, the explanation, the question
+        again and the hint; ``compact`` takes the smaller words. Returns the bottom."""
+        u = theme.px
+        reveal = view["reveal"]
+        r = text(surface, theme, _("Umtata is"), (rect.x, y), "body" if compact else "large", TEXT_DIM,
+                 max_width=rect.w, box=rect)
+        # "Umtata is" and the name read as one sentence: the name with its article.
+        y = _block(surface, theme, _country_in_sentence(reveal["country"]),
+                   pygame.Rect(rect.x, r.bottom, rect.w, 0), "title", ACCENT, 1, bold=True)
+        sw = _swatch(surface, theme, reveal["colour"], (rect.x, y + u(0.5)), u(4.5))
+        text(surface, theme, _sector(reveal["region"], reveal["colour"]), (sw.right + u(1.2), sw.centery), "body",
+             TEXT, "midleft", bold=True, max_width=rect.right - sw.right - u(1.2), box=rect)
+        y = sw.bottom + u(1.5)
+        y = _block(surface, theme, reveal["explain"], pygame.Rect(rect.x, y, rect.w, 0),
+                   "small" if compact else "body", TEXT, REVEAL_LINES)
+        # The question again, whole: a reveal that cuts it ("…") loses the clue it answers.
+        y = _block(surface, theme, view["question"]["text"], pygame.Rect(rect.x, y + u(1), rect.w, 0), "small",
+                   TEXT_DIM, REVEAL_LINES)
+        return _block(surface, theme, _(PHASE_HINT["reveal"]), pygame.Rect(rect.x, y + u(0.5), rect.w, 0),
+                      "small", ACCENT, 2)
 
     # -- the map, with the answering step or the answer marked -----------------------------
 
@@ -504,7 +546,7 @@ class UmtataRenderer(GameRenderer):
         board = load_board()
         boxes = [pygame.Rect(rect.x, rect.y + i * (row_h + gap), rect.w, row_h) for i in range(len(players))]
         statuses = [self._status(p, guesses, tataaa_answers, board) for p in players]
-        names = [_("{name}  (reader)").format(name=p["name"]) if p["reader"] else p["name"] for p in players]
+        names = [_("{name} (reads the card)").format(name=p["name"]) if p["reader"] else p["name"] for p in players]
         # Every row's words at one scale: the rows read alike, a long status shrinks them all.
         # A name's room is what the scores leave (the widest a score and its points take).
         room = rect.w - u(3.5) - u(1.5) - theme.font("large", True).size("16")[0] - u(1.2) \
@@ -554,7 +596,7 @@ class UmtataRenderer(GameRenderer):
         if station in answers:
             a = answers[station]
             verdict = _("right") if a["right"] else _("wrong")
-            return (_("Tataaa: {country} - {verdict}").format(country=_country_in_sentence(a["country"]),
+            return (_("Tataaa: {country} – {verdict}").format(country=_country_in_sentence(a["country"]),
                                                               verdict=verdict),
                     GOOD if a["right"] else BAD)
         if answers and p["status"] == "tataaa":
