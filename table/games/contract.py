@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Generic, TypeVar
 
 from table.common.datafiles import distribution_folders
-from table.games.base import Action, Engine, GameSetup, GameState, JSONValue, Outcome, StationId
+from table.games.base import Action, Engine, GameSetup, GameState, JSONValue, Outcome, Prompt, StationId
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +59,8 @@ class GameEngine(Generic[S]):
     * ``option_names``: the setup options the game accepts (``None``, the default: any);
       the config check and scenarios refuse the others, with the one meant;
     * :meth:`next_deadline` (default: no deadline);
+    * :meth:`prompt`: what the players are asked now (default: the public view's
+      ``round``, nothing to wait for);
     * :meth:`standing`: what ranks a station when the game is ended early (default: its score);
     * :meth:`final_scores`: the scores that count when the game is ended early, for games
       that hide some of them (default: the public view's ``scores``).
@@ -95,6 +97,15 @@ class GameEngine(Generic[S]):
 
     def view(self, state: S, station: StationId | None) -> dict[str, JSONValue]:
         raise NotImplementedError
+
+    def prompt(self, state: S) -> Prompt:
+        """What the players are asked now (:class:`~table.games.base.Prompt`): its ``key``
+        changes when a station's input moves everyone on to a new question, so that the
+        table settles the inputs of that moment; ``opens_at`` is the game time before
+        which an input is early. The default is a new round by the public view's
+        ``round`` and no ``opens_at``: a game whose phases within a round wait for "any
+        button" (results to read, a turn passing) states its own."""
+        return Prompt(key=self.view(state, None).get("round"))
 
     def standing(self, state: S, station: StationId, scores: Mapping[StationId, int]) -> tuple[int, ...]:
         """What ranks ``station`` when the game is ended early, compared left to right
@@ -170,6 +181,9 @@ class LazyEngine:
 
     def view(self, state: Any, station: StationId | None) -> dict[str, JSONValue]:
         return self.engine.view(state, station)
+
+    def prompt(self, state: Any) -> Prompt:
+        return self.engine.prompt(state)
 
     def standing(self, state: Any, station: StationId, scores: Mapping[StationId, int]) -> tuple[int, ...]:
         return self.engine.standing(state, station, scores)

@@ -26,7 +26,7 @@ from typing import Any
 
 from table.common.i18n import N_
 from table.games import get_engine
-from table.games.base import TICK, Action, Engine, GameSetup, JSONValue, Message, Outcome, check_setup
+from table.games.base import TICK, Action, Engine, GameSetup, JSONValue, Message, Outcome, Prompt, check_setup
 
 PAUSE = "pause"
 RESUME = "resume"
@@ -80,6 +80,17 @@ class Session:
             return None
         d = self.engine.next_deadline(self.state)
         return None if d is None else d + self.paused_total
+
+    def prompt(self) -> Prompt:
+        """What the game asks of the players now (the engine's
+        :class:`~table.games.base.Prompt`), its ``opens_at`` in table time; a game that is
+        over asks nothing more (its key says so)."""
+        if self.is_over():
+            return Prompt(key=("over",))
+        prompt = self.engine.prompt(self.state)
+        if prompt.opens_at is None:
+            return prompt
+        return Prompt(prompt.key, prompt.opens_at + self.paused_total)
 
     # -- applying ---------------------------------------------------------------------
     def apply(self, action: Action, record: Callable[[Action], None] | None = None) -> bool:
