@@ -63,8 +63,9 @@ that the picture changed at all, and longer than the gap between two players' pr
 that both meant "go on"."""
 
 SETTLED_KINDS = frozenset({PRESS, TURN, PUSH})
-"""The inputs a change of screen settles (a long push, held for seconds, is never a
-press meant for the screen before)."""
+"""The inputs a change of screen settles. Any station's input may make the change (a
+long push opens the table menu); a long push itself, held for seconds, is never a press
+meant for the screen before, and is never dropped."""
 
 
 class InputSource(Protocol):
@@ -335,7 +336,7 @@ class Table:
             top.handle(action)
         finally:
             self._dispatching = False
-        if settled and self.showing() != before:
+        if action.station is not None and self.showing() != before:
             # This input changed what everyone sees: the others' inputs from now until
             # the new picture has been up a moment were meant for the old one.
             self._settle_until = float("inf")
