@@ -345,6 +345,12 @@ class Table:
                 and 0 <= action.station < self.config.stations):
             self.press_counted(action.station, action.t)  # a join or a leave
 
+    @property
+    def settles_until(self) -> float:
+        """The clock time up to which station inputs are dropped as meant for the screen
+        before (``inf`` while a new screen waits for its first frame; ``-inf``: none)."""
+        return self._settle_until
+
     def showing(self) -> tuple[object, ...]:
         """What the table shows, as far as reading a press goes: the screens (by
         identity), the game, and what the game asks (its prompt's key). A station input
