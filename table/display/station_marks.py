@@ -73,10 +73,10 @@ def press_flash(theme: Theme, size: tuple[int, int], station: int, stations: int
 
 def wait_rect(theme: Theme, size: tuple[int, int], station: int, stations: int) -> pygame.Rect:
     """Where ``station``'s "wait" box shows: centred above its share of the bottom edge,
-    as wide as the word needs and the share allows."""
+    over the bottom line of a player's panel (what it asks of him), which it stands for."""
     slot = station_slot(theme, size, station, stations)
-    width = min(slot.width - theme.px(2), theme.px(24))
-    height = theme.px(7)
+    width = min(slot.width - theme.px(8), theme.px(48))
+    height = theme.px(8.5)
     return pygame.Rect(slot.centerx - width // 2, slot.top - height - theme.px(1), width, height)
 
 
@@ -95,7 +95,7 @@ def wait_mark(theme: Theme, size: tuple[int, int], station: int, stations: int, 
         radius = theme.px(1.5)
         pygame.draw.rect(surface, BACKGROUND, box, border_radius=radius)
         pygame.draw.rect(surface, colour, box, max(2, theme.px(0.5)), border_radius=radius)
-        text(surface, theme, word, box.center, size="small", colour=TEXT, anchor="center", bold=True,
+        text(surface, theme, word, box.center, size="large", colour=TEXT, anchor="center", bold=True,
              max_width=box.width - theme.px(2), box=box)
 
     def paint_bar(surface: pygame.Surface, now: float) -> None:

@@ -541,7 +541,9 @@ class Table:
         out = [press_flash(self.theme, size, *place(s), self._station_colour(s), t, name=s)
                for s, t in sorted(self._flashes.items()) if 0 <= s < n]
         for s, t in sorted(self._waits.items()):
-            if 0 <= s < n and s not in self._flashes:
+            # Someone who does not play has no panel, and nothing to wait for on the screen
+            # (his own display says it).
+            if 0 <= s < n and s not in self._flashes and (not players or s in players):
                 out += wait_mark(self.theme, size, *place(s), self._station_colour(s), t, name=s)
         if self._session is not None and isinstance(self.screens[-1], (GameScreen, PausedScreen)):
             for s, down in sorted(self.pushes_held().items()):

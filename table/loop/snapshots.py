@@ -64,7 +64,7 @@ def game_pictures() -> Iterator[tuple[str, Snapshot]]:
 
 
 def shell_moments(stations: int = 4) -> Iterator[tuple[str, Snapshot]]:
-    """Lobby, table menu, paused and attract mode, through the real table loop; the game
+    """Lobby, table menu, paused, attract mode, inputs that wait, through the real table loop; the game
     played is the one the lobby offers first."""
     first = lobby_games()[0]
 
@@ -135,6 +135,16 @@ def shell_moments(stations: int = 4) -> Iterator[tuple[str, Snapshot]]:
         go(table, clock, inputs, [], 0.1)
         _final_draw(table, clock.now)
 
+    def wait(surface: pygame.Surface) -> None:
+        """Inputs as the screen changed: Ann's push takes the table menu's "Continue";
+        Ben's press and station 4's push a moment later wait (at Ben's panel, and in
+        station 4's share of the edge), taken by nothing."""
+        table, clock, inputs = table_at(surface)
+        table.start_game(GameSetup(first, stations=(0, 1, 2), names=NAMES[:3]))
+        go(table, clock, inputs, [Action("long_push", 8.0, 0), Action("push", 9.0, 0), Action("press", 9.15, 1),
+                                  Action("push", 9.25, 3)], 9.35)
+        _final_draw(table, clock.now)
+
     def menu_choice(surface: pygame.Surface, steps: int, expect: type) -> None:
         """A game with a press made, the table menu opened and one line pushed."""
         table, clock, inputs = table_at(surface)
@@ -168,6 +178,7 @@ def shell_moments(stations: int = 4) -> Iterator[tuple[str, Snapshot]]:
     yield "menu-how-to-play", lobby_card
     yield "menu-starting", lobby_starting
     yield "hold-ring", hold_ring
+    yield "wait", wait
     yield "table-menu", menu
     yield "paused", paused
     yield "attract", attract
