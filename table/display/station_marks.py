@@ -24,7 +24,7 @@ import pygame
 
 from table.common.i18n import _, language
 from table.display.layers import Live, Part
-from table.display.theme import BACKGROUND, TEXT, Colour, Theme, text
+from table.display.theme import BACKGROUND, TEXT, Colour, Theme, note_cover, text
 
 FLASH_S = 0.25
 """How long a press's flash shows (the button LED's flash lasts as long)."""
@@ -72,10 +72,10 @@ def press_flash(theme: Theme, size: tuple[int, int], station: int, stations: int
 
 
 def wait_rect(theme: Theme, size: tuple[int, int], station: int, stations: int) -> pygame.Rect:
-    """Where ``station``'s "wait" box shows: centred above its share of the bottom edge,
+    """Where ``station``'s "wait" box shows: above its share of the bottom edge, across it,
     over the bottom line of a player's panel (what it asks of him), which it stands for."""
     slot = station_slot(theme, size, station, stations)
-    width = min(slot.width - theme.px(8), theme.px(48))
+    width = slot.width - theme.px(7)
     height = theme.px(8.5)
     return pygame.Rect(slot.centerx - width // 2, slot.top - height - theme.px(1), width, height)
 
@@ -92,6 +92,7 @@ def wait_mark(theme: Theme, size: tuple[int, int], station: int, stations: int, 
     label = name if name is not None else station
 
     def paint_box(surface: pygame.Surface, now: float) -> None:
+        note_cover(box)  # the words under the box are hidden while it shows
         radius = theme.px(1.5)
         pygame.draw.rect(surface, BACKGROUND, box, border_radius=radius)
         pygame.draw.rect(surface, colour, box, max(2, theme.px(0.5)), border_radius=radius)
