@@ -341,6 +341,9 @@ class Table:
             # the new picture has been up a moment were meant for the old one.
             self._settle_until = float("inf")
             self._settling = True
+        elif (isinstance(top, GameScreen) and action.kind in (PRESS, PUSH) and action.station is not None
+              and self._session is not None and self._session.is_over()):
+            self.show_wait(action.station, action.t)  # the final ranking stands a moment before a press leaves it
         if (top is self.lobby and action.kind == PRESS and action.station is not None
                 and 0 <= action.station < self.config.stations):
             self.press_counted(action.station, action.t)  # a join or a leave

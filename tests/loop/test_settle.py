@@ -174,7 +174,10 @@ def test_presses_right_after_the_final_ranking_leave_every_player_in_the_lobby()
     t4.send("push", 0)
     t4.send("push", 0)
     assert table.session.is_over()
-    t4.frames(HOLD_S + 0.5)
+    early = t4.send("press", 1, after=0.7)  # the ranking stands a moment: "wait"
+    assert table.session is not None and table.lobby.settings.joined == [0, 1, 2]
+    assert t4.waits[-1] == (1, table.game_time(early))
+    t4.frames(HOLD_S)
     t = t4.send("press", 0)  # back to the lobby...
     assert table.screens == [table.lobby]
     for s, gap in ((1, 0.2), (2, 0.35), (0, 0.5)):  # ... and the others pressed to go on too
