@@ -1,8 +1,10 @@
-"""Display figures: the cost of every screen's frames, and input to flip.
+"""Display figures: the cost of every screen's frames, input to flip, and a press to
+its acknowledgement on the display.
 
-Run: python bench/bench_display.py [--quick]   (headless: SDL dummy drivers; --quick:
-calibration and frame costs only, under a minute; the full run adds the input-latency
-runs, about 2 minutes). Start-up and the idle loop's CPU use are bench/bench_kiosk.py's.
+Run: python bench/bench_display.py [--quick | --ack]   (headless: SDL dummy drivers;
+--quick: calibration and frame costs only, under a minute; --ack: the acknowledgement
+figures only, under a minute; the full run has all, about 3 minutes). Start-up and the
+idle loop's CPU use are bench/bench_kiosk.py's.
 
 Each figure is printed with a baseline measured in the same run and the ratio: frame
 costs against filling a full screen and blitting a full-screen picture onto it (the
@@ -262,6 +264,96 @@ def input_to_frame(wait_for_input: bool, samples: int = 300) -> list[float]:
     return latencies
 
 
+def acknowledgement(wait: bool, samples: int = 300) -> tuple[list[float], int]:
+    """ms from a station press arriving (queued by another thread that wakes the loop)
+    to the display flip of the first frame drawn after it, in the real loop at 60 Hz:
+    the frame that shows the press's flash at the station's place (a join or a leave in
+    the lobby) or, with ``wait``, its "Wait" (the table held as right after a change of
+    screen, so that every press is dropped and answered by the sign). Returns the
+    latencies and how many signs the table showed."""
+    import random
+    import threading
+
+    from table.common.config import load_config
+    from table.kiosk.runner import Runner, wake
+
+    with tempfile.TemporaryDirectory() as tmp:
+        runner = Runner(load_config(), sim=True, headless=True, journal_path=Path(tmp) / "j.db")
+        runner.wait_for_input = True
+        table = runner.table
+        table.attract_enabled = False
+        if wait:
+            table._settle_until = float("inf")  # every station input is meant for the screen before
+        signs = [0]
+        shown = table.show_wait if wait else table.press_counted
+
+        def sign(station: int, t: float) -> None:
+            signs[0] += 1
+            shown(station, t)
+
+        if wait:
+            table.show_wait = sign  # type: ignore[method-assign]
+        else:
+            table.press_counted = sign  # type: ignore[method-assign]
+        pending: list[tuple[float, int]] = []  # (posted, frames drawn when it was taken)
+        latencies: list[float] = []
+        original = runner.sim_stations.handle_event
+
+        def handle(event: pygame.event.Event) -> None:
+            if getattr(event, "posted", None) is not None:
+                pending.append((event.posted, table.frames_drawn))
+            original(event)
+
+        def present() -> None:
+            now = time.perf_counter()
+            done = [p for p in pending if table.frames_drawn > p[1]]
+            latencies.extend((now - posted) * 1000 for posted, _ in done)
+            pending[:] = [p for p in pending if p not in done]
+
+        runner.sim_stations.handle_event = handle  # type: ignore[method-assign]
+        runner.on_present = present
+        rng = random.Random(2)
+
+        def poster() -> None:
+            for _ in range(samples):
+                time.sleep(rng.uniform(0.03, 0.09))
+                t = time.perf_counter()
+                pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_1, unicode="1", mod=0,
+                                                     scancode=0, posted=t))  # station 1's button
+                wake()
+            runner.stop = True
+
+        thread = threading.Thread(target=poster)
+        thread.start()
+        runner.run(seconds=60)
+        thread.join()
+        runner.close()
+    return latencies, signs[0]
+
+
+def acknowledgement_figures() -> None:
+    """Press to acknowledgement (the flash, the "Wait"), while another process keeps one
+    core busy, beside a 1920x1080 fill + blit of the same run."""
+    base = blit_baseline((1920, 1080), 300)
+    spinner = busy_core()
+    try:
+        flash, flashes = acknowledgement(False)
+        wait, waits = acknowledgement(True)
+    finally:
+        spinner.kill()
+        spinner.wait()
+    base += blit_baseline((1920, 1080), 300)
+    print(f"press to acknowledgement drawn and flipped (real loop, 60 Hz, one core kept busy by another process); "
+          f"baseline 1920x1080 fill + blit, same run: median {median(base):.2f} ms, p99 {pct(base, 99):.2f} ms")
+    print("| acknowledgement | presses | signs shown | median ms | p99 ms | p99 / fill+blit p99 | goal |")
+    print("|---|---|---|---|---|---|---|")
+    for name, values, shown in (("flash (a join in the lobby)", flash, flashes),
+                                ('"Wait" (a press dropped as the screen changed)', wait, waits)):
+        p99 = pct(values, 99)
+        print(f"| {name} | {len(values)} | {shown} | {median(values):.2f} | {p99:.2f} | "
+              f"{p99 / pct(base, 99):.1f}x | p99 <= 16.7 ms: {'met' if p99 <= 1000 / 60 else 'NOT met'} |")
+
+
 def static_redraws(seconds: float = 10.0) -> int:
     clock = VirtualClock(0.0)
     table = Table(TableConfig(stations=4), clock, pygame.Surface((1920, 1080)), None, attract=False)
@@ -283,11 +375,15 @@ def main() -> None:
 
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="frame costs and calibration only (no 60 s runs)")
+    parser.add_argument("--ack", action="store_true", help="press to acknowledgement only")
     args = parser.parse_args()
     pygame.display.init()
     pygame.font.init()
     print(f"machine: {machine()}")
     print(per_core())
+    if args.ack:
+        acknowledgement_figures()
+        return
     loop_ms, blit_ms = calibration()
     print(f"calibration: pure-Python loop (200,000 steps) {loop_ms:.1f} ms; 1920x1080 fill + blit "
           f"{blit_ms:.2f} ms")
@@ -340,6 +436,7 @@ def main() -> None:
           f"{median(loaded_ticking):.2f} ms, p99 {pct(loaded_ticking, 99):.2f} ms; ratio (p99) "
           f"{pct(loaded, 99) / pct(loaded_ticking, 99):.2f} (goal: p99 within 16.7 ms)")
     print(f"static lobby over 10 s at 60 Hz: {static_redraws()} redraws (baseline: 600 frames)")
+    acknowledgement_figures()
 
 
 if __name__ == "__main__":

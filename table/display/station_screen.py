@@ -68,9 +68,12 @@ def _fit(text: str, size: str, width: int) -> pygame.Surface:
     return img
 
 
-def station_picture(lines: Sequence[StationLine], size: tuple[int, int] = (128, 64)) -> StationPicture:
+def station_picture(lines: Sequence[StationLine], size: tuple[int, int] = (128, 64),
+                    wait: str | None = None) -> StationPicture:
     """The lines, top down and centred, as a one-bit picture of ``size``; lines that no
-    longer fit below are left out (the first lines matter most)."""
+    longer fit below are left out (the first lines matter most). ``wait``: the word of
+    the wait sign (an input seen but taken by nothing), drawn dark on a lit band across
+    the middle, over the lines."""
     w, h = size
     surface = pygame.Surface(size)
     surface.fill((0, 0, 0))
@@ -81,6 +84,15 @@ def station_picture(lines: Sequence[StationLine], size: tuple[int, int] = (128, 
             break
         surface.blit(img, ((w - img.get_width()) // 2, y))
         y += img.get_height() + (2 if kind == "big" else 1)
+    if wait is not None:
+        img = _fit(wait, "big", w - 8)
+        band = pygame.Rect(0, 0, w, img.get_height() + 6)
+        band.center = (w // 2, h // 2)
+        surface.fill((255, 255, 255), band)
+        img.set_colorkey((0, 0, 0))
+        mask = pygame.mask.from_surface(img)  # the letters, dark on the band
+        mask.to_surface(surface, setcolor=(0, 0, 0), unsetcolor=None,
+                        dest=((w - img.get_width()) // 2, band.top + 3))
     # Rows first, one byte a pixel: 1 where the red channel is lit (the text is white).
     red = pygame.image.tobytes(surface, "RGBX")[0::4]
     return StationPicture(w, h, red.translate(_LIT))

@@ -10,7 +10,7 @@ engine keeps, the view keys the table reads) is stated once, in
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -241,6 +241,26 @@ NO_REASON = Message("")
 
 
 @dataclass(frozen=True)
+class Prompt:
+    """What a game asks of the players now, as the table loop needs it to read presses.
+
+    * ``key``: the identity of the question on screen (a phase, a round, whose turn it
+      is), compared with ``==``. When a station's input changes it, that input moved
+      everyone on to a new question: the table drops every station's input for a short
+      while around the change (the press that came a moment after someone else's "next
+      round" was meant for the old screen) and shows the station "wait". A game whose
+      stations race across a change (the first call of a race, which other calls in the
+      tie window still join) keeps the key the same across it.
+    * ``opens_at``: the game time before which the players are not yet asked anything
+      (a countdown, results that hold for a moment); a station input before it is
+      early, and the table shows that station "wait" (``None``: nothing to wait for).
+    """
+
+    key: Hashable
+    opens_at: float | None = None
+
+
+@dataclass(frozen=True)
 class Outcome:
     """How a game ended: final scores by station, the winner(s), and why (a message;
     the JSON report and the journal keep it in English)."""
@@ -338,6 +358,8 @@ class Engine(Protocol, Generic[S]):
     def outcome(self, state: S) -> Outcome | None: ...
 
     def view(self, state: S, station: StationId | None) -> dict[str, JSONValue]: ...
+
+    def prompt(self, state: S) -> Prompt: ...
 
     def standing(self, state: S, station: StationId, scores: Mapping[StationId, int]) -> tuple[int, ...]: ...
 

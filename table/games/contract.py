@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Generic, NotRequired, TypedDict, TypeVar, cast
 
 from table.common.datafiles import distribution_folders
-from table.games.base import Action, Engine, GameSetup, GameState, JSONValue, Outcome, StationId
+from table.games.base import Action, Engine, GameSetup, GameState, JSONValue, Outcome, Prompt, StationId
 
 log = logging.getLogger(__name__)
 
@@ -222,7 +222,7 @@ class GameEngine(Generic[S]):
     **Must** set ``name``, ``title``, ``variants``, ``min_stations``, ``max_stations`` and
     override :meth:`new_game`, :meth:`legal_actions`, :meth:`apply`, :meth:`is_over`,
     :meth:`outcome`, :meth:`view`. **May** set ``option_names`` and ``own_kinds`` and
-    override :meth:`next_deadline`, :meth:`standing`, :meth:`final_scores`.
+    override :meth:`next_deadline`, :meth:`prompt`, :meth:`standing`, :meth:`final_scores`.
 
     What the table may assume of every engine, and the conformance test
     (``tests/games/test_conformance.py``, one named test per rule; ``scripts/run-tests
@@ -337,6 +337,15 @@ class GameEngine(Generic[S]):
         """
         raise NotImplementedError
 
+    def prompt(self, state: S) -> Prompt:
+        """What the players are asked now (:class:`~table.games.base.Prompt`): its ``key``
+        changes when a station's input moves everyone on to a new question, so that the
+        table settles the inputs of that moment; ``opens_at`` is the game time before
+        which an input is early. The default is a new round by the public view's
+        ``round`` and no ``opens_at``: a game whose phases within a round wait for "any
+        button" (results to read, a turn passing) states its own."""
+        return Prompt(key=self.view(state, None).get("round"))
+
     def standing(self, state: S, station: StationId, scores: Mapping[StationId, int]) -> tuple[int, ...]:
         """What ranks ``station`` when the game is ended early, compared left to right
         (greater is better); ``scores`` are the scores that count (:meth:`final_scores`).
@@ -419,6 +428,9 @@ class LazyEngine:
 
     def view(self, state: Any, station: StationId | None) -> dict[str, JSONValue]:
         return self.engine.view(state, station)
+
+    def prompt(self, state: Any) -> Prompt:
+        return self.engine.prompt(state)
 
     def standing(self, state: Any, station: StationId, scores: Mapping[StationId, int]) -> tuple[int, ...]:
         return self.engine.standing(state, station, scores)

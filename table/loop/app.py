@@ -3,7 +3,8 @@
 One thread does everything, in this order each frame:
 
 1. take the inputs that arrived (each an :class:`Action` stamped with the table's
-   monotonic clock, presses with their edge time) and hand them to the top screen;
+   monotonic clock, presses with their edge time) and hand them to the top screen,
+   unless they came while the screen was changing (see *One press, one meaning*);
 2. deliver every game deadline that has passed as a ``tick``;
 3. let screens advance their animation and, if the picture changed, draw it;
 4. tell the outputs (button LEDs, hourglass, sounds) what the game looks like now.
@@ -11,6 +12,15 @@ One thread does everything, in this order each frame:
 Every input that changes a game goes through :meth:`Table.game_input`, which journals
 it (append + fsync) *before* the session applies it. On start an unfinished game in
 the journal is replayed and resumed at the same moment.
+
+One press, one meaning: when a station's input changes what the table shows (another
+screen, or the game's :class:`~table.games.base.Prompt` key: the next round, the next
+player's turn, the final ranking), every station's press, turn and push that happened
+(by its own time ``t``, the switch's edge) before the new picture was drawn, or within
+:data:`SETTLE_S` after, belongs to that change and is dropped: nobody's second press
+lands on a screen he has not seen. A dropped input, and one that comes before the
+game's prompt opens (``opens_at``: a countdown), shows its station "Wait" (on the
+screen at its place, and on its display) instead of vanishing.
 """
 
 from __future__ import annotations
@@ -31,10 +41,10 @@ from table.display.games import preparations
 from table.display.layers import Composer, Part
 from table.display.output import Output
 from table.display.screens import AttractScreen, GameScreen, LobbyScreen, PausedScreen, Screen, player_theme
-from table.display.station_marks import FLASH_S, hold_ring, middle_ring_rect, press_flash
+from table.display.station_marks import FLASH_S, WAIT_S, hold_ring, middle_ring_rect, press_flash, wait_mark
 from table.display.theme import Theme
 from table.games import registry
-from table.games.base import TICK, Action, GameError, GameSetup
+from table.games.base import PRESS, PUSH, TICK, TURN, Action, GameError, GameSetup
 from table.play.journal import Journal
 from table.play.session import Session
 
@@ -46,11 +56,33 @@ would otherwise stop to build (a map of Europe: about 0.37 s here, seconds on a 
 at a time, so a press waits at most for one step."""
 
 
+SETTLE_S = 0.6
+"""Seconds after a change of screen (its first frame drawn) in which every station's
+input still belongs to the change and is dropped: about the time a player needs to see
+that the picture changed at all, and longer than the gap between two players' presses
+that both meant "go on"."""
+
+SETTLED_KINDS = frozenset({PRESS, TURN, PUSH})
+"""The inputs a change of screen settles. Any station's input may make the change (a
+long push opens the table menu); a long push itself, held for seconds, is never a press
+meant for the screen before, and is never dropped."""
+
+
 class InputSource(Protocol):
     """Where station inputs come from (GPIO, serial bridge, simulator, script)."""
 
     def poll(self, now: float) -> Iterable[Action]:
         """Inputs that have arrived by table time ``now``, oldest first."""
+        ...
+
+
+@runtime_checkable
+class ShowsWait(Protocol):
+    """An output that shows a station's "wait" (the station displays): told when an
+    input of that station was seen but dropped (see :data:`SETTLE_S`) or came early."""
+
+    def on_wait(self, station: int, at: float) -> None:
+        """``station``'s input at game time ``at`` was taken by nothing: show "wait"."""
         ...
 
 
@@ -129,10 +161,13 @@ class Table:
         self.prepare_enabled = prepare
         self._dispatching = False
         self._pending_start: tuple[GameSetup, int | None] | None = None
-        # Inputs stamped before this clock time are dropped: they arrived while a new
-        # screen was being prepared, and were aimed at what showed before it.
-        self._drop_before = float("-inf")
+        # Station inputs stamped up to this clock time are dropped: they were aimed at
+        # what showed before a change of screen (infinite until the new one is drawn,
+        # ``_settling``; then its first frame + SETTLE_S).
+        self._settle_until = float("-inf")
+        self._settling = False
         self._flashes: dict[int, float] = {}  # station: clock time of its last press that counted
+        self._waits: dict[int, float] = {}  # station: clock time of its last input that had to wait
         self.long_push_s = config.timing.long_push_s
         self._prepared: object = None  # the (size, language) whose renderers are prepared
         self._preparing: tuple[object, Iterator[None]] | None = None
@@ -165,7 +200,8 @@ class Table:
         is dropped. Called outside the loop's inputs (a script, a test), it starts now."""
         if self._dispatching:
             self._pending_start = (setup, seed)
-            self._drop_before = float("inf")
+            self._settle_until = float("inf")
+            self._settling = True
             return
         self._start_now(setup, seed)
 
@@ -215,9 +251,16 @@ class Table:
         if session is None:
             return False
         at = Action(action.kind, max(self.game_time(action.t), session.last_t), action.station, action.value)
+        early = False
+        if action.kind in SETTLED_KINDS and action.station is not None and not session.paused:
+            opens_at = session.prompt().opens_at
+            early = opens_at is not None and at.t < opens_at
         changed = session.apply(at, self._record)
+        if early:
+            assert action.station is not None
+            self.show_wait(action.station, action.t)  # a countdown runs: the game takes nothing yet
         if changed:
-            if action.kind == "press" and action.station is not None:
+            if action.kind == PRESS and action.station is not None and not early:
                 self.press_counted(action.station, action.t)
             for output in list(self.outputs):
                 self._guard(output, output.on_input, session, at)
@@ -231,6 +274,16 @@ class Table:
         self._flashes[station] = t
         for output in list(self.outputs):
             self._guard(output, output.on_press, station, self.game_time(t))
+
+    def show_wait(self, station: int, t: float) -> None:
+        """Show ``station`` "wait" for its input at clock time ``t`` that nothing took:
+        at its place on the screen, and on its display (each output's ``on_wait``)."""
+        if not 0 <= station < self.config.stations:
+            return
+        self._waits[station] = t
+        for output in list(self.outputs):
+            if isinstance(output, ShowsWait):
+                self._guard(output, output.on_wait, station, self.game_time(t))
 
     def _guard(self, output: Output, method: Callable[..., None], *args: object) -> None:
         """Run an output's method; an output that fails is logged once and dropped,
@@ -265,22 +318,49 @@ class Table:
 
     # -- the loop ---------------------------------------------------------------------
     def dispatch(self, action: Action) -> None:
-        """Hand one station input to the top screen (unless ``input_filter`` takes it)."""
+        """Hand one station input to the top screen (unless ``input_filter`` takes it, or
+        it came while the screen changed: see :data:`SETTLE_S`)."""
         self.last_input = max(self.last_input, action.t)
         if self.input_filter is not None and self.input_filter(action):
             return
-        if action.t < self._drop_before:
-            log.debug("dropped %s: it came while the next screen was being prepared", action)
+        settled = action.kind in SETTLED_KINDS and action.station is not None
+        if settled and action.t <= self._settle_until:
+            assert action.station is not None
+            log.debug("dropped %s: it came as the screen changed", action)
+            self.show_wait(action.station, action.t)
             return
+        before = self.showing()
         top = self.screens[-1]
         self._dispatching = True
         try:
             top.handle(action)
         finally:
             self._dispatching = False
-        if (top is self.lobby and action.kind == "press" and action.station is not None
+        if action.station is not None and self.showing() != before:
+            # This input changed what everyone sees: the others' inputs from now until
+            # the new picture has been up a moment were meant for the old one.
+            self._settle_until = float("inf")
+            self._settling = True
+        elif (isinstance(top, GameScreen) and action.kind in (PRESS, PUSH) and action.station is not None
+              and self._session is not None and self._session.is_over()):
+            self.show_wait(action.station, action.t)  # the final ranking stands a moment before a press leaves it
+        if (top is self.lobby and action.kind == PRESS and action.station is not None
                 and 0 <= action.station < self.config.stations):
             self.press_counted(action.station, action.t)  # a join or a leave
+
+    @property
+    def settles_until(self) -> float:
+        """The clock time up to which station inputs are dropped as meant for the screen
+        before (``inf`` while a new screen waits for its first frame; ``-inf``: none)."""
+        return self._settle_until
+
+    def showing(self) -> tuple[object, ...]:
+        """What the table shows, as far as reading a press goes: the screens (by
+        identity), the game, and what the game asks (its prompt's key). A station input
+        that changes it starts the settling of :data:`SETTLE_S`."""
+        session = self._session
+        key = session.prompt().key if session is not None else None
+        return (tuple(id(screen) for screen in self.screens), id(session), key)
 
     def deliver_deadlines(self, now: float) -> None:
         """Deliver every expiry due by clock time ``now``, journaled like any input."""
@@ -327,10 +407,10 @@ class Table:
                 log.error("%s cannot start: games.%s: %s", setup.game, setup.game, exc)
                 self.lobby.message = _("{game} cannot start with this table's settings").format(
                     game=registry()[setup.game].title)
-                self._drop_before = float("-inf")
+                self._settle_until, self._settling = float("-inf"), False
                 self.lobby.starting = False
             except Exception:
-                self._drop_before = float("-inf")  # no game: the lobby takes inputs again
+                self._settle_until, self._settling = float("-inf"), False  # no game: the lobby takes inputs again
                 self.lobby.starting = False
                 raise
         arrived = sorted((a for source in self.inputs for a in source.poll(now)), key=lambda a: a.t)
@@ -356,8 +436,10 @@ class Table:
                 screen.update(now)
             drawn = self.draw(now)
             top = self.screens[-1]
-            if starting:
-                self._drop_before = self.clock()  # the new screen's first frame is drawn
+            if self._settling and self._pending_start is None:
+                # The new screen's first frame is drawn: inputs settle a moment more.
+                self._settle_until = self.clock() + SETTLE_S
+                self._settling = False
             self._attract_next = top.next_frame(now) if isinstance(top, AttractScreen) else float("-inf")
         self.update_outputs(now)
         if (not arrived and not self.live and not self.composer.pending and self._unprepared()
@@ -444,10 +526,14 @@ class Table:
         return self.theme.station_colour(self.lobby.settings.colours.get(station, station))
 
     def _station_marks(self, size: tuple[int, int], now: float) -> list[Part]:
-        """The flashes of presses that counted, and the ring of a knob held towards the
-        table menu (only where a long push opens it: a game's screen, the pause)."""
+        """The flashes of presses that counted, the "wait" of inputs that nothing took,
+        and the ring of a knob held towards the table menu (only where a long push opens
+        it: a game's screen, the pause)."""
         n = self.config.stations
-        self._flashes = {s: t for s, t in self._flashes.items() if now < t + FLASH_S}
+        self._waits = {s: t for s, t in self._waits.items() if now < t + WAIT_S}
+        # A station's newer mark wins its place on the edge: a wait hides an older flash.
+        self._flashes = {s: t for s, t in self._flashes.items()
+                         if now < t + FLASH_S and t >= self._waits.get(s, float("-inf"))}
         # A game's screens give each player a panel in seat order across the bottom:
         # a player's marks go on their own panel; anyone else's at their seat's share.
         players = self._session.setup.stations if self._session is not None else ()
@@ -457,6 +543,11 @@ class Table:
 
         out = [press_flash(self.theme, size, *place(s), self._station_colour(s), t, name=s)
                for s, t in sorted(self._flashes.items()) if 0 <= s < n]
+        for s, t in sorted(self._waits.items()):
+            # Someone who does not play has no panel, and nothing to wait for on the screen
+            # (his own display says it).
+            if 0 <= s < n and s not in self._flashes and (not players or s in players):
+                out += wait_mark(self.theme, size, *place(s), self._station_colour(s), t, name=s)
         if self._session is not None and isinstance(self.screens[-1], (GameScreen, PausedScreen)):
             for s, down in sorted(self.pushes_held().items()):
                 if 0 <= s < n:
@@ -489,7 +580,7 @@ class Table:
         top = self.screens[-1]
         if len(self.screens) > 1 and isinstance(top, AttractScreen):
             return max(now, top.next_frame(now))
-        if self.live or self.redraw_due or self._pending_start is not None:
+        if self.live or self.redraw_due or self._pending_start is not None or self._settling:
             return now
         times: list[float] = []
         session = self._session

@@ -291,20 +291,37 @@ class StationScreens(Output):
         self.displays = displays
         self._drawn = False
         self._state: object = None
-        self._key: tuple[bool, str] = (False, "")
+        self._key: tuple[bool, str, frozenset[int]] = (False, "", frozenset())
         self._shown: dict[int, MonoPicture] = {}
+        self._waits: dict[int, float] = {}  # station: the game time its "wait" sign goes
+
+    def on_wait(self, station: int, at: float) -> None:
+        """``station``'s input at game time ``at`` was seen but taken by nothing: its
+        display says "Wait" for :data:`~table.display.station_marks.WAIT_S`."""
+        from table.display.station_marks import WAIT_S
+
+        self._waits[station] = at + WAIT_S
+
+    def next_update(self, now: float) -> float | None:
+        return min(self._waits.values()) if self._waits else None
 
     def update(self, session: Session | None, now: float) -> None:
-        from table.common.i18n import language
+        from table.common.i18n import _, language
+        from table.display.station_marks import WAIT_S
         from table.display.station_screen import station_picture
 
+        # (An end further off than a whole sign came from before a game's clock began.)
+        self._waits = {s: end for s, end in self._waits.items() if now < end <= now + WAIT_S}
+        waiting = frozenset(self._waits)
         # The state is compared by identity: an engine returns a new state for every change.
-        state, key = None if session is None else session.state, (bool(session and session.paused), language())
+        state = None if session is None else session.state
+        key = (bool(session and session.paused), language(), waiting)
         if self._drawn and self._state is state and self._key == key:
             return
         self._drawn, self._state, self._key = True, state, key
         for station in self.displays.stations:
-            picture = station_picture(station_lines(session, station), self.displays.size)
+            picture = station_picture(station_lines(session, station), self.displays.size,
+                                      wait=_("Wait") if station in waiting else None)
             if self._shown.get(station) != picture:
                 self._shown[station] = picture
                 self.displays.show(station, picture)

@@ -65,7 +65,7 @@ def game_pictures() -> Iterator[tuple[str, Snapshot]]:
 
 
 def shell_moments(stations: int = 4) -> Iterator[tuple[str, Snapshot]]:
-    """Lobby, table menu, paused and attract mode, through the real table loop; the game
+    """Lobby, table menu, paused, attract mode, inputs that wait, through the real table loop; the game
     played is the one the lobby offers first."""
     first = lobby_games()[0]
 
@@ -148,12 +148,22 @@ def shell_moments(stations: int = 4) -> Iterator[tuple[str, Snapshot]]:
         go(table, clock, inputs, [], 0.1)
         _final_draw(table, clock.now)
 
+    def wait(surface: pygame.Surface) -> None:
+        """Inputs as the screen changed: Ann's push takes the table menu's "Continue";
+        Ben's press and station 4's push a moment later wait (at Ben's panel, and in
+        station 4's share of the edge), taken by nothing."""
+        table, clock, inputs = table_at(surface)
+        table.start_game(GameSetup(first, stations=(0, 1, 2), names=NAMES[:3]))
+        go(table, clock, inputs, [Action("long_push", 8.0, 0), Action("push", 9.0, 0), Action("press", 9.15, 1),
+                                  Action("push", 9.25, 3)], 9.35)
+        _final_draw(table, clock.now)
+
     def menu_choice(surface: pygame.Surface, steps: int, expect: type) -> None:
         """A game with a press made, the table menu opened and one line pushed."""
         table, clock, inputs = table_at(surface)
         table.start_game(GameSetup(first, stations=(0, 1, 2), names=NAMES[:3]))
         go(table, clock, inputs, [Action("press", 8.0, 1), Action("long_push", 15.0, 0),
-                                  Action("turn", 15.5, 0, {"delta": steps}), Action("push", 15.6, 0)], 16.0)
+                                  Action("turn", 15.8, 0, {"delta": steps}), Action("push", 16.0, 0)], 16.5)
         assert isinstance(table.screens[-1], expect)
         _final_draw(table, clock.now)
 
@@ -182,6 +192,7 @@ def shell_moments(stations: int = 4) -> Iterator[tuple[str, Snapshot]]:
     yield "menu-starting", lobby_starting
     yield "menu-settings-notice", lobby_notice
     yield "hold-ring", hold_ring
+    yield "wait", wait
     yield "table-menu", menu
     yield "paused", paused
     yield "attract", attract
@@ -365,10 +376,11 @@ def menu_choice(table: Table, clock: VirtualClock, inputs: ScriptedInputs, choic
     from table.display.screens import MENU_ITEMS, NEEDS_CONFIRMATION
 
     steps = [k for k, _ in MENU_ITEMS].index(choice)
-    actions = [Action("long_push", 0.1, 0), Action("turn", 0.3, 0, {"delta": steps}), Action("push", 0.5, 0)]
+    # Each step after the menu has been up a moment (inputs settle round a change of screen).
+    actions = [Action("long_push", 0.1, 0), Action("turn", 0.9, 0, {"delta": steps}), Action("push", 1.1, 0)]
     if choice in NEEDS_CONFIRMATION:
-        actions.append(Action("push", 0.7, 0))
-    run_frames(table, clock, inputs, actions, 1.8)
+        actions.append(Action("push", 1.3, 0))
+    run_frames(table, clock, inputs, actions, 2.4)
 
 
 def showcase(game: str, view: dict[str, object]) -> bool:
@@ -393,8 +405,8 @@ def flow_moments(games: list[str] | None = None) -> Iterator[tuple[str, Snapshot
             assert found is not None, f"{game} never reached its showcase phase"
             table, clock, inputs = found
             if choice is None:
-                run_frames(table, clock, inputs, [Action("long_push", 0.1, 0), Action("turn", 0.3, 0, {"delta": 4}),
-                                                  Action("push", 0.5, 0)], 1.0)
+                run_frames(table, clock, inputs, [Action("long_push", 0.1, 0), Action("turn", 0.9, 0, {"delta": 4}),
+                                                  Action("push", 1.1, 0)], 1.6)
             else:
                 menu_choice(table, clock, inputs, choice)
                 run_frames(table, clock, inputs, [], 5.0)

@@ -36,6 +36,7 @@ from table.games.base import (
     JSONValue,
     Message,
     Outcome,
+    Prompt,
     check_setup,
 )
 from table.games.contract import table_view
@@ -126,6 +127,17 @@ class Session:
             return None
         d = self.engine.next_deadline(self.state)
         return None if d is None else d + self.paused_total
+
+    def prompt(self) -> Prompt:
+        """What the game asks of the players now (the engine's
+        :class:`~table.games.base.Prompt`), its ``opens_at`` in table time; a game that is
+        over asks nothing more (its key says so)."""
+        if self.is_over():
+            return Prompt(key=("over",))
+        prompt = self.engine.prompt(self.state)
+        if prompt.opens_at is None:
+            return prompt
+        return Prompt(prompt.key, prompt.opens_at + self.paused_total)
 
     # -- applying ---------------------------------------------------------------------
     def apply(self, action: Action, record: Callable[[Action], None] | None = None) -> bool:

@@ -140,14 +140,15 @@ def test_the_table_loop_repaints_exactly_what_changed() -> None:
         assert table.session is not None and table.session.engine.name == target
         run(12.0, play=True)
         t = clock.now
-        inputs.add(Action("long_push", t + 0.1, 0), Action("turn", t + 0.5, 0, {"delta": 1}),
-                   Action("push", t + 0.8, 0))
+        # (Each choice once the menu has been up a moment: inputs settle round a change of screen.)
+        inputs.add(Action("long_push", t + 0.1, 0), Action("turn", t + 0.9, 0, {"delta": 1}),
+                   Action("push", t + 1.1, 0))
         run(1.5)  # the menu's "pause the game": paused until a push
-        inputs.add(Action("push", clock.now + 0.2, 2))
+        inputs.add(Action("push", clock.now + 0.4, 2))
         run(3.0, play=True)
         t = clock.now
-        inputs.add(Action("long_push", t + 0.1, 0), Action("turn", t + 0.4, 0, {"delta": 4}),
-                   Action("push", t + 0.6, 0), Action("push", t + 0.8, 0))
+        inputs.add(Action("long_push", t + 0.1, 0), Action("turn", t + 0.9, 0, {"delta": 4}),
+                   Action("push", t + 1.1, 0), Action("push", t + 1.3, 0))
         run(1.5)
         if table.session is not None:
             inputs.add(Action("press", clock.now + 2.5, 0))

@@ -18,7 +18,7 @@ from table.display.screens import LETTERS, LobbyScreen, default_name, player_opt
 from table.display.theme import Theme
 from table.games import lobby_games, registry
 from table.games.base import Action, GameSetup
-from table.loop.app import ScriptedInputs, Table
+from table.loop.app import SETTLE_S, ScriptedInputs, Table
 from table.play.clock import VirtualClock
 from table.play.journal import Journal
 from table.play.session import Session
@@ -234,7 +234,10 @@ def _run(table: Table, clock: VirtualClock, inputs: ScriptedInputs, *actions: Ac
 def _knob(table: Table, clock: VirtualClock, inputs: ScriptedInputs, station: int, kind: str,
           delta: int = 0) -> None:
     action = Action(kind, 0.05, station, {"delta": delta} if kind == "turn" else None)
+    before = table.showing()
     _run(table, clock, inputs, action, seconds=0.1)
+    if table.showing() != before:  # the screen changed: inputs settle a moment
+        _run(table, clock, inputs, seconds=SETTLE_S + 0.05)
 
 
 def _walk_lobby(table: Table, clock: VirtualClock, inputs: ScriptedInputs, names: dict[int, str]) -> None:

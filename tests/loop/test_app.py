@@ -127,8 +127,8 @@ def test_long_push_opens_the_table_menu_which_pauses_and_undoes(tmp_path: Path) 
 def test_table_menu_pause_keeps_the_game_paused_until_a_push(tmp_path: Path) -> None:
     table, clock, inputs = make_table(tmp_path)
     start_shimo(table, clock, inputs)
-    run(table, clock, inputs, Action("long_push", 5.0, 0), Action("turn", 5.1, 0, {"delta": 1}),
-        Action("push", 5.2, 0), until=30.0)
+    run(table, clock, inputs, Action("long_push", 5.0, 0), Action("turn", 5.8, 0, {"delta": 1}),
+        Action("push", 6.0, 0), until=30.0)
     assert isinstance(table.screens[-1], PausedScreen)
     session = table.session
     assert session is not None and session.paused
@@ -139,8 +139,8 @@ def test_table_menu_pause_keeps_the_game_paused_until_a_push(tmp_path: Path) -> 
 def test_table_menu_end_game_and_back_to_the_lobby(tmp_path: Path) -> None:
     table, clock, inputs = make_table(tmp_path)
     start_shimo(table, clock, inputs)
-    run(table, clock, inputs, Action("long_push", 5.0, 0), Action("turn", 5.1, 0, {"delta": 4}),
-        Action("push", 5.2, 0), Action("push", 5.3, 0), until=6.0)
+    run(table, clock, inputs, Action("long_push", 5.0, 0), Action("turn", 5.8, 0, {"delta": 4}),
+        Action("push", 6.0, 0), Action("push", 6.2, 0), until=7.0)
     session = table.session
     assert session is not None and session.is_over()
     assert table.journal is not None and table.journal.unfinished() is None

@@ -47,6 +47,7 @@ from table.games.base import (
     Message,
     MessageParam,
     Outcome,
+    Prompt,
     SetupError,
     StationId,
     counted,
@@ -172,6 +173,16 @@ class Ubongo(GameEngine[UbongoState]):
 
     def next_deadline(self, state: UbongoState) -> float | None:
         return state.deadline
+
+    def prompt(self, state: UbongoState) -> Prompt:
+        """Each phase of a round is a question of its own; the die's reveal and the
+        results' first moments take no input yet."""
+        opens_at = None
+        if state.phase == COUNTDOWN:
+            opens_at = state.deadline
+        elif state.phase == RESULTS:
+            opens_at = next_round_press_at(state, state.rules)
+        return Prompt(key=(state.phase, state.round), opens_at=opens_at)
 
     def is_over(self, state: UbongoState) -> bool:
         return state.phase == OVER

@@ -43,6 +43,7 @@ from table.games.base import (
     JSONValue,
     Message,
     Outcome,
+    Prompt,
     SetupError,
     StationId,
     message_json,
@@ -235,6 +236,17 @@ class UbongoShimo(GameEngine[ShimoState]):
         if _all_solved(state):
             return state.now
         return state.deadline
+
+    def prompt(self, state: ShimoState) -> Prompt:
+        """A round is one question until its results: the first call and the calls
+        after it race within it. The countdown and the results' first moments take no
+        press yet (a press in the countdown is a false start)."""
+        opens_at = None
+        if state.phase == COUNTDOWN:
+            opens_at = state.deadline
+        elif state.phase == RESULTS:
+            opens_at = next_round_press_at(state, state.rules)
+        return Prompt(key=(state.round, state.phase in (RESULTS, OVER)), opens_at=opens_at)
 
     def is_over(self, state: ShimoState) -> bool:
         return state.phase == OVER

@@ -54,6 +54,7 @@ from table.games.base import (
     JSONValue,
     Message,
     Outcome,
+    Prompt,
     SetupError,
     StationId,
     counted,
@@ -391,6 +392,10 @@ class UgahUgah(GameEngine[UgahState]):
     def next_deadline(self, state: UgahState) -> float | None:
         """Ugah Ugah! has no sand timer: the table never needs a tick."""
         return None
+
+    def prompt(self, state: UgahState) -> Prompt:
+        """Each step of a turn is a question of its own, and each turn another player's."""
+        return Prompt(key=(state.phase, state.turn))
 
     def is_over(self, state: UgahState) -> bool:
         return state.phase == OVER

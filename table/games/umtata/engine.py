@@ -34,6 +34,7 @@ from table.games.base import (
     JSONValue,
     Message,
     Outcome,
+    Prompt,
     SetupError,
     StationId,
     check_setup,
@@ -198,6 +199,11 @@ class UmtataEngine(GameEngine[UmtataState]):
 
     def next_deadline(self, state: UmtataState) -> float | None:
         return None  # Umtata has no timer: a round waits for every station.
+
+    def prompt(self, state: UmtataState) -> Prompt:
+        """Each step of a round is a question of its own: the guesses, the Tataaa
+        answers, the card turned over (which any button ends)."""
+        return Prompt(key=(state.phase, state.round))
 
     def is_over(self, state: UmtataState) -> bool:
         return state.phase == OVER
