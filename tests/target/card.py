@@ -53,7 +53,7 @@ CONFIG_LINES = {
 # colour byte, and 64 reset bytes before and after.
 MAX_LEDS = 4096
 LED_FRAME_BYTES = MAX_LEDS * 4 * 8 + 2 * 64
-SPI_PINS = (10, 11)  # MOSI, SCLK: the strip's data and clock; GPIO 7, 8, 9 stay free
+SPI_PINS = (10, 11)  # MOSI, SCLK: the strip's data and clock; the overlay claims no other pin
 # The root's check before it is mounted (fsck.repair=yes): util-linux's fsck runs e2fsck
 # as fsck.ext4, and both must be in the initramfs, or a power cut's root goes unchecked.
 INITRAMFS_FSCK = ("fsck", "e2fsck", "fsck.ext4")
@@ -217,7 +217,10 @@ def initramfs_lacks(img: Path, work: Path, initramfs: str) -> tuple[list[str], d
     for name in tool.BOARD_TREES:
         fat_copy_out(img, name, work / name)
         trees[name] = (work / name).read_bytes()
-    top, per_board = tool.needed_modules(trees, kernel)
+    try:
+        top, per_board = tool.needed_modules(trees, kernel)
+    except tool.TreeError as error:
+        raise BootCheckFailed(str(error)) from None
     fat_copy_out(img, initramfs, work / "initrd.img")
     present = {tool.module_name(n) for n in initramfs_names(work / "initrd.img") if ".ko" in Path(n).name}
     return [m for m in kernel.closure(top) if m not in present], per_board
