@@ -211,13 +211,13 @@ def initramfs_lacks(img: Path, work: Path, initramfs: str) -> tuple[list[str], d
     kernel_name, _ = boot_files(img)
     version = kernel_name.removeprefix("vmlinuz-")
     modules = f"/usr/lib/modules/{version}"
-    kernel = tool.Kernel.read(*(root_file(img, f"{modules}/{name}")
-                                for name in ("modules.alias", "modules.dep", "modules.builtin")))
+    lists = [root_file(img, f"{modules}/{name}") for name in ("modules.alias", "modules.dep", "modules.builtin")]
     trees = {}
     for name in tool.BOARD_TREES:
         fat_copy_out(img, name, work / name)
         trees[name] = (work / name).read_bytes()
     try:
+        kernel = tool.Kernel.read(*lists)
         top, per_board = tool.needed_modules(trees, kernel)
     except tool.TreeError as error:
         raise BootCheckFailed(str(error)) from None
