@@ -1,27 +1,34 @@
 """The SD card of ``scripts/image-build``, looked at from outside and readied for QEMU.
 
-:func:`check_layout` reads the card as a Raspberry Pi 4's firmware and Debian would: its
-partition table, the FAT partition's firmware, kernel, device trees, ``config.txt`` and
-``cmdline.txt``, the SPI overlay applied to the Pi 4's device tree, the initramfs's disk
-drivers, the root's ``fstab``, and the compressed image against its checksum. Each
-finding is a short note; the first thing wrong raises :class:`BootCheckFailed`.
+:func:`check_layout` reads the card as a Raspberry Pi's firmware and Debian would: its
+partition table, the FAT partition's firmware, kernel, device trees, ``config.txt`` (its
+per-board sections) and ``cmdline.txt``, the SPI overlay applied to the Pi 4's device
+tree (SPI0 on GPIO 10 and 11 only), the initramfs against what each board's device
+tree needs to reach the SD card (:func:`initramfs_lacks`), the root's ``fstab``, and
+the compressed image against its checksum. Each finding is a short note; the first
+thing wrong raises :class:`BootCheckFailed`.
 
-:func:`boot_copy` makes what :class:`target.kiosk_vm.KioskVM` boots: a copy of the card
-with the boot test's additions written into its root (a root shell on the serial
-console, the fault switch, the software renderer's drop-in), a venue's edit on its FAT
-partition, and the kernel, initramfs and command line taken from that partition.
+:func:`boot_copy` makes what :class:`target.kiosk_vm.KioskVM` boots: a copy of the card,
+:data:`CARD_GROWTH` larger than the image (as a real card is), with the boot test's
+additions written into its root (a root shell on the serial console, the fault switch,
+the software renderer's drop-in), a venue's edit on its FAT partition, and the kernel,
+initramfs and command line taken from that partition.
 Everything is read and written in the image at the partitions' offsets (mtools'
 ``@@offset``, debugfs's ``?offset=``): no loop device, no mount.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import shutil
 import subprocess
+import sys
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 from target.kiosk_vm import BootCheckFailed
 
@@ -29,17 +36,31 @@ CARD = "table-card"
 SECTOR = 512
 FAT_LABEL = "RASPIFIRM"
 ROOT_LABEL = "RASPIROOT"
-FIRMWARE = ("start4.elf", "fixup4.dat", "config.txt", "cmdline.txt", "overlays/pi4-spidev.dtbo",
-            "table/README.txt", "table/table.toml", "table/hardware.toml")
-DEVICE_TREES = ("bcm2711-rpi-4-b.dtb", "bcm2711-rpi-400.dtb", "bcm2711-rpi-cm4-io.dtb")
-CONFIG_LINES = ("arm_64bit=1", "upstream_kernel=1", "disable_overscan=1", "dtoverlay=pi4-spidev")
-# The Pi 4's SD card (emmc2: sdhci-iproc) and QEMU's disk, as modules in the initramfs
-# (Debian's kernel has mmc_block and virtio_pci built in).
-INITRAMFS_MODULES = ("sdhci-iproc.ko", "sdhci-pltfm.ko", "sdhci.ko", "bcm2835.ko", "virtio_blk.ko", "ext4.ko")
+CHECKOUT = Path(__file__).resolve().parents[2]
+# The Pi 4's firmware (start4.elf, fixup4.dat) and the Pi 3's (bootcode.bin, start.elf, fixup.dat).
+FIRMWARE = ("start4.elf", "fixup4.dat", "bootcode.bin", "start.elf", "fixup.dat", "config.txt", "cmdline.txt",
+            "overlays/table-spi-leds.dtbo", "table/README.txt", "table/table.toml", "table/hardware.toml")
+DEVICE_TREES = ("bcm2711-rpi-4-b.dtb", "bcm2711-rpi-400.dtb", "bcm2837-rpi-3-b-plus.dtb", "bcm2837-rpi-3-b.dtb")
+# config.txt's lines by section: raspi-firmware's own (before any section) count as [all].
+CONFIG_LINES = {
+    "all": ("arm_64bit=1", "upstream_kernel=1", "disable_overscan=1", "dtoverlay=table-spi-leds"),
+    # The SPI clock follows the core clock: held still, the LED strip's timing holds.
+    "pi4": ("core_freq_min=500",),
+    "pi3": ("core_freq=250",),
+}
+# The LED strip's frame as NeoPixel_SPI writes it in one spidev transfer, at its largest:
+# the config's most LEDs (table/hardware/config.py), 4 colours (RGBW), 8 SPI bytes per
+# colour byte, and 64 reset bytes before and after.
+MAX_LEDS = 4096
+LED_FRAME_BYTES = MAX_LEDS * 4 * 8 + 2 * 64
+SPI_PINS = (10, 11)  # MOSI, SCLK: the strip's data and clock; the overlay claims no other pin
 # The root's check before it is mounted (fsck.repair=yes): util-linux's fsck runs e2fsck
 # as fsck.ext4, and both must be in the initramfs, or a power cut's root goes unchecked.
 INITRAMFS_FSCK = ("fsck", "e2fsck", "fsck.ext4")
 SPI0 = "/soc/spi@7e204000"
+# The boot test's copy of the card is this much larger than the image, as a card larger
+# than the image is: the first boot grows the root into it (table-grow-root.service).
+CARD_GROWTH = 2**30
 VENUE_EDIT = "# set on the card's FAT partition before its first boot (the boot test)"
 # What only the boot test adds to its copy of the card: path in the root, contents.
 TEST_FILES = {
@@ -125,6 +146,86 @@ def boot_files(img: Path) -> tuple[str, str]:
     return kernel, initramfs
 
 
+@cache
+def initramfs_tool() -> ModuleType:
+    """``tools/card/initramfs_modules.py``, the image builder's reading of the device
+    trees, imported from the checkout (it is not part of the installed table)."""
+    path = CHECKOUT / "tools" / "card" / "initramfs_modules.py"
+    spec = importlib.util.spec_from_file_location("initramfs_modules", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def config_sections(text: str) -> dict[str, list[str]]:
+    """config.txt's lines by section (``[pi4]``...); lines before any section are ``all``'s."""
+    sections: dict[str, list[str]] = {"all": []}
+    section = "all"
+    for raw in text.splitlines():
+        line = raw.split("#", 1)[0].strip()
+        if line.startswith("[") and line.endswith("]"):
+            section = line[1:-1].strip()
+            sections.setdefault(section, [])
+        elif line:
+            sections[section].append(line)
+    return sections
+
+
+def spi_claims(tree: bytes) -> tuple[str, list[int], list[int], list[str]]:
+    """SPI0 in ``tree`` (a .dtb with the overlay applied): its status, the GPIO pins and
+    functions its pinctrl-0 claims, and its properties naming chip-select GPIOs."""
+    tool = initramfs_tool()
+    root = tool.parse_fdt(tree, "the Pi 4's device tree with the SPI overlay")
+    nodes = {n.path: n for n in tool.walk(root)}
+    spi = nodes.get(SPI0)
+    if spi is None:
+        raise BootCheckFailed(f"the Pi 4's device tree has no {SPI0}")
+    by_phandle = {n.cells("phandle")[0]: n for n in nodes.values() if "phandle" in n.props}
+    pins: list[int] = []
+    functions: list[int] = []
+    for phandle in spi.cells("pinctrl-0"):
+        group = by_phandle.get(phandle)
+        if group is None:
+            raise BootCheckFailed(f"{SPI0}'s pinctrl-0 names a missing node ({phandle})")
+        pins += group.cells("brcm,pins")
+        functions += group.cells("brcm,function")
+    chip_selects = [p for p in spi.props if p in ("cs-gpios", "cs-gpio")]
+    return (spi.strings("status") or ["okay"])[0], pins, functions, chip_selects
+
+
+def root_file(img: Path, path: str) -> str:
+    """A text file of the card's root (debugfs at the partition's offset)."""
+    text = run("debugfs", "-R", f"cat {path}", ext4(img))
+    if not text:
+        raise BootCheckFailed(f"the card's root has no {path} (or it is empty)")
+    return text
+
+
+def initramfs_lacks(img: Path, work: Path, initramfs: str) -> tuple[list[str], dict[str, Any]]:
+    """The modules the boards' device trees on the FAT partition need to reach the SD card
+    (with the kernel's module lists from the root, read as the image builder reads them)
+    that the initramfs lacks, and each board's needs."""
+    tool = initramfs_tool()
+    kernel_name, _ = boot_files(img)
+    version = kernel_name.removeprefix("vmlinuz-")
+    modules = f"/usr/lib/modules/{version}"
+    lists = [root_file(img, f"{modules}/{name}") for name in ("modules.alias", "modules.dep", "modules.builtin")]
+    trees = {}
+    for name in tool.BOARD_TREES:
+        fat_copy_out(img, name, work / name)
+        trees[name] = (work / name).read_bytes()
+    try:
+        kernel = tool.Kernel.read(*lists)
+        top, per_board = tool.needed_modules(trees, kernel)
+    except tool.TreeError as error:
+        raise BootCheckFailed(str(error)) from None
+    fat_copy_out(img, initramfs, work / "initrd.img")
+    present = {tool.module_name(n) for n in initramfs_names(work / "initrd.img") if ".ko" in Path(n).name}
+    return [m for m in kernel.closure(top) if m not in present], per_board
+
+
 def initramfs_names(initrd: Path) -> list[str]:
     """The file names in Debian's initramfs: newc cpio archives one after the other, each
     plain or compressed (zstd, gzip or xz). Debian 13 puts the modules, compressed
@@ -198,38 +299,52 @@ def check_layout(out: Path, work: Path) -> list[str]:
     notes.append(f"FAT {FAT_LABEL}: {len(files)} files, with {', '.join(FIRMWARE[:2])}, {kernel}, {initramfs} "
                  f"and the device trees {', '.join(DEVICE_TREES)}")
 
-    config = [line.strip() for line in fat_read(img, "config.txt").splitlines()]
-    absent = [line for line in CONFIG_LINES if line not in config]
+    sections = config_sections(fat_read(img, "config.txt"))
+    absent = [f"[{section}] {line}" for section, lines in CONFIG_LINES.items() for line in lines
+              if line not in sections.get(section, [])]
     if absent:
-        raise BootCheckFailed(f"config.txt lacks {absent}")
+        raise BootCheckFailed(f"config.txt lacks {', '.join(absent)}")
     cmdline = fat_read(img, "cmdline.txt")
     words = cmdline.split()
     if len(cmdline.strip().splitlines()) != 1 or f"root=LABEL={ROOT_LABEL}" not in words or "rootwait" not in words:
         raise BootCheckFailed(f"cmdline.txt is not one line naming root=LABEL={ROOT_LABEL} with rootwait: {cmdline!r}")
-    notes.append(f"config.txt: {'; '.join(CONFIG_LINES)}, kernel={kernel}, initramfs {initramfs}; "
-                 f"cmdline.txt: {cmdline.strip()}")
+    bufsiz = [int(w.split("=", 1)[1]) for w in words if w.startswith("spidev.bufsiz=") and w[14:].isdigit()]
+    if not bufsiz or bufsiz[-1] < LED_FRAME_BYTES:
+        raise BootCheckFailed(f"cmdline.txt's spidev.bufsiz ({bufsiz or 'none'}) is below the largest LED frame, "
+                              f"{LED_FRAME_BYTES} bytes ({MAX_LEDS} RGBW LEDs)")
+    notes.append("config.txt: " + "; ".join(f"[{s}] {', '.join(lines)}" for s, lines in CONFIG_LINES.items())
+                 + f", kernel={kernel}, initramfs {initramfs}; cmdline.txt: {cmdline.strip()}")
 
     trees = work / "trees"
     trees.mkdir(exist_ok=True)
     fat_copy_out(img, "bcm2711-rpi-4-b.dtb", trees / "pi4.dtb")
-    fat_copy_out(img, "overlays/pi4-spidev.dtbo", trees / "spidev.dtbo")
+    fat_copy_out(img, "overlays/table-spi-leds.dtbo", trees / "spi-leds.dtbo")
     model = run("fdtget", trees / "pi4.dtb", "/", "model").strip()
     if "Raspberry Pi 4" not in model:
         raise BootCheckFailed(f"bcm2711-rpi-4-b.dtb describes {model!r}")
-    run("fdtoverlay", "-i", trees / "pi4.dtb", "-o", trees / "pi4-spi.dtb", trees / "spidev.dtbo")
+    run("fdtoverlay", "-i", trees / "pi4.dtb", "-o", trees / "pi4-spi.dtb", trees / "spi-leds.dtbo")
     status = run("fdtget", trees / "pi4-spi.dtb", SPI0, "status").strip()
     children = run("fdtget", "-l", trees / "pi4-spi.dtb", SPI0).split()
     if status != "okay" or not any(c.startswith("spidev@0") for c in children):
-        raise BootCheckFailed(f"with pi4-spidev the Pi 4's SPI0 is {status!r} with {children} (no spidev@0)")
-    notes.append(f"device tree {model!r}: pi4-spidev applies, SPI0 okay with spidev@0")
+        raise BootCheckFailed(f"with table-spi-leds the Pi 4's SPI0 is {status!r} with {children} (no spidev@0)")
+    _, pins, functions, chip_selects = spi_claims((trees / "pi4-spi.dtb").read_bytes())
+    if sorted(pins) != list(SPI_PINS) or set(functions) != {4} or chip_selects:
+        raise BootCheckFailed(f"with table-spi-leds SPI0 claims GPIO {pins} (functions {functions})"
+                              f"{' and ' + ', '.join(chip_selects) if chip_selects else ''}, "
+                              f"not GPIO {SPI_PINS[0]} and {SPI_PINS[1]} alone (ALT0)")
+    notes.append(f"device tree {model!r}: table-spi-leds applies, SPI0 okay with spidev@0, "
+                 f"claiming GPIO {SPI_PINS[0]} and {SPI_PINS[1]} (ALT0) and no chip select")
 
-    fat_copy_out(img, initramfs, work / "initrd.img")
-    names = {Path(n).name for n in initramfs_names(work / "initrd.img")}
-    lacking = [m for m in INITRAMFS_MODULES if m not in names and m + ".xz" not in names and m + ".zst" not in names]
-    lacking += [f for f in INITRAMFS_FSCK if f not in names]
+    lacking, per_board = initramfs_lacks(img, work, initramfs)
     if lacking:
-        raise BootCheckFailed(f"the initramfs lacks {', '.join(lacking)}")
-    notes.append(f"initramfs: {len(names)} files, with {', '.join(m.removesuffix('.ko') for m in INITRAMFS_MODULES)} "
+        raise BootCheckFailed(f"the initramfs lacks {', '.join(lacking)}, which the boards' device trees need "
+                              "to reach the SD card (tools/card/initramfs_modules.py)")
+    names = {Path(n).name for n in initramfs_names(work / "initrd.img")}
+    missing_fsck = [f for f in INITRAMFS_FSCK if f not in names]
+    if missing_fsck:
+        raise BootCheckFailed(f"the initramfs lacks {', '.join(missing_fsck)}")
+    boards = "; ".join(f"{needs.model}: {', '.join(needs.modules)}" for needs in per_board.values())
+    notes.append(f"initramfs: {len(names)} files, with every module the device trees need ({boards}) "
                  f"and {', '.join(INITRAMFS_FSCK)}")
 
     fstab = run("debugfs", "-R", "cat /etc/fstab", ext4(img))
@@ -243,10 +358,13 @@ def check_layout(out: Path, work: Path) -> list[str]:
 
 
 def boot_copy(out: Path, into: Path, work: Path) -> None:
-    """``into``/disk.img (the card with the test's additions), vmlinuz, initrd.img, cmdline.txt."""
+    """``into``/disk.img (the card with the test's additions, :data:`CARD_GROWTH` larger
+    than the image), vmlinuz, initrd.img, cmdline.txt."""
     into.mkdir(parents=True, exist_ok=True)
     img = into / "disk.img"
     run("cp", "--sparse=always", out / f"{CARD}.img", img)
+    with img.open("r+b") as disk:  # sparse: the growth costs no space here
+        disk.truncate(img.stat().st_size + CARD_GROWTH)
     kernel, initramfs = boot_files(img)
     for name, local in ((kernel, "vmlinuz"), (initramfs, "initrd.img"), ("cmdline.txt", "cmdline.txt")):
         (into / local).unlink(missing_ok=True)

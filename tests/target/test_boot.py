@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 import pygame
 import pytest
-from target.card import CARD, ROOT_LABEL, TEST_FILES, VENUE_EDIT, boot_copy, check_layout
+from target.card import CARD, CARD_GROWTH, ROOT_LABEL, TEST_FILES, VENUE_EDIT, boot_copy, check_layout, partitions
 from target.kiosk_vm import (
     MEAN_TOLERANCE,
     PIXEL_SHARE_TOLERANCE,
@@ -212,6 +212,36 @@ def root_check(vm: KioskVM) -> str:
     return "the initramfs checked the root: " + " / ".join(said)[-200:]
 
 
+# The root partition's start and size and its disk's size (sectors), its ext4's block
+# count and block size: one line, as the console's shell takes it.
+ROOT_SIZES = ('part=$(readlink -f "$(findmnt -no SOURCE /)"); name=${part##*/}; '
+              'disk=$(basename "$(readlink -f /sys/class/block/$name/..)"); '
+              'echo $(cat /sys/class/block/$name/start /sys/class/block/$name/size /sys/class/block/$disk/size) '
+              """$(dumpe2fs -h "$part" 2>/dev/null | sed -n 's/^Block count: *//p; s/^Block size: *//p')""")
+
+
+def root_grown(vm: KioskVM, image_root: int, first_boot: bool) -> str:
+    """The root partition reaches the last whole MiB of the (enlarged) card and its ext4
+    fills it; table-grow-root.service succeeded, and grew them only at the first boot."""
+    start, size, disk, blocks, block = (int(w) for w in vm.out(ROOT_SIZES).split())
+    end_mib, disk_mib = (start + size) * 512 // 2**20, disk * 512 // 2**20
+    fs_bytes = blocks * block
+    if end_mib != disk_mib or size * 512 <= image_root:
+        raise BootCheckFailed(f"the root partition ends at {end_mib} MiB of the card's {disk_mib} MiB "
+                              f"({size * 512 // 2**20} MiB, the image's was {image_root // 2**20} MiB)")
+    if fs_bytes < size * 512 - block:
+        raise BootCheckFailed(f"the root's ext4 is {fs_bytes // 2**20} MiB in its {size * 512 // 2**20} MiB partition")
+    result = vm.out("systemctl show -p Result --value table-grow-root.service").strip()
+    said = vm.out("journalctl -b --no-pager -o cat -u table-grow-root.service | grep 'table-grow-root:' || true")
+    if result != "success":
+        raise BootCheckFailed(f"table-grow-root.service ended with {result!r}: {said.strip()[-300:]}")
+    if ("grown from" in said) != first_boot:
+        raise BootCheckFailed(f"table-grow-root.service {'did not grow' if first_boot else 'grew'} the root "
+                              f"at the {'first' if first_boot else 'second'} boot: {said.strip()[-300:]}")
+    return f"root {size * 512 // 2**20} MiB to the card's end ({disk_mib} MiB), ext4 {fs_bytes // 2**20} MiB; " \
+           + " / ".join(line.removeprefix("table-grow-root: ") for line in said.strip().splitlines())[-200:]
+
+
 def no_login_prompt(vm: KioskVM) -> None:
     """The first console's login prompt stays off while the table runs (it only comes
     back when someone leaves the kiosk: exit status 3)."""
@@ -307,6 +337,9 @@ def run_boot_test(steps: Steps, image: Path, work: Path, serial_log: Path) -> No
             dropins = vm.out("systemctl show table.service -p DropInPaths")
             note(f"pid {pid} uid {status['Uid']} (table), NoNewPrivs 1, no capabilities, seccomp on, "
                  f"exposure {score}, {dropins}")
+        with steps.step(f"the root grown to the card, {CARD_GROWTH // 2**20} MiB larger than the image (first boot)"
+                        ) as note:
+            note(root_grown(vm, partitions(image / f"{CARD}.img")[1].size, first_boot=True))
         with steps.step("the venue's settings from the FAT partition are in /etc/table (first boot)") as note:
             copied = vm.out("cat /var/lib/table-card/settings-copied")
             if VENUE_EDIT not in vm.out("cat /etc/table/table.toml"):
@@ -402,7 +435,8 @@ def run_boot_test(steps: Steps, image: Path, work: Path, serial_log: Path) -> No
             if not is_a_game(reference)(resumed):
                 raise BootCheckFailed(f"after the power cut the display does not show the game "
                                       f"(see {work}/resumed-qemu.png)")
-            note(f"{checked}; {line}; the display shows the game")
+            grown = root_grown(vm, partitions(image / f"{CARD}.img")[1].size, first_boot=False)
+            note(f"{checked}; {line}; the display shows the game; {grown}")
         with steps.step("a broken unit (DeviceAllow without the display) is named") as note:
             lines = " ".join(shlex.quote(line) for line in BROKEN_DROPIN.splitlines())
             vm.out("mkdir -p /etc/systemd/system/table.service.d && printf '%s\\n' "
