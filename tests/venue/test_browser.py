@@ -353,3 +353,243 @@ def test_hostile_names_show_as_readable_names(tmp_path: Path) -> None:
         if venue is not None:
             venue.stop()
         broker.kill()
+
+
+# -- An evening: 12 tables and 30 games on one wall ---------------------------------------------------
+# Every card, leaderboard column, row and result in the bar lies inside the screen, inside its own box,
+# and clear of every other; a table's name keeps to one line. Returns what it found, and what is wrong.
+_LAYOUT_JS = """
+const W = innerWidth, H = innerHeight, bad = [];
+const box = e => { const r = e.getBoundingClientRect(); return {l: r.left, t: r.top, r: r.right, b: r.bottom}; };
+const shown = e => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0; };
+const inside = (a, o) => a.l >= o.l - 1 && a.t >= o.t - 1 && a.r <= o.r + 1 && a.b <= o.b + 1;
+const cross = (a, o) => Math.min(a.r, o.r) - Math.max(a.l, o.l) > 1 && Math.min(a.b, o.b) - Math.max(a.t, o.t) > 1;
+const say = (what, e) => what + ": " + (e.textContent || "").trim().slice(0, 60);
+const screen = {l: 0, t: 0, r: W, b: H};
+const bars = [document.querySelector("header"), document.getElementById("ticker")];
+const blocks = Array.from(document.querySelectorAll("#wall .card, #board .bcol")).filter(shown);
+const all = bars.concat(blocks);
+all.forEach((e, i) => {
+  if (!inside(box(e), screen)) bad.push(say("off the screen", e));
+  all.slice(i + 1).forEach(o => { if (cross(box(e), box(o))) bad.push(say("overlaps", e) + " / " + say("", o)); });
+});
+const lines = [];
+for (const b of blocks) {
+  const sel = ".top, .gameline, .why, .players > span, .foot, h2, .meta, tr, h3, .wins";
+  const parts = Array.from(b.querySelectorAll(sel));
+  parts.filter(shown).forEach((p, i, ps) => {
+    if (!inside(box(p), box(b))) bad.push(say("cut off", p));
+    ps.slice(i + 1).forEach(q => { if (!p.contains(q) && !q.contains(p) && cross(box(p), box(q)))
+      bad.push(say("overlaps", p) + " / " + say("", q)); });
+  });
+}
+const tk = document.getElementById("ticker");
+const results = Array.from(tk.children).filter(shown);
+results.forEach((s, i) => {
+  if (!inside(box(s), box(tk)) || !inside(box(s), screen)) bad.push(say("result cut off", s));
+  results.slice(i + 1).forEach(o => { if (cross(box(s), box(o))) bad.push(say("overlaps", s)); });
+});
+const names = Array.from(document.querySelectorAll("#wall .card .name"));
+for (const n of names) {
+  const line = parseFloat(getComputedStyle(n).fontSize) * 1.6;
+  if (n.getBoundingClientRect().height > line) bad.push(say("name wraps", n));
+  if (n.title !== n.textContent) bad.push(say("no whole name on hover", n));
+}
+const rows = Array.from(document.querySelectorAll("#board .bcol")).filter(shown).flatMap(c =>
+  Array.from(c.querySelectorAll("tr")).filter(shown).map((r, i) => c.querySelector("h2").textContent + "#" + i));
+const size = sel => Math.min(...Array.from(document.querySelectorAll(sel)).filter(shown)
+  .map(e => parseFloat(getComputedStyle(e).fontSize)));
+return {bad: bad, rows: rows, cards: blocks.length, results: results.length - 1, names: names.length,
+        cut: names.filter(n => n.scrollWidth > n.clientWidth).length,
+        name_px: size("#wall .card .name"), player_px: size("#wall .players > span"), row_px: size("#board td.who"),
+        page: document.getElementById("board").dataset.page};
+"""
+EVENING_TABLES = ["Bar-1", "Bar-2", "Bar-3", "Garden-Window-Long-Corner-Table", "Terrace", "Library",
+                  "Courtyard_by_the_fountain_East", "Loft", "Cellar", "Stage-Left", "Stage-Right", "Porch"]
+EVENING_GAMES = [("ubongo", "Ubongo"), ("ubongo_shimo", "Ubongo Shimo"), ("ugah_ugah", "Ugah Ugah!"),
+                 ("umtata", "Wo ist bitte Umtata?"), ("quiz_night", "Quiz Night"), ("dice_derby", "Dice Derby")]
+FIRST = ["Ada", "Ben", "Cleo", "Dev", "Emil", "Fay", "Gus", "Hal", "Ines", "Jonas", "Kim", "Lea", "Mo", "Nele"]
+
+
+def _evening_messages(now: float) -> dict[str, list[tuple[str, dict[str, Any]]]]:
+    """12 tables' statuses (playing, paused, offline, a fault, ready; 2 to 6 players) and 30 results."""
+    out: dict[str, list[tuple[str, dict[str, Any]]]] = {t: [] for t in EVENING_TABLES}
+    for k in range(30):
+        table = EVENING_TABLES[k % 12]
+        engine, title = EVENING_GAMES[k % len(EVENING_GAMES)]
+        players = [{"station": i, "name": FIRST[(k + 3 * i) % len(FIRST)], "score": (k * 7 + i * 11) % 40,
+                    "winner": i == k % 3} for i in range(2 + k % 3)]
+        out[table].append((f"venue/v1/{table}/results/{k + 1}", {
+            "v": 1, "type": "result", "table": table, "game": k + 1, "started": now - 7200 + k * 200,
+            "finished": now - 7100 + k * 200, "engine": engine, "title": title, "variant": "standard",
+            "actions": 40, "rounds": 9, "reason": "nine rounds played", "players": players}))
+    for i, table in enumerate(EVENING_TABLES):
+        engine, title = EVENING_GAMES[i % len(EVENING_GAMES)]
+        game = {"id": 100 + i, "started": now - 300, "engine": engine, "title": title, "variant": "standard",
+                "round": 1 + i % 9, "over": False, "paused": i == 4, "seq": 10, "last_input": now - 5,
+                "players": [{"station": s, "name": FIRST[(i + s) % len(FIRST)], "score": (i * 5 + s * 3) % 30}
+                            for s in range(2 + i % 5)]}
+        extra: dict[str, Any] = {}
+        if i == 2:
+            extra = {"health": {"camera": "fault", "leds": "ok", "stations": "ok"}}
+        if i == 7:
+            extra = {"reason": "connection to the table lost"}
+        out[table].append((f"venue/v1/{table}/status",
+                           _status(table, i != 7, None if i == 9 else game, **extra)))
+    return out
+
+
+def _board_page(driver: Any, height: int, seen: set[str], pages: set[str], shot: Path | None) -> set[str]:
+    """Check the leaderboard page on the screen now; add its rows and page to ``seen`` and ``pages``."""
+    got = driver.execute_script(_LAYOUT_JS)
+    assert got["bad"] == [], (height, got["bad"])
+    assert got["row_px"] >= (20 if height == 1080 else 14), got
+    seen.update(got["rows"])
+    if got["page"] == "0" and "0" not in pages and shot is not None:
+        _shots(driver, "leaderboard-30-games", shot)
+    pages.add(got["page"])
+    return seen
+
+
+def _size(driver: Any, width: int, height: int) -> None:
+    driver.set_window_size(width, height)
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                           {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+
+
+@pytest.mark.slow
+def test_an_evening_of_12_tables_and_30_games_fits_the_wall(tmp_path: Path) -> None:
+    """At 1920x1080 and 1280x720: every table's card and every leaderboard row shows, whole,
+    clear of the others and of the bars (the leaderboard pages through its games); names stay
+    on one line. Screenshots of the 1920x1080 views go to docs/screens/venue/ (VENUE_SCREENS)."""
+    import threading
+
+    from selenium.webdriver.common.by import By
+
+    from table.venue.server import Venue, VenueConfig, make_http_server
+
+    users = {t: f"pw-{i}" for i, t in enumerate(EVENING_TABLES)}
+    broker = LocalBroker(tmp_path / "broker", {**users, "venue": "v"})
+    http_port = free_port()
+    url = f"http://127.0.0.1:{http_port}"
+    venue: Venue | None = None
+    httpd = None
+    driver = None
+    try:
+        broker.start()
+        venue = Venue(VenueConfig(db=tmp_path / "venue.db", port=broker.port, username="venue", password="v",
+                                  http_host="127.0.0.1", http_port=http_port))
+        httpd = make_http_server(venue)
+        threading.Thread(target=httpd.serve_forever, daemon=True).start()
+        venue.start_mqtt()
+        wait_for(lambda: venue is not None and venue.connected, 10, "the venue connected")
+        for table, messages in _evening_messages(time.time()).items():
+            _publish_as(broker.port, table, users[table], messages)
+        wait_for(lambda: venue is not None and venue.state()["results"] == 30
+                 and len(venue.state()["tables"]) == 12, 30, "30 results and 12 tables at the venue")
+        boards = venue.state()["leaderboard"]
+        every_row = {f"{b['title']}#{i}" for b in boards for i in range(len(b["top"]))}
+        assert len(boards) == 6 and len(every_row) == 60
+
+        driver = _driver()
+        for width, height in ((1920, 1080), (1280, 720)):
+            _size(driver, width, height)
+            driver.get(url + "/")
+            wait_for(lambda: len(driver.find_elements(By.CSS_SELECTOR, "#wall .card")) == 12
+                     and driver.find_element(By.TAG_NAME, "body").get_attribute("data-results") == "30", 30,
+                     "12 cards and 30 results on the page")
+            time.sleep(1.5)  # a second render (the page draws again every second)
+            wall = driver.execute_script(_LAYOUT_JS)
+            assert wall["bad"] == [], (width, wall["bad"])
+            assert wall["cards"] == 12 and wall["names"] == 12 and wall["results"] >= 1, wall
+            assert wall["cut"] >= 1, "the long names were meant to need an ellipsis"
+            assert wall["name_px"] >= (24 if height == 1080 else 16), wall
+            assert wall["player_px"] >= (18 if height == 1080 else 12), wall
+            text = driver.find_element(By.ID, "wall").text
+            for word in ("Bar-1", "OFFLINE", "PAUSED", "Porch"):
+                assert word in text, word
+            if width == 1920:
+                _shots(driver, "wall-12-tables", tmp_path)
+            else:
+                driver.save_screenshot(str(tmp_path / "wall-12-tables-720p.png"))
+
+            # The leaderboard pages through its games (every 2 s here): every row shows, whole, in turn.
+            driver.get(url + "/leaderboard?page_s=2")
+            wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, "#board .bcol tr"), 30, "the leaderboard")
+            seen: set[str] = set()
+            pages: set[str] = set()
+            shot = tmp_path if width == 1920 else None
+            wait_for(lambda: _board_page(driver, height, seen, pages, shot) >= every_row, 30,  # noqa: B023
+                     "every leaderboard row in turn", step=0.5)
+            assert seen == every_row and len(pages) >= 2, (sorted(every_row - seen), pages)
+            if width == 1280:
+                driver.save_screenshot(str(tmp_path / "leaderboard-30-games-720p.png"))
+    finally:
+        if driver is not None:
+            driver.quit()
+        if httpd is not None:
+            httpd.shutdown()
+            httpd.server_close()
+        if venue is not None:
+            venue.stop()
+        broker.kill()
+
+
+@pytest.mark.slow
+def test_the_page_waits_calmly_for_its_first_state(tmp_path: Path) -> None:
+    """No state yet: a calm "waiting" (not the red alarm). The venue still reaching the broker:
+    calm too. Once it had the broker and lost it: the red "broker unreachable"."""
+    import threading
+
+    from selenium.webdriver.common.by import By
+
+    from table.venue.server import Venue, VenueConfig, make_http_server
+
+    broker = LocalBroker(tmp_path / "broker", {"venue": "v"})
+    http_port = free_port()
+    url = f"http://127.0.0.1:{http_port}"
+    venue: Venue | None = None
+    httpd = None
+    driver = None
+    red = "255, 93, 93"
+    try:
+        broker.start()
+        venue = Venue(VenueConfig(db=tmp_path / "venue.db", port=broker.port, username="venue", password="v",
+                                  http_host="127.0.0.1", http_port=http_port))
+        httpd = make_http_server(venue)  # serving, but not yet listening to the broker
+        threading.Thread(target=httpd.serve_forever, daemon=True).start()
+        driver = _driver()
+        conn = lambda: driver.find_element(By.ID, "conn")  # noqa: E731
+        colour = lambda: conn().value_of_css_property("background-color")  # noqa: E731
+
+        # The state cannot arrive (the browser refuses those addresses): the page waits, calmly.
+        driver.execute_cdp_cmd("Network.enable", {})
+        driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*/api/state*", "*/events*"]})
+        driver.get(url + "/")
+        time.sleep(1.0)
+        assert conn().text == "waiting for the first state…", conn().text
+        assert red not in colour() and driver.find_element(By.TAG_NAME, "body").get_attribute("data-version") is None
+        assert "unreachable" not in driver.find_element(By.TAG_NAME, "header").text
+
+        # The state comes, and the venue has not reached the broker yet: still calm.
+        driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
+        driver.get(url + "/")
+        wait_for(lambda: driver.find_element(By.TAG_NAME, "body").get_attribute("data-version") is not None, 20,
+                 "the first state")
+        assert conn().text == "connecting to the broker…" and red not in colour(), conn().text
+
+        venue.start_mqtt()
+        wait_for(lambda: not conn().is_displayed(), 20, "the note gone once the venue has the broker")
+
+        broker.kill()  # had it, lost it: the alarm
+        wait_for(lambda: conn().is_displayed() and conn().text == "broker unreachable", 20, "the red alarm")
+        assert red in colour(), colour()
+    finally:
+        if driver is not None:
+            driver.quit()
+        if httpd is not None:
+            httpd.shutdown()
+            httpd.server_close()
+        if venue is not None:
+            venue.stop()
+        broker.kill()
