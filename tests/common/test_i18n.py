@@ -182,6 +182,12 @@ def _english_only_words() -> set[str]:
     return english - german - GAME_WORDS - _title_words()
 
 
+QUOTES_THE_CHECK = "shell/menu-settings-notice"
+"""The settings notice quotes the config check's own sentences, as `table check-config`
+prints them (in English, naming the file, key and value to change); each names a
+``.toml`` file. The notice's own words around them are translated and scanned."""
+
+
 @pytest.mark.heavy
 def test_no_german_screen_shows_an_english_word() -> None:
     """Every line drawn on every screen of every game in German, scanned for words only
@@ -196,6 +202,8 @@ def test_no_german_screen_shows_an_english_word() -> None:
         with record_text(drawn.append):
             paint(pygame.Surface((1280, 720)))
         for d in drawn:
+            if name == QUOTES_THE_CHECK and ".toml" in d.message:
+                continue
             words = {w.lower() for w in re.findall(r"[A-Za-zÄÖÜäöüß]+", d.message)}
             bad = words & english
             if bad:

@@ -128,7 +128,7 @@ def test_the_display_speaks_the_tables_language() -> None:
     session.apply(Action("turn", 1.0, 0, {"delta": 6}))
     set_language("de")
     try:
-        assert station_lines(session, 0) == [("drehen + drücken, oder Tataaa!", "small"), ("Ost", "big"),
+        assert station_lines(session, 0) == [("drehen und drücken oder Tataaa!", "small"), ("Ost", "big"),
                                              ("grün", "big")]
     finally:
         set_language(LANGUAGES[0])
