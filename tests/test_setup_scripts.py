@@ -171,8 +171,9 @@ def test_run_tests_runs_the_whole_suite_from_an_empty_folder_then_the_linters(tm
     assert "-x" in words and words[-1] == f"{root}/tests" and "--fast" not in words
     rest = [c[1] for c in calls[1:]]
     assert rest[0].startswith("-m ruff check") and rest[1] == "-m mypy"
-    assert "lint_imports_command" in rest[2] and rest[2].endswith("pyproject.toml")
-    assert len(rest) == 3
+    assert rest[2].startswith("-m mypy --strict tests/games/")  # the example plugin
+    assert "lint_imports_command" in rest[3] and rest[3].endswith("pyproject.toml")
+    assert len(rest) == 4
 
 
 def test_with_the_long_checks_the_suite_runs_once_on_python_3_13(tmp_path: Path) -> None:
@@ -191,14 +192,18 @@ def test_with_the_long_checks_the_suite_runs_once_on_python_3_13(tmp_path: Path)
     temps = {w[w.index("--basetemp") + 1] for w in (pytest_words(root, r) for r in runs)}
     assert len(temps) == 3
     by_last = {pytest_words(root, r)[-1]: pytest_words(root, r) for r in runs}
-    assert set(by_last) == {target, f"{target}/test_boot_screens.py", f"{root}/tests"}
+    assert set(by_last) == {target, f"{target}/test_boot_raspi.py", f"{root}/tests"}
+    card = by_last[f"{target}/test_boot_raspi.py"]
+    assert f"{target}/test_boot.py" in card and f"{target}/test_boot_screens.py" in card
     assert f"--ignore={target}/test_boot.py" in by_last[target]
+    assert f"--ignore={target}/test_boot_raspi.py" in by_last[target]
     assert "--fast" in by_last[f"{root}/tests"] and all("-x" in w for w in by_last.values())
     assert [c[1] for c in calls if c[1].startswith("trixie-tests")] == ["trixie-tests -x"]
     rest = [c[1] for c in calls if not c[1].startswith(("-m pytest", "trixie-tests"))]
     assert rest[0].startswith("-m ruff check") and rest[1] == "-m mypy"
-    assert "lint_imports_command" in rest[2]
-    assert rest[3].startswith(f"{target}/closing_lines.py")
+    assert rest[2].startswith("-m mypy --strict tests/games/")  # the example plugin
+    assert "lint_imports_command" in rest[3]
+    assert rest[4].startswith(f"{target}/closing_lines.py")
     # The fast tier runs before the linters, in the same job.
     order = [c[1] for c in calls]
     assert order.index(next(c for c in order if "--fast" in c.split())) < order.index("-m mypy")

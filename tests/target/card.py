@@ -357,9 +357,11 @@ def check_layout(out: Path, work: Path) -> list[str]:
     return notes
 
 
-def boot_copy(out: Path, into: Path, work: Path) -> None:
-    """``into``/disk.img (the card with the test's additions, :data:`CARD_GROWTH` larger
-    than the image), vmlinuz, initrd.img, cmdline.txt."""
+def boot_copy(out: Path, into: Path, work: Path, files: dict[str, str] | None = None) -> None:
+    """``into``/disk.img (the card with the test's additions: ``files``, by default
+    :data:`TEST_FILES`; :data:`CARD_GROWTH` larger than the image), vmlinuz, initrd.img,
+    cmdline.txt."""
+    files = TEST_FILES if files is None else files
     into.mkdir(parents=True, exist_ok=True)
     img = into / "disk.img"
     run("cp", "--sparse=always", out / f"{CARD}.img", img)
@@ -374,7 +376,7 @@ def boot_copy(out: Path, into: Path, work: Path) -> None:
     table_toml.write_text(fat_read(img, "table/table.toml") + "\n" + VENUE_EDIT + "\n")
     run("mcopy", "-o", "-i", fat(img), table_toml, "::/table/table.toml")
     commands = []
-    for n, (path, text) in enumerate(TEST_FILES.items()):
+    for n, (path, text) in enumerate(files.items()):
         source = work / f"test-file-{n}"
         source.write_text(text)
         source.chmod(0o644)
@@ -383,6 +385,6 @@ def boot_copy(out: Path, into: Path, work: Path) -> None:
     script.write_text("\n".join(commands) + "\n")
     # mkdir of a folder that exists says so and goes on; a failed write is checked below.
     run("debugfs", "-w", "-f", script, ext4(img))
-    for path in TEST_FILES:
+    for path in files:
         if "Inode:" not in run("debugfs", "-R", f"stat {path}", ext4(img), check=False):
             raise BootCheckFailed(f"debugfs did not write {path} into the copy of the card")

@@ -68,6 +68,9 @@ class KioskVM:
         self.counter = 0
 
     # -- QEMU --------------------------------------------------------------------------
+    console_tty = "ttyAMA0"
+    """The guest's serial console (the machine's first UART)."""
+
     def kernel_command_line(self) -> str:
         """The card's own command line (its cmdline.txt, copied beside the disk) with the
         console on QEMU's serial port; quiet, so that it carries the test's shell, not
@@ -75,21 +78,26 @@ class KioskVM:
         card = self.image_dir / "cmdline.txt"
         line = card.read_text().split() if card.exists() else ["root=/dev/vda", "rw"]
         line = [w for w in line if not w.startswith(("console=", "quiet", "loglevel="))]
-        return " ".join([*line, "console=ttyAMA0", "quiet", "systemd.show_status=false"])
+        return " ".join([*line, f"console={self.console_tty}", "quiet", "systemd.show_status=false"])
+
+    def qemu_command(self) -> list[str]:
+        """QEMU's command line: the machine, the card's kernel and disk, the console and
+        the monitor on the sockets :meth:`start` connects to."""
+        return [QEMU, "-M", "virt", "-cpu", "cortex-a72", "-smp", "2", "-m", "2048",
+                "-kernel", str(self.image_dir / "vmlinuz"), "-initrd", str(self.image_dir / "initrd.img"),
+                "-append", self.kernel_command_line(),
+                "-drive", f"file={self.image_dir / 'disk.img'},if=virtio,format=raw",
+                "-device", f"virtio-gpu-pci,xres={SCREEN[0]},yres={SCREEN[1]}",
+                "-device", "virtio-keyboard-pci",
+                "-nic", "none", "-display", "none", "-nodefaults",
+                "-chardev", f"socket,id=console,path={self.serial_path},server=on,wait=off",
+                "-serial", "chardev:console",
+                "-qmp", f"unix:{self.qmp_path},server=on,wait=off"]
 
     def start(self) -> None:
         for path in (self.serial_path, self.qmp_path):
             path.unlink(missing_ok=True)
-        cmd = [QEMU, "-M", "virt", "-cpu", "cortex-a72", "-smp", "2", "-m", "2048",
-               "-kernel", str(self.image_dir / "vmlinuz"), "-initrd", str(self.image_dir / "initrd.img"),
-               "-append", self.kernel_command_line(),
-               "-drive", f"file={self.image_dir / 'disk.img'},if=virtio,format=raw",
-               "-device", f"virtio-gpu-pci,xres={SCREEN[0]},yres={SCREEN[1]}",
-               "-device", "virtio-keyboard-pci",
-               "-nic", "none", "-display", "none", "-nodefaults",
-               "-chardev", f"socket,id=console,path={self.serial_path},server=on,wait=off",
-               "-serial", "chardev:console",
-               "-qmp", f"unix:{self.qmp_path},server=on,wait=off"]
+        cmd = self.qemu_command()
         self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.monotonic() + 30
