@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -155,14 +156,20 @@ def _bom(folder: Path) -> None:
     path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
 
 
+def _second_button(text: str) -> int:
+    """The index of the second station's ``button = N`` line in a wiring's text."""
+    return [i for i, line in enumerate(text.splitlines()) if re.match(r"button = \d+\b", line)][1]
+
+
 def _pin_twice(folder: Path) -> None:
     path = folder / "hardware.toml"
-    text = path.read_text(encoding="utf-8")
-    assert "\nbutton = 2\n" in text and "\nbutton = 10\n" in text
-    path.write_text(text.replace("\nbutton = 10\n", "\nbutton = 2\n", 1), encoding="utf-8")
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert lines[_second_button("\n".join(lines))] != "button = 2"
+    lines[_second_button("\n".join(lines))] = "button = 2"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
-SECOND_BUTTON = 1 + (defaults_dir() / "hardware.toml").read_text(encoding="utf-8").splitlines().index("button = 10")
+SECOND_BUTTON = 1 + _second_button((defaults_dir() / "hardware.toml").read_text(encoding="utf-8"))
 """The line of the second station's button in the shipped wiring (where the case changes it)."""
 
 
