@@ -142,8 +142,9 @@ def test_led_frames_with_flipped_bits_are_never_shown(
                                    "99999999999999999999"])
 def test_a_malformed_field_with_a_good_crc_is_a_counted_line(field: str) -> None:
     bridge, got = bridge_without_port()
-    for line in (encode("B", field, 1, 5000, 1), encode("B", 0, field, 5000, 1), encode("T", field, 0, 0, 0, -1, 0, 0, 1),
-                 encode("T", 5, 0, 0, 0, field, 0, 0, 1), encode("HELLO", field, "fw", 4, 1, 1),
+    for line in (encode("B", field, 1, 5000, 1), encode("B", 0, field, 5000, 1),
+                 encode("T", field, 0, 0, 0, -1, 0, 0, 1), encode("T", 5, 0, 0, 0, field, 0, 0, 1),
+                 encode("HELLO", field, "fw", 4, 1, 1),
                  encode("HELLO", 4, "fw", 4, 1, field), encode("K", field, 1), encode("B", 0, 1, 5000, field)):
         bridge.handle_line(line.rstrip(b"\n"))
     arabic_one = "B \u0661 1 5000 1".encode()  # a digit to str.isdigit() and int(), not to the bridge
