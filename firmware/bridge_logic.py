@@ -1,7 +1,7 @@
 # The I/O bridge's logic, free of hardware: MicroPython on a Raspberry Pi Pico runs
 # it (main.py wires it to machine.Pin, the PIO LED strip and the USB serial port),
 # CPython runs it in the table's tests against simulated pins and a simulated clock.
-# Protocol version 3, see docs/serial-bridge.md. Kept to the subset of Python that
+# Protocol version 4, see docs/serial-bridge.md. Kept to the subset of Python that
 # MicroPython supports: no dataclasses, no typing, no f-string format specs.
 #
 # How an edge travels: a hard pin interrupt (EdgeRing.put, run inside the interrupt,
@@ -11,10 +11,15 @@
 
 import array
 
-PROTOCOL = 3
-FIRMWARE = "table-bridge-3.0"
+PROTOCOL = 4
+FIRMWARE = "table-bridge-4.0"
 TICKS_PERIOD = 1 << 30  # MicroPython's ticks_us() wraps at 2**30 on the RP2040
-HEARTBEAT_US = 1000000
+# The heartbeat carries every station's state: a release whose line was lost is mended
+# within one period. 4 per second of about 30 + 30 bytes per station: under 1 kB/s.
+HEARTBEAT_US = 250000
+SEQ_PERIOD = 1 << 30  # line numbers wrap here (small integers on the Pico: no allocation)
+COUNT_PERIOD = 1 << 16  # the press counters wrap here
+HISTORY = 128  # lines kept for sending again when the table misses one
 MAX_RECORD = 8192  # a binary frame of up to about 2,600 pixels
 RING = 256  # edges the interrupts can queue between two main-loop passes
 
@@ -310,9 +315,16 @@ class Bridge:
     frame with ``show(rgb_bytes)`` and has ``n`` pixels. ``ring`` is the
     :class:`EdgeRing` the interrupts fill; ``levels`` are the input levels at boot
     (1 = line high = contact open), read after the interrupts were enabled.
+    ``boot`` identifies this boot and ``first_seq`` is the number of its first line
+    (both random on the Pico: a line kept from an earlier boot does not fit in).
+
+    Every line ends in its sequence number, and the last ``HISTORY`` lines are kept:
+    the table asks for the ones it missed (``ST? <seq>``) and gets them again, as they
+    were, followed by a state line.
     """
 
-    def __init__(self, stations, write, ring, levels, first_raw, leds=None, strip=None, code="gray"):
+    def __init__(self, stations, write, ring, levels, first_raw, leds=None, strip=None, code="gray",
+                 boot=0, first_seq=0):
         self.write = write
         self.ring = ring
         self.leds = leds
@@ -327,6 +339,8 @@ class Bridge:
             if role == "EA" or role == "EB":
                 self.quad[station].state = self._ab(station)
         self.sector = [self._sector(i) for i in range(self.count)]
+        self.downs = [0] * self.count  # button presses (falling edges) this boot, mod COUNT_PERIOD
+        self.last_down = [0] * self.count  # the clock at the last one
         self.led_state = ["off"] * self.count
         self.last_heartbeat = None
         self.framer = Framer()
@@ -334,12 +348,44 @@ class Bridge:
         self.frames = 0
         self.overflows_sent = 0
         self.state_wanted = True
-        self.table_speaks = False  # a valid protocol-3 record arrived since boot
+        self.table_speaks = False  # a valid protocol-4 record arrived since boot
+        self.boot = boot % SEQ_PERIOD
+        self.seq = first_seq % SEQ_PERIOD  # the number of the next line
+        self.kept = 0  # lines in the history
+        self.history = [""] * HISTORY
+        self.resends = 0
+
+    # --- sending ------------------------------------------------------------------
+
+    def send(self, verb, *fields):
+        """One numbered line to the table, kept for sending again."""
+        line = make_line(verb, *(fields + (self.seq,)))
+        self.history[self.seq % HISTORY] = line
+        self.seq = (self.seq + 1) % SEQ_PERIOD
+        if self.kept < HISTORY:
+            self.kept += 1
+        self.write(line)
+
+    def oldest(self):
+        """The number of the oldest line still kept."""
+        return (self.seq - self.kept) % SEQ_PERIOD
+
+    def resend(self, first, count):
+        """Send ``count`` kept lines from number ``first`` on again; False when it is no
+        longer kept (or was never sent): then only the state line helps the table."""
+        back = (self.seq - first) % SEQ_PERIOD
+        if back > self.kept:
+            return False
+        for k in range(min(back, count)):
+            n = (first + k) % SEQ_PERIOD
+            self.write(self.history[n % HISTORY])
+        self.resends += 1
+        return True
 
     # --- reports ------------------------------------------------------------------
 
     def hello(self):
-        self.write(make_line("HELLO", PROTOCOL, FIRMWARE, self.count))
+        self.send("HELLO", PROTOCOL, FIRMWARE, self.count, self.boot)
 
     def _slot_level(self, station, role):
         for k, (_, s, r) in enumerate(self.slots):
@@ -365,19 +411,22 @@ class Bridge:
         return (gray_to_binary(raw) if self.code == "gray" else raw) % 16
 
     def state_report(self, us):
-        """Every station's levels now: button, knob switch (1 = pressed), the sector the
-        data lines read (-1: no absolute switch)."""
+        """The state line: the clock, the oldest line kept, and per station the button
+        and knob switch (1 = pressed), the sector the data lines read (-1: no absolute
+        switch), the button's press count and the clock at its last press."""
+        fields = [us, self.oldest()]
         for i in range(self.count):
             b = self._slot_level(i, "B")
             s = self._slot_level(i, "S")
-            self.write(make_line("ST", i, 1 if b == 0 else 0, 1 if s == 0 else 0, self.sector[i], us))
+            fields += [1 if b == 0 else 0, 1 if s == 0 else 0, self.sector[i], self.downs[i], self.last_down[i]]
+        self.send("T", *fields)
 
     # --- the main loop's pass -------------------------------------------------------
 
     def service(self, ticks_us):
-        """One main-loop pass: send the queued edges, heartbeat, state report if asked,
-        button LEDs. ``ticks_us`` reads the 30-bit counter; it is read *after* the
-        ring's write index, so every queued stamp is older than it."""
+        """One main-loop pass: send the queued edges, the state line when asked or due
+        (the heartbeat), button LEDs. ``ticks_us`` reads the 30-bit counter; it is read
+        *after* the ring's write index, so every queued stamp is older than it."""
         ring = self.ring
         head = ring.head[0]
         now = self.clock.extend(ticks_us())
@@ -387,13 +436,11 @@ class Bridge:
             ring.tail = (k + 1) % ring.size
         if ring.head[1] != self.overflows_sent:
             self.overflows_sent = ring.head[1]
-            self.write(make_line("E", "edge", "queue", "overflowed", self.overflows_sent))
-        if self.state_wanted:
+            self.send("E", "edge", "queue", "overflowed", self.overflows_sent)
+        if self.state_wanted or self.last_heartbeat is None or now - self.last_heartbeat >= HEARTBEAT_US:
             self.state_wanted = False
-            self.state_report(now)
-        if self.last_heartbeat is None or now - self.last_heartbeat >= HEARTBEAT_US:
             self.last_heartbeat = now
-            self.write(make_line("T", now))
+            self.state_report(now)
         if self.leds is not None:
             blink_on = (now // 250000) % 2 == 0
             for station, state in enumerate(self.led_state):
@@ -418,18 +465,21 @@ class Bridge:
         self.level[slot] = level
         _, station, role = self.slots[slot]
         if role == "B" or role == "S":
-            self.write(make_line(role, station, 1 - level, us))
+            if role == "B" and level == 0:
+                self.downs[station] = (self.downs[station] + 1) % COUNT_PERIOD
+                self.last_down[station] = us
+            self.send(role, station, 1 - level, us)
         elif role == "EA" or role == "EB":
             ab = self._ab(station)
             steps = self.quad[station].update(ab >> 1, ab & 1)
             if steps:
-                self.write(make_line("R", station, steps, us))
+                self.send("R", station, steps, us)
         else:
             sector = self._sector(station)
             if sector != self.sector[station]:
                 # what the lines read now; the table waits until a reading is stable
                 self.sector[station] = sector
-                self.write(make_line("A", station, sector, us))
+                self.send("A", station, sector, us)
 
     # --- from the table ---------------------------------------------------------------
 
@@ -450,7 +500,7 @@ class Bridge:
             if self.strip is not None:
                 self.strip.show(pixels)
             self.frames += 1
-            self.write(make_line("K", seq))  # flow control: ready for the next frame
+            self.send("K", seq)  # flow control: ready for the next frame
             return
         try:
             text = record.decode()
@@ -461,30 +511,50 @@ class Bridge:
         if parsed is None:
             self._old_record(text)
             return
-        self.table_speaks = True
         verb, fields = parsed
         if verb == "HELLO?" and len(fields) == 1:
+            version = number(fields[0], 0, 1 << 30)
+            if version is not None and version < PROTOCOL:
+                self._older_table(version)
+                return
+            self.table_speaks = True
             self.hello()
             self.state_wanted = True
-            version = number(fields[0], 0, 1 << 30)
             if version != PROTOCOL:
-                self.write(make_line("E", "the table speaks protocol %s and the I/O bridge %d"
-                                     % (fields[0], PROTOCOL)))
-        elif verb == "ST?" and not fields:
+                self.send("E", "the table speaks protocol %s and the I/O bridge %d" % (fields[0], PROTOCOL))
+        elif verb == "ST?" and len(fields) in (0, 2):
+            # ST? <first> <count>: those lines again, then the state; ST? alone: the state
+            self.table_speaks = True
+            if fields:
+                first = number(fields[0], 0, SEQ_PERIOD - 1)
+                count = number(fields[1], 0, HISTORY)
+                if first is None or count is None:
+                    self.bad_records += 1
+                    return
+                self.resend(first, count)
             self.state_wanted = True
         elif verb == "L" and len(fields) == 2 and fields[1] in ("on", "off", "blink"):
             station = number(fields[0], 0, self.count - 1)
             if station is None:
                 self.bad_records += 1
             else:
+                self.table_speaks = True
                 self.led_state[station] = fields[1]
         else:
             self.bad_records += 1
 
+    def _older_table(self, version):
+        """A table of protocol 3 (CRC lines without numbers): answered in its format, so
+        that it names the mismatch and logs which end to update."""
+        self.write(make_line("HELLO", PROTOCOL, FIRMWARE, self.count))
+        self.write(make_line("E", "the I/O bridge speaks protocol %d and the table an older one:"
+                                  " update the table's software" % PROTOCOL))
+
     def _old_record(self, text):
-        """Not a protocol-3 line. An old table's HELLO? is answered in its own format, so
-        that it logs the mismatch - unless a new table has spoken: then it is that table's
-        probe for an old bridge, and ignored. Anything else is bad."""
+        """Not a CRC line. An old table's HELLO? (protocol 2, XOR checksum) is answered
+        in its own format, so that it logs the mismatch - unless a new table has spoken:
+        then it is that table's probe for an old bridge, and ignored. Anything else is
+        bad."""
         parsed = parse_line(text, old=True)
         if parsed is None or parsed[0] != "HELLO?":
             self.bad_records += 1

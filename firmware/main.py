@@ -111,6 +111,20 @@ class UsbSerial:
         sys.stdout.write(text)
 
 
+def random_30():
+    """A random 30-bit number (the RP2040's ring oscillator feeds os.urandom): this
+    boot's id, and the number of its first line."""
+    try:
+        import os
+
+        data = os.urandom(4)
+        return (data[0] << 22 | data[1] << 14 | data[2] << 6 | data[3] >> 2) & 0x3FFFFFFF
+    except (ImportError, AttributeError):
+        import random
+
+        return random.getrandbits(30)
+
+
 def build(io, strip=None, ticks_us=time.ticks_us):
     """Wire config.py's pins to a Bridge: hard interrupts into an EdgeRing."""
     ring = EdgeRing()
@@ -128,7 +142,8 @@ def build(io, strip=None, ticks_us=time.ticks_us):
         pins.append(pin)
     levels = [p.value() for p in pins]  # after the interrupts are on: nothing falls between
     bridge = Bridge(stations, io.write, ring, levels, ticks_us(),
-                    ButtonLeds([s.get("led") for s in stations]), strip, getattr(config, "CODE", "gray"))
+                    ButtonLeds([s.get("led") for s in stations]), strip, getattr(config, "CODE", "gray"),
+                    boot=random_30(), first_seq=random_30())
     bridge.pins = pins  # the pins must stay referenced for their interrupts to fire
     return bridge
 

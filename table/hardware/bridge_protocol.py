@@ -1,4 +1,4 @@
-"""The serial I/O bridge's protocol, version 3 (documented in docs/serial-bridge.md).
+"""The serial I/O bridge's protocol, version 4 (documented in docs/serial-bridge.md).
 
 The byte stream is cut into *records*, each from a start byte to ``\\n``:
 
@@ -23,28 +23,33 @@ A start byte in the middle of a record means the record was cut off (a pulled
 cable, a reset): the broken part is counted (``cut``) and the new record read
 normally, so a cut never swallows the next record.
 
-Bridge -> table::
+Bridge -> table (every line ends in its sequence number ``<n>``)::
 
-    HELLO <protocol> <firmware> <stations>   who is there (on boot and on HELLO?)
-    ST <station> <button> <switch> <sector> <us>  state report (on boot, HELLO?, ST?)
-    B <station> <level> <us>                 big button edge: level 1 = pressed
-    S <station> <level> <us>                 knob switch edge
-    R <station> <delta> <us>                 encoder steps (signed, clockwise +)
-    A <station> <sector> <us>                the absolute knob's lines now read sector (0-15)
-    K <seq>                                  LED frame <seq> shown: send the next
-    T <us>                                   heartbeat with the bridge's clock
-    E <text...>                              a problem the bridge wants logged
+    HELLO <protocol> <firmware> <stations> <boot> <n>   who is there (on boot and on HELLO?)
+    T <us> <oldest> {<button> <switch> <sector> <presses> <last_press_us>}... <n>
+                                             state line: the heartbeat (4 per second), also
+                                             after HELLO and on ST?; one group per station
+    B <station> <level> <us> <n>             big button edge: level 1 = pressed
+    S <station> <level> <us> <n>             knob switch edge
+    R <station> <delta> <us> <n>             encoder steps (signed, clockwise +)
+    A <station> <sector> <us> <n>            the absolute knob's lines now read sector (0-15)
+    K <seq> <n>                              LED frame <seq> shown: send the next
+    E <text...> <n>                          a problem the bridge wants logged
 
 Table -> bridge::
 
     HELLO? <protocol>                        please identify (and report the state)
-    ST?                                      please report the state
+    ST? <n> <count>                          please send your <count> lines from <n> on again
+                                             (those still kept), then a state line
     L <station> <on|off|blink>               button LED
     STX ...                                  one LED frame (binary, above)
 
 ``<us>`` is the bridge's own 64-bit microsecond clock since it booted. Edges are
 stamped by the bridge when they happen, so USB and Python latency do not change
-who was first.
+who was first. ``<n>`` counts the bridge's lines (modulo 2**30) from a random start
+per boot; ``<boot>`` is a random id of the boot. The table acts on lines in the
+order of their numbers: a missing number is asked for again, a number it has seen
+is refused (see :class:`Sequencer` and docs/serial-bridge.md, "Recovery").
 
 Protocol 2 lines (an XOR checksum of two hex digits) are only *recognised*, never
 acted on: :func:`decode_old` finds an old bridge's ``HELLO`` so that the table can
@@ -59,9 +64,12 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-PROTOCOL_VERSION = 3
+PROTOCOL_VERSION = 4
 OLD_PROTOCOL = 2  # the last protocol with XOR checksums: recognised, to name the mismatch
 MAX_LINE = 4096  # a text line
+SEQ_PERIOD = 1 << 30  # line numbers wrap here
+COUNT_PERIOD = 1 << 16  # press counters wrap here
+MAX_STATIONS = 16
 MAX_RECORD = 8192  # any record; a binary frame of up to about 2,600 pixels
 TEXT_START = b"$"
 FRAME_START = b"\x02"
@@ -118,11 +126,16 @@ class Message:
     fields: tuple[str, ...]
 
 
-# verb -> number of fields (None: at least one, free text)
+# verb -> number of fields (None: at least one, checked by the verb's parser)
 BRIDGE_VERBS: dict[str, int | None] = {
+    "HELLO": None, "T": None, "B": 4, "S": 4, "R": 4, "A": 4, "K": 2, "E": None,
+}
+TABLE_VERBS: dict[str, int | None] = {"HELLO?": 1, "ST?": 2, "L": 2}
+# the lines of protocols 2 and 3 (no sequence numbers): only recognised, never acted on
+OLD_BRIDGE_VERBS: dict[str, int | None] = {
     "HELLO": 3, "ST": 5, "B": 3, "S": 3, "R": 3, "A": 3, "K": 1, "T": 1, "E": None,
 }
-TABLE_VERBS: dict[str, int | None] = {"HELLO?": 1, "ST?": 0, "L": 2}
+STATE_FIELDS = 5  # per station in a state line
 
 
 def _split(text: str, verbs: dict[str, int | None]) -> Message:
@@ -166,7 +179,7 @@ def decode(line: bytes, verbs: dict[str, int | None] = BRIDGE_VERBS) -> Message:
     return _split(_text(body), verbs)
 
 
-def decode_old(line: bytes, verbs: dict[str, int | None] = BRIDGE_VERBS) -> Message | None:
+def decode_old(line: bytes, verbs: dict[str, int | None] = OLD_BRIDGE_VERBS) -> Message | None:
     """A well-formed protocol-2 line (XOR checksum), or None. Only used to recognise
     the other end's protocol; such lines are never acted on."""
     line = line.rstrip(b"\r\n")
@@ -197,12 +210,15 @@ def number(text: str, lo: int | None = None, hi: int | None = None) -> int:
 
 @dataclass(frozen=True)
 class Report:
-    """One checked line from the bridge: ``verb`` and its numbers in field order
-    (HELLO: protocol, stations; its firmware name and E's text are in ``text``)."""
+    """One checked line from the bridge: ``verb``, its numbers in field order without
+    the sequence number (HELLO: protocol, stations, boot; its firmware name and E's
+    text are in ``text``), and ``seq``, the line's number (None: a protocol 3 HELLO,
+    which has none)."""
 
     verb: str
     values: tuple[int, ...]
     text: str = ""
+    seq: int | None = None
 
 
 MAX_DELTA = 10000  # encoder detents in one line: far more than a hand can turn
@@ -212,33 +228,137 @@ def parse_report(line: bytes, stations: int) -> Report:
     """Check one line from the bridge completely - framing, CRC, verb, every field and
     its range for a table of ``stations`` stations; raises :class:`MalformedLine`.
     A line that returns here is exactly what the bridge sent, or an error the CRC
-    did not catch that still spells a valid report."""
+    did not catch that still spells a valid report.
+
+    A ``HELLO`` of 3 fields (protocol 3 and older spell it so) is returned with
+    ``seq`` None and only for a protocol other than this one, so that the table can
+    name the mismatch."""
     if line.startswith(FRAME_START):
         raise MalformedLine("unknown_verb")  # frames only go to the bridge
     msg = decode(line)
     f = msg.fields
     verb = msg.verb
     if verb == "HELLO":
+        if len(f) not in (3, 5):
+            raise MalformedLine("bad_fields")
         if not _FIRMWARE.fullmatch(f[1]):
             raise MalformedLine("bad_name")
-        return Report(verb, (number(f[0], 0), number(f[2], 0, 16)), f[1])
+        version, count = number(f[0], 0), number(f[2], 0, MAX_STATIONS)
+        if len(f) == 3:
+            if version == PROTOCOL_VERSION:
+                raise MalformedLine("bad_fields")
+            return Report(verb, (version, count, 0), f[1])
+        return Report(verb, (version, count, number(f[3], 0, SEQ_PERIOD - 1)), f[1], _seq(f[4]))
     if verb == "E":
-        return Report(verb, (), " ".join(f))
+        if len(f) < 2:
+            raise MalformedLine("bad_fields")
+        return Report(verb, (), " ".join(f[:-1]), _seq(f[-1]))
+    seq = _seq(f[-1])
     if verb == "K":
-        return Report(verb, (number(f[0], 0, 255),))
+        return Report(verb, (number(f[0], 0, 255),), seq=seq)
     if verb == "T":
-        return Report(verb, (number(f[0], 0),))
+        groups, rest = divmod(len(f) - 3, STATE_FIELDS)
+        if len(f) < 3 + STATE_FIELDS or rest or groups > MAX_STATIONS:
+            raise MalformedLine("bad_fields")
+        values = [number(f[0], 0), number(f[1], 0, SEQ_PERIOD - 1)]
+        for g in range(min(groups, stations)):
+            b, s, sector, presses, last = f[2 + STATE_FIELDS * g:2 + STATE_FIELDS * (g + 1)]
+            values += [number(b, 0, 1), number(s, 0, 1), number(sector, -1, 15),
+                       number(presses, 0, COUNT_PERIOD - 1), number(last, 0)]
+        return Report(verb, tuple(values), seq=seq)
     station = number(f[0], 0, stations - 1)
-    if verb == "ST":
-        return Report(verb, (station, number(f[1], 0, 1), number(f[2], 0, 1), number(f[3], -1, 15),
-                             number(f[4], 0)))
     if verb in ("B", "S"):
         level = number(f[1], 0, 1)
     elif verb == "R":
         level = number(f[1], -MAX_DELTA, MAX_DELTA)
     else:
         level = number(f[1], 0, 15)
-    return Report(verb, (station, level, number(f[2], 0)))
+    return Report(verb, (station, level, number(f[2], 0)), seq=seq)
+
+
+def _seq(text: str) -> int:
+    return number(text, 0, SEQ_PERIOD - 1)
+
+
+class Sequencer:
+    """Puts the bridge's numbered lines in order, once each (protocol 4).
+
+    :meth:`offer` takes each checked :class:`Report` and returns the reports to act
+    on now, in the order of their numbers. A line whose number is ahead of the next
+    one expected waits (up to ``window`` numbers ahead) while the table asks for the
+    missing ones (:attr:`missing`); a number already taken, or behind, is a duplicate
+    or a replay and is refused. A state line saying that the missing lines are no
+    longer kept (its ``oldest``) gives them up: they are counted in :attr:`lost` and
+    the lines after them are taken. A ``HELLO`` of a new boot (or the first one)
+    starts afresh; one of the same boot further on than expected (the answer to the
+    table's ``HELLO?``) gives up what is missing before it.
+    """
+
+    def __init__(self, window: int = 256) -> None:
+        self.window = window
+        self.boot: int | None = None
+        self.expected: int | None = None  # the number of the next line to act on
+        self.pending: dict[int, Report] = {}
+        self.lost = 0  # numbers given up
+        self.dropped = 0  # waiting lines thrown away when a new boot began
+
+    def reset(self) -> None:
+        """A new connection: the next HELLO starts the numbering."""
+        self.dropped += len(self.pending)
+        self.boot = self.expected = None
+        self.pending = {}
+
+    @property
+    def missing(self) -> int | None:
+        """The first number missing while later lines wait (None: no gap)."""
+        return self.expected if self.pending else None
+
+    def _ahead(self, seq: int) -> int:
+        assert self.expected is not None
+        return (seq - self.expected) % SEQ_PERIOD
+
+    def offer(self, report: Report) -> tuple[list[Report], str | None]:
+        """(reports to act on now, in order; the reason ``report`` is refused or None)."""
+        seq = report.seq
+        if seq is None:
+            return [report], None  # an older bridge's HELLO: names the mismatch, nothing else
+        if report.verb == "HELLO" and (report.values[2] != self.boot or self.expected is None):
+            self.dropped += len(self.pending)
+            self.boot, self.expected, self.pending = report.values[2], (seq + 1) % SEQ_PERIOD, {}
+            return [report], None
+        if self.expected is None:
+            return [], "before_hello"
+        ahead = self._ahead(seq)
+        if ahead >= SEQ_PERIOD // 2 or seq in self.pending:
+            return [], "replayed"
+        if report.verb == "HELLO" and ahead:
+            self.pending[seq] = report
+            return self._skip_to(seq), None
+        if ahead >= self.window:
+            return [], "out_of_window"
+        self.pending[seq] = report
+        out = self._drain()
+        if report.verb == "T" and self.pending:
+            oldest = report.values[1]
+            if 0 < self._ahead(oldest) <= self._ahead(seq):  # the missing lines are gone
+                out += self._skip_to(oldest)
+        return out, None
+
+    def _drain(self) -> list[Report]:
+        out: list[Report] = []
+        while self.expected in self.pending:
+            out.append(self.pending.pop(self.expected))
+            self.expected = (self.expected + 1) % SEQ_PERIOD
+        return out
+
+    def _skip_to(self, seq: int) -> list[Report]:
+        """Give up every number before ``seq`` that has not come; act on the rest."""
+        target = self._ahead(seq)
+        before = sorted((n for n in self.pending if self._ahead(n) < target), key=self._ahead)
+        out = [self.pending.pop(n) for n in before]
+        self.lost += target - len(out)
+        self.expected = seq
+        return out + self._drain()
 
 
 def version_mismatch(bridge: int, table: int = PROTOCOL_VERSION) -> str | None:

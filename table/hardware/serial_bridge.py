@@ -41,11 +41,16 @@ from typing import Any
 
 from table.common.errors import TableError
 from table.hardware.bridge_protocol import (
+    COUNT_PERIOD,
+    OLD_BRIDGE_VERBS,
     PROTOCOL_VERSION,
+    STATE_FIELDS,
     Framer,
     MalformedLine,
     Message,
     Report,
+    Sequencer,
+    decode,
     decode_old,
     encode,
     encode_frame,
@@ -57,7 +62,17 @@ from table.hardware.bridge_protocol import (
 from table.hardware.buttons import StationCore, Timing, pump_until_stopped
 from table.hardware.devices import describe_open_failure
 from table.hardware.hourglass import limit_frame
-from table.hardware.interfaces import RGB, Hourglass, HourglassLayout, InputSink, LedState, Stations
+from table.hardware.interfaces import (
+    LONG_PUSH,
+    PUSH,
+    RGB,
+    Hourglass,
+    HourglassLayout,
+    InputSink,
+    LedState,
+    StationInput,
+    Stations,
+)
 from table.hardware.knobs import AbsoluteDecoder, TickMapper
 
 log = logging.getLogger("table.hardware.serial")
@@ -65,6 +80,8 @@ log = logging.getLogger("table.hardware.serial")
 MAX_PENDING = 16384  # a record longer than this without a newline is thrown away
 ACK_TIMEOUT = 0.5  # seconds without an acknowledgement before a frame counts as lost
 HELLO_RETRY = 1.0  # seconds without a HELLO before the table asks again, also in protocol 2
+RESEND_EVERY = 0.05  # seconds before a missing line is asked for again
+ERROR_LOG_EVERY = 10.0  # seconds between two log lines of the same bridge error (the rest counted)
 
 
 class SerialBridge(Stations):
@@ -124,6 +141,21 @@ class SerialBridge(Stations):
         self._waiting_frame: tuple[int, bytes] | None = None
         self._framer = Framer(MAX_PENDING)
         self._absolute = [AbsoluteDecoder("gray", self.timing.absolute_stable) for _ in range(stations)]
+        # protocol 4's recovery (docs/serial-bridge.md, "Recovery")
+        self._sequencer = Sequencer()
+        self._asked_missing: tuple[int, int] | None = None  # (first, count) last asked for
+        self._asked_missing_at = float("-inf")
+        self._resync_asked_at = float("-inf")
+        self._presses_seen: list[int | None] = [None] * stations  # button presses acted on, mod COUNT_PERIOD
+        self._reconcile_next = True  # the next state line corrects the belief (a sync, or lines lost)
+        self._proof_t = float("-inf")  # every line up to this table time has been acted on
+        self._long_held: dict[int, StationInput] = {}  # long pushes waiting for the proof
+        self._extra: list[StationInput] = []  # inputs made here, delivered by the next pump
+        self._error_log: dict[str, list[float]] = {}  # error pattern -> [logged at, not logged since]
+        self.resend_requests = 0
+        self.presses_recovered = 0
+        self.presses_unrecovered = 0
+        self.long_pushes_refused = 0
 
     # --- Stations ---------------------------------------------------------------------
 
@@ -187,6 +219,12 @@ class SerialBridge(Stations):
             ack_timeouts=self.ack_timeouts,
             state_reports=self.state_reports,
             bridge_errors=self.bridge_errors,
+            lines_lost=self._sequencer.lost,
+            lines_waiting=len(self._sequencer.pending),
+            resend_requests=self.resend_requests,
+            presses_recovered=self.presses_recovered,
+            presses_unrecovered=self.presses_unrecovered,
+            long_pushes_refused=self.long_pushes_refused,
         )
         return out
 
@@ -264,6 +302,10 @@ class SerialBridge(Stations):
         with self._frame_lock:
             self._in_flight, self._waiting_frame = None, None
         self.connects += 1
+        with self._lock:
+            self._dropped(self._sequencer.reset)
+            self._reconcile_next = True
+            self._long_held.clear()
         self._answered = False
         self._asked_at = self.clock()
         self.connected.set()
@@ -367,10 +409,57 @@ class SerialBridge(Stations):
             old = decode_old(line) if exc.reason in ("no_crc", "bad_crc") else None
             if old is not None:
                 self._old_line(old)
+            elif self.protocol_mismatch is not None and _old_crc_line(line):
+                self._count("old_protocol")  # a protocol 3 line (no number) from a bridge named so
             else:
                 self._count(exc.reason)
             return
-        self._act(report)
+        if report.seq is None:  # an older bridge's HELLO: name the mismatch
+            self._answered = True
+            self._hello(report.values[0], report.text, report.values[1])
+            return
+        with self._lock:
+            lost = self._sequencer.lost
+            ready, refused = self._dropped(lambda: self._sequencer.offer(report))
+            if refused is not None:
+                self._count("old_protocol" if refused == "before_hello" and self.protocol_mismatch else refused)
+                if refused == "out_of_window":
+                    self._resync()
+            if self._sequencer.lost != lost:
+                self._reconcile_next = True  # lines are gone: the next state line says what they did
+            for item in ready:
+                self._act(item)
+            self._ask_missing()
+
+    def _dropped(self, step: Callable[[], Any]) -> Any:
+        """Run ``step`` on the sequencer, counting the waiting lines it throws away."""
+        before = self._sequencer.dropped
+        out = step()
+        if self._sequencer.dropped != before:
+            self.malformed["dropped"] = self.malformed.get("dropped", 0) + self._sequencer.dropped - before
+        return out
+
+    def _ask_missing(self) -> None:
+        """Lines wait behind a missing one: ask the bridge for it (and those up to the
+        next one that came), at once, and again every RESEND_EVERY while it is missing."""
+        seq = self._sequencer
+        first = seq.missing
+        if first is None:
+            return
+        count = min(seq._ahead(n) for n in seq.pending)
+        now = self.clock()
+        if (first, count) == self._asked_missing and now - self._asked_missing_at < RESEND_EVERY:
+            return
+        self._asked_missing, self._asked_missing_at = (first, count), now
+        self.resend_requests += 1
+        self._write(encode("ST?", first, count))
+
+    def _resync(self) -> None:
+        """Numbers far off what is expected: ask who is there (its HELLO starts afresh)."""
+        now = self.clock()
+        if now - self._resync_asked_at >= HELLO_RETRY:
+            self._resync_asked_at = now
+            self._write(encode("HELLO?", PROTOCOL_VERSION))
 
     def _old_line(self, msg: Message) -> None:
         """A protocol-2 line: counted, never acted on; its HELLO names the mismatch."""
@@ -395,6 +484,7 @@ class SerialBridge(Stations):
         self.hello = {"protocol": version, "firmware": firmware, "stations": stations}
 
     def _act(self, report: Report) -> None:
+        """Act on one line, in the order of the bridge's numbers."""
         verb, v = report.verb, report.values
         if verb == "K":
             self._frame_acked(v[0])
@@ -403,40 +493,108 @@ class SerialBridge(Stations):
             with self._lock:
                 self._ticks = TickMapper()  # a boot or our HELLO?: a fresh clock mapping
                 self._last_us = None
+                self._reconcile_next = True
+                self._presses_seen = [None] * self.stations
+                self._long_held.clear()
             self._answered = True
             self._hello(v[0], report.text, v[1])
             return
         if verb == "E":
             self.bridge_errors += 1
-            log.warning("I/O bridge: %s", report.text)
+            self._bridge_error(report.text)
             return
         if verb == "T":
-            self._edge_time(v[0])
-            return
-        if verb == "ST":
-            self._state(*v)
+            self._state(v)
             return
         station, level, us = v
         with self._lock:
             t = self._edge_time(us)
             if verb == "B":
+                if level and self._presses_seen[station] is not None:
+                    self._presses_seen[station] = (self._presses_seen[station] + 1) % COUNT_PERIOD  # type: ignore[operator]
                 self.core.button_edge(station, bool(level), t, self._last_edge)
             elif verb == "S":
+                held = self._long_held.get(station)
+                if not level and held is not None and t < held.t:
+                    self._refuse_long_push(station, t)  # released before it became long
                 self.core.knob_switch_edge(station, bool(level), t, self._last_edge)
             elif verb == "R":
                 self.core.turn_delta(station, level, t)
             else:
                 self._absolute[station].update_sector(level, t)
+            self._proven(t)
             self._wake.notify()
 
-    def _state(self, station: int, button: int, switch: int, sector: int, us: int) -> None:
+    def _bridge_error(self, text: str) -> None:
+        """Log a bridge's error line; the same error again within ERROR_LOG_EVERY is only
+        counted, and said with the next one logged (a flood is one line, then a count)."""
+        key = "".join("#" if ch.isdigit() else ch for ch in text)
+        if key not in self._error_log and len(self._error_log) >= 64:
+            key = "*"  # many different errors: limited together
+        now = self.clock()
+        entry = self._error_log.setdefault(key, [float("-inf"), 0.0])
+        if now - entry[0] < ERROR_LOG_EVERY:
+            entry[1] += 1
+            return
+        more = int(entry[1])
+        since = f" ({more} more like it in the last {now - entry[0]:.0f} s)" if more else ""
+        entry[0], entry[1] = now, 0.0
+        log.warning("I/O bridge: %s%s", text, since)
+
+    def _state(self, v: tuple[int, ...]) -> None:
+        """A state line (the heartbeat, or the answer to ST?). Acted on in order, so
+        every edge before it has been taken; it corrects the belief only after lines
+        were lost (or on a new connection): then a button's press count tells whether a
+        press went missing entirely, which is delivered once, at its own time."""
         with self._lock:
-            t = self._edge_time(us)
+            t = self._edge_time(v[0])
             self.state_reports += 1
-            self.core.reconcile(station, bool(button), bool(switch), t)
-            if sector >= 0:
-                self._absolute[station].update_sector(sector, t)
+            fix = self._reconcile_next
+            for i in range(min(self.stations, (len(v) - 2) // STATE_FIELDS)):
+                button, switch, sector, presses, last = v[2 + STATE_FIELDS * i:2 + STATE_FIELDS * (i + 1)]
+                seen = self._presses_seen[i]
+                if fix or seen != presses:
+                    self._correct(i, bool(button), bool(switch), sector, presses, last, t)
+            self._reconcile_next = False
+            self._proven(t)
             self._wake.notify()
+
+    def _correct(self, station: int, button: bool, switch: bool, sector: int, presses: int, last_us: int,
+                 t: float) -> None:
+        seen = self._presses_seen[station]
+        missed = 0 if seen is None else (presses - seen) % COUNT_PERIOD
+        if missed and self._ticks.offset is not None:
+            # presses whose lines are gone: the last one is delivered at its own time (the
+            # core's lockout decides, as for any edge, whether it is a new press)
+            at = last_us / 1e6 + self._ticks.offset
+            self.core.reconcile(station, False, switch, at - 1e-6)
+            self.core.button_edge(station, True, at, self._last_edge)
+            self.presses_recovered += 1
+            self.presses_unrecovered += missed - 1
+            log.info("station %d: %d press(es) whose lines were lost, the last one recovered", station, missed)
+        self._presses_seen[station] = presses
+        self.core.reconcile(station, button, switch, t)
+        if sector >= 0:
+            self._absolute[station].update_sector(sector, t)
+        if not switch and station in self._long_held:
+            self._refuse_long_push(station, t)
+
+    def _refuse_long_push(self, station: int, t: float) -> None:
+        """A long push whose switch turned out to be released before its time: a push."""
+        self._long_held.pop(station)
+        self.long_pushes_refused += 1
+        self._extra.append(StationInput(PUSH, station, t))
+
+    def _proven(self, t: float) -> None:
+        """Every line up to ``t`` has been acted on (unless some were lost and no state
+        line has said since what they did): long pushes up to then were held."""
+        if self._reconcile_next:
+            return
+        self._proof_t = max(self._proof_t, t)
+        for station, item in list(self._long_held.items()):
+            if item.t <= self._proof_t:
+                del self._long_held[station]
+                self._extra.append(item)
 
     def _edge_time(self, us: int) -> float:
         with self._lock:
@@ -462,7 +620,16 @@ class SerialBridge(Stations):
                 w = decoder.wakeup()
                 if w is not None:
                     wake.append(w)
-            out = self.core.poll(now)
+            out = []
+            for item in self.core.poll(now):
+                if item.kind == LONG_PUSH and (self._reconcile_next or item.t > self._proof_t):
+                    self._long_held[item.station] = item  # only once the lines prove it held
+                else:
+                    out.append(item)
+            if self._extra:
+                out += self._extra
+                self._extra = []
+                out.sort(key=lambda item: item.t)
             sink = self._sink
             nxt = self.core.next_wakeup()
             if nxt is not None:
@@ -478,6 +645,15 @@ class SerialBridge(Stations):
 
     def _pump_loop(self) -> None:
         pump_until_stopped(self.pump, self._wake, lambda: self._stopping, self.clock)
+
+
+def _old_crc_line(line: bytes) -> bool:
+    """Whether ``line`` is a well-formed protocol 3 line (a CRC, no number)."""
+    try:
+        decode(line, OLD_BRIDGE_VERBS)
+    except MalformedLine:
+        return False
+    return True
 
 
 def _open_state(port: str, exc: BaseException) -> str:

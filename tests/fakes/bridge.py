@@ -5,6 +5,11 @@ The table opens the pty's slave through pyserial exactly as it opens a Pico's
 ``/dev/serial/by-id/...``), so :meth:`FakeBridge.unplug` (close the master: the
 table's next read fails) and :meth:`FakeBridge.replug` (a new pty behind the same
 symlink) behave like pulling and re-inserting the USB cable.
+
+It speaks protocol 4 like the firmware: every line ends in its number (from a
+start given per boot), the last lines are kept and sent again on ``ST? <n> <count>``,
+and its state line counts each station's presses. ``protocol=3`` or ``2`` make an
+old bridge (no numbers; protocol 2 with XOR checksums too).
 """
 
 from __future__ import annotations
@@ -17,8 +22,10 @@ import tty
 from pathlib import Path
 
 from table.hardware.bridge_protocol import (
+    COUNT_PERIOD,
     FRAME_START,
     PROTOCOL_VERSION,
+    SEQ_PERIOD,
     TABLE_VERBS,
     Framer,
     MalformedLine,
@@ -33,7 +40,7 @@ from table.hardware.bridge_protocol import (
 
 class FakeBridge:
     def __init__(self, link: Path, stations: int = 4, firmware: str = "fake-1.0",
-                 protocol: int = PROTOCOL_VERSION, ack: bool = True) -> None:
+                 protocol: int = PROTOCOL_VERSION, ack: bool = True, boot: int = 7, first_seq: int = 1000) -> None:
         """``protocol`` 2: an old bridge, with protocol 2's XOR checksums both ways."""
         self.link = link
         self.stations = stations
@@ -47,6 +54,13 @@ class FakeBridge:
         self.ack = ack  # acknowledge LED frames (flow control)
         self.held: dict[int, tuple[int, int]] = {}  # station -> (button, switch) for the state report
         self.bad_frames = 0
+        self.boot = boot
+        self.seq = first_seq
+        self.history: dict[int, bytes] = {}
+        self.presses = [0] * stations
+        self.last_press = [0] * stations
+        self.resend_requests: list[tuple[int, int]] = []
+        self._send_lock = threading.Lock()  # the reader thread answers while a test sends
         self._master = -1
         self._slave = -1
         self._reader: threading.Thread | None = None
@@ -93,14 +107,43 @@ class FakeBridge:
                 continue
             view = view[n:]
 
+    def line(self, verb: str, *fields: object) -> bytes:
+        """The next line (numbered and kept, for protocol 4), not yet sent."""
+        if self.protocol < 4:
+            return (encode if self.protocol == 3 else encode_old)(verb, *fields)
+        with self._send_lock:
+            if verb == "B" and fields[1] == 1:
+                station = int(fields[0])  # type: ignore[call-overload]
+                self.presses[station] = (self.presses[station] + 1) % COUNT_PERIOD
+                self.last_press[station] = int(fields[2])  # type: ignore[call-overload]
+            data = encode(verb, *fields, self.seq)
+            self.history[self.seq] = data
+            self.history.pop(self.seq - 256, None)
+            self.seq = (self.seq + 1) % SEQ_PERIOD
+        return data
+
     def send(self, verb: str, *fields: object) -> None:
-        self.send_raw((encode if self.protocol >= 3 else encode_old)(verb, *fields))
+        self.send_raw(self.line(verb, *fields))
 
     def hello(self) -> None:
-        self.send("HELLO", self.protocol, self.firmware, self.stations)
+        if self.protocol < 4:
+            self.send("HELLO", self.protocol, self.firmware, self.stations)
+        else:
+            self.send("HELLO", self.protocol, self.firmware, self.stations, self.boot)
+
+    def state_line(self, us: int | None = None) -> bytes:
+        """The state line (held buttons from ``held``), numbered, not yet sent."""
+        fields: list[object] = [int(time.monotonic() * 1e6) if us is None else us, min(self.history, default=self.seq)]
+        for station in range(self.stations):
+            button, switch = self.held.get(station, (0, 0))
+            fields += [button, switch, -1, self.presses[station], self.last_press[station]]
+        return self.line("T", *fields)
 
     def state(self) -> None:
-        for station in range(self.stations):
+        if self.protocol >= 4:
+            self.send_raw(self.state_line())
+            return
+        for station in range(self.stations):  # an old bridge: one line per station
             button, switch = self.held.get(station, (0, 0))
             self.send("ST", station, button, switch, -1, int(time.monotonic() * 1e6))
 
@@ -132,7 +175,7 @@ class FakeBridge:
         msg: Message | None
         if self.protocol >= 3:
             try:
-                msg = decode(line, TABLE_VERBS)
+                msg = decode(line, TABLE_VERBS if self.protocol >= 4 else {**TABLE_VERBS, "ST?": 0})
             except MalformedLine:
                 return
         else:
@@ -145,6 +188,9 @@ class FakeBridge:
             self.state()
         elif msg.verb == "ST?":
             self.state_requests += 1
+            first, count = int(msg.fields[0]), int(msg.fields[1])
+            self.resend_requests.append((first, count))
+            self.send_raw(b"".join(self.history.get((first + k) % SEQ_PERIOD, b"") for k in range(count)))
             self.state()
         elif msg.verb == "L":
             self.leds[int(msg.fields[0])] = msg.fields[1]

@@ -161,7 +161,8 @@ def test_edges_seen_together_by_one_interrupt_keep_their_levels() -> None:
     fw.service(lambda: 300)
     lines = [LOGIC.parse_line(x) for x in "".join(out).splitlines()]
     assert [tuple(f[:2]) for v, f in lines if v == "B"] == [("0", "1"), ("0", "0"), ("0", "1")]
-    assert ("ST", ["0", "1", "0", "-1", "300"]) in lines
+    # the state line: at 300 (oldest line kept: 0), button held, pressed twice, last at 200
+    assert ("T", ["300", "0", "1", "0", "-1", "2", "200", "3"]) in lines
 
 
 def test_led_frames_never_block_the_table_on_a_slow_bridge() -> None:

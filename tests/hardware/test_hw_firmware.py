@@ -181,8 +181,8 @@ def test_quadrature_counts_exact_detents_through_chatter(firmware: Any) -> None:
 
 def test_protocol_lines_agree_with_the_table(firmware: Any) -> None:
     logic, _, _ = firmware
-    line = logic.make_line("B", 2, 1, 123456789)
-    assert decode(line.encode()).fields == ("2", "1", "123456789")
+    line = logic.make_line("B", 2, 1, 123456789, 77)
+    assert decode(line.encode()).fields == ("2", "1", "123456789", "77")
     assert line.startswith("$")
     assert logic.parse_line(encode("L", 1, "blink").decode()) == ("L", ["1", "blink"])
     assert logic.parse_line("$L 1 blink*0000") is None
@@ -198,10 +198,15 @@ def test_a_newer_firmware_answers_an_old_table_in_its_own_format(firmware: Any) 
     fw = logic.Bridge([{"button": 2}], out.append, logic.EdgeRing(), [1], 0)
     fw.feed(encode_old("HELLO?", 2))
     hello, error = (line.encode() for line in "".join(out).splitlines())
-    assert hello == encode_old("HELLO", 3, "table-bridge-3.0", 1).rstrip(b"\n")
+    assert hello == encode_old("HELLO", 4, "table-bridge-4.0", 1).rstrip(b"\n")
     assert b"update the table's software" in error and fw.bad_records == 0
     out.clear()
-    fw.feed(encode("HELLO?", 3) + encode_old("HELLO?", 3))  # a new table asks in both formats
+    fw.feed(encode("HELLO?", 3))  # a protocol 3 table: HELLO in its format (CRC, no number)
+    hello, error = (line.encode() for line in "".join(out).splitlines())
+    assert hello == encode("HELLO", 4, "table-bridge-4.0", 1).rstrip(b"\n")
+    assert error.startswith(b"$E the I/O bridge speaks protocol 4 and the table an older one")
+    out.clear()
+    fw.feed(encode("HELLO?", 4) + encode_old("HELLO?", 4))  # a new table asks in both formats
     verbs = [decode(line.encode()).verb for line in "".join(out).splitlines()]
     assert verbs == ["HELLO"] and fw.bad_records == 0  # only the new answer: the old probe is ignored
 
@@ -253,7 +258,10 @@ def test_pins_become_protocol_lines_and_commands_drive_leds(firmware: Any) -> No
     io = ListIO()
     bridge = main.run(io, passes=1)
     first = [decode(x.encode()) for x in "".join(io.out).splitlines()]
-    assert [m.verb for m in first[:5]] == ["HELLO", "ST", "ST", "ST", "ST"]  # who, and every input's state
+    assert [m.verb for m in first] == ["HELLO", "T"]  # who, and every input's state
+    assert len(first[1].fields) == 3 + 5 * 4  # clock, oldest kept, 4 stations, number
+    numbers = [int(m.fields[-1]) for m in first]
+    assert numbers[1] == numbers[0] + 1
     pins = StubPin.pins
     assert all(pins[n].hard for n in (2, 4, 5, 6))  # hard interrupts: stamped the moment they fire
     pins[2].drive(0)  # station 0 button pressed
@@ -269,8 +277,10 @@ def test_pins_become_protocol_lines_and_commands_drive_leds(firmware: Any) -> No
     for _ in range(5):
         main_pass(bridge, io, clock)
     lines = [decode(x.encode()) for x in "".join(io.out).splitlines()]
-    events = [(m.verb, m.fields[:2]) for m in lines if m.verb not in ("T",)]
-    assert events == [("K", ("5",)), ("B", ("0", "1")), ("B", ("0", "0")), ("R", ("1", "-1")), ("S", ("3", "1"))]
+    assert [int(m.fields[-1]) for m in lines] == list(range(numbers[1] + 1, numbers[1] + 1 + len(lines)))
+    events = [(m.verb, m.fields[:2]) for m in lines if m.verb not in ("T", "K")]
+    assert [m.fields[0] for m in lines if m.verb == "K"] == ["5"]
+    assert events == [ ("B", ("0", "1")), ("B", ("0", "0")), ("R", ("1", "-1")), ("S", ("3", "1"))]
     stamps = [int(m.fields[2]) for m in lines if m.verb == "B"]
     assert stamps[1] - stamps[0] == 30_000  # microsecond stamps across the counter's wrap
     assert pins[3].level == 1 and pins[8].level == 0
@@ -331,9 +341,10 @@ def test_state_report_on_request_follows_the_pins(firmware: Any) -> None:
     io.out.clear()
     io.incoming = encode("ST?")
     main_pass(bridge, io, clock)
-    states = [decode(x.encode()).fields for x in "".join(io.out).splitlines() if x.startswith("$ST")]
-    assert [f[:4] for f in states] == [("0", "0", "0", "-1"), ("1", "1", "0", "-1"),
-                                       ("2", "0", "0", "-1"), ("3", "0", "0", "-1")]
+    (state,) = [decode(x.encode()).fields for x in "".join(io.out).splitlines() if x.startswith("$T")]
+    groups = [state[2 + 5 * i:2 + 5 * i + 4] for i in range(4)]  # button, switch, sector, presses
+    assert groups == [("0", "0", "-1", "0"), ("1", "0", "-1", "1"), ("0", "0", "-1", "0"), ("0", "0", "-1", "0")]
+    assert state[2 + 5 + 4] == str(bridge.last_down[1]) != "0"  # the clock at station 1's press
 
 
 def test_ctrl_c_from_mpremote_stops_the_program_with_leds_dark(firmware: Any) -> None:

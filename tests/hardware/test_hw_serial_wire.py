@@ -59,16 +59,24 @@ FW = load_firmware_logic()
 
 US = st.integers(0, (1 << 63) - 1)
 STATION = st.integers(0, STATIONS - 1)
+SEQ = st.integers(0, (1 << 30) - 1)
+STATE = st.tuples(st.integers(0, 1), st.integers(0, 1), st.integers(-1, 15), st.integers(0, 65535), US)
 
-# every line the bridge sends, with its fields in range
+
+def state_fields(groups: list[tuple[int, ...]]) -> tuple[int, ...]:
+    return tuple(v for g in groups for v in g)
+
+
+# every line the bridge sends, with its fields in range, each ending in its number
 REPORT_LINES = st.one_of(
-    st.tuples(st.sampled_from("BS"), STATION, st.integers(0, 1), US),
-    st.tuples(st.just("R"), STATION, st.integers(-20, 20), US),
-    st.tuples(st.just("A"), STATION, st.integers(0, 15), US),
-    st.tuples(st.just("ST"), STATION, st.integers(0, 1), st.integers(0, 1), st.integers(-1, 15), US),
-    st.tuples(st.just("T"), US),
-    st.tuples(st.just("K"), st.integers(0, 255)),
-    st.tuples(st.just("HELLO"), st.just(3), st.just("table-bridge-3.0"), st.integers(0, 16)),
+    st.tuples(st.sampled_from("BS"), STATION, st.integers(0, 1), US, SEQ),
+    st.tuples(st.just("R"), STATION, st.integers(-20, 20), US, SEQ),
+    st.tuples(st.just("A"), STATION, st.integers(0, 15), US, SEQ),
+    st.tuples(st.just("T"), US, SEQ, st.lists(STATE, min_size=1, max_size=STATIONS).map(state_fields), SEQ)
+    .map(lambda t: (t[0], t[1], t[2], *t[3], t[4])),
+    st.tuples(st.just("K"), st.integers(0, 255), SEQ),
+    st.tuples(st.just("HELLO"), st.just(4), st.just("table-bridge-4.0"), st.integers(0, 16), SEQ, SEQ),
+    st.tuples(st.just("E"), st.just("edge queue overflowed"), st.integers(0, 999), SEQ),
 ).map(lambda t: encode(*t).rstrip(b"\n"))  # a record, as the framer hands it on
 
 
@@ -104,7 +112,7 @@ def test_firmware_lines_are_table_lines(record: bytes) -> None:
     assert FW.make_line(verb, *fields).encode() == record + b"\n"
 
 
-@given(st.sampled_from(["HELLO? 3", "ST?", "L 0 on", "L 3 blink", "L 1 off"]))
+@given(st.sampled_from(["HELLO? 4", "ST? 12 3", "L 0 on", "L 3 blink", "L 1 off"]))
 def test_the_firmware_reads_the_table_lines(body: str) -> None:
     verb, *fields = body.split(" ")
     assert FW.parse_line(encode(verb, *fields).decode()) == (verb, fields)
@@ -134,13 +142,15 @@ def test_led_frames_with_flipped_bits_are_never_shown(
                                    "99999999999999999999"])
 def test_a_malformed_field_with_a_good_crc_is_a_counted_line(field: str) -> None:
     bridge, got = bridge_without_port()
-    for line in (encode("B", field, 1, 5000), encode("B", 0, field, 5000), encode("T", field),
-                 encode("ST", 0, 0, 0, field, 100), encode("HELLO", field, "fw", 4), encode("K", field)):
+    for line in (encode("B", field, 1, 5000, 1), encode("B", 0, field, 5000, 1),
+                 encode("T", field, 0, 0, 0, -1, 0, 0, 1), encode("T", 5, 0, 0, 0, field, 0, 0, 1),
+                 encode("HELLO", field, "fw", 4, 1, 1),
+                 encode("HELLO", 4, "fw", 4, 1, field), encode("K", field, 1), encode("B", 0, 1, 5000, field)):
         bridge.handle_line(line.rstrip(b"\n"))
-    arabic_one = "B \u0661 1 5000".encode()  # a digit to str.isdigit() and int(), not to the bridge
+    arabic_one = "B \u0661 1 5000 1".encode()  # a digit to str.isdigit() and int(), not to the bridge
     bridge.handle_line(b"$" + arabic_one + b"*%04X" % crc16(arabic_one))
     diag = bridge.diagnostics()
-    assert diag["malformed_total"] == bridge.lines == 7
+    assert diag["malformed_total"] == bridge.lines == 9
     assert set(diag["malformed"]) <= {"bad_number", "out_of_range", "not_ascii", "bad_fields"}
     assert got == [] and bridge.hello is None
 
@@ -162,15 +172,17 @@ def test_garbage_bytes_are_counted_and_never_raise(data: bytes) -> None:
 def test_garbage_between_good_lines_costs_no_good_line(items: list[bytes | int], data: st.DataObject) -> None:
     """Garbage (start bytes and newlines included) between good lines, the stream cut
     into chunks anywhere: every good line is taken, every other record counted."""
-    stream = b"".join(encode("E", "good", x) if isinstance(x, int) else x for x in items) + b"\n"
+    numbers = iter(range(1, len(items) + 1))
+    stream = encode("HELLO", 4, "fw", STATIONS, 5, 0) + b"".join(
+        encode("E", "good", x, next(numbers)) if isinstance(x, int) else x for x in items) + b"\n"
     cuts = sorted(data.draw(st.lists(st.integers(0, len(stream)), max_size=8)))
     bridge, got = bridge_without_port()
     for a, b in zip([0, *cuts], [*cuts, len(stream)], strict=True):
         bridge.receive(stream[a:b])
     good = sum(isinstance(x, int) for x in items)
     diag = bridge.diagnostics()
-    assert diag["bridge_errors"] == good and got == []
-    assert diag["lines"] == good + diag["malformed_total"]
+    assert diag["bridge_errors"] == good and got == [] and diag["lines_waiting"] == 0
+    assert diag["lines"] == 1 + good + diag["malformed_total"]
 
 
 def test_a_field_like_minus_minus_one_no_longer_drops_the_link(tmp_path: Path) -> None:
@@ -183,7 +195,7 @@ def test_a_field_like_minus_minus_one_no_longer_drops_the_link(tmp_path: Path) -
     try:
         assert wait_for(lambda: bridge.hello is not None)
         now_us = int(time.monotonic() * 1e6)  # the fake bridge's clock runs with the real one
-        fake.send_raw(encode("B", "--1", 1, now_us) + encode("B", 1, 1, now_us))  # one write: one buffer
+        fake.send_raw(encode("B", "--1", 1, now_us, 1) + fake.line("B", 1, 1, now_us))  # one write: one buffer
         assert got.get(timeout=5).station == 1
         diag = bridge.diagnostics()
         assert diag["disconnects"] == 0 and diag["connects"] == 1 and diag["malformed"] == {"bad_number": 1}
@@ -235,20 +247,23 @@ def corruption_pool(rng: random.Random, size: int = 4000) -> list[bytes]:
     """Records of every kind the bridge sends (without the newline), fields in range."""
     pool: list[bytes] = []
     for _ in range(size):
-        verb = rng.choice(["B", "S", "R", "A", "T", "ST", "K", "HELLO"])
+        verb = rng.choice(["B", "S", "R", "A", "T", "K", "HELLO", "E"])
         us = rng.randrange(1 << 40)
         station = rng.randrange(STATIONS)
+        seq = rng.randrange(1 << 30)
         if verb == "T":
-            line = encode("T", us)
-        elif verb == "ST":
-            line = encode("ST", station, rng.randrange(2), rng.randrange(2), rng.randrange(-1, 16), us)
+            groups = [(rng.randrange(2), rng.randrange(2), rng.randrange(-1, 16), rng.randrange(1 << 16),
+                       rng.randrange(1 << 40)) for _ in range(STATIONS)]
+            line = encode("T", us, rng.randrange(1 << 30), *state_fields(groups), seq)
         elif verb == "K":
-            line = encode("K", rng.randrange(256))
+            line = encode("K", rng.randrange(256), seq)
         elif verb == "HELLO":
-            line = encode("HELLO", 3, "table-bridge-3.0", rng.randrange(17))
+            line = encode("HELLO", 4, "table-bridge-4.0", rng.randrange(17), rng.randrange(1 << 30), seq)
+        elif verb == "E":
+            line = encode("E", "edge", "queue", "overflowed", rng.randrange(1000), seq)
         else:
             value = {"B": rng.randrange(2), "S": rng.randrange(2), "R": rng.choice([-1, 1]), "A": rng.randrange(16)}
-            line = encode(verb, station, value[verb], us)
+            line = encode(verb, station, value[verb], us, seq)
         pool.append(line.rstrip(b"\n"))
     return pool
 
@@ -297,15 +312,16 @@ def test_a_million_lines_with_one_to_four_flipped_bits_make_no_phantom_input() -
 
 # --- through a real pty: the link holds -------------------------------------------------
 
-def corrupted_stream(rng: random.Random, good: int) -> tuple[list[bytes], int]:
+def corrupted_stream(rng: random.Random, good: int, fake: FakeBridge) -> tuple[list[bytes], int]:
     """Bytes to send: ``good`` E lines (each counted as a bridge error when taken)
     among corrupted lines of every kind, garbage, truncations, bad fields."""
     out: list[bytes] = []
     for k in range(good):
-        out.append(encode("E", "marker", k))
+        out.append(fake.line("E", "marker", k))
         for _ in range(10):
             kind = rng.randrange(6)
-            line = encode(rng.choice("BS"), rng.randrange(STATIONS), rng.randrange(2), rng.randrange(1 << 40))
+            line = encode(rng.choice("BS"), rng.randrange(STATIONS), rng.randrange(2), rng.randrange(1 << 40),
+                          rng.randrange(1 << 30))
             if kind == 0:  # bits flipped anywhere, the newline and "$" included
                 bits = rng.sample(range(8 * len(line)), rng.randint(1, 4))
                 out.append(flip(line, bits))
@@ -314,7 +330,7 @@ def corrupted_stream(rng: random.Random, good: int) -> tuple[list[bytes], int]:
             elif kind == 2:  # cut off: the next record starts in its middle
                 out.append(line[:rng.randrange(1, len(line) - 1)])
             elif kind == 3:  # a good CRC around a field no parser may take
-                out.append(encode("B", rng.choice(["--1", "1-", "-", "+2", "007"]), 1, 5000))
+                out.append(encode("B", rng.choice(["--1", "1-", "-", "+2", "007"]), 1, 5000, 1))
             elif kind == 4:  # an unknown verb, and a line from protocol 2
                 out.append(encode("Q", 1, 2) + encode_old("B", 0, 1, 5000))
             else:  # far too long
@@ -328,9 +344,9 @@ def test_corrupted_lines_through_a_pty_never_drop_the_link(tmp_path: Path) -> No
     got: queue.Queue[StationInput] = queue.Queue()
     bridge.start(got.put)
     try:
-        assert wait_for(lambda: bridge.hello is not None and bridge.state_reports >= STATIONS)
+        assert wait_for(lambda: bridge.hello is not None and bridge.state_reports >= 1)
         before = bridge.diagnostics()
-        chunks, good = corrupted_stream(random.Random(77), 300)
+        chunks, good = corrupted_stream(random.Random(77), 300, fake)
         for k in range(0, len(chunks), 50):
             fake.send_raw(b"".join(chunks[k:k + 50]))
         assert wait_for(lambda: bridge.bridge_errors >= good, timeout=30)
@@ -352,11 +368,26 @@ def test_corrupted_lines_through_a_pty_never_drop_the_link(tmp_path: Path) -> No
 # --- the version exchange -----------------------------------------------------------------
 
 def test_a_version_mismatch_says_which_end_to_update() -> None:
-    assert version_mismatch(3, 3) is None
-    assert version_mismatch(2, 3) == ("the I/O bridge speaks protocol 2 and the table protocol 3: "
-                                      "update the firmware (`table firmware` shows how)")
-    assert version_mismatch(4, 3) == ("the I/O bridge speaks protocol 4 and the table protocol 3: "
-                                      "update the table's software")
+    assert version_mismatch(4) is None
+    assert version_mismatch(3) == ("the I/O bridge speaks protocol 3 and the table protocol 4: "
+                                   "update the firmware (`table firmware` shows how)")
+    assert version_mismatch(5) == ("the I/O bridge speaks protocol 5 and the table protocol 4: "
+                                   "update the table's software")
+
+
+def test_a_protocol_3_firmware_is_named_and_its_lines_are_not_taken() -> None:
+    """A protocol 3 bridge answers HELLO? with three fields and sends lines without
+    numbers: named in one sentence, its lines counted, none acted on."""
+    bridge, got = bridge_without_port()
+    for line in (encode("HELLO", 3, "table-bridge-3.0", 4), encode("ST", 0, 0, 0, -1, 5000),
+                 encode("B", 0, 1, 5000), encode("T", 9000)):
+        bridge.handle_line(line.rstrip(b"\n"))
+    bridge.pump(1e9)
+    diag = bridge.diagnostics()
+    assert got == [] and diag["bridge"] == {"protocol": 3, "firmware": "table-bridge-3.0", "stations": 4}
+    assert diag["protocol_mismatch"] == version_mismatch(3) and diag["malformed"] == {"old_protocol": 3}
+    bridge.handle_line(encode("HELLO", 4, "table-bridge-4.0", 4, 1, 1).rstrip(b"\n"))
+    assert bridge.diagnostics()["protocol_mismatch"] is None
 
 
 def test_an_old_firmware_is_named_by_the_reader_and_fails_the_selftest() -> None:
@@ -373,5 +404,5 @@ def test_an_old_firmware_is_named_by_the_reader_and_fails_the_selftest() -> None
     assert result.status == "fail"
     assert result.detail == ("0 unordered, 0 late edges (worst 0 ms), bridge table-bridge-2.0 protocol 2, "
                              "3 bad records (1 bad_crc, 2 old_protocol), " + str(version_mismatch(2)))
-    bridge.handle_line(encode("HELLO", 3, "table-bridge-3.0", 4).rstrip(b"\n"))  # updated
+    bridge.handle_line(encode("HELLO", 4, "table-bridge-4.0", 4, 1, 1).rstrip(b"\n"))  # updated
     assert bridge.diagnostics()["protocol_mismatch"] is None
