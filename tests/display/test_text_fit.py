@@ -93,7 +93,7 @@ def test_the_panels_named_in_german_share_one_scale(size: tuple[int, int]) -> No
     try:
         screens = dict(game_screens()) | dict(shell_screens())
         wanted = {
-            "ugah_ugah/4-choose-symbols": ["Mammut", "Matscher", "Vogel", "Beiseitelegen"],
+            "ugah_ugah/4-choose-symbols": ["Mammut", "Matscher", "Vogel", "Weglegen"],
             "ugah_ugah/10-give-the-other": ["Matscher", "Brecher", "Knochen"],
             "ugah_ugah/2-knob-dice-entry": ["Matscher", "Brecher", "Knochen"],
             **{f"{game}/final": [] for game in ("ubongo", "ubongo_shimo", "ugah_ugah", "umtata")},

@@ -48,6 +48,7 @@ class FakeBridge:
         self.protocol = protocol
         self.received: list[bytes] = []
         self.leds: dict[int, str] = {}
+        self.led_lines: list[tuple[int, str]] = []  # every L line, in order (stop() turns them off)
         self.frames: list[list[tuple[int, int, int]]] = []
         self.hello_requests = 0
         self.state_requests = 0
@@ -194,6 +195,7 @@ class FakeBridge:
             self.state()
         elif msg.verb == "L":
             self.leds[int(msg.fields[0])] = msg.fields[1]
+            self.led_lines.append((int(msg.fields[0]), msg.fields[1]))
 
 
 def wait_for(condition: object, timeout: float = 5.0) -> bool:

@@ -185,12 +185,12 @@ def run_raspi_test(steps: Steps, given: Path | None, base: Path, work: Path, ser
                 note(f"FAILS as shipped: {known_gaps[-1]}")
             elif status != 0:
                 raise BootCheckFailed(f"the table's SerialBridge failed in the unit's sandbox: {said.strip()[-400:]}")
-            elif fake.leds.get(0) != "blink":
-                raise BootCheckFailed(f"the fake Pico never got the table's LED line (it got {fake.leds})")
+            elif (0, "blink") not in fake.led_lines:
+                raise BootCheckFailed(f"the fake Pico never got the table's LED line (it got {fake.led_lines})")
             else:
                 note(said.replace("\n", "; "))
                 note(f"the fake Pico got {len(fake.received)} records: HELLO? {fake.hello_requests}x, "
-                     f"L 0 {fake.leds[0]}")
+                     f"LED lines {fake.led_lines} (off again when the bridge stops)")
         with steps.step("a V4L2 camera (vivid), read through the dice reader's capture in the unit's sandbox") as note:
             vm.out("modprobe vivid")
             wait_node(vm, "/dev/video*", DEVICE_TIMEOUT)
