@@ -527,6 +527,7 @@ def firmware_claims(machine: Machine) -> list[Claim]:
     _where, lines = machine.boot_config()
     dtparams: dict[str, tuple[str, str]] = {}  # name -> (value, line): a later line wins
     claims: list[Claim] = []
+    uart: str | None = None
     for raw in lines:
         line = raw.split("#", 1)[0].strip()
         if not line or line.startswith("["):
@@ -536,8 +537,8 @@ def firmware_claims(machine: Machine) -> list[Claim]:
         if key == "dtparam":
             for name, v in _parse_params(value.split(",")).items():
                 dtparams[name] = (v, line)
-        elif key == "enable_uart" and value.strip() == "1":
-            claims.append(Claim(line, "uart0", frozenset({14, 15})))
+        elif key == "enable_uart":
+            uart = line if value.strip() == "1" else None  # a later line wins
         elif key == "dtoverlay" and value.strip():
             name, *rest = value.split(",")
             name = name.strip()
@@ -555,6 +556,8 @@ def firmware_claims(machine: Machine) -> list[Claim]:
             if overlay.no_miso is not None and "no_miso" in params:
                 pins.remove(overlay.no_miso)
             claims.append(Claim(line, overlay.bus, frozenset(pins)))
+    if uart is not None:
+        claims.append(Claim(uart, "uart0", frozenset({14, 15})))
     for name, (v, line) in dtparams.items():
         if name in DTPARAMS and v.lower() in ("on", "true", "yes", "1", "okay"):
             bus, claimed = DTPARAMS[name]

@@ -348,6 +348,8 @@ def test_spi_leds_alone_are_told_the_narrow_line(tmp_path: Path) -> None:
     ("dtparam=i2c_arm=on", {2, 3}),
     ("enable_uart=1", {14, 15}),
     ("enable_uart=0", set()),
+    ("enable_uart=1\nenable_uart=0", set()),  # the card: raspi-firmware's line, then its own
+    ("enable_uart=0\nenable_uart=1", {14, 15}),
     ("dtoverlay=w1-gpio,gpiopin=17", {17}),
     ("dtoverlay=hifiberry-dac", {18, 19, 20, 21}),
     ("dtoverlay=vc4-kms-v3d\ndtoverlay=disable-bt", set()),

@@ -43,7 +43,7 @@ FIRMWARE = ("start4.elf", "fixup4.dat", "bootcode.bin", "start.elf", "fixup.dat"
 DEVICE_TREES = ("bcm2711-rpi-4-b.dtb", "bcm2711-rpi-400.dtb", "bcm2837-rpi-3-b-plus.dtb", "bcm2837-rpi-3-b.dtb")
 # config.txt's lines by section: raspi-firmware's own (before any section) count as [all].
 CONFIG_LINES = {
-    "all": ("arm_64bit=1", "upstream_kernel=1", "disable_overscan=1", "dtoverlay=table-spi-leds"),
+    "all": ("arm_64bit=1", "upstream_kernel=1", "disable_overscan=1", "dtoverlay=table-spi-leds", "enable_uart=0"),
     # The SPI clock follows the core clock: held still, the LED strip's timing holds.
     "pi4": ("core_freq_min=500",),
     "pi3": ("core_freq=250",),
@@ -53,7 +53,8 @@ CONFIG_LINES = {
 # colour byte, and 64 reset bytes before and after.
 MAX_LEDS = 4096
 LED_FRAME_BYTES = MAX_LEDS * 4 * 8 + 2 * 64
-SPI_PINS = (10, 11)  # MOSI, SCLK: the strip's data and clock; the overlay claims no other pin
+SPI_PINS = (10, 11)  # MOSI, SCLK: the strip's data and clock; the overlay muxes no other pin
+SPI_CHIP_SELECT = 1  # cs-gpios: GPIO 1 (ID_SC), never wired; without it spi-bcm2835 takes GPIO 8
 # The root's check before it is mounted (fsck.repair=yes): util-linux's fsck runs e2fsck
 # as fsck.ext4, and both must be in the initramfs, or a power cut's root goes unchecked.
 INITRAMFS_FSCK = ("fsck", "e2fsck", "fsck.ext4")
@@ -175,7 +176,8 @@ def config_sections(text: str) -> dict[str, list[str]]:
 
 def spi_claims(tree: bytes) -> tuple[str, list[int], list[int], list[str]]:
     """SPI0 in ``tree`` (a .dtb with the overlay applied): its status, the GPIO pins and
-    functions its pinctrl-0 claims, and its properties naming chip-select GPIOs."""
+    functions its pinctrl-0 claims, and its chip selects (``cs-gpios`` entries as
+    "GPIO n" on the pin controller, anything else as found)."""
     tool = initramfs_tool()
     root = tool.parse_fdt(tree, "the Pi 4's device tree with the SPI overlay")
     nodes = {n.path: n for n in tool.walk(root)}
@@ -191,7 +193,15 @@ def spi_claims(tree: bytes) -> tuple[str, list[int], list[int], list[str]]:
             raise BootCheckFailed(f"{SPI0}'s pinctrl-0 names a missing node ({phandle})")
         pins += group.cells("brcm,pins")
         functions += group.cells("brcm,function")
-    chip_selects = [p for p in spi.props if p in ("cs-gpios", "cs-gpio")]
+    pin_controllers = {"brcm,bcm2835-gpio", "brcm,bcm2711-gpio"}
+    controller = next((n.cells("phandle")[0] for n in nodes.values()
+                       if "phandle" in n.props and pin_controllers & set(n.strings("compatible"))), None)
+    chip_selects: list[str] = []
+    cells = spi.cells("cs-gpios") if "cs-gpios" in spi.props else []
+    for i in range(0, len(cells) - len(cells) % 3, 3):
+        phandle, line, _flags = cells[i:i + 3]
+        chip_selects.append(f"GPIO {line}" if phandle == controller else f"line {line} of node {phandle}")
+    chip_selects += [p for p in spi.props if p == "cs-gpio"]  # the old, single form
     return (spi.strings("status") or ["okay"])[0], pins, functions, chip_selects
 
 
@@ -304,6 +314,10 @@ def check_layout(out: Path, work: Path) -> list[str]:
               if line not in sections.get(section, [])]
     if absent:
         raise BootCheckFailed(f"config.txt lacks {', '.join(absent)}")
+    uart = [line for lines in sections.values() for line in lines if line.startswith("enable_uart")]
+    if uart[-1:] != ["enable_uart=0"]:
+        raise BootCheckFailed(f"config.txt's last enable_uart line is {uart[-1:] or 'missing'}: the UART would "
+                              "take GPIO 14 and 15 from the shipped wiring's station 4")
     cmdline = fat_read(img, "cmdline.txt")
     words = cmdline.split()
     if len(cmdline.strip().splitlines()) != 1 or f"root=LABEL={ROOT_LABEL}" not in words or "rootwait" not in words:
@@ -328,12 +342,13 @@ def check_layout(out: Path, work: Path) -> list[str]:
     if status != "okay" or not any(c.startswith("spidev@0") for c in children):
         raise BootCheckFailed(f"with table-spi-leds the Pi 4's SPI0 is {status!r} with {children} (no spidev@0)")
     _, pins, functions, chip_selects = spi_claims((trees / "pi4-spi.dtb").read_bytes())
-    if sorted(pins) != list(SPI_PINS) or set(functions) != {4} or chip_selects:
-        raise BootCheckFailed(f"with table-spi-leds SPI0 claims GPIO {pins} (functions {functions})"
-                              f"{' and ' + ', '.join(chip_selects) if chip_selects else ''}, "
-                              f"not GPIO {SPI_PINS[0]} and {SPI_PINS[1]} alone (ALT0)")
+    if sorted(pins) != list(SPI_PINS) or set(functions) != {4} or chip_selects != [f"GPIO {SPI_CHIP_SELECT}"]:
+        raise BootCheckFailed(f"with table-spi-leds SPI0 claims GPIO {pins} (functions {functions}) and "
+                              f"chip selects {', '.join(chip_selects) or 'none'}, not GPIO {SPI_PINS[0]} and "
+                              f"{SPI_PINS[1]} alone (ALT0) with its chip select on GPIO {SPI_CHIP_SELECT} "
+                              "(without one, spi-bcm2835 takes GPIO 8 or fails on a Pi 4)")
     notes.append(f"device tree {model!r}: table-spi-leds applies, SPI0 okay with spidev@0, "
-                 f"claiming GPIO {SPI_PINS[0]} and {SPI_PINS[1]} (ALT0) and no chip select")
+                 f"claiming GPIO {SPI_PINS[0]} and {SPI_PINS[1]} (ALT0), chip select GPIO {SPI_CHIP_SELECT}")
 
     lacking, per_board = initramfs_lacks(img, work, initramfs)
     if lacking:
