@@ -163,6 +163,14 @@ def run_raspi_test(steps: Steps, given: Path | None, base: Path, work: Path, ser
             vm.out("modprobe ftdi_sio")
             ports = wait_node(vm, "/dev/ttyUSB*", DEVICE_TIMEOUT)
             if not ports:
+                # On a loaded host QEMU's DWC2 model has come up "Not connected" once:
+                # bind the host controller's driver again (what a replug does), once.
+                vm.sh("cd /sys/bus/platform/drivers/dwc2 && for d in *.usb; do echo $d >unbind; sleep 2; "
+                      "echo $d >bind; done", timeout=120)
+                ports = wait_node(vm, "/dev/ttyUSB*", DEVICE_TIMEOUT)
+                if ports:
+                    note("the USB host controller was bound again once before the adapter appeared")
+            if not ports:
                 usb = vm.sh("lsusb 2>&1; ls /sys/bus/usb/devices; dmesg | grep -iE 'dwc2|usb|ftdi' | tail -8")[1]
                 raise BootCheckFailed(f"no /dev/ttyUSB* for QEMU's USB serial adapter: {usb.strip()[-600:]}")
             port = node(vm, ports[0])
