@@ -157,6 +157,10 @@ def run_raspi_test(steps: Steps, given: Path | None, base: Path, work: Path, ser
             said = vm.out("journalctl -b --no-pager -o cat -u table.service | grep -E -m3 'GPIO|display|simulat' "
                           "|| true")
             note(f"the table says: {' / '.join(said.splitlines())}")
+            clashes = vm.out("journalctl -b --no-pager -o cat -u table.service | grep -F 'is taken by' || true")
+            if clashes:
+                # The card's own config.txt must leave the shipped wiring's pins alone.
+                raise BootCheckFailed(f"the card's config.txt takes pins of its own wiring: {clashes[:600]}")
         unit = vm.out("systemctl cat table.service")
 
         with steps.step("the Pico bridge's USB serial port, opened in the unit's sandbox") as note:
