@@ -68,17 +68,40 @@ def _fit(text: str, size: str, width: int) -> pygame.Surface:
     return img
 
 
+def _wrapped(lines: Sequence[StationLine], width: int) -> list[StationLine]:
+    """``lines`` with each small line too wide for ``width`` broken between words into
+    as many small lines as it takes (a hint is read whole, never cut); a single word
+    wider than the display is still cut by :func:`_fit`."""
+    out: list[StationLine] = []
+    for text, kind in lines:
+        font = open_font(SIZES[kind])
+        if kind != "small" or font.size(text)[0] <= width:
+            out.append((text, kind))
+            continue
+        line = ""
+        for word in text.split():
+            longer = f"{line} {word}" if line else word
+            if line and font.size(longer)[0] > width:
+                out.append((line, kind))
+                line = word
+            else:
+                line = longer
+        if line:
+            out.append((line, kind))
+    return out
+
+
 def station_picture(lines: Sequence[StationLine], size: tuple[int, int] = (128, 64),
                     wait: str | None = None) -> StationPicture:
-    """The lines, top down and centred, as a one-bit picture of ``size``; lines that no
-    longer fit below are left out (the first lines matter most). ``wait``: the word of
-    the wait sign (an input seen but taken by nothing), drawn dark on a lit band across
-    the middle, over the lines."""
+    """The lines, top down and centred, as a one-bit picture of ``size``; a small line
+    too wide is wrapped between words; lines that no longer fit below are left out (the
+    first lines matter most). ``wait``: the word of the wait sign (an input seen but
+    taken by nothing), drawn dark on a lit band across the middle, over the lines."""
     w, h = size
     surface = pygame.Surface(size)
     surface.fill((0, 0, 0))
     y = 0
-    for text, kind in lines:
+    for text, kind in _wrapped(lines, w - 2):
         img = _fit(text, kind, w - 2)
         if y + img.get_height() > h + 2:
             break

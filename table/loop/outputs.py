@@ -278,6 +278,8 @@ def station_lines(session: Session | None, station: int) -> list[tuple[str, str]
         return name
     if session.paused:
         return [*name, (_("Paused"), "small")]
+    if session.is_over():  # the last prompt would ask for a move that no longer counts
+        return [*name, (_("Game over"), "small")]
     renderer = renderer_of(session.engine.name)
     lines = renderer.station_lines(session.view(station)) if renderer is not None else []
     return lines or name

@@ -132,3 +132,26 @@ def test_the_display_speaks_the_tables_language() -> None:
                                              ("grün", "big")]
     finally:
         set_language(LANGUAGES[0])
+
+
+def test_after_the_game_the_display_says_it_is_over_not_the_last_prompt() -> None:
+    from table.play.session import END
+
+    session = umtata()
+    session.apply(Action("turn", 1.0, 0, {"delta": 6}))
+    assert station_lines(session, 0)[0] == ("turn + push, or Tataaa!", "small")
+    session.apply(Action(END, 2.0, None))
+    assert station_lines(session, 0) == [("S1", "big"), ("Game over", "small")]
+
+
+def test_a_long_hint_is_wrapped_between_words_never_cut() -> None:
+    hint = "drehen und drücken oder Tataaa! und dann noch einmal"
+    wrapped = station_picture([("S1", "big"), (hint, "small")])
+    # The same words, broken by hand where the display's width breaks them.
+    from table.display.station_screen import _wrapped
+
+    pieces = _wrapped([(hint, "small")], 126)
+    assert len(pieces) >= 2 and " ".join(text for text, _ in pieces) == hint
+    assert all("…" not in text for text, _ in pieces)
+    assert wrapped == station_picture([("S1", "big"), *pieces])
+    assert wrapped != station_picture([("S1", "big"), (hint, "small")][:1])
