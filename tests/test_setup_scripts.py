@@ -36,6 +36,7 @@ def make_copy(tmp_path: Path) -> Path:
     (root / "packaging").mkdir()
     for name in ("debian-run.txt", "debian-test.txt", "debian-target-host.txt", "debian-pi.txt"):
         (root / "packaging" / name).write_text("# no Debian packages in this copy\n")
+    (root / "packaging" / "npm-test.txt").write_text("# no npm packages in this copy\n")
     bin_dir = root / ".venv" / "bin"
     bin_dir.mkdir(parents=True)
     fake = bin_dir / "python"
