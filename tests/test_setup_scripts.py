@@ -36,6 +36,7 @@ def make_copy(tmp_path: Path) -> Path:
     (root / "packaging").mkdir()
     for name in ("debian-run.txt", "debian-test.txt", "debian-target-host.txt", "debian-pi.txt"):
         (root / "packaging" / name).write_text("# no Debian packages in this copy\n")
+    (root / "packaging" / "npm-test.txt").write_text("# no npm packages in this copy\n")
     bin_dir = root / ".venv" / "bin"
     bin_dir.mkdir(parents=True)
     fake = bin_dir / "python"
@@ -115,6 +116,76 @@ def test_a_failed_install_shows_pips_output(tmp_path: Path) -> None:
     assert "installing the table's Python packages failed" in done.stderr
     assert not (root / ".venv" / ".table-install-stamp").exists()
 
+
+
+def fake_tools(root: Path, npm_fails: bool = False) -> dict[str, str]:
+    """An environment whose PATH starts with stand-ins: dpkg knows no package, apt-get
+    and npm record their arguments (npm "installs" by writing the package's manifest,
+    or fails as without a registry), and present-tool is a command that is there."""
+    bin_dir = root / "fake-bin"
+    bin_dir.mkdir()
+    scripts = {
+        "dpkg": "exit 1\n",
+        "apt-get": f'echo "apt-get $*" >> "{root}/tool-calls"\n',
+        "present-tool": "exit 0\n",
+        "npm": (f'echo "npm $*" >> "{root}/tool-calls"\n'
+                + ('echo "npm error network: the registry is unreachable" >&2\nexit 1\n' if npm_fails else
+                   'for spec in "$@"; do case "$spec" in *@*.*) name="${spec%@*}"\n'
+                   '  mkdir -p "build/npm/node_modules/$name"\n'
+                   '  echo "{\\"version\\": \\"${spec##*@}\\"}" > "build/npm/node_modules/$name/package.json"\n'
+                   ';; esac; done\n')),
+    }
+    for name, body in scripts.items():
+        (bin_dir / name).write_text("#!/bin/sh\n" + body)
+        (bin_dir / name).chmod(0o755)
+    return dict(os.environ, PYTHON=sys.executable, PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+
+
+def tool_calls(root: Path) -> list[str]:
+    calls = root / "tool-calls"
+    lines = calls.read_text().splitlines() if calls.exists() else []
+    calls.unlink(missing_ok=True)
+    return lines
+
+
+def test_the_dev_setup_installs_the_tests_npm_packages_into_build_once(tmp_path: Path) -> None:
+    root = make_copy(tmp_path)
+    (root / "packaging" / "npm-test.txt").write_text("# pinned\n@scope/port@1.23.0\nplain@2.0.1\n")
+    env = fake_tools(root)
+    run = ["bash", str(root / "scripts" / "setup-env"), "dev"]
+    first = subprocess.run(run, capture_output=True, text=True, env=env, timeout=60, check=True)
+    (npm,) = [c for c in tool_calls(root) if c.startswith("npm ")]
+    assert npm.startswith("npm install --prefix build/npm --no-save ")  # never global
+    assert npm.endswith(" @scope/port@1.23.0 plain@2.0.1")
+    assert "setup: installing npm packages into build/npm" in first.stderr
+    subprocess.run(run, capture_output=True, text=True, env=env, timeout=60, check=True)
+    assert tool_calls(root) == []  # both there at their versions
+    (root / "packaging" / "npm-test.txt").write_text("@scope/port@1.24.0\nplain@2.0.1\n")
+    subprocess.run(run, capture_output=True, text=True, env=env, timeout=60, check=True)
+    assert [c.split()[-2:] for c in tool_calls(root)] == [["@scope/port@1.24.0", "plain@2.0.1"]]
+    subprocess.run(["bash", str(root / "scripts" / "setup-env")], capture_output=True, text=True, env=env,
+                   timeout=60, check=True)
+    assert tool_calls(root) == []  # without the development tools: no npm
+
+
+def test_an_unreachable_npm_registry_is_said_and_the_setup_goes_on(tmp_path: Path) -> None:
+    root = make_copy(tmp_path)
+    (root / "packaging" / "npm-test.txt").write_text("@scope/port@1.23.0\n")
+    done = subprocess.run(["bash", str(root / "scripts" / "setup-env"), "dev"], capture_output=True, text=True,
+                          env=fake_tools(root, npm_fails=True), timeout=60)
+    assert done.returncode == 0  # the table needs no npm package; the test that does fails
+    assert "the registry is unreachable" in done.stderr
+    assert "setup: npm could not install @scope/port@1.23.0 (its output is above)" in done.stderr
+
+
+def test_a_debian_package_whose_command_is_there_is_not_installed(tmp_path: Path) -> None:
+    root = make_copy(tmp_path)
+    (root / "packaging" / "debian-test.txt").write_text("# list\nneeded-one\nbundled present-tool\n"
+                                                        "other absent-tool-xyz\n")
+    done = subprocess.run(["bash", str(root / "scripts" / "setup-env"), "dev"], capture_output=True, text=True,
+                          env=fake_tools(root), timeout=60, check=True)
+    said = [line for line in done.stderr.splitlines() if "Debian packages" in line]
+    assert len(said) == 1 and "needed-one other" in said[0] and "bundled" not in said[0]
 
 def test_scripts_table_runs_the_venvs_table(tmp_path: Path) -> None:
     root = make_copy(tmp_path)
