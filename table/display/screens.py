@@ -131,23 +131,9 @@ def player_options(game: str) -> tuple[PlayerOption, ...]:
     return renderer.player_options if renderer is not None else ()
 
 
-def colour_name(index: int) -> str:
-    """The name of station colour ``index``, capitalised, in the language in force."""
-    from table.display.theme import STATION_COLOUR_NAMES
-
-    word = _(STATION_COLOUR_NAMES[index % len(STATION_COLOUR_NAMES)])
-    return word[:1].upper() + word[1:]
-
-
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 INITIALS = 3
 """How many letters a player's initials have."""
-
-
-def default_name(station: int) -> str:
-    """The name of a player who entered none: the station's, the same in every language
-    (a colour word would add up every "Blue" of the evening as one person)."""
-    return unnamed(station)
 
 
 @dataclass
@@ -211,7 +197,8 @@ class LobbySettings:
 
     def name(self, station: int) -> str:
         """``station``'s player's name: as entered if the one rule for names takes it
-        (:mod:`table.common.names`), else :func:`default_name`."""
+        (:mod:`table.common.names`), else the one name of a player who entered none
+        (:func:`table.common.names.unnamed`, in the language in force)."""
         return shown_name(self.names.get(station, ""), station)
 
 
@@ -575,7 +562,7 @@ class LobbyScreen(Screen):
             rect = pygame.Rect(gap + st * (pw + gap), y, pw, theme.px(18))
             colour = theme.station_colour(s.colours.get(st, st))
             joined = st in s.joined
-            name = s.names.get(st) or colour_name(s.colours.get(st, st))
+            name = s.name(st)
             entry = self.entries.get(st)
             if entry is not None:
                 detail = _("Your name: {name}").format(name=self._entry_text(entry))
@@ -584,10 +571,13 @@ class LobbyScreen(Screen):
                 detail = ((" · ".join(_(o.detail).format(value=s.choice(o, st)) for o in options.values())
                            or _("playing")) if joined else "")
                 hint = _("press button to leave") if joined else _("press button to join")
-            heading = _("Station {number} · {colour}").format(number=st + 1, colour=name)
+            # The name the game, the journal and the venue will give the player: the seat
+            # alone until a name is entered (never the colour: the panel shows that).
+            heading = (unnamed(st) if name == unnamed(st)
+                       else _("Station {number} · {name}").format(number=st + 1, name=name))
 
             def station(surface: pygame.Surface, t: float, rect: pygame.Rect = rect, colour: Colour = colour,
-                        joined: bool = joined, st: int = st, name: str = name, detail: str = detail,
+                        joined: bool = joined, st: int = st, detail: str = detail,
                         hint: str = hint, heading: str = heading, editing: bool = entry is not None) -> None:
                 draw.panel(surface, rect, PANEL_LIGHT if joined else PANEL, theme.px(1.2), colour,
                            theme.px(0.6) if joined else theme.px(0.2))
@@ -834,8 +824,7 @@ def undone_words(session: Session) -> str:
     setup = session.setup
     if last is None or last.station is None or last.station not in setup.stations:
         return _("the last move")
-    idx = setup.stations.index(last.station)
-    name = setup.names[idx] if idx < len(setup.names) and setup.names[idx] else default_name(last.station)
+    name = setup.name_of(last.station)
     return _(UNDONE_WORDS.get(last.kind, N_("{name}'s last move"))).format(name=name)
 
 
