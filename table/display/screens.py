@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 import math
 import random
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Protocol
 
@@ -28,7 +28,7 @@ import pygame
 
 from table.common.i18n import LANGUAGE_NAMES, N_, _, language, next_language, ngettext, set_language
 from table.common.memory import give_back
-from table.common.names import shown_name, unnamed
+from table.common.names import is_unnamed, name_problem, shown_name, unnamed
 from table.display import draw
 from table.display.games import PlayerOption, renderer_of, renderer_parts
 from table.display.layers import Live, Paint, Part, fill, paint_all, whole
@@ -420,6 +420,48 @@ class LobbyScreen(Screen):
                 self.message = ""
             elif line == "start":
                 self._start()
+
+    def take_party(self, setup: GameSetup) -> None:
+        """Seat again the party that started ``setup`` (a game resumed after a restart, whose
+        lobby was lost with the process): its stations joined, its names, its colours, and
+        its game, variant and players' options chosen, as this lobby had them when it
+        started that game, so the game after it starts with the same party.
+
+        Everything comes from the journaled setup, which the lobby filled: a placeholder
+        name (:func:`table.common.names.is_unnamed`) leaves its player unnamed (and named
+        in the language in force again); a station this table lacks, a name the one rule
+        for names refuses, or a colour that is not one, or is another's, is left out."""
+        s = self.settings
+        seats = [st for st in setup.stations if 0 <= st < self.stations]
+        s.joined = sorted(set(seats))
+        s.names = {}
+        for st, name in zip(setup.stations, setup.names, strict=False):
+            if st in seats and name_problem(name) is None and not is_unnamed(name):
+                s.names[st] = name.strip()
+        options = setup.options if isinstance(setup.options, Mapping) else {}
+        chosen = options.get("colours")
+        colours: dict[int, int] = {}
+        if isinstance(chosen, list) and len(chosen) == len(setup.stations):
+            for st, c in zip(setup.stations, chosen, strict=True):
+                if (st in seats and isinstance(c, int) and not isinstance(c, bool)
+                        and 0 <= c < len(self.theme.colours) and c not in colours.values()):
+                    colours[st] = c
+        # Everyone else keeps their own colour if it is free, else takes the first free one.
+        for st in range(self.stations):
+            if st not in colours:
+                free = [c for c in range(len(self.theme.colours)) if c not in colours.values()] or [st]
+                colours[st] = st if st in free else free[0]
+        s.colours = colours
+        if setup.game in self.games and setup.variant in registry()[setup.game].variants:
+            s.game, s.variant = setup.game, setup.variant
+            s.choices = {}
+            for option in player_options(setup.game):
+                values = options.get(option.option)
+                if isinstance(values, list) and len(values) == len(setup.stations):
+                    s.choices[option.option] = {st: v for st, v in zip(setup.stations, values, strict=True)
+                                                if st in seats and isinstance(v, int) and v in option.values}
+        self.entries.clear()
+        self._parts = None
 
     def _entry(self, station: int) -> NameEntry:
         """A new name entry for ``station``, at its name so far."""

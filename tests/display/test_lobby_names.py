@@ -220,6 +220,32 @@ def test_an_unnamed_player_is_named_by_the_seat_in_the_lobbys_language() -> None
     assert unnamed(1) == "Station 2"
 
 
+def test_a_resumed_games_party_is_seated_again_from_its_setup() -> None:
+    """The lobby takes back the party of a journaled setup: seats, entered names (not
+    the placeholders), colours, game, variant and levels; what a journal may hold and no
+    lobby would make (a station this table lacks, a refused name, a colour twice or not
+    a colour) is left out."""
+    lobby, control = _lobby()
+    game = lobby_games()[0]
+    variant = registry()[game].variants[-1]
+    options = {o.option: [o.values[-1]] * 3 for o in player_options(game)}
+    lobby.take_party(GameSetup(game, variant, (0, 2, 3), ("Station 1", "BEN", "Zoë"),
+                               {**options, "colours": [4, 1, 3]}))
+    s = lobby.settings
+    assert (s.game, s.variant, s.joined, s.names) == (game, variant, [0, 2, 3], {2: "BEN", 3: "Zoë"})
+    assert s.colours == {0: 4, 1: 0, 2: 1, 3: 3}  # 1's own colour is 2's now: it takes the first free one
+    assert all(s.choice(o, st) == o.values[-1] for o in player_options(game) for st in (0, 2, 3))
+    _turn(lobby, 0, lobby._lines().index("start") - lobby.cursor)
+    _push(lobby, 0)
+    again = control.started[-1]
+    assert (again.stations, again.names, again.options["colours"]) == ((0, 2, 3), ("Station 1", "BEN", "Zoë"),
+                                                                      [4, 1, 3])
+    odd = GameSetup(game, "no such variant", (1, 9), ("Ev\u202eil", "NIA"), {"colours": [2, True]})
+    lobby.take_party(odd)
+    assert (s.joined, s.names, s.game, s.variant) == ([1], {}, game, variant)
+    assert s.colours == {0: 0, 1: 2, 2: 1, 3: 3}
+
+
 def test_names_in_table_toml_are_checked_every_problem_at_once() -> None:
     config = parse_config({"table": {"names": ["Ada", "Ben"]}}, "table.toml")
     assert config.names == ("Ada", "Ben")
