@@ -33,7 +33,7 @@ from table.common.checks import (
 from table.common.datafiles import data_file
 from table.common.errors import TableError
 from table.common.i18n import LANGUAGES
-from table.common.names import name_problem
+from table.common.names import is_unnamed, name_problem, unnamed
 
 CONFIG_FILE = "table.toml"
 
@@ -222,6 +222,9 @@ def _player_names(v: Any) -> str | None:
             wrong.append(f"{name!r} {problem}")
         elif name != name.strip():
             wrong.append(f"{name!r} begins or ends with a space")
+        elif is_unnamed(name):
+            forms = " or ".join(dict.fromkeys(repr(unnamed(3, code)) for code in LANGUAGES))
+            wrong.append(f"{name!r} reads as the name of a player who entered none ({forms}): choose another")
         elif name.casefold() in seen:
             wrong.append(f"{name!r} is there twice")
         else:

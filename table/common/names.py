@@ -1,4 +1,5 @@
-"""The one rule for a player's or a station's name, wherever a name enters or leaves.
+"""The one rule for a player's or a station's name, wherever a name enters or leaves,
+and the one name of a player who entered none (:func:`unnamed`).
 
 Used by the config check (``[table] names``, ``[table] station_names``), the lobby's
 name entry, the relay reading the journal, and the venue receiving a table's
@@ -32,8 +33,12 @@ times as many code points (so no sequence is unbounded).
 
 from __future__ import annotations
 
+import re
 import unicodedata
+from functools import lru_cache
 from typing import Any
+
+from table.common.i18n import LANGUAGES, N_, _, in_language
 
 LIMIT = 24
 """The most characters (as counted above) a name may have where no stricter limit applies."""
@@ -48,10 +53,38 @@ _REFUSED_CATEGORIES = {"Cc": "a control character", "Cs": "a lone surrogate", "C
                        "Cn": "an unassigned character", "Zl": "a line separator", "Zp": "a paragraph separator"}
 
 
-def unnamed(station: int) -> str:
-    """What a player who entered no name is called: the station's name, the same in
-    every language (a colour word would add up every "Blue" of the evening as one person)."""
-    return f"Station {station + 1}"
+UNNAMED = N_("Station {number}")
+"""The name of a player who entered none, by their station's number (from 1): their
+seat ("Station 4"; German says "Station" too, as "Platz 4" would read as a rank on the
+final ranking). Never a colour: a venue's wall would add up every "Blue" of the
+evening as one person."""
+
+
+def unnamed(station: int, language: str | None = None) -> str:
+    """What the player at ``station`` (from 0) is called when they entered no name: the
+    one placeholder of every screen, the final ranking, the journal, the venue's messages
+    and its wall, in the language in force (or ``language``).
+
+    The lobby writes it into the game's setup when the game starts, so the journal and
+    the venue carry the words the screens showed, whatever language reads them later."""
+    words = _(UNNAMED) if language is None else in_language(language, UNNAMED)
+    return words.format(number=station + 1)
+
+
+@lru_cache(maxsize=1)  # no arguments: one pattern
+def _unnamed_pattern() -> re.Pattern[str]:
+    forms = {in_language(code, UNNAMED) for code in LANGUAGES}
+    alternatives = ("".join(re.escape(part) for part in form.split()).replace(re.escape("{number}"), r"\d+")
+                    for form in sorted(forms))
+    return re.compile("|".join(f"(?:{a})" for a in alternatives), re.IGNORECASE)
+
+
+def is_unnamed(name: str) -> bool:
+    """Whether ``name`` reads as the placeholder of :func:`unnamed` in any of the table's
+    languages, for any number ("Station 4", "station 12", "STATION  0"): a name a venue
+    lists (``[table] names``) must not, or its player could not be told from an unnamed one."""
+    folded = "".join(name.split())  # spaces do not tell two names apart on a screen
+    return _unnamed_pattern().fullmatch(folded) is not None
 
 
 def _emoji(ch: str) -> bool:

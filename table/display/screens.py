@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 import math
 import random
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Protocol
 
@@ -28,7 +28,7 @@ import pygame
 
 from table.common.i18n import LANGUAGE_NAMES, N_, _, language, next_language, ngettext, set_language
 from table.common.memory import give_back
-from table.common.names import shown_name, unnamed
+from table.common.names import is_unnamed, name_problem, shown_name, unnamed
 from table.display import draw
 from table.display.games import PlayerOption, renderer_of, renderer_parts
 from table.display.layers import Live, Paint, Part, fill, paint_all, whole
@@ -131,23 +131,9 @@ def player_options(game: str) -> tuple[PlayerOption, ...]:
     return renderer.player_options if renderer is not None else ()
 
 
-def colour_name(index: int) -> str:
-    """The name of station colour ``index``, capitalised, in the language in force."""
-    from table.display.theme import STATION_COLOUR_NAMES
-
-    word = _(STATION_COLOUR_NAMES[index % len(STATION_COLOUR_NAMES)])
-    return word[:1].upper() + word[1:]
-
-
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 INITIALS = 3
 """How many letters a player's initials have."""
-
-
-def default_name(station: int) -> str:
-    """The name of a player who entered none: the station's, the same in every language
-    (a colour word would add up every "Blue" of the evening as one person)."""
-    return unnamed(station)
 
 
 @dataclass
@@ -211,7 +197,8 @@ class LobbySettings:
 
     def name(self, station: int) -> str:
         """``station``'s player's name: as entered if the one rule for names takes it
-        (:mod:`table.common.names`), else :func:`default_name`."""
+        (:mod:`table.common.names`), else the one name of a player who entered none
+        (:func:`table.common.names.unnamed`, in the language in force)."""
         return shown_name(self.names.get(station, ""), station)
 
 
@@ -434,6 +421,48 @@ class LobbyScreen(Screen):
             elif line == "start":
                 self._start()
 
+    def take_party(self, setup: GameSetup) -> None:
+        """Seat again the party that started ``setup`` (a game resumed after a restart, whose
+        lobby was lost with the process): its stations joined, its names, its colours, and
+        its game, variant and players' options chosen, as this lobby had them when it
+        started that game, so the game after it starts with the same party.
+
+        Everything comes from the journaled setup, which the lobby filled: a placeholder
+        name (:func:`table.common.names.is_unnamed`) leaves its player unnamed (and named
+        in the language in force again); a station this table lacks, a name the one rule
+        for names refuses, or a colour that is not one, or is another's, is left out."""
+        s = self.settings
+        seats = [st for st in setup.stations if 0 <= st < self.stations]
+        s.joined = sorted(set(seats))
+        s.names = {}
+        for st, name in zip(setup.stations, setup.names, strict=False):
+            if st in seats and name_problem(name) is None and not is_unnamed(name):
+                s.names[st] = name.strip()
+        options = setup.options if isinstance(setup.options, Mapping) else {}
+        chosen = options.get("colours")
+        colours: dict[int, int] = {}
+        if isinstance(chosen, list) and len(chosen) == len(setup.stations):
+            for st, c in zip(setup.stations, chosen, strict=True):
+                if (st in seats and isinstance(c, int) and not isinstance(c, bool)
+                        and 0 <= c < len(self.theme.colours) and c not in colours.values()):
+                    colours[st] = c
+        # Everyone else keeps their own colour if it is free, else takes the first free one.
+        for st in range(self.stations):
+            if st not in colours:
+                free = [c for c in range(len(self.theme.colours)) if c not in colours.values()] or [st]
+                colours[st] = st if st in free else free[0]
+        s.colours = colours
+        if setup.game in self.games and setup.variant in registry()[setup.game].variants:
+            s.game, s.variant = setup.game, setup.variant
+            s.choices = {}
+            for option in player_options(setup.game):
+                values = options.get(option.option)
+                if isinstance(values, list) and len(values) == len(setup.stations):
+                    s.choices[option.option] = {st: v for st, v in zip(setup.stations, values, strict=True)
+                                                if st in seats and isinstance(v, int) and v in option.values}
+        self.entries.clear()
+        self._parts = None
+
     def _entry(self, station: int) -> NameEntry:
         """A new name entry for ``station``, at its name so far."""
         entry = NameEntry(self.venue_names)
@@ -575,7 +604,7 @@ class LobbyScreen(Screen):
             rect = pygame.Rect(gap + st * (pw + gap), y, pw, theme.px(18))
             colour = theme.station_colour(s.colours.get(st, st))
             joined = st in s.joined
-            name = s.names.get(st) or colour_name(s.colours.get(st, st))
+            name = s.name(st)
             entry = self.entries.get(st)
             if entry is not None:
                 detail = _("Your name: {name}").format(name=self._entry_text(entry))
@@ -584,10 +613,13 @@ class LobbyScreen(Screen):
                 detail = ((" · ".join(_(o.detail).format(value=s.choice(o, st)) for o in options.values())
                            or _("playing")) if joined else "")
                 hint = _("press button to leave") if joined else _("press button to join")
-            heading = _("Station {number} · {colour}").format(number=st + 1, colour=name)
+            # The name the game, the journal and the venue will give the player: the seat
+            # alone until a name is entered (never the colour: the panel shows that).
+            heading = (unnamed(st) if name == unnamed(st)
+                       else _("Station {number} · {name}").format(number=st + 1, name=name))
 
             def station(surface: pygame.Surface, t: float, rect: pygame.Rect = rect, colour: Colour = colour,
-                        joined: bool = joined, st: int = st, name: str = name, detail: str = detail,
+                        joined: bool = joined, st: int = st, detail: str = detail,
                         hint: str = hint, heading: str = heading, editing: bool = entry is not None) -> None:
                 draw.panel(surface, rect, PANEL_LIGHT if joined else PANEL, theme.px(1.2), colour,
                            theme.px(0.6) if joined else theme.px(0.2))
@@ -834,8 +866,7 @@ def undone_words(session: Session) -> str:
     setup = session.setup
     if last is None or last.station is None or last.station not in setup.stations:
         return _("the last move")
-    idx = setup.stations.index(last.station)
-    name = setup.names[idx] if idx < len(setup.names) and setup.names[idx] else default_name(last.station)
+    name = setup.name_of(last.station)
     return _(UNDONE_WORDS.get(last.kind, N_("{name}'s last move"))).format(name=name)
 
 

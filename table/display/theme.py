@@ -18,7 +18,6 @@ from typing import NamedTuple
 
 import pygame
 
-from table.common.i18n import N_
 from table.common.memory import FONTS, TEXT_CACHE_BYTES
 
 Colour = tuple[int, int, int]
@@ -42,8 +41,6 @@ STATION_COLOURS: tuple[Colour, ...] = (
     (228, 150, 194),  # reddish purple
     (240, 228, 66),  # yellow
 )
-STATION_COLOUR_NAMES: tuple[str, ...] = (N_("orange"), N_("blue"), N_("green"), N_("pink"), N_("yellow"))
-"""English message ids: shown through :func:`table.common.i18n._`."""
 
 
 INK_DARK: Colour = (18, 20, 26)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
 from table.common.i18n import format_message
+from table.common.names import unnamed
 
 StationId = int
 """A station's index, 0-based, in seating order (clockwise)."""
@@ -157,11 +158,16 @@ class GameSetup:
     options: Mapping[str, JSONValue] = field(default_factory=dict)
 
     def name_of(self, station: StationId) -> str:
-        """The display name of ``station`` (``Player N`` when none was chosen)."""
+        """The display name of ``station``: its entry in ``names``, else the one name of
+        a player who entered none (:func:`table.common.names.unnamed`, in the language in
+        force). The lobby fills every entry, the placeholder in the language its screens
+        speak, so a game it started names its players the same on every screen, in the
+        journal and at the venue; only a setup written without names (a scenario) falls
+        back here."""
         idx = self.stations.index(station)
         if idx < len(self.names) and self.names[idx]:
             return self.names[idx]
-        return f"Player {station + 1}"
+        return unnamed(station)
 
     def to_json(self) -> dict[str, JSONValue]:
         return {

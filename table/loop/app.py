@@ -227,6 +227,9 @@ class Table:
         if found is None:
             return False
         record, session = found
+        # The party that started it comes back with it: after it, the next game starts
+        # with the same seats, names and colours, as it would have without the restart.
+        self.lobby.take_party(record.setup)
         self._session = session
         self.game_id = record.id
         self.seq = len(record.actions)

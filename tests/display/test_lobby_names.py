@@ -14,7 +14,8 @@ import pygame
 import pytest
 
 from table.common.config import ConfigError, TableConfig, parse_config
-from table.display.screens import LETTERS, LobbyScreen, default_name, player_options
+from table.common.names import unnamed
+from table.display.screens import LETTERS, LobbyScreen, player_options
 from table.display.theme import Theme
 from table.games import lobby_games, registry
 from table.games.base import Action, GameSetup
@@ -159,7 +160,7 @@ def test_initials_are_turned_and_pushed_letter_by_letter(turns: list[int], name:
     _turn(lobby, 0, lobby._lines().index("start") - lobby.cursor)
     _push(lobby, 0)
     (setup,) = control.started
-    assert setup.names == (default_name(0), name) == ("Station 1", name)
+    assert setup.names == (unnamed(0), name) == ("Station 1", name)
 
 
 def test_an_absolute_knob_spells_initials_too() -> None:
@@ -192,15 +193,57 @@ def test_names_from_the_venues_list_or_initials() -> None:
     assert control.started[-1].names == ("Ada", "Station 3", "ZOE")
 
 
-def test_default_names_do_not_depend_on_the_language() -> None:
+def test_an_unnamed_player_is_named_by_the_seat_in_the_lobbys_language() -> None:
+    """The lobby's panel calls an unnamed player what the game will (the seat, never the
+    colour), in the language in force, and starts the game with that name."""
     from table.common import i18n
+    from table.display.theme import recording
 
     try:
         i18n.set_language("de")
-        assert default_name(1) == "Station 2"
+        lobby, control = _lobby()
+        _spell(lobby, 2, "ADA")
+        for station in (0, 2):
+            lobby.handle(Action("press", 0.0, station))
+        with recording() as drawn:
+            lobby.draw(pygame.Surface((1280, 720)), 0.0)
+        shown = {d.message for d in drawn}
+        assert {"Station 1", "Station 2", "Station 3 · ADA", "Station 4"} <= shown, shown
+        assert unnamed(0) == unnamed(0, "de") and "Buzzer: mitspielen" in shown  # German, from the catalogue
+        assert not any(word in text for text in shown for word in ("Rosa", "Orange", "Platz", "Spieler"))
+        lobby.settings.game = lobby_games()[0]
+        _turn(lobby, 0, lobby._lines().index("start") - lobby.cursor)
+        _push(lobby, 0)
+        assert control.started[-1].names == ("Station 1", "ADA")
     finally:
         i18n.set_language("en")
-    assert default_name(1) == "Station 2"
+    assert unnamed(1) == "Station 2"
+
+
+def test_a_resumed_games_party_is_seated_again_from_its_setup() -> None:
+    """The lobby takes back the party of a journaled setup: seats, entered names (not
+    the placeholders), colours, game, variant and levels; what a journal may hold and no
+    lobby would make (a station this table lacks, a refused name, a colour twice or not
+    a colour) is left out."""
+    lobby, control = _lobby()
+    game = lobby_games()[0]
+    variant = registry()[game].variants[-1]
+    options = {o.option: [o.values[-1]] * 3 for o in player_options(game)}
+    lobby.take_party(GameSetup(game, variant, (0, 2, 3), ("Station 1", "BEN", "Zoë"),
+                               {**options, "colours": [4, 1, 3]}))
+    s = lobby.settings
+    assert (s.game, s.variant, s.joined, s.names) == (game, variant, [0, 2, 3], {2: "BEN", 3: "Zoë"})
+    assert s.colours == {0: 4, 1: 0, 2: 1, 3: 3}  # 1's own colour is 2's now: it takes the first free one
+    assert all(s.choice(o, st) == o.values[-1] for o in player_options(game) for st in (0, 2, 3))
+    _turn(lobby, 0, lobby._lines().index("start") - lobby.cursor)
+    _push(lobby, 0)
+    again = control.started[-1]
+    assert (again.stations, again.names, again.options["colours"]) == ((0, 2, 3), ("Station 1", "BEN", "Zoë"),
+                                                                      [4, 1, 3])
+    odd = GameSetup(game, "no such variant", (1, 9), ("Ev\u202eil", "NIA"), {"colours": [2, True]})
+    lobby.take_party(odd)
+    assert (s.joined, s.names, s.game, s.variant) == ([1], {}, game, variant)
+    assert s.colours == {0: 0, 1: 2, 2: 1, 3: 3}
 
 
 def test_names_in_table_toml_are_checked_every_problem_at_once() -> None:
@@ -338,6 +381,79 @@ def test_initials_entered_at_three_tables_show_on_the_venue_page(tmp_path: Path)
     finally:
         server.shutdown()
         server.server_close()
+        venue.stop()
+
+
+def test_a_german_table_names_the_unnamed_player_alike_on_screen_in_the_journal_and_at_the_venue(
+        tmp_path: Path) -> None:
+    """One player spells ADA, the other enters no name: the game's screen and its final
+    ranking show "Station 1" (German for a seat), and the journal, the relay's status and result and the
+    venue's leaderboard carry that very name."""
+    if BUZZER not in lobby_games():
+        pytest.skip("the test game Buzzer race is not installed")
+    from table.common.i18n import set_language
+    from table.display.final import final_rows
+    from table.display.theme import recording
+    from table.venue import contract
+    from table.venue.follow import JournalFollower, Position
+    from table.venue.server import Venue, VenueConfig
+
+    clock = VirtualClock(time.time() - 600)
+    inputs = ScriptedInputs()
+    path = tmp_path / "de.db"
+    try:
+        with Journal(path) as journal:
+            table = Table(TableConfig(stations=4, language="de"), clock, pygame.Surface((640, 360)), journal,
+                          inputs=[inputs], seed_source=lambda: 5)
+            lobby = table.lobby
+            _knob(table, clock, inputs, 0, "press")
+            _knob(table, clock, inputs, 2, "press")
+            _knob(table, clock, inputs, 2, "turn", lobby._lines().index("name") - lobby.cursor)
+            _knob(table, clock, inputs, 2, "push")
+            for _letter in "ADA":
+                _knob(table, clock, inputs, 2, "turn", LETTERS.index(_letter) - lobby.entries[2].letters[
+                    lobby.entries[2].letter])
+                _knob(table, clock, inputs, 2, "push")
+            _knob(table, clock, inputs, 0, "turn", lobby._lines().index(f"game:{BUZZER}") - lobby.cursor)
+            _knob(table, clock, inputs, 0, "push")
+            _knob(table, clock, inputs, 0, "turn", lobby._lines().index("start") - lobby.cursor)
+            _knob(table, clock, inputs, 0, "push")
+            session = table.session
+            assert session is not None and session.setup.names == ("Station 1", "ADA")
+            with recording() as drawn:
+                table.draw(clock.now, force=True)
+            playing = {d.message for d in drawn}
+            assert "Station 1" in playing and "ADA" in playing, playing
+            _play_out(table, clock, inputs, first=2)
+            _run(table, clock, inputs, seconds=1.0)
+            with recording() as drawn:
+                table.draw(clock.now, force=True)
+            ranking = " | ".join(d.message for d in drawn)
+            shown = [row.name for row in final_rows(session)]
+            assert sorted(shown) == ["ADA", "Station 1"] and all(name in ranking for name in shown), ranking
+            assert "Gewinnt" in ranking or "gewinnt" in ranking or "Sieg" in ranking, ranking  # in German
+            assert "Platz" not in ranking and "Player" not in ranking and "Spieler" not in ranking, ranking
+            record = journal.latest()
+            assert record is not None and record.setup.names == ("Station 1", "ADA")
+    finally:
+        set_language("en")
+    follower = JournalFollower(path, "T1")
+    batch, _pos = follower.messages_after(Position(1, 0), 500)
+    (result,) = [m.payload for m in batch if m.payload["type"] == "result"]
+    status = follower.live_game()  # what the relay's status message says of the game
+    assert status is not None
+    for players in (result["players"], status["players"]):
+        assert {p["station"]: p["name"] for p in players} == {0: "Station 1", 2: "ADA"}
+    venue = Venue(VenueConfig(db=tmp_path / "venue.db", http_host="127.0.0.1", http_port=0))
+    try:
+        for m in batch:
+            venue.handle(m.topic, contract.encode(m.payload))
+        (stored,) = venue.store.results()
+        assert [p["name"] for p in stored["players"]] == ["Station 1", "ADA"]
+        # The wall's leaderboard names them so too.
+        (board,) = [b for b in venue.state()["leaderboard"] if b["engine"] == BUZZER]
+        assert {e["name"] for e in board["top"]} == {"Station 1", "ADA"}
+    finally:
         venue.stop()
 
 

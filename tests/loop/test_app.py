@@ -110,6 +110,65 @@ def test_a_game_that_stopped_paused_resumes_paused_and_a_push_continues(tmp_path
     assert again.session is not None and not again.session.paused
 
 
+def _lobby_text(table: Table, now: float) -> set[str]:
+    from table.display.theme import recording
+
+    with recording() as drawn:
+        table.draw(now, force=True)
+    return {d.message for d in drawn}
+
+
+def test_the_party_survives_a_crash_through_to_the_next_game(tmp_path: Path) -> None:
+    """Three players join, one spells BEN, another takes a new colour; the game starts and
+    the table dies (kill -9: nothing closed, nothing more written). The restarted table
+    resumes the game with its party: once that game is over, the lobby has the same
+    seats, names and colours, and the next game starts with them."""
+    from table.loop.snapshots import menu_choice
+
+    table, clock, inputs = make_table(tmp_path)
+    lines = table.lobby._lines()
+    name, colour, start = lines.index("name"), lines.index("colour"), lines.index("start")
+    run(table, clock, inputs, Action("press", 0.1, 0), Action("press", 0.2, 2), Action("press", 0.3, 3),
+        Action("turn", 0.4, 0, {"delta": name}), Action("push", 0.5, 2),
+        Action("turn", 0.6, 2, {"delta": 1}), Action("push", 0.7, 2),  # B
+        Action("turn", 0.8, 2, {"delta": 4}), Action("push", 0.9, 2),  # E
+        Action("turn", 1.0, 2, {"delta": 13}), Action("push", 1.1, 2),  # N
+        Action("turn", 1.2, 0, {"delta": colour - name}), Action("push", 1.3, 3),
+        Action("turn", 1.4, 0, {"delta": start - colour}), Action("push", 1.5, 0), until=2.0)
+    party = table.lobby.settings
+    assert party.joined == [0, 2, 3] and party.names == {2: "BEN"} and party.colours[3] == 4
+    first = table.session
+    assert first is not None and first.setup.names == ("Station 1", "BEN", "Station 4")
+    assert first.setup.options["colours"] == [0, 2, 4]
+    run(table, clock, inputs, Action("press", 8.0, 2), until=10.0)
+
+    # kill -9: the old table is dropped as it stands; a new process opens the same journal.
+    clock2, inputs2 = VirtualClock(7.0), ScriptedInputs()
+    again = Table(TableConfig(stations=4), clock2, pygame.Surface((1280, 720)), Journal(tmp_path / "j.db"),
+                  inputs=[inputs2], seed_source=lambda: 43)
+    assert again.resume_unfinished()
+    assert again.session is not None and again.session.state == first.state
+    menu_choice(again, clock2, inputs2, "end")
+    assert again.session.is_over()
+    run(again, clock2, inputs2, Action("press", 2.0, 0), until=2.5)
+    assert again.session is None and again.screens[-1] is again.lobby
+    back = again.lobby.settings
+    assert (back.joined, back.names, back.colours) == ([0, 2, 3], {2: "BEN"}, {0: 0, 1: 1, 2: 2, 3: 4})
+    assert back.game == first.setup.game and back.variant == first.setup.variant
+    shown = _lobby_text(again, clock2.now)
+    assert {"Station 1", "Station 2", "Station 3 · BEN", "Station 4"} <= shown, shown
+    # The next game: the same players in the same seats, names and colours.
+    lobby = again.lobby
+    run(again, clock2, inputs2, Action("turn", 0.5, 1, {"delta": lobby._lines().index("start") - lobby.cursor}),
+        Action("push", 0.7, 1), until=1.5)
+    second = again.session
+    assert second is not None and again.game_id != first and second is not first
+    assert second.setup.stations == (0, 2, 3) and second.setup.names == ("Station 1", "BEN", "Station 4")
+    assert second.setup.options["colours"] == [0, 2, 4]
+    record = again.journal.latest() if again.journal else None
+    assert record is not None and not record.finished and record.setup == second.setup
+
+
 def test_long_push_opens_the_table_menu_which_pauses_and_undoes(tmp_path: Path) -> None:
     table, clock, inputs = make_table(tmp_path)
     start_shimo(table, clock, inputs)

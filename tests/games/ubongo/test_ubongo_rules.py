@@ -477,8 +477,8 @@ def test_tie_on_every_colour_is_a_shared_win() -> None:
     outcome = ENGINE.outcome(table.state)
     assert outcome is not None and outcome.winners == (0, 1)
     assert outcome.reason.english() == (
-        "Player 1, Player 2 and Player 3 tied on the best colour (2); the 2nd colour "
-        "decided 2 to 1: Player 1 and Player 2 share the win (tied on every colour)"
+        "Station 1, Station 2 and Station 3 tied on the best colour (2); the 2nd colour "
+        "decided 2 to 1: Station 1 and Station 2 share the win (tied on every colour)"
     )
     assert [r["rank"] for r in table.view()["ranking"]] == [1, 1, 3]
 

@@ -20,6 +20,7 @@ import pygame
 
 from table.common.i18n import N_, _, language
 from table.common.memory import SMALL_MEMOS
+from table.common.names import unnamed
 from table.display import draw
 from table.display.games import NEXT_ROUND_NOTE, GameRenderer, Output, RenderContext
 from table.display.layers import Part, fill, paint_all
@@ -150,7 +151,7 @@ def _station_name(view: dict[str, Any], station: int) -> str:
     for p in view["players"]:
         if p["station"] == station:
             return str(p["name"])
-    return _("Player {number}").format(number=station + 1)
+    return unnamed(station)
 
 
 def _swatch(
