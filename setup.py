@@ -66,6 +66,8 @@ setup(
         # The venue's payload schema and page (read through importlib.resources).
         "table.venue": ["*.json", "*.html"],
         "table.firmware": ["*.py"],
+        # The files `table new-game` writes a new game from (templates, never imported).
+        "table.commands": ["game_template/*.tmpl", "game_template/*/*.tmpl", "game_template/*/*/*.tmpl"],
         # The catalogues' sources (the build adds the compiled .mo beside them).
         **{".".join(locale.parent.relative_to(HERE).parts): ["locale/*.po"] for locale in CATALOGUES},
     },

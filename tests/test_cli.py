@@ -206,3 +206,71 @@ def test_the_games_are_found_as_the_standard_library_finds_them() -> None:
 
     assert sorted(entry_points(ENTRY_POINTS)) == sorted((p.name, p.value)
                                                         for p in importlib.metadata.entry_points(group=ENTRY_POINTS))
+
+
+# -- table new-game: a new game's distribution --------------------------------------------------
+
+def test_new_game_writes_a_whole_distribution_that_names_no_other_game(tmp_path: Path,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """The files are there, filled in (no placeholder left), the catalogues parse, the
+    sources compile, and nothing names a registered game: the template is no copy of one."""
+    import re
+
+    from table.common.pofile import read_po
+    from table.games import games
+
+    code, out, err = run_cli(capsys, "new-game", "dice_duel", "--dir", str(tmp_path))
+    assert code == 0 and err == "" and "dice_duel" in out
+    root = tmp_path / "table-dice-duel"
+    files = sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())
+    assert files == ["README.md", "dice_duel/__init__.py", "dice_duel/engine.py", "dice_duel/locale/de.po",
+                     "dice_duel/locale/en.po", "dice_duel/py.typed", "dice_duel_screen/__init__.py",
+                     "dice_duel_screen/py.typed", "pyproject.toml", "scenarios/first-game.toml",
+                     "tests/test_dice_duel.py", "tools/update_catalogues.py"]
+    shipped = re.compile("|".join(re.escape(name) for name in games()), re.IGNORECASE)
+    for path in root.rglob("*"):
+        if path.is_file() and path.suffix != ".typed":
+            text = path.read_text(encoding="utf-8")
+            assert "$" not in text and "NAME" not in path.as_posix(), path
+            assert not shipped.search(text), (path, shipped.search(text))
+            if path.suffix == ".py":
+                compile(text, str(path), "exec")
+    assert '"table.games"]\ndice_duel = "dice_duel:GAME"' in (root / "pyproject.toml").read_text()
+    assert 'title="Dice duel"' in (root / "dice_duel" / "__init__.py").read_text()
+    for lang in ("en", "de"):
+        entries = read_po(root / "dice_duel" / "locale" / f"{lang}.po")
+        assert len(entries) > 10 and all(e.translated for e in entries)
+    assert not list(tmp_path.glob(".dice_duel-*"))  # the work folder was renamed into place
+
+
+@pytest.mark.parametrize("args, words", [
+    (["new-game", "My-Game"], "'My-Game' cannot name a game"),
+    (["new-game", "2fast"], "'2fast' cannot name a game"),
+    (["new-game", "class"], "'class' cannot name a game"),
+    (["new-game", "a" * 41], "cannot name a game"),
+    (["new-game", "json"], "a Python module called 'json' is installed already"),
+    (["new-game", "my_game", "--dir", "/nonexistent/games"], "is not a folder"),
+    (["new-game", "my_game", "--dir", ""], "--dir names no folder"),
+])
+def test_new_game_refuses_a_bad_name_or_folder_in_one_sentence(args: list[str], words: str, tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run_cli(capsys, *args)
+    assert code == 2 and err.startswith("table: ") and words in err, err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert not any(tmp_path.iterdir())
+
+
+def test_new_game_refuses_an_installed_games_name_and_an_existing_folder(tmp_path: Path,
+                                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    from table.games import games
+
+    installed = next(iter(games()))
+    code, _, err = run_cli(capsys, "new-game", installed, "--dir", str(tmp_path))
+    assert code == 2 and f"there is a game called '{installed}' installed already" in err
+    (tmp_path / "table-my-game").mkdir()
+    (tmp_path / "table-my-game" / "keep.txt").write_text("mine")
+    code, _, err = run_cli(capsys, "new-game", "my_game", "--dir", str(tmp_path))
+    assert code == 2 and "exists already" in err and len(err.strip().splitlines()) == 1
+    assert [p.name for p in (tmp_path / "table-my-game").iterdir()] == ["keep.txt"]

@@ -26,6 +26,7 @@ COMMANDS: dict[str, Command] = {
     "firmware": Command("firmware", "show (or copy) the I/O bridge firmware for mpremote"),
     "install": Command("install", "make this machine boot into the table (user, venv, config, systemd unit)"),
     "uninstall": Command("install", "undo 'table install' (keeps the journal and config unless --purge)"),
+    "new-game": Command("new_game", "write a new game's distribution to start from (rules, screen, words, tests)"),
     "play": Command("play", "play a scripted game headless in virtual time"),
     "replay": Command("play", "replay a journaled game and report it"),
     "relay": Command("relay", "publish the journal to the venue's MQTT broker (read-only)"),

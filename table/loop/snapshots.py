@@ -327,7 +327,9 @@ def walk_until(game: str, surface: pygame.Surface, done: Callable[[Table], bool]
         at = table.epoch + action.t
         if action.kind != "tick":
             inputs.add(Action(action.kind, at, action.station, action.value))
-        clock.now = max(clock.now, at)
+        # A tick's time is the deadline itself: a hair past it, so that the table time
+        # (epoch + t, rounded) never falls short of it and the walk waits for ever.
+        clock.now = max(clock.now, at + (1e-6 if action.kind == "tick" else 0.0))
         table.step(clock.now)
     return (table, clock, inputs) if done(table) else None
 

@@ -72,6 +72,25 @@ def test_table_screens_refuses_a_file_for_its_folder_in_one_line(tmp_path: Path,
     assert target.read_bytes() == b"keep me"
 
 
+def test_table_screens_of_one_game_draws_that_game_only(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--game NAME``: every phase of every variant, the card and the menu's flows of
+    that game, nothing of another; an unknown game is one sentence naming the known."""
+    from table.cli import main
+    from table.games import registry
+
+    name = min(registry(), key=lambda g: len(registry()[g].variants))
+    assert main(["screens", str(tmp_path / "one"), "--game", name]) == 0
+    written = sorted(p.relative_to(tmp_path / "one").as_posix() for p in (tmp_path / "one").rglob("*.png"))
+    assert {p.partition("/")[0] for p in written} == {name}
+    assert {f"{name}/how-to-play.png", f"{name}/menu-paused.png", f"{name}/menu-ended-ranking.png"} <= set(written)
+    assert all(any(p.startswith(f"{name}/{v}-01-") for p in written) for v in registry()[name].variants)
+    capsys.readouterr()
+    assert main(["screens", str(tmp_path / "none"), "--game", "chess"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("table: there is no game called 'chess'") and name in err[0]
+    assert not (tmp_path / "none").exists()
+
+
 def test_german_pictures_play_the_german_deck_and_words() -> None:
     """`table screens --lang de` starts its games as the lobby would in German: Umtata's
     cards come from the German deck, the phase walk's and the table loop's alike."""
