@@ -75,8 +75,8 @@ def _why(session: Session, renderer: GameRenderer | None) -> str:
     if session.ended_early:
         # No winner: the order is the game's standing (its own tie-breaks) at that moment.
         rnd = int(session.state.round)  # every game state has one (GameState)
-        return (_("Ended from the table menu in round {round}: no winner, ranked as the game stood").format(round=rnd)
-                if rnd else _("Ended from the table menu: no winner, ranked as the game stood"))
+        return (_("Ended from the table menu in round {round}: ranked as the game stood then").format(round=rnd)
+                if rnd else _("Ended from the table menu: ranked as the game stood then"))
     outcome = session.outcome()
     if outcome is None:
         return ""
