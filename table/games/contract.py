@@ -375,7 +375,8 @@ class GameEngine(Generic[S]):
         (face-down chips, piles), for a game that hides some of it, or ``None`` (the
         default): the public view. The final ranking's columns
         (``GameRenderer.final_detail``) read it, so that they add up to
-        :meth:`final_scores`. Example: the view as at the end, ``phase`` and all."""
+        :meth:`final_scores`. Example: the public view with every pile's chips and points
+        shown, as the game's own end shows them."""
         return None
 
 

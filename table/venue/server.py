@@ -17,6 +17,9 @@ Contract:
   per ``(table, journal, game)``: a second delivery or a re-stamped copy is counted,
   skipped and logged once per kind; stored rows that break the bounds are set aside
   on start and never served.
+* A game ended early from the table menu (its result carries ``"ended": "early"``)
+  has no winner on the page: its card stars nobody and the leaderboard counts no win,
+  whatever its players' ``winner`` say (an older table named the leaders).
 * A table's status names the results the broker acknowledged; the venue subscribes
   to the topic of each one its file lacks (the broker sends the retained copy),
   logs each once and shows the count until they come.
