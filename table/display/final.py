@@ -4,9 +4,10 @@ Whatever the game, once it is over (by its own rules or "End the game" from the 
 menu) the game screen shows this instead of the game's own picture: who won, the
 reason that decided (the outcome's reason, a tie-break included, worded by the game's
 screen), every player's rank (a tie shares a rank), name and score (in the renderer's
-``score_text``), any column the game adds (:meth:`GameRenderer.final_detail`), "ended
-early" for a game ended from the table menu, and "Press any button for the menu" in
-one fixed place at the bottom.
+``score_text``), any column the game adds (:meth:`GameRenderer.final_detail`), and
+"Press any button for the menu" in one fixed place at the bottom. A game ended from the
+table menu says "Ended early" and "No winner": it names no winner and celebrates
+nobody; its players are ranked all the same.
 
 The ranks: the winners first, then everyone by the session's standing (the engine's own
 tie-breaks, else the score); players equal on both share a rank.
@@ -71,10 +72,11 @@ def _headline(rows: list[FinalRow]) -> str:
 
 
 def _why(session: Session, renderer: GameRenderer | None) -> str:
-    if session.ended and not session.engine.is_over(session.state):
+    if session.ended_early:
+        # No winner: the order is the game's standing (its own tie-breaks) at that moment.
         rnd = int(session.state.round)  # every game state has one (GameState)
-        return (_("Ended from the table menu in round {round}: the scores at that moment decide").format(round=rnd)
-                if rnd else _("Ended from the table menu: the scores at that moment decide"))
+        return (_("Ended from the table menu in round {round}: ranked as the game stood then").format(round=rnd)
+                if rnd else _("Ended from the table menu: ranked as the game stood then"))
     outcome = session.outcome()
     if outcome is None:
         return ""
@@ -89,11 +91,11 @@ def final_parts(session: Session, theme: Theme, size: tuple[int, int], lit_at: f
     w = size[0]
     renderer = renderer_of(session.engine.name) or PLAIN
     rows = final_rows(session)
-    view = session.view(None)
+    view = session.final_view()  # a game ended early shows what its end would reveal
     details: dict[int, FinalDetail | None] = {
         r.station: renderer.final_detail(view, r.station, theme) for r in rows}
     title = _("{game} · game over").format(game=_(session.engine.title))  # a game may word its name
-    early = _("Ended early") if session.ended and not session.engine.is_over(session.state) else ""
+    early = _("Ended early") if session.ended_early else ""
     head = _headline(rows)
     winners = [r.station for r in rows if r.won]
     head_colour = theme.station_colour(winners[0]) if len(winners) == 1 else ACCENT

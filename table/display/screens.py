@@ -795,7 +795,8 @@ class GameScreen(Screen):
             outcome = session.outcome()
             won = outcome.winners if outcome else ()
             winners = [(session.setup.name_of(s), theme.station_colour(s)) for s in won]
-            if self.celebrations:
+            # A game ended early from the menu has no winner, so nothing to celebrate.
+            if self.celebrations and not session.ended_early:
                 self.moments = [moments.final_moment(winners, now)]
         self._followed = (id(session), len(events), session.is_over())
         self.moments = [m for m in self.moments if now < m.start + m.duration]

@@ -269,7 +269,9 @@ class Prompt:
 @dataclass(frozen=True)
 class Outcome:
     """How a game ended: final scores by station, the winner(s), and why (a message;
-    the JSON report and the journal keep it in English)."""
+    the JSON report and the journal keep it in English). An engine's outcome names at
+    least one winner; the table's outcome of a game ended early from the menu names
+    none (:meth:`table.play.session.Session.outcome`)."""
 
     scores: Mapping[StationId, int]
     winners: tuple[StationId, ...]
@@ -370,6 +372,8 @@ class Engine(Protocol, Generic[S]):
     def standing(self, state: S, station: StationId, scores: Mapping[StationId, int]) -> tuple[int, ...]: ...
 
     def final_scores(self, state: S) -> Mapping[StationId, int] | None: ...
+
+    def final_view(self, state: S) -> dict[str, JSONValue] | None: ...
 
 
 def check_setup(engine: Engine[Any], setup: GameSetup) -> None:

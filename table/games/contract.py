@@ -25,7 +25,7 @@ This module is where the contract is stated; other documents point here:
 * :class:`GameEngine`: every member of an engine, with what it must do, what it may
   assume and an example, and the rules every engine keeps (:data:`RULES`:
   :data:`ENDS` within :data:`MAX_ACTIONS`, :data:`PURE`, :data:`DETERMINISTIC`,
-  :data:`VIEW`, :data:`IGNORES`), each checked by its own test in
+  :data:`VIEW`, :data:`IGNORES`, :data:`RANKS`), each checked by its own test in
   ``tests/games/test_conformance.py``;
 * :class:`TableView`: the keys of a public view the table's shared code reads, and
   :data:`LOBBY_OPTIONS`, the setup options the lobby adds to every game.
@@ -209,7 +209,9 @@ VIEW = Rule("view", "every public view is JSON and has the keys the table reads 
                     "without the ones the table adds")
 IGNORES = Rule("ignores", "apply returns the very same state for an input that means nothing now, and never "
                           "raises for a well-formed action")
-RULES = (ENDS, PURE, DETERMINISTIC, VIEW, IGNORES)
+RANKS = Rule("ranks", "at the game's own end, the stations standing ranks best (given the outcome's scores) are "
+                      "exactly the outcome's winners: the tie-breaks of the game's end are its standing's too")
+RULES = (ENDS, PURE, DETERMINISTIC, VIEW, IGNORES, RANKS)
 """Every rule, in the order the conformance test checks them."""
 
 
@@ -222,7 +224,8 @@ class GameEngine(Generic[S]):
     **Must** set ``name``, ``title``, ``variants``, ``min_stations``, ``max_stations`` and
     override :meth:`new_game`, :meth:`legal_actions`, :meth:`apply`, :meth:`is_over`,
     :meth:`outcome`, :meth:`view`. **May** set ``option_names`` and ``own_kinds`` and
-    override :meth:`next_deadline`, :meth:`prompt`, :meth:`standing`, :meth:`final_scores`.
+    override :meth:`next_deadline`, :meth:`prompt`, :meth:`standing`, :meth:`final_scores`,
+    :meth:`final_view`.
 
     What the table may assume of every engine, and the conformance test
     (``tests/games/test_conformance.py``, one named test per rule; ``scripts/run-tests
@@ -238,7 +241,10 @@ class GameEngine(Generic[S]):
     * **view** (:data:`VIEW`): every view is JSON, and the public one has the keys of
       :class:`TableView`;
     * **ignores** (:data:`IGNORES`): :meth:`apply` returns the very same state object
-      for an input that means nothing now and never raises for a well-formed action.
+      for an input that means nothing now and never raises for a well-formed action;
+    * **ranks** (:data:`RANKS`): at the game's own end, :meth:`standing` ranks best
+      exactly the outcome's winners (so a game with a tie-break cannot keep the
+      points-only default by accident; checked at the end of random play).
 
     Time is an input (each :class:`Action` carries ``t``, game seconds; deadlines are
     kept in the state and come back as ``tick`` actions); a pause never reaches the
@@ -347,15 +353,30 @@ class GameEngine(Generic[S]):
         return Prompt(key=self.view(state, None).get("round"))
 
     def standing(self, state: S, station: StationId, scores: Mapping[StationId, int]) -> tuple[int, ...]:
-        """What ranks ``station`` when the game is ended early, compared left to right
-        (greater is better); ``scores`` are the scores that count (:meth:`final_scores`).
-        Default: the score alone. Example: ``(points, gems)`` breaks a tie on points by
-        gems."""
+        """What ranks ``station`` on the final ranking, compared left to right (greater is
+        better); ``scores`` are the scores that count (the outcome's, or
+        :meth:`final_scores`). It alone orders a game ended early from the table menu,
+        which has no winner; after the game's own end it orders the players after the
+        winners.
+
+        Must (rule **ranks**): at the game's own end, rank best exactly the outcome's
+        winners: the rulebook's tie-breaks belong here as well as in :meth:`outcome`.
+        Default: the score alone. Example: ``(points, cards)`` breaks a tie on points
+        by cards."""
         return (int(scores.get(station, 0)),)
 
     def final_scores(self, state: S) -> Mapping[StationId, int] | None:
         """The scores that count when the game is ended early, for a game that hides some
         of them, or ``None`` (the default): the public view's ``scores``."""
+        return None
+
+    def final_view(self, state: S) -> dict[str, JSONValue] | None:
+        """The public view of a game ended early with everything its own end would reveal
+        (face-down chips, piles), for a game that hides some of it, or ``None`` (the
+        default): the public view. The final ranking's columns
+        (``GameRenderer.final_detail``) read it, so that they add up to
+        :meth:`final_scores`. Example: the public view with every pile's chips and points
+        shown, as the game's own end shows them."""
         return None
 
 
@@ -437,6 +458,9 @@ class LazyEngine:
 
     def final_scores(self, state: Any) -> Mapping[StationId, int] | None:
         return self.engine.final_scores(state)
+
+    def final_view(self, state: Any) -> dict[str, JSONValue] | None:
+        return self.engine.final_view(state)
 
 
 def engine_of(game: Game) -> Engine[Any]:

@@ -3,7 +3,8 @@
 ``SoundOutput`` follows the game's events and the sand: a beep for each count-down
 second, a tick in each of the last ten seconds, for each event the sound the game's
 screen gives it (a buzzer on a call, a chime for a solver, a gong when the sand runs
-out, say), a fanfare at the end. It plays on the output ``[sound] device`` names (on a
+out, say), a fanfare at the end (a gong for a game ended early from the table menu:
+nobody won it). It plays on the output ``[sound] device`` names (on a
 Raspberry Pi the TV's HDMI rather than the headphone jack). Without an audio device it
 logs once and stays silent; the game goes on.
 """
@@ -315,8 +316,10 @@ class SoundOutput(Output):
                 self.play(name)
         self._seen = len(events)
         over = session.is_over()
-        if over and not self._ended and not any(e.kind == "game_over" for e in events[-3:]):
-            self.play("fanfare")  # ended from the table menu, or a game without its own end event
+        if over and not self._ended and session.ended_early:
+            self.play("gong")  # ended from the table menu: an end, but no winner to cheer
+        elif over and not self._ended and not any(e.kind == "game_over" for e in events[-3:]):
+            self.play("fanfare")  # a game without its own end event
         self._ended = over
         view = table_view(session.view(None))
         deadline = view.get("deadline")

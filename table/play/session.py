@@ -223,12 +223,16 @@ class Session:
 
     @property
     def ended_early(self) -> bool:
-        """Ended from the table menu before the game itself was over: a result
-        without a winner for the venue's count."""
+        """Ended from the table menu before the game itself was over: a result without
+        a winner (:meth:`outcome`), which the report and the venue's result mark
+        ``"ended": "early"``."""
         return self.ended and self.engine.outcome(self.state) is None
 
     def outcome(self) -> Outcome | None:
-        """The engine's outcome; after ``end`` from the menu, the standings then."""
+        """The engine's outcome; after ``end`` from the menu (:attr:`ended_early`), the
+        scores then and **no winner**: a game cut short is played, never won, on every
+        screen (the final ranking, the venue) and in every report. Its players are still
+        ranked, by :meth:`standing` (the game's own tie-breaks)."""
         result: Outcome | None = self.engine.outcome(self.state)
         if result is not None:
             return result
@@ -236,17 +240,24 @@ class Session:
             # Games with hidden scores (face-down chips) count them all for the end.
             final = self.engine.final_scores(self.state)
             scores = {int(k): int(v) for k, v in final.items()} if final is not None else self.scores()
-            standing = {s: self.standing(s, scores) for s in scores}
-            best = max(standing.values(), default=())
-            winners = tuple(s for s, v in standing.items() if v == best) if scores else ()
-            return Outcome(scores=scores, winners=winners, reason=Message(N_("ended from the table menu")))
+            return Outcome(scores=scores, winners=(), reason=Message(N_("ended from the table menu")))
         return None
 
     def standing(self, station: int, scores: dict[int, int] | None = None) -> tuple[int, ...]:
-        """What ranks ``station`` when the game is ended early, compared left to right
-        (greater is better): the engine's own tie-breaks where it has them (the counts
-        of each colour of gems, best first, say), else the score."""
+        """What ranks ``station`` on the final ranking, compared left to right (greater is
+        better): the engine's own tie-breaks where it has them (the counts of each colour
+        of gems, best first, say), else the score. It alone orders a game ended early."""
         return tuple(self.engine.standing(self.state, station, scores if scores is not None else self.scores()))
+
+    def final_view(self) -> dict[str, JSONValue]:
+        """The public view the final ranking reads: for a game ended early, the engine's
+        view with what its end reveals (``final_view``: hidden chips counted in
+        :meth:`outcome`'s scores show in its columns too), else :meth:`view`."""
+        if self.ended_early:
+            revealed = self.engine.final_view(self.state)
+            if revealed is not None:
+                return {**revealed, "paused": self.paused}
+        return self.view(None)
 
     def scores(self) -> dict[int, int]:
         """Current scores by station, from the public view's ``scores``."""

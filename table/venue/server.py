@@ -17,6 +17,9 @@ Contract:
   per ``(table, journal, game)``: a second delivery or a re-stamped copy is counted,
   skipped and logged once per kind; stored rows that break the bounds are set aside
   on start and never served.
+* A game ended early from the table menu (its result carries ``"ended": "early"``)
+  has no winner on the page: its card stars nobody and the leaderboard counts no win,
+  whatever its players' ``winner`` say (an older table named the leaders).
 * A table's status names the results the broker acknowledged; the venue subscribes
   to the topic of each one its file lacks (the broker sends the retained copy),
   logs each once and shows the count until they come.
@@ -115,6 +118,8 @@ class Venue:
         self._statuses: dict[str, dict[str, Any]] = {t: neutral_names(s) for t, s in self.store.statuses().items()}
         self._order = sorted(self._statuses)
         self._results = [neutral_names(r) for r in self.store.results(since=time.time() - config.hours * 3600)]
+        # The evening's games ended early, by (table, game, started): their cards star nobody.
+        self._early = {_result_key(r) for r in self._results if r.get("ended") == "early"}
         self._arrived: deque[tuple[float, tuple[str, int, float]]] = deque()  # (received, key) of new results
         self._played: Counter[str] = Counter()
         self._cards: dict[str, bytes] = {}
@@ -385,6 +390,7 @@ class Venue:
         row = {k: payload[k] for k in _RESULT_KEYS} | {"received": now}
         if "ended" in payload:
             row["ended"] = payload["ended"]
+            self._early.add(_result_key(row))
         bisect.insort(self._results, row, key=_by_finish)
         self._arrived.append((now, _result_key(row)))
         self._results_changed = True
@@ -396,6 +402,8 @@ class Venue:
         while gone < len(self._results) and self._results[gone]["finished"] < since:
             gone += 1
         if gone:
+            for r in self._results[:gone]:
+                self._early.discard(_result_key(r))
             del self._results[:gone]  # the evening's window moved past them
             self._results_changed = True
         while self._arrived and self._arrived[0][0] < now - RECENT_S:
@@ -428,6 +436,9 @@ class Venue:
                                 for p in game["players"]],
                     # Table time may run ahead of the clock (a scripted table): never after now.
                     "last_input": min(now, last_input)}
+        if game and game.get("over") and (table, game["id"], game["started"]) in self._early:
+            # Its result says it was ended early: no winner, whatever the status's players say.
+            game = {**game, "ended": "early", "players": [{**p, "winner": False} for p in game["players"]]}
         return _encode({
             "table": table, "online": status.get("online", False), "reason": status.get("reason", ""),
             "sent": status.get("sent"), "game": game, "health": status.get("health"),

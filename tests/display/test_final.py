@@ -105,14 +105,15 @@ def test_ties_share_a_rank_and_the_next_rank_skips() -> None:
     session.apply(Action(END, session.last_t + 1.0, 0))
     rows = final.final_rows(session)
     assert [(r.name, r.rank) for r in rows] == [("Ada", 1), ("Ben", 1), ("Cleo", 1), ("Dan", 4)]
-    assert all(r.won for r in rows[:3]) and not rows[3].won
+    assert not any(r.won for r in rows)  # ended early: ranked, but nobody won
 
 
 def test_a_game_ended_from_the_menu_says_so() -> None:
     session = Session.start("umtata", GameSetup("umtata", registry()["umtata"].variants[0], (0, 1, 2), NAMES[:3]), 5)
     session.apply(Action(END, 1.0, 0))
     lines = _text(final.final_parts(session, Theme(*SIZE), SIZE))
-    assert _("Ended early") in lines
+    assert _("Ended early") in lines and _("No winner") in lines
+    assert not any(line.endswith(("wins!", "share the win!")) for line in lines), lines
     assert any(line.startswith("Ended from the table menu") for line in lines), lines
     assert [line for line in lines if line.endswith(".")] == ["1.", "1.", "1."]  # nobody scored: all first
 

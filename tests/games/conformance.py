@@ -22,7 +22,7 @@ from tier import fast
 from games.broken import BROKEN
 from table.games import registry
 from table.games.base import Action, Engine, GameSetup
-from table.games.contract import DETERMINISTIC, ENDS, IGNORES, MAX_ACTIONS, PURE, VIEW, Rule, view_problems
+from table.games.contract import DETERMINISTIC, ENDS, IGNORES, MAX_ACTIONS, PURE, RANKS, VIEW, Rule, view_problems
 from table.play.autoplay import next_random_action
 from table.play.session import Session
 
@@ -77,6 +77,22 @@ def cases(engine: Engine[Any], full: bool | None = None) -> list[Case]:
     # The cases without table-menu inputs first: a game that never ends fails on the first
     # case, before an undo replays thousands of actions.
     return sorted(out, key=lambda case: case.meta_rate)
+
+
+TIE_SEEDS = 12
+"""Seeds of every variant :func:`tie_cases` plays (24 in the full suite)."""
+
+
+def tie_cases(engine: Engine[Any], full: bool | None = None) -> list[Case]:
+    """Plays where ties are likely, for rule ``ranks``: two stations (or the fewest a game
+    plays with, when more), :data:`TIE_SEEDS` seeds of every variant. A tie-break only
+    shows where players tie; with two they tie often (about one game in eight of Ubongo
+    Shimo ends tied on points)."""
+    full = not fast() if full is None else full
+    n = min(max(2, engine.min_stations), engine.max_stations)
+    seeds = range(100, 100 + TIE_SEEDS * (2 if full else 1))
+    return [Case(GameSetup(game=engine.name, variant=variant, stations=tuple(range(n))), seed)
+            for variant in engine.variants for seed in seeds]
 
 
 def broken(rule: Rule, case: Case, step: int | None, what: str) -> NoReturn:
@@ -247,3 +263,26 @@ def check_ignores(engine: Engine[Any], case: Case) -> None:
             broken(IGNORES, case, None, f"apply raised {type(exc).__name__} ({exc}) for {action}")
         if after is not state and action in MEANINGLESS:
             broken(IGNORES, case, None, f"apply({action}) returned a new state for an input that means nothing")
+
+
+def check_ranks(engine: Engine[Any], case: Case) -> None:
+    """Rule ``ranks``: at the game's own end, the stations ``standing`` ranks best (given
+    the outcome's scores) are exactly the outcome's winners."""
+    last: Step | None = None
+    for step in random_play(engine, case, check_end=False):
+        last = step
+    if last is None or not last.session.is_over():
+        return
+    session = last.session
+    outcome = engine.outcome(session.state)
+    if outcome is None:
+        return  # (ended by a table-menu input, not by the game)
+    scores = dict(outcome.scores)
+    standing = {s: tuple(engine.standing(session.state, s, scores)) for s in case.setup.stations}
+    best = max(standing.values())
+    ranked = sorted(s for s, v in standing.items() if v == best)
+    if ranked != sorted(outcome.winners):
+        said = ", ".join(f"station {s}: {v}" for s, v in standing.items())
+        why = outcome.reason.english()
+        broken(RANKS, case, last.number, f"the game ended with winners {sorted(outcome.winners)} ({why}), but its "
+                                         f"standing ranks {ranked} best ({said}); scores {scores}")

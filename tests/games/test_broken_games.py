@@ -9,14 +9,24 @@ from typing import Any
 import pytest
 
 from games.broken import BROKEN
-from games.conformance import Case, cases, check_deterministic, check_ends, check_ignores, check_pure, check_view
+from games.conformance import (
+    Case,
+    cases,
+    check_deterministic,
+    check_ends,
+    check_ignores,
+    check_pure,
+    check_ranks,
+    check_view,
+)
 from table.games.base import Engine
 
 CHECKS: dict[str, Callable[[Engine[Any], Case], object]] = {
     "ends": check_ends, "pure": check_pure, "deterministic": check_deterministic, "view": check_view,
-    "ignores": check_ignores,
+    "ignores": check_ignores, "ranks": check_ranks,
 }
-BREAKS = {"broken_never_ends": "ends", "broken_missing_key": "view", "broken_mutates": "pure"}
+BREAKS = {"broken_never_ends": "ends", "broken_missing_key": "view", "broken_mutates": "pure",
+          "broken_tie_break": "ranks"}
 """The rule each broken game breaks."""
 
 

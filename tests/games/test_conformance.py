@@ -1,6 +1,6 @@
 """The game contract's conformance test, run against every registered game (or the one
 ``pytest --game NAME`` names): one test per rule of :mod:`table.games.contract`
-(``ends``, ``pure``, ``deterministic``, ``view``, ``ignores``; the checks are in
+(``ends``, ``pure``, ``deterministic``, ``view``, ``ignores``, ``ranks``; the checks are in
 ``conformance.py``), whose failure names the rule, the case and the step; then replay
 (straight, through an SQLite journal, and resumed from a cut at a random point) must
 reproduce the same state, and a lazy engine's facts must be its engine's.
@@ -21,8 +21,10 @@ from games.conformance import (
     check_ends,
     check_ignores,
     check_pure,
+    check_ranks,
     check_view,
     engine_named,
+    tie_cases,
 )
 from table.games import games, registry
 from table.games.base import Action, GameSetup
@@ -73,6 +75,14 @@ def test_rule_ignores(name: str) -> None:
     engine = engine_named(name)
     for case in cases(engine, full=False):
         check_ignores(engine, case)
+
+
+def test_rule_ranks(name: str) -> None:
+    """At the game's own end, ``standing`` ranks best exactly the outcome's winners: the
+    rulebook's tie-breaks are the final ranking's and a game ended early's too."""
+    engine = engine_named(name)
+    for case in tie_cases(engine):
+        check_ranks(engine, case)
 
 
 def test_the_lobbys_options_are_accepted(name: str) -> None:

@@ -41,17 +41,18 @@ def test_a_round_sounds_as_it_plays() -> None:
     assert played.count("tick") == 10  # the last ten seconds of the sand
 
 
-def test_ending_the_game_from_the_menu_plays_the_fanfare_once() -> None:
+def test_ending_the_game_from_the_menu_plays_a_gong_once_and_no_fanfare() -> None:
+    """A game ended early has no winner: its end sounds, but nobody is cheered."""
     out = SoundOutput(enabled=False)
     s = Session.start("ubongo_shimo", GameSetup("ubongo_shimo", stations=(0, 1)), 1)
     out.update(s, 0.0)
     run_until_idle(s, until=5.0)
     out.update(s, 5.0)
-    assert "fanfare" not in out.played
+    assert "gong" not in out.played
     s.apply(Action("end", 6.0))
     out.update(s, 6.0)
     out.update(s, 7.0)
-    assert out.played.count("fanfare") == 1
+    assert out.played.count("gong") == 1 and "fanfare" not in out.played
 
 
 def run_sound_probe(code: str, **env: str) -> subprocess.CompletedProcess[str]:

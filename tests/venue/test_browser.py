@@ -593,3 +593,70 @@ def test_the_page_waits_calmly_for_its_first_state(tmp_path: Path) -> None:
         if venue is not None:
             venue.stop()
         broker.kill()
+
+
+@pytest.mark.slow
+def test_a_game_ended_early_has_no_winner_on_the_wall(tmp_path: Path) -> None:
+    """Three finished games: one played to its end (its winner starred), one ended early
+    by an older table that still named its leader, one ended early by this version (no
+    winner in its players, its result not here yet). Only the first card stars anyone;
+    the cards of the others say "ended early", and so does the ticker's row."""
+    import threading
+
+    from selenium.webdriver.common.by import By
+
+    from table.venue.server import Venue, VenueConfig, make_http_server
+
+    http_port = free_port()
+    url = f"http://127.0.0.1:{http_port}"
+    venue = Venue(VenueConfig(db=tmp_path / "venue.db", http_host="127.0.0.1", http_port=http_port))
+    httpd = make_http_server(venue)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    driver = None
+    now = time.time()
+
+    def players(names: dict[str, int], winner: str | None) -> list[dict[str, Any]]:
+        return [{"station": i, "name": n, "score": s, "winner": n == winner} for i, (n, s) in enumerate(names.items())]
+
+    def game(gid: int, title: str, engine: str, ps: list[dict[str, Any]]) -> dict[str, Any]:
+        return {"id": gid, "started": now - 900 + gid, "engine": engine, "title": title, "variant": "standard",
+                "round": 5, "over": True, "paused": False, "seq": 40, "last_input": now - 60, "players": ps}
+
+    def result(table: str, g: dict[str, Any], **extra: Any) -> dict[str, Any]:
+        return {"v": 1, "type": "result", "table": table, "game": g["id"], "started": g["started"],
+                "finished": now - 60, "engine": g["engine"], "title": g["title"], "variant": "standard",
+                "actions": 40, "rounds": 5, "reason": "ended from the table menu", "players": g["players"], **extra}
+
+    played = game(1, "Ubongo", "ubongo", players({"Ada": 7, "Ben": 9}, "Ben"))
+    older = game(2, "Ubongo Shimo", "ubongo_shimo", players({"Cleo": 12, "Dan": 12}, "Dan"))
+    newer = game(3, "Ugah Ugah!", "ugah_ugah", players({"Eva": 4, "Finn": 9}, None))
+    messages = [("Played", _status("Played", True, played)), ("Played", {**result("Played", played),
+                                                                        "reason": "nine rounds played"}),
+                ("Older", _status("Older", True, older)), ("Older", result("Older", older, ended="early")),
+                ("Newer", _status("Newer", True, newer))]
+    try:
+        for table, payload in messages:
+            topic = (contract.status_topic(table) if payload["type"] == "status"
+                     else contract.result_topic(table, payload["game"]))
+            venue.handle(topic, contract.encode(payload))
+        driver = _driver()
+        driver.get(url + "/")
+        wait_for(lambda: len(driver.find_elements(By.CSS_SELECTOR, "#wall .card")) == 3, 30, "three table cards")
+        wait_for(lambda: "Latest results" in driver.find_element(By.ID, "ticker").text
+                 and "Older" in driver.find_element(By.ID, "ticker").text, 30, "the results in the bar")
+        cards = {c.find_element(By.CSS_SELECTOR, ".name").text: c
+                 for c in driver.find_elements(By.CSS_SELECTOR, "#wall .card")}
+        starred = {t: [e.text for e in c.find_elements(By.CSS_SELECTOR, ".pn.lead")] for t, c in cards.items()}
+        assert starred == {"Played": ["Ben"], "Older": [], "Newer": []}, starred  # (the star is the CSS's)
+        assert "ended early" in cards["Older"].text.lower() and "final" in cards["Played"].text
+        ticker = driver.find_element(By.ID, "ticker").text
+        assert "Ubongo Shimo: ended early" in ticker and "Ubongo: Ben" in ticker, ticker
+        assert "Dan" not in ticker, ticker
+        time.sleep(0.3)
+        driver.save_screenshot(str(tmp_path / "wall-ended-early.png"))  # (to look at; not a docs picture)
+    finally:
+        if driver is not None:
+            driver.quit()
+        httpd.shutdown()
+        httpd.server_close()
+        venue.stop()

@@ -416,6 +416,14 @@ class UbongoShimo(GameEngine[ShimoState]):
     def scores(self, state: ShimoState) -> dict[StationId, int]:
         return {p.station: p.points(state.rules) for p in state.players}
 
+    def standing(self, state: ShimoState, station: StationId, scores: Mapping[StationId, int]) -> tuple[int, ...]:
+        """The rulebook's order: the most points, then (tied on points) the more cards,
+        then the extra round's win (which only the game's own end knows of). A game
+        ended early is ranked by the first two; players equal on both share a place."""
+        player = next(p for p in state.players if p.station == station)
+        return (int(scores.get(station, player.points(state.rules))), len(player.cards),
+                int(station in state.winners))
+
     def outcome(self, state: ShimoState) -> Outcome | None:
         if state.phase != OVER:
             return None

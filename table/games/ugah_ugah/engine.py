@@ -732,7 +732,15 @@ class UgahUgah(GameEngine[UgahState]):
         everyone can see. A station also sees its own pile, and the two chips it just
         took. At the end every chip is revealed and ``scores`` are the final points.
         """
-        over = state.phase == OVER
+        return self._view(state, station, reveal=state.phase == OVER)
+
+    def final_view(self, state: UgahState) -> dict[str, JSONValue]:
+        """The public view of a game ended early as its end shows it: every chip and pile
+        revealed, ``scores`` the final points (:meth:`final_scores`), nobody to act."""
+        return self._view(state, None, reveal=True)
+
+    def _view(self, state: UgahState, station: StationId | None, reveal: bool) -> dict[str, JSONValue]:
+        over = reveal  # the end reveals everything (and asks nobody to act)
         stations = state.setup.stations
         circle = []
         for p in range(CHIPS_ON_CIRCLE):

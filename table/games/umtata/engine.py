@@ -17,7 +17,7 @@ shuffled half, false), ``language`` ("en" or "de": which shipped deck is played,
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -207,6 +207,12 @@ class UmtataEngine(GameEngine[UmtataState]):
 
     def is_over(self, state: UmtataState) -> bool:
         return state.phase == OVER
+
+    def standing(self, state: UmtataState, station: StationId, scores: Mapping[StationId, int]) -> tuple[int, ...]:
+        """The points, up to the target: everybody who reaches it shares the win however
+        far past it (the rulebook's "polycracy"), so they share first place too. A game
+        ended early (nobody at the target yet) is ranked by the points alone."""
+        return (min(int(scores.get(station, 0)), state.target),)
 
     def outcome(self, state: UmtataState) -> Outcome | None:
         if state.phase != OVER:

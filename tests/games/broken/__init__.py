@@ -1,4 +1,4 @@
-"""Three games that each break one rule of the game contract, for
+"""Four games that each break one rule of the game contract, for
 ``tests/games/test_conformance.py`` to fail on, naming the rule (``test_broken_games.py``
 holds it to that; ``scripts/run-tests --fast --game broken_never_ends`` shows the
 failure as a game's author sees it).
@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from games.broken.counter import MissingKey, Mutates, NeverEnds
+from games.broken.counter import MissingKey, Mutates, NeverEnds, TieBreakUnranked
 from table.games.base import Engine
 
-BROKEN: dict[str, Engine[Any]] = {engine.name: engine for engine in (NeverEnds(), MissingKey(), Mutates())}
+BROKEN: dict[str, Engine[Any]] = {
+    engine.name: engine for engine in (NeverEnds(), MissingKey(), Mutates(), TieBreakUnranked())}
 """The broken games by name, with the rule each breaks in its docstring."""

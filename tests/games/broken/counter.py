@@ -1,11 +1,13 @@
-"""A tiny counting game, right by the contract, and three ways to break it.
+"""A tiny counting game, right by the contract, and four ways to break it.
 
-Each station presses to count; the first to :data:`TARGET` presses wins. The three
+Each station presses to count; the first to :data:`TARGET` presses wins. The four
 subclasses each break one rule of :mod:`table.games.contract`:
 
 * :class:`NeverEnds` (rule ``ends``): a press passes the turn and counts nothing;
 * :class:`MissingKey` (rule ``view``): its public view has no ``may_act``;
-* :class:`Mutates` (rule ``pure``): ``apply`` counts in the list of the state it is given.
+* :class:`Mutates` (rule ``pure``): ``apply`` counts in the list of the state it is given;
+* :class:`TieBreakUnranked` (rule ``ranks``): a tie goes to the first to count, which its
+  standing (the points-only default) does not say.
 """
 
 from __future__ import annotations
@@ -109,3 +111,35 @@ class Mutates(Counter):
             return state
         state.counts[state.turn] += 1
         return replace(state, counts=list(state.counts), turn=(state.turn + 1) % len(state.counts))
+
+
+class TieBreakUnranked(Counter):
+    """Breaks rule ``ranks``: the game ends when everyone has counted to :data:`TARGET`,
+    and the tie goes to the first seat (who counted first), but the standing is the
+    contract's default, the points alone, which ranks everyone equal."""
+
+    name = "broken_tie_break"
+
+    def is_over(self, state: CountState) -> bool:
+        return min(state.counts) >= TARGET
+
+    def legal_actions(self, state: CountState) -> Sequence[Action]:
+        return [] if self.is_over(state) else [Action(PRESS, 0.0, state.setup.stations[state.turn])]
+
+    def apply(self, state: CountState, action: Action) -> CountState:
+        if self.is_over(state) or action.kind != PRESS or action.station != state.setup.stations[state.turn]:
+            return state
+        counts = list(state.counts)
+        counts[state.turn] += 1
+        return replace(state, counts=counts, turn=(state.turn + 1) % len(counts))
+
+    def outcome(self, state: CountState) -> Outcome | None:
+        if not self.is_over(state):
+            return None
+        scores = dict(zip(state.setup.stations, state.counts, strict=True))
+        return Outcome(scores, (state.setup.stations[0],), Message("counted first"))
+
+    def view(self, state: CountState, station: StationId | None) -> dict[str, JSONValue]:
+        over = self.is_over(state)
+        return {**super().view(state, station), "phase": "over" if over else "count",
+                "may_act": [] if over else [state.setup.stations[state.turn]]}

@@ -304,7 +304,8 @@ def test_end_from_the_menu_reports_standings() -> None:
     play_round(s, [(5, 1)])
     s.apply(Action("end", s.last_t + 1))
     out = s.outcome()
-    assert s.is_over() and out is not None and out.winners == (1,)
+    assert s.is_over() and out is not None and out.winners == ()  # ended early: nobody wins
+    assert s.standing(1) > s.standing(0)  # but station 1, who called, ranks first
     assert out.reason.english() == "ended from the table menu"
 
 
