@@ -221,7 +221,9 @@ class UgahRenderer(GameRenderer):
         rows = pygame.Rect(side.left, turn.bottom, side.width, h - turn.bottom)
         over = view["phase"] == "over"  # the end is the table's final ranking
         active = [p for p in view["players"] if p["station"] == view["active"]]
-        turn_key = ({k: v for k, v in view.items() if k != "players"}, active, theme.colours)
+        # Not the pause: the veil covers the column, and entering the pause then lays the
+        # veil over the picture as it is instead of repainting the screen under it.
+        turn_key = ({k: v for k, v in view.items() if k not in ("players", "paused")}, active, theme.colours)
         rows_key = (view["players"], view.get("may_act"), over, theme.colours)
         out = [
             Part("ugah:background", full, None, lambda s, t: fill(s, BACKGROUND), base=True),
