@@ -198,15 +198,13 @@ class ShimoRenderer(GameRenderer):
                             base=True))
             return out
         if phase in ("solving", "racing") and deadline is not None:
-            lw = max(3, glass.width // 25)
-            glass_bounds = glass.inflate(12 + 2 * lw, 4 + 2 * lw)
 
             def sand(t: float) -> tuple[object, pygame.Rect]:
                 # Keyed by the sand's rows, not the time: a frame where no surface moved
                 # by a pixel paints nothing.
                 secs = max(0.0, float(deadline) - t)
                 return (draw.hourglass_sand(glass, secs / sand_total), secs <= 10 and int(secs * 2) % 2 == 0), \
-                    glass_bounds
+                    glass
 
             number_at = (text_centre[0], area.top + theme.px(18))
 
@@ -218,7 +216,7 @@ class ShimoRenderer(GameRenderer):
 
             out.append(Part("shimo:middle", area, key, lambda s, t: self._middle(s, area, view, ctx(t), "rest"),
                             base=True))
-            out.append(Part("shimo:glass", glass_bounds, key,
+            out.append(Part("shimo:glass", glass, key,
                             lambda s, t: self._middle(s, area, view, ctx(t), "glass"), live=sand))
             out.append(Part("shimo:seconds", area, key,
                             lambda s, t: self._middle(s, area, view, ctx(t), "number"), live=seconds))
