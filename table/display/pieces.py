@@ -27,11 +27,17 @@ class PausedLook:
     size: str = "title"
 
 
-PAUSED_LOOKS = (PausedLook(150, "title"), PausedLook(160, "huge"))
+PAUSED = PausedLook(150, "title")
+"""The pause as most screens show it."""
+
+PAUSED_LARGE = PausedLook(160, "huge")
+"""A darker veil and a larger word, for a screen full of small print (a map)."""
+
+PAUSED_LOOKS = (PAUSED, PAUSED_LARGE)
 """The looks the game screens use; :func:`prepare_paused` renders their words ahead."""
 
 
-def paint_paused(surface: pygame.Surface, theme: Theme, look: PausedLook = PAUSED_LOOKS[0]) -> None:
+def paint_paused(surface: pygame.Surface, theme: Theme, look: PausedLook = PAUSED) -> None:
     """The whole surface veiled (a multiply: one pass, no blending) and "Paused" in
     its middle, never wider than the screen less four units."""
     w, h = surface.get_size()
@@ -40,7 +46,7 @@ def paint_paused(surface: pygame.Surface, theme: Theme, look: PausedLook = PAUSE
                max_width=w - theme.px(4))
 
 
-def paused_part(name: str, theme: Theme, look: PausedLook = PAUSED_LOOKS[0]) -> Part:
+def paused_part(name: str, theme: Theme, look: PausedLook = PAUSED) -> Part:
     """The pause as the top part of a screen, named ``name``. Its key holds only the look
     (the word follows the language, which the game screen adds to every key), so a
     screen whose other parts keep their keys enters the pause by laying this part over

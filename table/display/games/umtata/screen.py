@@ -23,7 +23,7 @@ from table.common.memory import SMALL_MEMOS
 from table.display import draw
 from table.display.games import NEXT_ROUND_NOTE, GameRenderer, Output, RenderContext
 from table.display.layers import Part, fill, paint_all
-from table.display.pieces import PAUSED_LOOKS, paused_part, stacked
+from table.display.pieces import PAUSED_LARGE, paused_part, stacked
 from table.display.theme import (
     ACCENT,
     BACKGROUND,
@@ -344,7 +344,7 @@ class UmtataRenderer(GameRenderer):
                             lambda s, t: draw_focus(s, map_rect, focus, marked), base=True))
         out += self._column_parts(view, theme, column)
         if paused:
-            out.append(paused_part("umtata:paused", theme, PAUSED_LOOKS[1]))
+            out.append(paused_part("umtata:paused", theme, PAUSED_LARGE))
         return out
 
     def _measured(self, key: object, lay_out: Callable[[], int]) -> int:
