@@ -59,10 +59,10 @@ def prepare_paused(theme: Theme) -> Iterator[None]:
     """Render the word of every look at this theme's size into the text cache (a step
     per look), so that the first pause of a game costs a veil pass and a blit, not the
     word's rendering (at 720p that doubled the frame)."""
-    scratch = pygame.Surface((1, 1))  # the line is rendered and cached; the blit is clipped away
     for look in PAUSED_LOOKS:
-        draw.label(scratch, theme, _("Paused"), (0, 0), look.size, ACCENT, "center", bold=True,
-                   max_width=theme.width - theme.px(4))
+        # Measuring the line renders it into the cache, and draws (and records) nothing.
+        draw.label_rect(theme, _("Paused"), (0, 0), look.size, ACCENT, "center", bold=True,
+                        max_width=theme.width - theme.px(4))
         yield
 
 
