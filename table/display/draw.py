@@ -105,13 +105,21 @@ def panel(surface: pygame.Surface, rect: pygame.Rect, colour: Colour = PANEL, ra
         pygame.draw.rect(surface, border, rect, width=width, border_radius=radius)
 
 
+def _glass(rect: pygame.Rect) -> tuple[int, int, int, int]:
+    """:func:`hourglass`'s frame in ``rect``: the bars' thickness, the glass outline's
+    width, and the first and last rows of the bulbs (between the bars)."""
+    bar = max(3, rect.width // 25)
+    return bar, max(2, rect.width // 40), rect.top + bar, rect.bottom - 1 - bar
+
+
 def hourglass_sand(rect: pygame.Rect, fraction_left: float) -> tuple[int | None, int | None]:
     """The rows of the sand's surfaces in :func:`hourglass`'s picture of ``rect`` with
     ``fraction_left`` of the sand on top: the top bulb's (None: empty) and the bottom
     bulb's (None: empty). Whole pixels: the picture follows from them (and the blink),
     so a part keyed by them repaints only when a surface moves by a pixel."""
     f = min(1.0, max(0.0, fraction_left))
-    top, bottom, mid = rect.top, rect.bottom, rect.centery
+    _bar, _line, top, bottom = _glass(rect)
+    mid = (top + bottom) // 2
     h = mid - top
     upper = round(mid - h * math.sqrt(f)) if f > 0 else None
     lower = None if f >= 1 else mid if f == 0 else max(round(bottom - h * (1 - math.sqrt(f))), mid)
@@ -120,11 +128,16 @@ def hourglass_sand(rect: pygame.Rect, fraction_left: float) -> tuple[int | None,
 
 def hourglass(surface: pygame.Surface, rect: pygame.Rect, fraction_left: float, colour: Colour,
               glass: Colour = (200, 210, 230), blink: bool = False) -> None:
-    """A sand glass in ``rect``: ``fraction_left`` of the sand (0..1) is still on top
-    (drawn at the rows :func:`hourglass_sand` gives)."""
-    cx, top, bottom = rect.centerx, rect.top, rect.bottom
-    mid = rect.centery
-    half_w = rect.width // 2
+    """A sand glass in ``rect`` (nothing outside it): a bar across its top and bottom,
+    two bulbs between them, ``fraction_left`` of the sand (0..1) still on top (drawn at
+    the rows :func:`hourglass_sand` gives)."""
+    bar, line, top, bottom = _glass(rect)
+    if rect.width < 4 * line or bottom - top < 4:
+        return  # too small to show a glass
+    clip = surface.get_clip()
+    surface.set_clip(rect.clip(clip))  # the outlines' corners would reach past the sides
+    cx, mid = rect.centerx, (top + bottom) // 2
+    half_w = rect.width // 2 - line // 2 - 1
     neck = max(2, rect.width // 14)
     upper = [(cx - half_w, top), (cx + half_w, top), (cx + neck, mid), (cx - neck, mid)]
     lower = [(cx - neck, mid), (cx + neck, mid), (cx + half_w, bottom), (cx - half_w, bottom)]
@@ -141,10 +154,11 @@ def hourglass(surface: pygame.Surface, rect: pygame.Rect, fraction_left: float, 
         w_at = neck + (half_w - neck) * (below - mid) / h
         pygame.draw.polygon(surface, sand, [(cx - w_at, below), (cx + w_at, below), (cx + half_w, bottom),
                                             (cx - half_w, bottom)])
-    pygame.draw.polygon(surface, glass, upper, width=max(2, rect.width // 40))
-    pygame.draw.polygon(surface, glass, lower, width=max(2, rect.width // 40))
-    pygame.draw.line(surface, glass, (rect.left - 4, top), (rect.right + 4, top), max(3, rect.width // 25))
-    pygame.draw.line(surface, glass, (rect.left - 4, bottom), (rect.right + 4, bottom), max(3, rect.width // 25))
+    pygame.draw.polygon(surface, glass, upper, width=line)
+    pygame.draw.polygon(surface, glass, lower, width=line)
+    surface.fill(glass, pygame.Rect(rect.left, rect.top, rect.width, bar))
+    surface.fill(glass, pygame.Rect(rect.left, rect.bottom - bar, rect.width, bar))
+    surface.set_clip(clip)
 
 
 def gem(surface: pygame.Surface, centre: tuple[float, float], radius: float, value: int) -> None:

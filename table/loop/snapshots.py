@@ -36,7 +36,8 @@ from table.loop.app import ScriptedInputs, Table
 from table.play.clock import VirtualClock
 from table.play.session import Session
 
-Snapshot = Callable[[pygame.Surface], None]
+Snapshot = Callable[[pygame.Surface], "bool | None"]
+"""Paints one picture onto the surface given; False: there is nothing to show (no file)."""
 
 NAMES = ("Ada", "Ben", "Cleo", "Dan")
 
@@ -428,6 +429,30 @@ def all_moments() -> Iterator[tuple[str, Snapshot]]:
     yield from flow_moments()
 
 
+def celebration_moments(game: str) -> Iterator[tuple[str, Snapshot]]:
+    """``game``'s celebrations ("first", "round", "final") as a random game shows them
+    through the table loop, each at the middle of its moment: ``game/celebration-KIND``.
+    A kind that play never reaches draws nothing and returns False (no picture)."""
+    for kind in CELEBRATED:
+        def snap(surface: pygame.Surface, kind: str = kind) -> bool:
+            frames = celebration_frames(game, kind, surface.get_size(), fps=4)
+            if frames:
+                surface.blit(frames[len(frames) // 2], (0, 0))
+            return bool(frames)
+
+        yield f"{game}/celebration-{kind}", snap
+
+
+def game_screens(game: str) -> Iterator[tuple[str, Snapshot]]:
+    """Every screen of one game: its pictures of its own, every phase of every variant,
+    its how-to-play card, the menu's flows, and its celebrations."""
+    yield from renderers()[game].pictures()
+    yield from game_moments([game])
+    yield from card_moments([game])
+    yield from flow_moments([game])
+    yield from celebration_moments(game)
+
+
 def render_all(out_dir: Path, sizes: tuple[tuple[int, int], ...] = ((1920, 1080),),
                moments: Callable[[], Iterator[tuple[str, Snapshot]]] | None = None) -> list[Path]:
     """Render every snapshot at every size into ``out_dir``; returns the files written."""
@@ -442,7 +467,8 @@ def render_all(out_dir: Path, sizes: tuple[tuple[int, int], ...] = ((1920, 1080)
         for source in sources:
             for name, snap in source():
                 surface = pygame.Surface(size)
-                snap(surface)
+                if snap(surface) is False:
+                    continue  # nothing to show at this size (a celebration that play never reaches)
                 path = out_dir / f"{name}{suffix}.png"
                 path.parent.mkdir(parents=True, exist_ok=True)
                 pygame.image.save(surface, str(path))

@@ -112,3 +112,31 @@ def test_german_pictures_play_the_german_deck_and_words() -> None:
         assert table.session is not None and table.session.view(None)["question"]["text"] in german
     finally:
         i18n.set_language("en")
+
+
+def test_table_screens_renders_one_games_screens_with_its_celebrations(tmp_path: Path) -> None:
+    """``--game NAME``: that game's screens only (in its folder), every variant, the card
+    and the menu's flows, and a still of each celebration its play reaches."""
+    from table.cli import main
+    from table.games import registry
+    from table.loop.snapshots import CELEBRATED, celebration_frames
+
+    game = "buzzer_race"  # the tests' own game: the quickest to play through
+    assert main(["screens", str(tmp_path), "--game", game]) == 0
+    written = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*.png"))
+    assert written and all(name.startswith(f"{game}/") for name in written)
+    for variant in registry()[game].variants:
+        assert any(name.startswith(f"{game}/{variant}-") for name in written)
+    assert f"{game}/menu-paused.png" in written and f"{game}/how-to-play.png" in written
+    shown = {kind for kind in CELEBRATED if celebration_frames(game, kind, (320, 180), fps=4)}
+    assert "final" in shown
+    assert {n for n in written if "/celebration-" in n} == {f"{game}/celebration-{kind}.png" for kind in shown}
+
+
+def test_table_screens_names_the_games_for_an_unknown_one(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from table.cli import main
+
+    assert main(["screens", str(tmp_path), "--game", "no_such_game"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("table: ") and "'no_such_game'" in err[0] and "umtata" in err[0]
+    assert not any(tmp_path.iterdir())

@@ -205,9 +205,13 @@ class GameRenderer:
 
 
 def preparations(theme: Theme) -> Iterator[None]:
-    """Every renderer's ``prepare(theme)`` steps, one after the other."""
+    """Every renderer's ``prepare(theme)`` steps, one after the other, then the pause's
+    words (:func:`table.display.pieces.prepare_paused`)."""
+    from table.display.pieces import prepare_paused
+
     for renderer in renderers().values():
         yield from renderer.prepare(theme)
+    yield from prepare_paused(theme)
 
 
 @cache

@@ -32,6 +32,7 @@ from table.display import draw
 from table.display.draw import label, label_rect
 from table.display.games import NEXT_ROUND_NOTE, FinalDetail, GameRenderer, RenderContext
 from table.display.layers import Part, fill, paint_all
+from table.display.pieces import side_by_side
 from table.display.theme import (
     ACCENT,
     BACKGROUND,
@@ -273,12 +274,8 @@ class Layout:
             self.side.bottom - self.die.bottom - round(1 * u),
         )
         top = self.board.bottom + round(1.5 * u)
-        gap = round(1 * u)
-        panel_w = (w - round(3 * u) - gap * (stations - 1)) // max(1, stations)
-        self.panels = [
-            pygame.Rect(round(1.5 * u) + k * (panel_w + gap), top, panel_w, h - top - round(1 * u))
-            for k in range(stations)
-        ]
+        self.panels = side_by_side(pygame.Rect(round(1.5 * u), top, w - round(3 * u), h - top - round(1 * u)),
+                                   stations, round(1 * u))
         # The gem board's grid: a figure field column, then 12 gem places per row.
         inner = self.board.inflate(-round(2 * u), -round(5 * u))
         inner.top = self.board.top + round(1 * u)
@@ -827,6 +824,11 @@ class UbongoRenderer(GameRenderer):
         phase = view["phase"]
         deadline = view.get("deadline")
         bar = self._sand_bar(theme, layout)
+
+        def centred(line: str, at: tuple[float, float], size: str, colour: Colour, bold: bool = False) -> None:
+            label(surface, theme, line, at, size, colour, "center", bold=bold, max_width=rect.width - round(2 * u),
+                  box=rect)
+
         if which in ("all", "panel"):
             pygame.draw.rect(surface, PANEL, rect, border_radius=round(1.5 * u))
         if phase == "sand" and deadline is not None:
@@ -847,55 +849,20 @@ class UbongoRenderer(GameRenderer):
                 fill.width = round(bar.width * frac)
                 pygame.draw.rect(surface, colour, fill, border_radius=round(1 * u))
         elif phase == "countdown" and deadline is not None:
-            left = max(0.0, deadline - ctx.now)
-            label(
-                surface,
-                theme,
-                _("Sand starts in {seconds}").format(seconds=math.ceil(left)),
-                rect.center,
-                "large",
-                ACCENT,
-                "center",
-                bold=True,
-                max_width=rect.width - round(2 * u),
-                box=rect,
-            )
+            seconds = math.ceil(max(0.0, deadline - ctx.now))
+            centred(_("Sand starts in {seconds}").format(seconds=seconds), rect.center, "large", ACCENT, bold=True)
         elif phase == "results":
             # An early end (everyone took their gems) is not the sand's: say which it was.
             ended = (_("Everyone has taken gems") if view.get("round_end") == "everyone has taken"
                      else _("Sand has run out"))
-            label(
-                surface,
-                theme,
-                ended,
-                (rect.centerx, rect.y + rect.height * 0.35),
-                "large",
-                TEXT,
-                "center",
-                bold=True,
-                max_width=rect.width - round(2 * u),
-                box=rect,
-            )
-            label(
-                surface,
-                theme,
-                _(NEXT_ROUND_NOTE),
-                (rect.centerx, rect.y + rect.height * 0.68),
-                "body",
-                ACCENT,
-                "center",
-                max_width=rect.width - round(2 * u),
-                box=rect,
-            )
+            centred(ended, (rect.centerx, rect.y + rect.height * 0.35), "large", TEXT, bold=True)
+            centred(_(NEXT_ROUND_NOTE), (rect.centerx, rect.y + rect.height * 0.68), "body", ACCENT)
         elif phase == "place":
-            label(surface, theme, _("60 s per round"), rect.center, "large", TEXT_DIM, "center",
-                  max_width=rect.width - round(2 * u), box=rect)
+            centred(_("60 s per round"), rect.center, "large", TEXT_DIM)
         elif phase == "roll":
-            label(surface, theme, _("Sand waits for the die"), rect.center, "body", TEXT_DIM, "center",
-                  max_width=rect.width - round(2 * u), box=rect)
+            centred(_("Sand waits for the die"), rect.center, "body", TEXT_DIM)
         elif phase == "over":
-            label(surface, theme, _("All boards played"), rect.center, "large", TEXT, "center", bold=True,
-                  max_width=rect.width - round(2 * u), box=rect)
+            centred(_("All boards played"), rect.center, "large", TEXT, bold=True)
 
     @staticmethod
     def _countdown_text(player: dict[str, Any], seconds: int) -> str:

@@ -25,6 +25,7 @@ from table.display.games import (
     words_detail,
 )
 from table.display.layers import Part, fill, paint_all
+from table.display.pieces import paused_part, side_by_side
 from table.display.theme import ACCENT, BACKGROUND, BAD, GOOD, PANEL, PANEL_LIGHT, TEXT, TEXT_DIM, Theme
 from table.games.base import Event
 
@@ -50,6 +51,12 @@ def _joined(names: list[str]) -> str:
     if len(names) < 2:
         return "".join(names)
     return _("{names} and {last}").format(names=", ".join(names[:-1]), last=names[-1])
+
+
+def _panels(area: pygame.Rect, count: int, theme: Theme) -> list[pygame.Rect]:
+    """The players' panels side by side in ``area``, a gap apart and from its edges."""
+    gap = theme.px(1.5)
+    return side_by_side(area.inflate(-2 * gap, -2 * gap), count, gap)
 
 
 def _seconds_left(view: dict[str, Any], now: float) -> float | None:
@@ -138,12 +145,8 @@ class ShimoRenderer(GameRenderer):
         out += [part for part in live if part.live is None]
         area = pygame.Rect(0, theme.px(66), w, h - theme.px(66))
         players = view["players"]
-        n = max(1, len(players))
-        gap = theme.px(1.5)
-        width = (area.width - gap * (n + 1)) // n
         may_act = view.get("may_act", [])
-        for i, p in enumerate(players):
-            rect = pygame.Rect(area.left + gap + i * (width + gap), area.top + gap, width, area.height - 2 * gap)
+        for i, (p, rect) in enumerate(zip(players, _panels(area, len(players), theme), strict=True)):
             key = (rect, p, p["station"] in may_act, self._round_note(view, p))
 
             def paint_player(s: pygame.Surface, t: float, i: int = i) -> None:
@@ -152,14 +155,8 @@ class ShimoRenderer(GameRenderer):
             out.append(Part(f"shimo:player{p['station']}", rect, key, paint_player, base=True))
         out += [part for part in live if part.live is not None]
         if paused:
-            out.append(Part("shimo:paused", full, None, lambda s, t: self._paused(s, theme), base=True))
+            out.append(paused_part("shimo:paused", theme))
         return out
-
-    def _paused(self, surface: pygame.Surface, theme: Theme) -> None:
-        w, h = surface.get_size()
-        draw.veil(surface, surface.get_rect(), 150)
-        draw.label(surface, theme, _("Paused"), (w / 2, h / 2), "title", ACCENT, "center", bold=True,
-                   max_width=w - theme.px(4))
 
     def _middle_parts(self, area: pygame.Rect, view: dict[str, Any], theme: Theme, paused: bool) -> list[Part]:
         """The middle: the hourglass and the seconds change with time, the rest with the state."""
@@ -201,15 +198,13 @@ class ShimoRenderer(GameRenderer):
                             base=True))
             return out
         if phase in ("solving", "racing") and deadline is not None:
-            lw = max(3, glass.width // 25)
-            glass_bounds = glass.inflate(12 + 2 * lw, 4 + 2 * lw)
 
             def sand(t: float) -> tuple[object, pygame.Rect]:
                 # Keyed by the sand's rows, not the time: a frame where no surface moved
                 # by a pixel paints nothing.
                 secs = max(0.0, float(deadline) - t)
                 return (draw.hourglass_sand(glass, secs / sand_total), secs <= 10 and int(secs * 2) % 2 == 0), \
-                    glass_bounds
+                    glass
 
             number_at = (text_centre[0], area.top + theme.px(18))
 
@@ -221,7 +216,7 @@ class ShimoRenderer(GameRenderer):
 
             out.append(Part("shimo:middle", area, key, lambda s, t: self._middle(s, area, view, ctx(t), "rest"),
                             base=True))
-            out.append(Part("shimo:glass", glass_bounds, key,
+            out.append(Part("shimo:glass", glass, key,
                             lambda s, t: self._middle(s, area, view, ctx(t), "glass"), live=sand))
             out.append(Part("shimo:seconds", area, key,
                             lambda s, t: self._middle(s, area, view, ctx(t), "number"), live=seconds))
@@ -364,13 +359,9 @@ class ShimoRenderer(GameRenderer):
     def _players(self, surface: pygame.Surface, area: pygame.Rect, view: dict[str, Any], theme: Theme,
                  only: int | None = None) -> None:
         players = view["players"]
-        n = max(1, len(players))
-        gap = theme.px(1.5)
-        width = (area.width - gap * (n + 1)) // n
-        for i, p in enumerate(players):
+        for i, (p, rect) in enumerate(zip(players, _panels(area, len(players), theme), strict=True)):
             if only is not None and i != only:
                 continue
-            rect = pygame.Rect(area.left + gap + i * (width + gap), area.top + gap, width, area.height - 2 * gap)
             colour = theme.station_colour(p["station"])
             fill = PANEL_LIGHT if p["station"] in view.get("may_act", []) else PANEL
             draw.panel(surface, rect, fill, theme.px(1.5), colour, theme.px(0.6))

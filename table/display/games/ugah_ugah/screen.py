@@ -24,6 +24,7 @@ from table.display import draw
 from table.display.games import FinalDetail, GameRenderer, RenderContext, words_detail
 from table.display.games.ugah_ugah import dice
 from table.display.layers import Part, fill, paint_all
+from table.display.pieces import paused_part, stacked
 from table.display.theme import (
     ACCENT,
     BACKGROUND,
@@ -221,7 +222,9 @@ class UgahRenderer(GameRenderer):
         rows = pygame.Rect(side.left, turn.bottom, side.width, h - turn.bottom)
         over = view["phase"] == "over"  # the end is the table's final ranking
         active = [p for p in view["players"] if p["station"] == view["active"]]
-        turn_key = ({k: v for k, v in view.items() if k != "players"}, active, theme.colours)
+        # Not the pause: the veil covers the column, and entering the pause then lays the
+        # veil over the picture as it is instead of repainting the screen under it.
+        turn_key = ({k: v for k, v in view.items() if k not in ("players", "paused")}, active, theme.colours)
         rows_key = (view["players"], view.get("may_act"), over, theme.colours)
         out = [
             Part("ugah:background", full, None, lambda s, t: fill(s, BACKGROUND), base=True),
@@ -232,15 +235,8 @@ class UgahRenderer(GameRenderer):
                  base=True),
         ]
         if paused:
-            out.append(Part("ugah:paused", full, None, lambda s, t: self._paused(s, theme), base=True))
+            out.append(paused_part("ugah:paused", theme))
         return out
-
-    @staticmethod
-    def _paused(surface: pygame.Surface, theme: Theme) -> None:
-        w, h = surface.get_size()
-        draw.veil(surface, surface.get_rect(), 150)
-        draw.label(surface, theme, _("Paused"), (w / 2, h / 2), "title", ACCENT, "center", bold=True,
-                   max_width=w - theme.px(4))
 
     # -- the circle ---------------------------------------------------------------------
     def _circle(self, surface: pygame.Surface, area: pygame.Rect, view: dict[str, Any], theme: Theme,
@@ -645,12 +641,10 @@ class UgahRenderer(GameRenderer):
         as the turn summary counts dice; only the count is public), spoils cards, what to
         do next. The rows' words are at one scale, so every row reads the same size."""
         players = view["players"]
-        n = max(1, len(players))
         gap = theme.px(0.8)
         pad = theme.px(2)
-        row_h = min(theme.px(8.5), (area.height - gap * (n + 1)) // n)
-        rows = [pygame.Rect(area.left + pad, area.top + gap + i * (row_h + gap), area.width - 2 * pad, row_h)
-                for i in range(len(players))]
+        rows = stacked(area.inflate(-2 * pad, -2 * gap), len(players), gap, theme.px(8.5))
+        row_h = rows[0].height if rows else 0
         # Where each row's pieces go: the name, the pile and its count, then the cards and the prompt.
         name_w, count_w = theme.px(17), theme.px(8)
         pile_x = theme.px(22.5)

@@ -24,6 +24,7 @@ from table.common.names import unnamed
 from table.display import draw
 from table.display.games import NEXT_ROUND_NOTE, GameRenderer, Output, RenderContext
 from table.display.layers import Part, fill, paint_all
+from table.display.pieces import PAUSED_LARGE, paused_part, stacked
 from table.display.theme import (
     ACCENT,
     BACKGROUND,
@@ -344,7 +345,7 @@ class UmtataRenderer(GameRenderer):
                             lambda s, t: draw_focus(s, map_rect, focus, marked), base=True))
         out += self._column_parts(view, theme, column)
         if paused:
-            out.append(Part("umtata:paused", full, language(), lambda s, t: self._paused(s, theme), base=True))
+            out.append(paused_part("umtata:paused", theme, PAUSED_LARGE))
         return out
 
     def _measured(self, key: object, lay_out: Callable[[], int]) -> int:
@@ -390,13 +391,6 @@ class UmtataRenderer(GameRenderer):
                          view["target"], theme.colours),
                         lambda s, t: self._players(s, view, theme, players), base=True))
         return out
-
-    @staticmethod
-    def _paused(surface: pygame.Surface, theme: Theme) -> None:
-        W, H = surface.get_size()
-        draw.veil(surface, surface.get_rect(), 160)
-        text(surface, theme, _("Paused"), (W / 2, H / 2), "huge", ACCENT, "center", bold=True,
-             max_width=W - theme.px(4))
 
     # -- the column's top: question, or the reveal, or the winners ---------------------------
 
@@ -540,12 +534,12 @@ class UmtataRenderer(GameRenderer):
         players = view["players"]
         target = int(view["target"])
         gap = u(1)
-        row_h = min(u(15), (rect.h - gap * (len(players) - 1)) // max(1, len(players)))
         reveal = view.get("reveal") or {}
         guesses = {g["station"]: g for g in reveal.get("guesses", [])}
         tataaa_answers = {a["station"]: a for a in reveal.get("attempts", [])}
         board = load_board()
-        boxes = [pygame.Rect(rect.x, rect.y + i * (row_h + gap), rect.w, row_h) for i in range(len(players))]
+        boxes = stacked(rect, len(players), gap, u(15))
+        row_h = boxes[0].h if boxes else 0
         statuses = [self._status(p, guesses, tataaa_answers, board) for p in players]
         names = [_("{name} (reads the card)").format(name=p["name"]) if p["reader"] else p["name"] for p in players]
         # Every row's words at one scale: the rows read alike, a long status shrinks them all.
