@@ -364,7 +364,7 @@ def test_selftest_prompts_speak_the_table_language_and_results_stay_english() ->
     test = SelfTest(None, 1, ["encoder"], None, say=lambda step, text: said.append(text), timeout=0.01,
                     display=lambda confirm: confirm("Does the display show seven colour bars ({size})?", size="4x3"))
     results = test.run(["stations", "display"])
-    assert said[0] == "Platz 1: den Buzzer drücken (innerhalb von 0.01 s)"
+    assert said[0] == "Station 1: den Buzzer drücken (innerhalb von 0.01 s)"
     assert said[-1] == "Zeigt der Bildschirm sieben Farbbalken (4x3)? Ein Buzzer heißt ja, ein Drehknopf heißt nein."
     # The result table is for the installer's terminal: English names, as before.
     assert [r.name for r in results][:2] == ["station 1 press", "station 1 turn clockwise"]
