@@ -21,6 +21,7 @@ adapter (an FTDI chip: ``ftdi_sio``, ``/dev/ttyUSB0`` in the guest).
 
 from __future__ import annotations
 
+import csv
 import os
 import re
 import shlex
@@ -35,6 +36,16 @@ DEVICE_TREE = "bcm2837-rpi-3-b.dtb"
 """The Pi 3 Model B's device tree on the card's FAT partition (``raspi3b`` is that board)."""
 SANDBOX_SCRIPT = "/usr/local/lib/table-boot-test/open_device.py"
 """Where the test's copy of the card holds :data:`OPEN_DEVICE` (test copy only)."""
+FEEDER_SCRIPT = "/usr/local/lib/table-boot-test/feed_photo.py"
+"""Where the test's copy of the card holds :data:`FEED_PHOTO` (test copy only)."""
+TRAY_PHOTO = Path(__file__).resolve().parents[1] / "dice" / "data" / "teach" / "venue-08.jpg"
+"""The labelled tray photo the virtual camera shows (its faces in ``labels.csv`` beside it)."""
+PHOTO_IN_CARD = "/usr/local/lib/table-boot-test/tray.jpg"
+"""Where the test's copy of the card holds :data:`TRAY_PHOTO`."""
+VIVID_OPTIONS = "node_types=0x101 num_inputs=1 input_types=0x03 num_outputs=1 output_types=0x01"
+"""``vivid``'s module options: a capture node with one HDMI input and an output node with
+one HDMI output (the pair its loopback joins)."""
+FACE_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 
 # What only this test adds to its copy of the card (path in the root, contents).
 RASPI_TEST_FILES = {
@@ -59,6 +70,7 @@ import sys
 import time
 
 what, path = sys.argv[1], sys.argv[2]
+PHOTO_BOUND = 6.0  # mean absolute difference (0-255) of the 64x64 shrunk frame and photo
 print(f"uid {os.getuid()} groups {sorted(os.getgroups())}", flush=True)
 if what == "serial":
     from table.hardware.serial_bridge import SerialBridge
@@ -81,19 +93,45 @@ if what == "serial":
     finally:
         bridge.stop()
 elif what == "camera":
+    # argv: the device, the tray photo the camera shows, its label (faces, sorted).
+    import cv2
+    import numpy as np
+
     from table.dice.capture import open_source
+    from table.dice.reader import DiceReader
+
+    photo = cv2.imread(sys.argv[3], cv2.IMREAD_COLOR)
+    label = sys.argv[4]
+
+    def small(image):
+        return cv2.resize(image, (64, 64), interpolation=cv2.INTER_AREA).astype(np.int16)
 
     source = open_source(path)
     try:
-        frame = None
-        for _ in range(10):  # the first reads of a V4L2 device may come back empty
-            frame = source.grab()
-            if frame is not None:
+        # The first frames are vivid's own pattern until the feeder has followed the
+        # format this capture set: grab until one is the photo, or give up.
+        started = time.monotonic()
+        grabs, best, frame = 0, None, None
+        while time.monotonic() - started < 240:
+            got = source.grab()
+            grabs += 1
+            if got is None:
+                continue
+            difference = float(np.abs(small(got) - small(photo)).mean())
+            if best is None or difference < best:
+                best = difference
+            if difference <= PHOTO_BOUND:
+                frame = got
                 break
         if frame is None:
-            sys.exit(f"the camera {path} opened but gave no frame")
-        print(f"frame {frame.shape[1]}x{frame.shape[0]} {frame.dtype}, mean {frame.mean():.1f}, "
-              f"{len(set(map(tuple, frame[::16, ::16].reshape(-1, 3).tolist())))} colours", flush=True)
+            sys.exit(f"the camera {path} never showed the tray photo in {grabs} grabs: the closest frame "
+                     f"differs by {best} on average (at most {PHOTO_BOUND} is the photo)")
+        seconds = time.monotonic() - started
+        dice = DiceReader().read(cv2.resize(frame, (photo.shape[1], photo.shape[0]), interpolation=cv2.INTER_AREA))
+        read = ",".join(str(f) for f in sorted(d.face for d in dice)) or "no dice"
+        print(f"frame {frame.shape[1]}x{frame.shape[0]} {frame.dtype} after {grabs} grabs ({seconds:.0f} s): "
+              f"the tray photo, mean difference {best:.1f} (at most {PHOTO_BOUND}); "
+              f"dice read {read}, the photo's label {label}", flush=True)
     finally:
         source.close()
 elif what == "i2c":
@@ -113,6 +151,182 @@ elif what == "i2c":
         os.close(fd)
 else:
     sys.exit(f"unknown device kind {what}")
+'''
+
+FEED_PHOTO = '''\
+"""Boot test copy only, run as root beside the sandbox: makes vivid's capture show a
+picture through its video loopback. The capture's HDMI input is connected to the
+HDMI output, and the picture, in the capture's current format (the reader sets its
+own), is queued on the output over and over; when the capture's format changes the
+output follows. argv: capture node, output node, picture, seconds to run."""
+import fcntl
+import mmap
+import os
+import struct
+import sys
+import time
+
+import cv2
+import numpy as np
+
+# ioctl numbers of <linux/videodev2.h> on a 64-bit kernel, the structs packed by hand.
+G_FMT, S_FMT, QUERYCTRL, QUERYMENU, S_CTRL = 0xC0D05604, 0xC0D05605, 0xC0445624, 0xC02C5625, 0xC008561C
+REQBUFS, QUERYBUF, QBUF, DQBUF = 0xC0145608, 0xC0585609, 0xC058560F, 0xC0585611
+STREAMON, STREAMOFF = 0x40045612, 0x40045613
+CAPTURE, OUTPUT, MMAP, NEXT_CTRL, MENU = 1, 2, 1, 0x80000000, 3
+BGR24, RGB24, YUYV = 0x33524742, 0x33424752, 0x56595559
+
+capture_path, output_path, picture, seconds = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
+
+
+def fourcc(value):
+    return value.to_bytes(4, "little").decode(errors="replace")
+
+
+def get_format(fd, kind):
+    buf = bytearray(208)
+    struct.pack_into("I", buf, 0, kind)
+    fcntl.ioctl(fd, G_FMT, buf)
+    return struct.unpack_from("6I", buf, 8)  # width, height, fourcc, field, bytes per line, size
+
+
+def set_format(fd, kind, width, height, pixels, field):
+    buf = bytearray(208)
+    struct.pack_into("I", buf, 0, kind)
+    struct.pack_into("4I", buf, 8, width, height, pixels, field)
+    fcntl.ioctl(fd, S_FMT, buf)
+    return struct.unpack_from("6I", buf, 8)
+
+
+def controls(fd):
+    found, wanted = {}, NEXT_CTRL
+    while True:
+        buf = bytearray(68)
+        struct.pack_into("I", buf, 0, wanted)
+        try:
+            fcntl.ioctl(fd, QUERYCTRL, buf)
+        except OSError:
+            return found
+        ident, kind = struct.unpack_from("2I", buf, 0)
+        low, high = struct.unpack_from("2i", buf, 40)
+        found[bytes(buf[8:40]).split(b"\\0")[0].decode()] = (ident, kind, low, high)
+        wanted = ident | NEXT_CTRL
+
+
+def menu_item(fd, ident, low, high, name):
+    for index in range(low, high + 1):
+        buf = bytearray(44)
+        struct.pack_into("2I", buf, 0, ident, index)
+        try:
+            fcntl.ioctl(fd, QUERYMENU, buf)
+        except OSError:
+            continue
+        if name(bytes(buf[8:40]).split(b"\\0")[0].decode()):
+            return index
+    return None
+
+
+def set_control(fd, ident, value):
+    fcntl.ioctl(fd, S_CTRL, bytearray(struct.pack("Ii", ident, value)))
+
+
+def frame_bytes(image, width, height, pixels, stride):
+    shown = cv2.resize(image, (width, height), interpolation=cv2.INTER_AREA)
+    if pixels == BGR24:
+        rows = shown.reshape(height, width * 3)
+    elif pixels == RGB24:
+        rows = shown[:, :, ::-1].reshape(height, width * 3)
+    elif pixels == YUYV:
+        yuv = cv2.cvtColor(shown, cv2.COLOR_BGR2YUV)
+        packed = np.empty((height, width, 2), np.uint8)
+        packed[:, :, 0] = yuv[:, :, 0]
+        packed[:, 0::2, 1] = yuv[:, 0::2, 1]
+        packed[:, 1::2, 1] = yuv[:, 1::2, 2]
+        rows = packed.reshape(height, width * 2)
+    else:
+        sys.exit(f"feeder: the capture asks for {fourcc(pixels)}, which the feeder cannot make")
+    if stride > rows.shape[1]:
+        rows = np.pad(rows, ((0, 0), (0, stride - rows.shape[1])))
+    return np.ascontiguousarray(rows).tobytes()
+
+
+def v4l2_buffer(index, used=0, field=0):
+    buf = bytearray(88)
+    struct.pack_into("5I", buf, 0, index, OUTPUT, used, 0, field)
+    struct.pack_into("I", buf, 60, MMAP)
+    return buf
+
+
+image = cv2.imread(picture, cv2.IMREAD_COLOR)
+if image is None:
+    sys.exit(f"feeder: {picture} is not a picture")
+capture = os.open(capture_path, os.O_RDWR)
+found = controls(capture)
+said = []
+# The text vivid writes over its frames, and cropping, composing and scaling on both
+# sides: off, before the reader opens. The loop then copies the output's frames as they
+# are, at the input's and output's size (their HDMI timings, 1280x720): whatever size
+# a reader asks for, it gets that one, as from an HDMI input without a scaler.
+shown_at = os.open(output_path, os.O_RDWR)
+for fd, name, value in ((capture, "OSD Text Mode", "None"), (capture, "Enable Capture Cropping", 0),
+                        (capture, "Enable Capture Composing", 0), (capture, "Enable Capture Scaler", 0),
+                        (shown_at, "Enable Output Cropping", 0), (shown_at, "Enable Output Composing", 0),
+                        (shown_at, "Enable Output Scaler", 0)):
+    ident, kind, low, high = (found if fd == capture else controls(fd)).get(name, (None, 0, 0, 0))
+    if ident is not None:
+        if kind == MENU:
+            value = menu_item(fd, ident, low, high, lambda item, v=value: item == v)
+        set_control(fd, ident, value)
+        said.append(f"{name} {value}")
+os.close(shown_at)
+# Older kernels have one "Loop Video" switch; newer ones a menu of what each input is
+# connected to (the test pattern, nothing, an output).
+loop = [n for n in found if n == "Loop Video" or n.endswith("Is Connected To")]
+if not loop:
+    sys.exit(f"feeder: vivid has no loopback control on {capture_path}: {sorted(found)}")
+ident, kind, low, high = found[loop[0]]
+value = 1 if kind != MENU else menu_item(capture, ident, low, high, lambda item: item.startswith("Output"))
+if value is None:
+    sys.exit(f"feeder: {loop[0]!r} offers no output to connect to")
+set_control(capture, ident, value)
+said.append(f"{loop[0]!r} {value}")
+print("controls: " + ", ".join(said), flush=True)
+
+output, maps, current, data, shown = None, [], None, b"", 0
+deadline = time.monotonic() + seconds
+while time.monotonic() < deadline:
+    width, height, pixels, field = get_format(capture, CAPTURE)[:4]
+    if (width, height, pixels, field) != current:
+        if output is not None:
+            fcntl.ioctl(output, STREAMOFF, struct.pack("I", OUTPUT))
+            for m in maps:
+                m.close()
+            maps = []
+            os.close(output)
+        output = os.open(output_path, os.O_RDWR)
+        ow, oh, op, of, stride, size = set_format(output, OUTPUT, width, height, pixels, field)
+        if (ow, oh, op, of) != (width, height, pixels, field):
+            sys.exit(f"feeder: the output took {ow}x{oh} {fourcc(op)} field {of} for the capture's "
+                     f"{width}x{height} {fourcc(pixels)} field {field}")
+        data = frame_bytes(image, width, height, pixels, stride)
+        buf = bytearray(struct.pack("4IB3x", 3, OUTPUT, MMAP, 0, 0))
+        fcntl.ioctl(output, REQBUFS, buf)
+        for index in range(struct.unpack_from("I", buf, 0)[0]):
+            info = v4l2_buffer(index)
+            fcntl.ioctl(output, QUERYBUF, info)
+            m = mmap.mmap(output, struct.unpack_from("I", info, 72)[0], offset=struct.unpack_from("I", info, 64)[0])
+            m[: len(data)] = data
+            maps.append(m)
+            fcntl.ioctl(output, QBUF, v4l2_buffer(index, len(data), field))
+        fcntl.ioctl(output, STREAMON, struct.pack("I", OUTPUT))
+        current = (width, height, pixels, field)
+        print(f"showing {width}x{height} {fourcc(pixels)} field {field} ({size} bytes a frame)", flush=True)
+    # Each buffer the output hands back goes in again: the queue is never empty.
+    info = v4l2_buffer(0)
+    fcntl.ioctl(output, DQBUF, info)
+    fcntl.ioctl(output, QBUF, v4l2_buffer(struct.unpack_from("I", info, 0)[0], len(data), current[3]))
+    shown += 1
+print(f"{shown} frames shown", flush=True)
 '''
 
 # The [Service] settings of table.service that make its sandbox (who, which devices,
@@ -166,7 +380,8 @@ class RaspiVM(KioskVM):
 
 def raspi_copy(boot_dir: Path, work: Path) -> str:
     """Readies :func:`target.card.boot_copy`'s copy in ``boot_dir`` for ``raspi3b``: the
-    Pi 3's device tree and the test's sandbox script from the card, and the disk grown to
+    Pi 3's device tree from the card, the test's sandbox script, photo feeder and tray
+    photo written into it, and the disk grown to
     the next power of two (QEMU's SD card model takes no other size; the partitions
     stay as they are). Returns what it did, in words."""
     img = boot_dir / "disk.img"
@@ -211,17 +426,33 @@ def raspi_copy(boot_dir: Path, work: Path) -> str:
     power = 1 << (size - 1).bit_length()
     if power != size:
         os.truncate(img, power)  # a raw image grows as a sparse file: what qemu-img resize does
-    script = work / "open_device.py"
-    script.write_text(OPEN_DEVICE)
-    script.chmod(0o644)
-    commands = work / "debugfs-script"
     folder = str(Path(SANDBOX_SCRIPT).parent)
-    commands.write_text(f"mkdir {folder}\nwrite {script} {SANDBOX_SCRIPT}\n")
+    lines = [f"mkdir {folder}"]
+    for name, target, content in (("open_device.py", SANDBOX_SCRIPT, OPEN_DEVICE.encode()),
+                                  ("feed_photo.py", FEEDER_SCRIPT, FEED_PHOTO.encode()),
+                                  ("tray.jpg", PHOTO_IN_CARD, TRAY_PHOTO.read_bytes())):
+        local = work / name
+        local.write_bytes(content)
+        local.chmod(0o644)  # debugfs gives the file this mode: the sandbox's user reads it
+        lines.append(f"write {local} {target}")
+    commands = work / "debugfs-script"
+    commands.write_text("\n".join(lines) + "\n")
     run("debugfs", "-w", "-f", commands, ext4(img))
-    if "Inode:" not in run("debugfs", "-R", f"stat {SANDBOX_SCRIPT}", ext4(img), check=False):
-        raise BootCheckFailed(f"debugfs did not write {SANDBOX_SCRIPT} into the copy of the card")
+    for target in (SANDBOX_SCRIPT, FEEDER_SCRIPT, PHOTO_IN_CARD):
+        if "Inode:" not in run("debugfs", "-R", f"stat {target}", ext4(img), check=False):
+            raise BootCheckFailed(f"debugfs did not write {target} into the copy of the card")
     return (f"{DEVICE_TREE} ({model}) from {where}; the image grown from {size // 2**20} to "
             f"{power // 2**20} MiB for the SD model; {leds}")
+
+
+def tray_label(photo: Path = TRAY_PHOTO) -> str:
+    """The faces of the dice in ``photo`` by its folder's ``labels.csv``, as numbers in
+    ascending order joined by commas (how the camera step prints what it read)."""
+    with (photo.parent / "labels.csv").open(newline="") as table:
+        faces = [FACE_WORDS[row["face"]] for row in csv.DictReader(table) if row["filename"] == photo.name]
+    if not faces:
+        raise BootCheckFailed(f"{photo.parent / 'labels.csv'} has no dice for {photo.name}")
+    return ",".join(str(face) for face in sorted(faces))
 
 
 def sandbox_settings(unit_text: str) -> list[str]:
