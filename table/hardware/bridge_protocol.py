@@ -290,9 +290,9 @@ class Sequencer:
     or a replay and is refused. A state line saying that the missing lines are no
     longer kept (its ``oldest``) gives them up: they are counted in :attr:`lost` and
     the lines after them are taken. A ``HELLO`` of a new boot (or the first one)
-    starts afresh; one of the same boot further on than expected (the answer to the
-    table's ``HELLO?``) gives up what is missing before it; a HELLO of a boot that has
-    been replaced by another is a replay, and refused.
+    starts afresh; one of the same boot (the answer to the table's ``HELLO?``) is taken
+    in order like any other line; a HELLO of a boot that has been replaced by another
+    is a replay, and refused.
     """
 
     def __init__(self, window: int = 256) -> None:
@@ -327,6 +327,14 @@ class Sequencer:
             prev = a + 1
         return out
 
+    def foreign(self, seq: int) -> bool:
+        """Whether ``seq`` is far from every number this boot could be sending now (more
+        than ``window`` ahead or behind): a line of another boot, or replayed from long ago."""
+        if self.expected is None:
+            return False
+        ahead = self._ahead(seq)
+        return self.window <= ahead <= SEQ_PERIOD - self.window
+
     def _ahead(self, seq: int) -> int:
         assert self.expected is not None
         return (seq - self.expected) % SEQ_PERIOD
@@ -358,9 +366,6 @@ class Sequencer:
         ahead = self._ahead(seq)
         if ahead >= SEQ_PERIOD // 2 or seq in self.pending:
             return [], "replayed"
-        if report.verb == "HELLO" and ahead:
-            self.pending[seq] = report
-            return self._skip_to(seq), None
         if ahead >= self.window:
             return [], "out_of_window"
         self.pending[seq] = report

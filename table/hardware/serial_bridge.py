@@ -32,6 +32,7 @@ port however slow the bridge is. Nothing here raises into the table loop after
 
 from __future__ import annotations
 
+import collections
 import logging
 import os
 import re
@@ -84,6 +85,8 @@ HELLO_RETRY = 1.0  # seconds without a HELLO before the table asks again, also i
 RESEND_EVERY = 0.05  # seconds before a missing line is asked for again
 MAX_ASKED = 16  # runs of missing lines asked for in one go
 RESYNC_AFTER = 16  # lines refused in a row (numbers that do not fit) before the table asks HELLO? again
+OFFSET_WINDOW = 10.0  # seconds of lines that came on time the clock mapping looks back on
+RESYNC_EVERY = 0.25  # seconds between two such HELLO? (a heartbeat)
 ERROR_LOG_EVERY = 10.0  # seconds between two log lines of the same bridge error (the rest counted)
 
 
@@ -165,6 +168,9 @@ class SerialBridge(Stations):
         self._provisional = False  # the clock mapping was estimated from a late line
         self._polled = float("-inf")  # the table time the core was last polled at
         self._acted_boot: int | None = None  # the boot of the last HELLO acted on
+        # (arrival, arrival - bridge clock) of lines that came on time, for the clock mapping:
+        # the smallest delay of the last OFFSET_WINDOW seconds first
+        self._delays: collections.deque[tuple[float, float]] = collections.deque()
         self.presses_recovered = 0
         self.presses_unrecovered = 0
         self.long_pushes_refused = 0
@@ -438,16 +444,24 @@ class SerialBridge(Stations):
             if refused is not None:
                 self._count("old_protocol" if refused == "before_hello" and self.protocol_mismatch else refused)
                 self._refused_run += 1
-                if self._refused_run >= RESYNC_AFTER and self.protocol_mismatch is None:
+                # a state line of another numbering: most likely the bridge was reset and its
+                # HELLO lost - asked at once, its lines are still kept when the answer comes
+                foreign = report.verb == "T" and self._sequencer.foreign(report.seq)  # type: ignore[arg-type]
+                if (foreign or self._refused_run >= RESYNC_AFTER) and self.protocol_mismatch is None:
                     self._resync()
             else:
                 self._refused_run = 0
             if self._sequencer.lost != lost:
                 self._reconcile_next = True  # lines are gone: the next state line says what they did
+            # only a line taken as it arrived, the newest one, tells how late lines arrive (not
+            # one sent again: lines that came after it wait, or it fills a gap of its own)
+            self._on_time = ready == [report] and not self._sequencer.pending
             if report.verb == "HELLO" and refused is None and report.values[2] != self._acted_boot:
+                seq = self._sequencer  # (a reset's HELLO waits for the boot's first lines)
+                newest = self._on_time or (report.seq in seq.pending and max(seq.pending, key=seq._ahead) == report.seq)
+                on_time, self._on_time = self._on_time, newest
                 self._new_boot(report.values[2], report.values[3])
-            # only a line taken as it arrived tells how late lines arrive (not one sent again)
-            self._on_time = ready == [report]
+                self._on_time = on_time
             for item in ready:
                 self.lines_acted += 1
                 self._act(item)
@@ -457,13 +471,13 @@ class SerialBridge(Stations):
     def _new_boot(self, boot: int, us: int) -> None:
         """The first HELLO of a boot (or of a connection), as it arrives: the clock mapping
         starts from it - lines of the boot sent again later map by it - and the next
-        state line sets what the table believes."""
+        state line sets what the table believes. ``_on_time`` says whether it is the newest
+        line received."""
         self._acted_boot = boot
         self._ticks = TickMapper()
+        self._delays.clear()
         self._last_us = None
-        on_time, self._on_time = self._on_time, True
-        self._edge_time(us)
-        self._on_time = on_time
+        self._edge_time(us)  # (a HELLO sent again maps provisionally, until a line comes on time)
         self._reconcile_next = True
         self._presses_seen = [None] * self.stations
         self._switch = [(False, float("-inf"), False)] * self.stations
@@ -493,10 +507,10 @@ class SerialBridge(Stations):
         self._write(b"".join(encode("ST?", first, count) for first, count in holes))
 
     def _resync(self) -> None:
-        """Line after line whose number does not fit (a reboot whose HELLO was lost): ask
-        who is there (its HELLO starts the numbering afresh)."""
+        """Lines whose numbers do not fit (a reset whose HELLO was lost): ask who is there,
+        at most once every RESYNC_EVERY (its HELLO starts the numbering afresh)."""
         now = self.clock()
-        if now - self._resync_asked_at >= HELLO_RETRY:
+        if now - self._resync_asked_at >= RESYNC_EVERY:
             self._resync_asked_at = now
             self._write(encode("HELLO?", PROTOCOL_VERSION))
 
@@ -647,8 +661,25 @@ class SerialBridge(Stations):
         with self._lock:
             now = self.clock()
             if self._last_us is not None and us < self._last_us - 1_000_000:
-                self._ticks = TickMapper()  # the bridge rebooted: its clock started again
+                # the bridge's clock started again (a new boot starts a new mapping when its
+                # HELLO arrives, _new_boot; this is for a bridge that kept its boot id)
+                self._ticks = TickMapper()
+                self._delays.clear()
             self._last_us = us
+            arrival = now
+            if self._on_time:
+                # The mapping follows the smallest delay of the lines that came on time in
+                # the last OFFSET_WINDOW seconds, never one line alone: a line that only
+                # looks on time (the first copy of a lost line, with nothing after it yet)
+                # must not move every later edge by its lateness.
+                delays = self._delays
+                d = now - us / 1e6
+                while delays and delays[-1][1] >= d:
+                    delays.pop()
+                delays.append((now, d))
+                while delays[0][0] < now - OFFSET_WINDOW:
+                    delays.popleft()
+                arrival = us / 1e6 + delays[0][1]
             # quiet for longer than edges of one race can arrive apart: safe to re-estimate;
             # and an estimate taken from a line that came late (sent again) is corrected by
             # the first line that comes on time, whatever is waiting
@@ -657,21 +688,21 @@ class SerialBridge(Stations):
             if self._ticks.offset is None or quiet:
                 self._provisional = not self._on_time
             self._last_edge = now
-            return self._ticks.to_table(us / 1e6, now, adjust=quiet)
+            return self._ticks.to_table(us / 1e6, arrival, adjust=quiet)
 
     # --- ordered delivery ---------------------------------------------------------------
 
     def pump(self, now: float | None = None) -> float | None:
         with self._lock:
             now = self.clock() if now is None else now
-            if self._sequencer.missing is not None:
-                # A line is missing: nothing is final until it has come (or is given up),
-                # so an input is never decided on without the edges before it.
-                return None
-            # Nor is anything decided later than the lines prove: the bridge's clock in the
-            # last line acted on says no edge before it is still on its way. (The bridge
-            # sends a state line soon after every burst of edges, and 4 a second anyway.)
-            limit = self._proof_t + self.timing.settle
+            # Nothing is decided later than the lines prove: lines are acted on in order, so
+            # the bridge's clock in the last line acted on says that no edge before it is
+            # still on its way - a line missing (asked for again) holds every decision
+            # after the line before it, never one before. (The bridge sends a state line
+            # 10 ms after every burst of edges, and 4 a second anyway.)
+            # (past the proof by the core's own margin - the settle window, longer while
+            # lines run late - which it waits in any case before it decides an input)
+            limit = self._proof_t + self.core.lateness_margin(now)
             now = max(self._polled, min(now, limit))
             self._polled = now
             wake: list[float] = []
