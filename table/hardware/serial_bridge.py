@@ -446,7 +446,7 @@ class SerialBridge(Stations):
                 self._refused_run += 1
                 # a state line of another numbering: most likely the bridge was reset and its
                 # HELLO lost - asked at once, its lines are still kept when the answer comes
-                foreign = report.verb == "T" and self._sequencer.foreign(report.seq)  # type: ignore[arg-type]
+                foreign = report.verb == "T" and self._sequencer.foreign(report.seq)
                 if (foreign or self._refused_run >= RESYNC_AFTER) and self.protocol_mismatch is None:
                     self._resync()
             else:

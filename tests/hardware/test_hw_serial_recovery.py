@@ -288,7 +288,8 @@ def check(rig: PtyRig, acts: list[Act]) -> None:
         for act, item in zip([a for a in want if a.kind == "press"], presses, strict=True):
             assert abs(item.t - (OFFSET + act.at_us / 1e6)) < 0.0015, (act, item)  # at its own time (its first edge)
             # and no later than the state line after it: within one heartbeat of the line reaching the table
-            assert delivered_at[id(item)] <= decided_by(rig, act, item), (act, item, delivered_at[id(item)], decided_by(rig, act, item))
+            due = decided_by(rig, act, item)
+            assert delivered_at[id(item)] <= due, (act, item, delivered_at[id(item)], due)
     assert diag["presses_unrecovered"] == 0
     # every line the Pico sent acted on once, or (rarely: all its copies lost around a reset)
     # given up and mended by the state line
