@@ -28,7 +28,8 @@ Bridge -> table (every line ends in its sequence number ``<n>``)::
     HELLO <protocol> <firmware> <stations> <boot> <us> <n>  who is there (on boot and on HELLO?)
     T <us> <oldest> {<button> <switch> <sector> <presses> <last_press_us>}... <n>
                                              state line: the heartbeat (4 per second), also
-                                             after HELLO and on ST?; one group per station
+                                             10 ms after every burst of edges, after HELLO
+                                             and on ST?; one group per station
     B <station> <level> <us> <n>             big button edge: level 1 = pressed
     S <station> <level> <us> <n>             knob switch edge
     R <station> <delta> <us> <n>             encoder steps (signed, clockwise +)
@@ -46,8 +47,8 @@ Table -> bridge::
 
 ``<us>`` is the bridge's own 64-bit microsecond clock since it booted. Edges are
 stamped by the bridge when they happen, so USB and Python latency do not change
-who was first. ``<n>`` counts the bridge's lines (modulo 2**30) from a random start
-per boot; ``<boot>`` is a random id of the boot. The table acts on lines in the
+who was first. ``<boot>`` is a random id of the boot and ``<n>`` counts the bridge's
+lines (modulo 2**30) from it. The table acts on lines in the
 order of their numbers: a missing number is asked for again, a number it has seen
 is refused (see :class:`Sequencer` and docs/serial-bridge.md, "Recovery").
 
