@@ -211,7 +211,7 @@ class FakeBridge:
             self.led_lines.append((int(msg.fields[0]), msg.fields[1]))
 
 
-def wait_for(condition: object, timeout: float = 5.0) -> bool:
+def wait_for(condition: object, timeout: float = 30.0) -> bool:
     """Poll ``condition()`` until it is true or ``timeout`` passes."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

@@ -196,7 +196,7 @@ def test_a_field_like_minus_minus_one_no_longer_drops_the_link(tmp_path: Path) -
         assert wait_for(lambda: bridge.hello is not None)
         now_us = int(time.monotonic() * 1e6)  # the fake bridge's clock runs with the real one
         fake.send_raw(encode("B", "--1", 1, now_us, 1) + fake.line("B", 1, 1, now_us))  # one write: one buffer
-        assert got.get(timeout=5).station == 1
+        assert got.get(timeout=30).station == 1
         diag = bridge.diagnostics()
         assert diag["disconnects"] == 0 and diag["connects"] == 1 and diag["malformed"] == {"bad_number": 1}
     finally:
@@ -349,9 +349,9 @@ def test_corrupted_lines_through_a_pty_never_drop_the_link(tmp_path: Path) -> No
         chunks, good = corrupted_stream(random.Random(77), 300, fake)
         for k in range(0, len(chunks), 50):
             fake.send_raw(b"".join(chunks[k:k + 50]), proof=False)
-        assert wait_for(lambda: bridge.bridge_errors >= good, timeout=30)
+        assert wait_for(lambda: bridge.bridge_errors >= good, timeout=120)
         fake.send("B", 2, 1, 10**13)  # still listening, nothing buffered lost
-        press = got.get(timeout=5)
+        press = got.get(timeout=30)
         assert (press.kind, press.station) == ("press", 2)
         diag = bridge.diagnostics()
         assert diag["connects"] == 1 and diag["disconnects"] == 0 and diag["connected"]
