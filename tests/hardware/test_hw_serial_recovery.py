@@ -99,6 +99,7 @@ class PtyRig:
         self.unheard: int | None = None  # lines sent before the HELLO the table first took
         self.boots = 0
         self.epochs: dict[int, int] = {}  # boot id -> the rig time it booted at
+        self.margins = [(0.0, T.settle)]  # (table time, the core's margin from then on)
         self.bridge = SerialBridge("pty", len(config), T, clock=lambda: self.table_now)
         self.got: list[tuple[float, StationInput]] = []
         self.bridge._sink = lambda item: self.got.append((self.table_now, item))
@@ -189,6 +190,9 @@ class PtyRig:
             os.write(self.master, piece)
             self.bridge.receive(read_exactly(self.port.port.read, self.port.port.fileno(), len(piece)))
         self.bridge.pump(self.table_now)
+        margin = self.bridge.core.lateness_margin(self.table_now)
+        if margin != self.margins[-1][1]:
+            self.margins.append((self.table_now, margin))
 
     def cable(self, data: bytes) -> bytes:
         noise, rng = self.noise, self.rng
@@ -272,7 +276,9 @@ def decided_by(rig: PtyRig, act: Act, item: StationInput) -> float:
     boot, epoch = max(((b, e) for b, e in rig.epochs.items() if e <= act.at_us), key=lambda be: be[1])
     need = act.at_us - epoch + int(T.tie_window * 1e6) + 1000  # (1 ms: the clock mapping's rounding)
     proved = next(at for at, b, us in rig.states if b == boot and us >= need)
-    margin = rig.bridge.core.lateness_margin(item.t)  # (the settle window, unless deliveries ran late)
+    # (the core's margin: the settle window, longer while lines ran late)
+    margin = max(m for k, (t, m) in enumerate(rig.margins)
+                 if k + 1 == len(rig.margins) or rig.margins[k + 1][0] > item.t)
     return max(proved, item.t + margin + T.tie_window) + STEP_US / 1e6  # (the core's own hold)
 
 
