@@ -20,6 +20,10 @@ HEARTBEAT_US = 250000
 SEQ_PERIOD = 1 << 30  # line numbers wrap here (small integers on the Pico: no allocation)
 COUNT_PERIOD = 1 << 16  # the press counters wrap here
 HISTORY = 128  # lines kept for sending again when the table misses one
+# A state line follows every burst of edges this soon: it tells the table that no
+# edge before it is still on its way (lost at the tail of a burst, say), so the table
+# can decide - and whichever line comes next shows a gap at once.
+PROOF_US = 10000
 MAX_RECORD = 8192  # a binary frame of up to about 2,600 pixels
 RING = 256  # edges the interrupts can queue between two main-loop passes
 
@@ -315,8 +319,10 @@ class Bridge:
     frame with ``show(rgb_bytes)`` and has ``n`` pixels. ``ring`` is the
     :class:`EdgeRing` the interrupts fill; ``levels`` are the input levels at boot
     (1 = line high = contact open), read after the interrupts were enabled.
-    ``boot`` identifies this boot and ``first_seq`` is the number of its first line
-    (both random on the Pico: a line kept from an earlier boot does not fit in).
+    ``boot`` identifies this boot (random on the Pico: a line kept from an earlier boot
+    does not fit in) and is also the number of its first line, which the table relies
+    on to ask for a new boot's first lines when its HELLO was lost; ``first_seq`` only
+    overrides that for tests of the numbering itself.
 
     Every line ends in its sequence number, and the last ``HISTORY`` lines are kept:
     the table asks for the ones it missed (``ST? <seq>``) and gets them again, as they
@@ -324,7 +330,7 @@ class Bridge:
     """
 
     def __init__(self, stations, write, ring, levels, first_raw, leds=None, strip=None, code="gray",
-                 boot=0, first_seq=0):
+                 boot=0, first_seq=None):
         self.write = write
         self.ring = ring
         self.leds = leds
@@ -348,9 +354,13 @@ class Bridge:
         self.frames = 0
         self.overflows_sent = 0
         self.state_wanted = True
+        self.proof_due = None  # when the state line after the latest edges is due
+        self.hello_wanted = False  # a HELLO? came: answered by the next pass
+        self.hello_note = None  # an error line to send right after that HELLO
         self.table_speaks = False  # a valid protocol-4 record arrived since boot
         self.boot = boot % SEQ_PERIOD
-        self.seq = first_seq % SEQ_PERIOD  # the number of the next line
+        # the number of the next line: a boot's lines count from its id
+        self.seq = self.boot if first_seq is None else first_seq % SEQ_PERIOD
         self.kept = 0  # lines in the history
         self.history = [""] * HISTORY
         self.resends = 0
@@ -385,7 +395,7 @@ class Bridge:
     # --- reports ------------------------------------------------------------------
 
     def hello(self):
-        self.send("HELLO", PROTOCOL, FIRMWARE, self.count, self.boot)
+        self.send("HELLO", PROTOCOL, FIRMWARE, self.count, self.boot, self.clock.us)
 
     def _slot_level(self, station, role):
         for k, (_, s, r) in enumerate(self.slots):
@@ -430,13 +440,24 @@ class Bridge:
         ring = self.ring
         head = ring.head[0]
         now = self.clock.extend(ticks_us())
+        if ring.tail != head and self.proof_due is None:
+            self.proof_due = now + PROOF_US
         while ring.tail != head:
             k = ring.tail
             self._edge(ring.slot[k], ring.flags[k], self.clock.stamp(ring.ticks[k]))
             ring.tail = (k + 1) % ring.size
+        if self.hello_wanted:
+            self.hello_wanted = False
+            self.hello()
+            if self.hello_note is not None:
+                self.send("E", self.hello_note)
+                self.hello_note = None
         if ring.head[1] != self.overflows_sent:
             self.overflows_sent = ring.head[1]
             self.send("E", "edge", "queue", "overflowed", self.overflows_sent)
+        if self.proof_due is not None and now >= self.proof_due:
+            self.proof_due = None
+            self.state_wanted = True
         if self.state_wanted or self.last_heartbeat is None or now - self.last_heartbeat >= HEARTBEAT_US:
             self.state_wanted = False
             self.last_heartbeat = now
@@ -518,10 +539,10 @@ class Bridge:
                 self._older_table(version)
                 return
             self.table_speaks = True
-            self.hello()
+            self.hello_wanted = True  # sent by the next pass, with the clock of then
             self.state_wanted = True
-            if version != PROTOCOL:
-                self.send("E", "the table speaks protocol %s and the I/O bridge %d" % (fields[0], PROTOCOL))
+            if version != PROTOCOL:  # said right after that HELLO
+                self.hello_note = "the table speaks protocol %s and the I/O bridge %d" % (fields[0], PROTOCOL)
         elif verb == "ST?" and len(fields) in (0, 2):
             # ST? <first> <count>: those lines again, then the state; ST? alone: the state
             self.table_speaks = True

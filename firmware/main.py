@@ -113,7 +113,7 @@ class UsbSerial:
 
 def random_30():
     """A random 30-bit number (the RP2040's ring oscillator feeds os.urandom): this
-    boot's id, and the number of its first line."""
+    boot's id, which is also the number of its first line."""
     try:
         import os
 
@@ -143,7 +143,7 @@ def build(io, strip=None, ticks_us=time.ticks_us):
     levels = [p.value() for p in pins]  # after the interrupts are on: nothing falls between
     bridge = Bridge(stations, io.write, ring, levels, ticks_us(),
                     ButtonLeds([s.get("led") for s in stations]), strip, getattr(config, "CODE", "gray"),
-                    boot=random_30(), first_seq=random_30())
+                    boot=random_30())
     bridge.pins = pins  # the pins must stay referenced for their interrupts to fire
     return bridge
 

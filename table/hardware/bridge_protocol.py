@@ -25,10 +25,11 @@ normally, so a cut never swallows the next record.
 
 Bridge -> table (every line ends in its sequence number ``<n>``)::
 
-    HELLO <protocol> <firmware> <stations> <boot> <n>   who is there (on boot and on HELLO?)
+    HELLO <protocol> <firmware> <stations> <boot> <us> <n>  who is there (on boot and on HELLO?)
     T <us> <oldest> {<button> <switch> <sector> <presses> <last_press_us>}... <n>
                                              state line: the heartbeat (4 per second), also
-                                             after HELLO and on ST?; one group per station
+                                             10 ms after every burst of edges, after HELLO
+                                             and on ST?; one group per station
     B <station> <level> <us> <n>             big button edge: level 1 = pressed
     S <station> <level> <us> <n>             knob switch edge
     R <station> <delta> <us> <n>             encoder steps (signed, clockwise +)
@@ -46,8 +47,8 @@ Table -> bridge::
 
 ``<us>`` is the bridge's own 64-bit microsecond clock since it booted. Edges are
 stamped by the bridge when they happen, so USB and Python latency do not change
-who was first. ``<n>`` counts the bridge's lines (modulo 2**30) from a random start
-per boot; ``<boot>`` is a random id of the boot. The table acts on lines in the
+who was first. ``<boot>`` is a random id of the boot and ``<n>`` counts the bridge's
+lines (modulo 2**30) from it. The table acts on lines in the
 order of their numbers: a missing number is asked for again, a number it has seen
 is refused (see :class:`Sequencer` and docs/serial-bridge.md, "Recovery").
 
@@ -211,7 +212,7 @@ def number(text: str, lo: int | None = None, hi: int | None = None) -> int:
 @dataclass(frozen=True)
 class Report:
     """One checked line from the bridge: ``verb``, its numbers in field order without
-    the sequence number (HELLO: protocol, stations, boot; its firmware name and E's
+    the sequence number (HELLO: protocol, stations, boot, clock; its firmware name and E's
     text are in ``text``), and ``seq``, the line's number (None: a protocol 3 HELLO,
     which has none)."""
 
@@ -239,7 +240,7 @@ def parse_report(line: bytes, stations: int) -> Report:
     f = msg.fields
     verb = msg.verb
     if verb == "HELLO":
-        if len(f) not in (3, 5):
+        if len(f) not in (3, 6):
             raise MalformedLine("bad_fields")
         if not _FIRMWARE.fullmatch(f[1]):
             raise MalformedLine("bad_name")
@@ -247,8 +248,8 @@ def parse_report(line: bytes, stations: int) -> Report:
         if len(f) == 3:
             if version == PROTOCOL_VERSION:
                 raise MalformedLine("bad_fields")
-            return Report(verb, (version, count, 0), f[1])
-        return Report(verb, (version, count, number(f[3], 0, SEQ_PERIOD - 1)), f[1], _seq(f[4]))
+            return Report(verb, (version, count, 0, 0), f[1])
+        return Report(verb, (version, count, number(f[3], 0, SEQ_PERIOD - 1), number(f[4], 0)), f[1], _seq(f[5]))
     if verb == "E":
         if len(f) < 2:
             raise MalformedLine("bad_fields")
@@ -290,8 +291,9 @@ class Sequencer:
     or a replay and is refused. A state line saying that the missing lines are no
     longer kept (its ``oldest``) gives them up: they are counted in :attr:`lost` and
     the lines after them are taken. A ``HELLO`` of a new boot (or the first one)
-    starts afresh; one of the same boot further on than expected (the answer to the
-    table's ``HELLO?``) gives up what is missing before it.
+    starts afresh; one of the same boot (the answer to the table's ``HELLO?``) is taken
+    in order like any other line; a HELLO of a boot that has been replaced by another
+    is a replay, and refused.
     """
 
     def __init__(self, window: int = 256) -> None:
@@ -301,17 +303,38 @@ class Sequencer:
         self.pending: dict[int, Report] = {}
         self.lost = 0  # numbers given up
         self.dropped = 0  # waiting lines thrown away when a new boot began
+        self.past_boots: list[int] = []  # a HELLO of one of these is a replay: refused
 
     def reset(self) -> None:
-        """A new connection: the next HELLO starts the numbering."""
+        """A new connection: the next HELLO starts the numbering (even of the same boot)."""
         self.dropped += len(self.pending)
-        self.boot = self.expected = None
+        self.expected = None
         self.pending = {}
 
     @property
     def missing(self) -> int | None:
         """The first number missing while later lines wait (None: no gap)."""
         return self.expected if self.pending else None
+
+    def holes(self) -> list[tuple[int, int]]:
+        """The runs of missing numbers before the last waiting line: (first, count)."""
+        if self.expected is None:
+            return []
+        out: list[tuple[int, int]] = []
+        prev = 0
+        for a in sorted(self._ahead(n) for n in self.pending):
+            if a > prev:
+                out.append(((self.expected + prev) % SEQ_PERIOD, a - prev))
+            prev = a + 1
+        return out
+
+    def foreign(self, seq: int) -> bool:
+        """Whether ``seq`` is far from every number this boot could be sending now (more
+        than ``window`` ahead or behind): a line of another boot, or replayed from long ago."""
+        if self.expected is None:
+            return False
+        ahead = self._ahead(seq)
+        return self.window <= ahead <= SEQ_PERIOD - self.window
 
     def _ahead(self, seq: int) -> int:
         assert self.expected is not None
@@ -323,26 +346,33 @@ class Sequencer:
         if seq is None:
             return [report], None  # an older bridge's HELLO: names the mismatch, nothing else
         if report.verb == "HELLO" and (report.values[2] != self.boot or self.expected is None):
+            boot = report.values[2]
+            if boot in self.past_boots:
+                return [], "replayed"
+            synced = self.expected is not None
+            if self.boot is not None and self.boot != boot:
+                self.past_boots = [*self.past_boots[-63:], self.boot]
             self.dropped += len(self.pending)
-            self.boot, self.expected, self.pending = report.values[2], (seq + 1) % SEQ_PERIOD, {}
+            self.boot, self.pending = boot, {}
+            if synced and seq != boot:
+                # a reset while connected whose first lines were lost (its own HELLO among
+                # them): its lines count from its id, so every one of them is asked for
+                self.expected = boot
+                self.pending[seq] = report
+                return self._drain(), None
+            self.expected = (seq + 1) % SEQ_PERIOD  # a new connection: from here on
             return [report], None
         if self.expected is None:
             return [], "before_hello"
         ahead = self._ahead(seq)
         if ahead >= SEQ_PERIOD // 2 or seq in self.pending:
             return [], "replayed"
-        if report.verb == "HELLO" and ahead:
-            self.pending[seq] = report
-            return self._skip_to(seq), None
         if ahead >= self.window:
             return [], "out_of_window"
         self.pending[seq] = report
-        out = self._drain()
-        if report.verb == "T" and self.pending:
-            oldest = report.values[1]
-            if 0 < self._ahead(oldest) <= self._ahead(seq):  # the missing lines are gone
-                out += self._skip_to(oldest)
-        return out, None
+        if report.verb == "T" and 0 < self._ahead(report.values[1]) <= ahead:
+            return self._skip_to(report.values[1]), None  # the missing lines are no longer kept
+        return self._drain(), None
 
     def _drain(self) -> list[Report]:
         out: list[Report] = []

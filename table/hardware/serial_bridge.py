@@ -32,8 +32,10 @@ port however slow the bridge is. Nothing here raises into the table loop after
 
 from __future__ import annotations
 
+import collections
 import logging
 import os
+import re
 import threading
 import time
 from collections.abc import Callable, Collection, Mapping, Sequence
@@ -81,6 +83,10 @@ MAX_PENDING = 16384  # a record longer than this without a newline is thrown awa
 ACK_TIMEOUT = 0.5  # seconds without an acknowledgement before a frame counts as lost
 HELLO_RETRY = 1.0  # seconds without a HELLO before the table asks again, also in protocol 2
 RESEND_EVERY = 0.05  # seconds before a missing line is asked for again
+MAX_ASKED = 16  # runs of missing lines asked for in one go
+RESYNC_AFTER = 16  # lines refused in a row (numbers that do not fit) before the table asks HELLO? again
+OFFSET_WINDOW = 10.0  # seconds of lines that came on time the clock mapping looks back on
+RESYNC_EVERY = 0.25  # seconds between two such HELLO? (a heartbeat)
 ERROR_LOG_EVERY = 10.0  # seconds between two log lines of the same bridge error (the rest counted)
 
 
@@ -143,16 +149,28 @@ class SerialBridge(Stations):
         self._absolute = [AbsoluteDecoder("gray", self.timing.absolute_stable) for _ in range(stations)]
         # protocol 4's recovery (docs/serial-bridge.md, "Recovery")
         self._sequencer = Sequencer()
-        self._asked_missing: tuple[int, int] | None = None  # (first, count) last asked for
+        self._asked_missing: list[tuple[int, int]] = []  # the runs of lines last asked for
         self._asked_missing_at = float("-inf")
         self._resync_asked_at = float("-inf")
         self._presses_seen: list[int | None] = [None] * stations  # button presses acted on, mod COUNT_PERIOD
         self._reconcile_next = True  # the next state line corrects the belief (a sync, or lines lost)
         self._proof_t = float("-inf")  # every line up to this table time has been acted on
         self._long_held: dict[int, StationInput] = {}  # long pushes waiting for the proof
+        # each knob switch as the lines say: (down, since, known from its own edge)
+        self._switch: list[tuple[bool, float, bool]] = [(False, float("-inf"), False)] * stations
+        self._long_given = [False] * stations  # the current push has made its long push
         self._extra: list[StationInput] = []  # inputs made here, delivered by the next pump
         self._error_log: dict[str, list[float]] = {}  # error pattern -> [logged at, not logged since]
         self.resend_requests = 0
+        self.lines_acted = 0
+        self._refused_run = 0
+        self._on_time = True
+        self._provisional = False  # the clock mapping was estimated from a late line
+        self._polled = float("-inf")  # the table time the core was last polled at
+        self._acted_boot: int | None = None  # the boot of the last HELLO acted on
+        # (arrival, arrival - bridge clock) of lines that came on time, for the clock mapping:
+        # the smallest delay of the last OFFSET_WINDOW seconds first
+        self._delays: collections.deque[tuple[float, float]] = collections.deque()
         self.presses_recovered = 0
         self.presses_unrecovered = 0
         self.long_pushes_refused = 0
@@ -219,6 +237,7 @@ class SerialBridge(Stations):
             ack_timeouts=self.ack_timeouts,
             state_reports=self.state_reports,
             bridge_errors=self.bridge_errors,
+            lines_acted=self.lines_acted,
             lines_lost=self._sequencer.lost,
             lines_waiting=len(self._sequencer.pending),
             resend_requests=self.resend_requests,
@@ -304,6 +323,7 @@ class SerialBridge(Stations):
         self.connects += 1
         with self._lock:
             self._dropped(self._sequencer.reset)
+            self._acted_boot = None
             self._reconcile_next = True
             self._long_held.clear()
         self._answered = False
@@ -423,13 +443,46 @@ class SerialBridge(Stations):
             ready, refused = self._dropped(lambda: self._sequencer.offer(report))
             if refused is not None:
                 self._count("old_protocol" if refused == "before_hello" and self.protocol_mismatch else refused)
-                if refused == "out_of_window":
+                self._refused_run += 1
+                # a state line of another numbering: most likely the bridge was reset and its
+                # HELLO lost - asked at once, its lines are still kept when the answer comes
+                foreign = report.verb == "T" and self._sequencer.foreign(report.seq)
+                if (foreign or self._refused_run >= RESYNC_AFTER) and self.protocol_mismatch is None:
                     self._resync()
+            else:
+                self._refused_run = 0
             if self._sequencer.lost != lost:
                 self._reconcile_next = True  # lines are gone: the next state line says what they did
+            # only a line taken as it arrived, the newest one, tells how late lines arrive (not
+            # one sent again: lines that came after it wait, or it fills a gap of its own)
+            self._on_time = ready == [report] and not self._sequencer.pending
+            if report.verb == "HELLO" and refused is None and report.values[2] != self._acted_boot:
+                seq = self._sequencer  # (a reset's HELLO waits for the boot's first lines)
+                newest = self._on_time or (report.seq in seq.pending and max(seq.pending, key=seq._ahead) == report.seq)
+                on_time, self._on_time = self._on_time, newest
+                self._new_boot(report.values[2], report.values[3])
+                self._on_time = on_time
             for item in ready:
+                self.lines_acted += 1
                 self._act(item)
+            self._on_time = True
             self._ask_missing()
+
+    def _new_boot(self, boot: int, us: int) -> None:
+        """The first HELLO of a boot (or of a connection), as it arrives: the clock mapping
+        starts from it - lines of the boot sent again later map by it - and the next
+        state line sets what the table believes. ``_on_time`` says whether it is the newest
+        line received."""
+        self._acted_boot = boot
+        self._ticks = TickMapper()
+        self._delays.clear()
+        self._last_us = None
+        self._edge_time(us)  # (a HELLO sent again maps provisionally, until a line comes on time)
+        self._reconcile_next = True
+        self._presses_seen = [None] * self.stations
+        self._switch = [(False, float("-inf"), False)] * self.stations
+        self._long_given = [False] * self.stations
+        self._long_held.clear()
 
     def _dropped(self, step: Callable[[], Any]) -> Any:
         """Run ``step`` on the sequencer, counting the waiting lines it throws away."""
@@ -440,24 +493,24 @@ class SerialBridge(Stations):
         return out
 
     def _ask_missing(self) -> None:
-        """Lines wait behind a missing one: ask the bridge for it (and those up to the
-        next one that came), at once, and again every RESEND_EVERY while it is missing."""
-        seq = self._sequencer
-        first = seq.missing
-        if first is None:
+        """Lines wait behind missing ones: ask the bridge for every run of missing lines
+        (one ``ST? <first> <count>`` each, in one write), at once, and again every
+        RESEND_EVERY while some are missing and lines keep coming."""
+        holes = self._sequencer.holes()[:MAX_ASKED]
+        if not holes:
             return
-        count = min(seq._ahead(n) for n in seq.pending)
         now = self.clock()
-        if (first, count) == self._asked_missing and now - self._asked_missing_at < RESEND_EVERY:
+        if holes == self._asked_missing and now - self._asked_missing_at < RESEND_EVERY:
             return
-        self._asked_missing, self._asked_missing_at = (first, count), now
+        self._asked_missing, self._asked_missing_at = holes, now
         self.resend_requests += 1
-        self._write(encode("ST?", first, count))
+        self._write(b"".join(encode("ST?", first, count) for first, count in holes))
 
     def _resync(self) -> None:
-        """Numbers far off what is expected: ask who is there (its HELLO starts afresh)."""
+        """Lines whose numbers do not fit (a reset whose HELLO was lost): ask who is there,
+        at most once every RESYNC_EVERY (its HELLO starts the numbering afresh)."""
         now = self.clock()
-        if now - self._resync_asked_at >= HELLO_RETRY:
+        if now - self._resync_asked_at >= RESYNC_EVERY:
             self._resync_asked_at = now
             self._write(encode("HELLO?", PROTOCOL_VERSION))
 
@@ -490,12 +543,6 @@ class SerialBridge(Stations):
             self._frame_acked(v[0])
             return
         if verb == "HELLO":
-            with self._lock:
-                self._ticks = TickMapper()  # a boot or our HELLO?: a fresh clock mapping
-                self._last_us = None
-                self._reconcile_next = True
-                self._presses_seen = [None] * self.stations
-                self._long_held.clear()
             self._answered = True
             self._hello(v[0], report.text, v[1])
             return
@@ -512,12 +559,15 @@ class SerialBridge(Stations):
             if verb == "B":
                 if level and self._presses_seen[station] is not None:
                     self._presses_seen[station] = (self._presses_seen[station] + 1) % COUNT_PERIOD  # type: ignore[operator]
-                self.core.button_edge(station, bool(level), t, self._last_edge)
+                self.core.button_edge(station, bool(level), t, self._arrival())
             elif verb == "S":
                 held = self._long_held.get(station)
                 if not level and held is not None and t < held.t:
                     self._refuse_long_push(station, t)  # released before it became long
-                self.core.knob_switch_edge(station, bool(level), t, self._last_edge)
+                self._switch[station] = (bool(level), t, True)
+                if level:
+                    self._long_given[station] = False
+                self.core.knob_switch_edge(station, bool(level), t, self._arrival())
             elif verb == "R":
                 self.core.turn_delta(station, level, t)
             else:
@@ -525,10 +575,16 @@ class SerialBridge(Stations):
             self._proven(t)
             self._wake.notify()
 
+    def _arrival(self) -> float | None:
+        """When the line being acted on arrived, for measuring late delivery; None for a
+        line sent again or held behind a missing one (late on purpose, not by the
+        machine: no input was decided on meanwhile)."""
+        return self._last_edge if self._on_time else None
+
     def _bridge_error(self, text: str) -> None:
         """Log a bridge's error line; the same error again within ERROR_LOG_EVERY is only
         counted, and said with the next one logged (a flood is one line, then a count)."""
-        key = "".join("#" if ch.isdigit() else ch for ch in text)
+        key = re.sub(r"[0-9]+", "#", text)  # "overflowed 17" and "overflowed 1234" are one error
         if key not in self._error_log and len(self._error_log) >= 64:
             key = "*"  # many different errors: limited together
         now = self.clock()
@@ -550,11 +606,13 @@ class SerialBridge(Stations):
             t = self._edge_time(v[0])
             self.state_reports += 1
             fix = self._reconcile_next
-            for i in range(min(self.stations, (len(v) - 2) // STATE_FIELDS)):
+            for i in range(min(self.stations, len(self._switch), (len(v) - 2) // STATE_FIELDS)):
                 button, switch, sector, presses, last = v[2 + STATE_FIELDS * i:2 + STATE_FIELDS * (i + 1)]
                 seen = self._presses_seen[i]
                 if fix or seen != presses:
                     self._correct(i, bool(button), bool(switch), sector, presses, last, t)
+                if bool(switch) != self._switch[i][0]:
+                    self._switch[i] = (bool(switch), t, False)  # its edge was lost: only "by now" is known
             self._reconcile_next = False
             self._proven(t)
             self._wake.notify()
@@ -573,11 +631,14 @@ class SerialBridge(Stations):
             self.presses_unrecovered += missed - 1
             log.info("station %d: %d press(es) whose lines were lost, the last one recovered", station, missed)
         self._presses_seen[station] = presses
+        released = self._switch[station][0] and not switch  # its release line is gone
         self.core.reconcile(station, button, switch, t)
         if sector >= 0:
             self._absolute[station].update_sector(sector, t)
         if not switch and station in self._long_held:
             self._refuse_long_push(station, t)
+        elif released and not self._long_given[station]:
+            self._extra.append(StationInput(PUSH, station, t))  # the push, without its release line
 
     def _refuse_long_push(self, station: int, t: float) -> None:
         """A long push whose switch turned out to be released before its time: a push."""
@@ -600,18 +661,50 @@ class SerialBridge(Stations):
         with self._lock:
             now = self.clock()
             if self._last_us is not None and us < self._last_us - 1_000_000:
-                self._ticks = TickMapper()  # the bridge rebooted: its clock started again
+                # the bridge's clock started again (a new boot starts a new mapping when its
+                # HELLO arrives, _new_boot; this is for a bridge that kept its boot id)
+                self._ticks = TickMapper()
+                self._delays.clear()
             self._last_us = us
-            # quiet for longer than edges of one race can arrive apart: safe to re-estimate
-            quiet = self.core.quiet and now - self._last_edge > self.timing.hold + self.core.lateness_margin(now)
+            arrival = now
+            if self._on_time:
+                # The mapping follows the smallest delay of the lines that came on time in
+                # the last OFFSET_WINDOW seconds, never one line alone: a line that only
+                # looks on time (the first copy of a lost line, with nothing after it yet)
+                # must not move every later edge by its lateness.
+                delays = self._delays
+                d = now - us / 1e6
+                while delays and delays[-1][1] >= d:
+                    delays.pop()
+                delays.append((now, d))
+                while delays[0][0] < now - OFFSET_WINDOW:
+                    delays.popleft()
+                arrival = us / 1e6 + delays[0][1]
+            # quiet for longer than edges of one race can arrive apart: safe to re-estimate;
+            # and an estimate taken from a line that came late (sent again) is corrected by
+            # the first line that comes on time, whatever is waiting
+            quiet = self._on_time and (self._provisional or (
+                self.core.quiet and now - self._last_edge > self.timing.hold + self.core.lateness_margin(now)))
+            if self._ticks.offset is None or quiet:
+                self._provisional = not self._on_time
             self._last_edge = now
-            return self._ticks.to_table(us / 1e6, now, adjust=quiet)
+            return self._ticks.to_table(us / 1e6, arrival, adjust=quiet)
 
     # --- ordered delivery ---------------------------------------------------------------
 
     def pump(self, now: float | None = None) -> float | None:
         with self._lock:
             now = self.clock() if now is None else now
+            # Nothing is decided later than the lines prove: lines are acted on in order, so
+            # the bridge's clock in the last line acted on says that no edge before it is
+            # still on its way - a line missing (asked for again) holds every decision
+            # after the line before it, never one before. (The bridge sends a state line
+            # 10 ms after every burst of edges, and 4 a second anyway.)
+            # (past the proof by the core's own margin - the settle window, longer while
+            # lines run late - which it waits in any case before it decides an input)
+            limit = self._proof_t + self.core.lateness_margin(now)
+            now = max(self._polled, min(now, limit))
+            self._polled = now
             wake: list[float] = []
             for i, decoder in enumerate(self._absolute):
                 got = decoder.poll(now)
@@ -622,19 +715,30 @@ class SerialBridge(Stations):
                     wake.append(w)
             out = []
             for item in self.core.poll(now):
-                if item.kind == LONG_PUSH and (self._reconcile_next or item.t > self._proof_t):
-                    self._long_held[item.station] = item  # only once the lines prove it held
-                else:
-                    out.append(item)
+                if item.kind == LONG_PUSH:
+                    down, since, exact = self._switch[item.station]
+                    if not down and not (exact and since >= item.t):  # released before its time
+                        self.long_pushes_refused += 1
+                        out.append(StationInput(PUSH, item.station, max(since, item.t)))
+                        continue
+                    if self._reconcile_next or item.t > self._proof_t:
+                        self._long_held[item.station] = item  # only once the lines prove it held
+                        continue
+                out.append(item)
             if self._extra:
                 out += self._extra
                 self._extra = []
                 out.sort(key=lambda item: item.t)
+            for item in out:
+                if item.kind == LONG_PUSH:
+                    self._long_given[item.station] = True
             sink = self._sink
             nxt = self.core.next_wakeup()
             if nxt is not None:
                 wake.append(nxt)
             nxt = min(wake) if wake else None
+            if nxt is not None and nxt > limit:
+                nxt = None  # not before the next line proves it (each line wakes the pump)
         if sink is not None:
             for item in out:
                 try:

@@ -40,7 +40,7 @@ from table.hardware.bridge_protocol import (
 
 class FakeBridge:
     def __init__(self, link: Path, stations: int = 4, firmware: str = "fake-1.0",
-                 protocol: int = PROTOCOL_VERSION, ack: bool = True, boot: int = 7, first_seq: int = 1000) -> None:
+                 protocol: int = PROTOCOL_VERSION, ack: bool = True, boot: int = 1000) -> None:
         """``protocol`` 2: an old bridge, with protocol 2's XOR checksums both ways."""
         self.link = link
         self.stations = stations
@@ -56,11 +56,12 @@ class FakeBridge:
         self.held: dict[int, tuple[int, int]] = {}  # station -> (button, switch) for the state report
         self.bad_frames = 0
         self.boot = boot
-        self.seq = first_seq
+        self.seq = boot  # a boot's lines count from its id
         self.history: dict[int, bytes] = {}
         self.presses = [0] * stations
         self.last_press = [0] * stations
         self.resend_requests: list[tuple[int, int]] = []
+        self.latest_us = self.proved_us = 0  # the latest edge's clock, and the latest proven
         self._send_lock = threading.Lock()  # the reader thread answers while a test sends
         self._master = -1
         self._slave = -1
@@ -98,7 +99,13 @@ class FakeBridge:
 
     # --- talking -----------------------------------------------------------------------
 
-    def send_raw(self, data: bytes) -> None:
+    def send_raw(self, data: bytes, proof: bool = True) -> None:
+        """Write ``data``; after edge lines (protocol 4) a state line follows, 20 ms after
+        the latest edge on the fake's clock, as the firmware sends one after every burst:
+        it tells the table that nothing before it is missing."""
+        if proof and self.protocol >= 4 and self.latest_us > self.proved_us:
+            self.proved_us = self.latest_us
+            data += self.state_line(self.latest_us + 20_000)
         view = memoryview(data)
         while view:
             try:
@@ -113,10 +120,15 @@ class FakeBridge:
         if self.protocol < 4:
             return (encode if self.protocol == 3 else encode_old)(verb, *fields)
         with self._send_lock:
-            if verb == "B" and fields[1] == 1:
-                station = int(fields[0])  # type: ignore[call-overload]
-                self.presses[station] = (self.presses[station] + 1) % COUNT_PERIOD
-                self.last_press[station] = int(fields[2])  # type: ignore[call-overload]
+            if verb in ("B", "S", "R", "A"):
+                station, level, us = (int(f) for f in fields)  # type: ignore[call-overload]
+                self.latest_us = max(self.latest_us, us)
+                if verb in ("B", "S"):  # the state line follows the edges sent
+                    button, switch = self.held.get(station, (0, 0))
+                    self.held[station] = (level, switch) if verb == "B" else (button, level)
+                if verb == "B" and level == 1:
+                    self.presses[station] = (self.presses[station] + 1) % COUNT_PERIOD
+                    self.last_press[station] = us
             data = encode(verb, *fields, self.seq)
             self.history[self.seq] = data
             self.history.pop(self.seq - 256, None)
@@ -130,7 +142,7 @@ class FakeBridge:
         if self.protocol < 4:
             self.send("HELLO", self.protocol, self.firmware, self.stations)
         else:
-            self.send("HELLO", self.protocol, self.firmware, self.stations, self.boot)
+            self.send("HELLO", self.protocol, self.firmware, self.stations, self.boot, int(time.monotonic() * 1e6))
 
     def state_line(self, us: int | None = None) -> bytes:
         """The state line (held buttons from ``held``), numbered, not yet sent."""
@@ -191,14 +203,15 @@ class FakeBridge:
             self.state_requests += 1
             first, count = int(msg.fields[0]), int(msg.fields[1])
             self.resend_requests.append((first, count))
-            self.send_raw(b"".join(self.history.get((first + k) % SEQ_PERIOD, b"") for k in range(count)))
+            self.send_raw(b"".join(self.history.get((first + k) % SEQ_PERIOD, b"") for k in range(count)),
+                          proof=False)
             self.state()
         elif msg.verb == "L":
             self.leds[int(msg.fields[0])] = msg.fields[1]
             self.led_lines.append((int(msg.fields[0]), msg.fields[1]))
 
 
-def wait_for(condition: object, timeout: float = 5.0) -> bool:
+def wait_for(condition: object, timeout: float = 30.0) -> bool:
     """Poll ``condition()`` until it is true or ``timeout`` passes."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

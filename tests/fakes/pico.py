@@ -265,8 +265,11 @@ class Rig:
         self._flush()
         if self.ring.head[0] != self.ring.tail or self.usb_in:
             self._want_pass(self.now + 1000)
-        else:  # idle: the next heartbeat (edges and bytes wake it earlier)
-            self._want_pass(max(self.now + 1000, self.fw.last_heartbeat + self.epoch + LOGIC.HEARTBEAT_US))
+        else:  # idle: the next heartbeat or state line after edges (edges and bytes wake it earlier)
+            due = self.fw.last_heartbeat + LOGIC.HEARTBEAT_US
+            if self.fw.proof_due is not None:
+                due = min(due, self.fw.proof_due)
+            self._want_pass(max(self.now + 1000, due + self.epoch))
 
     def _flush(self) -> None:
         if self.fw_out:

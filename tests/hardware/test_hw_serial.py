@@ -39,7 +39,7 @@ def rig(tmp_path: Path) -> Iterator[tuple[SerialBridge, FakeBridge, queue.Queue[
     fake.close()
 
 
-def take(got: queue.Queue[StationInput], n: int, timeout: float = 5.0) -> list[StationInput]:
+def take(got: queue.Queue[StationInput], n: int, timeout: float = 30.0) -> list[StationInput]:
     return [got.get(timeout=timeout) for _ in range(n)]
 
 
@@ -225,8 +225,8 @@ def test_hundred_thousand_random_and_malformed_lines_do_not_crash(
     before = bridge.lines
     batch = 2000
     for k in range(0, len(lines), batch):
-        fake.send_raw(b"".join(lines[k:k + batch]))
-    assert wait_for(lambda: bridge.lines - before >= 100_000, timeout=60)
+        fake.send_raw(b"".join(lines[k:k + batch]), proof=False)
+    assert wait_for(lambda: bridge.lines - before >= 100_000, timeout=300)
     diag = bridge.diagnostics()
     assert diag["malformed_total"] == bad  # every bad line counted, every good one taken
     assert bridge.lines - before == 100_000
@@ -309,8 +309,9 @@ def test_a_state_report_after_a_replug_corrects_held_buttons(rig: Rig) -> None:
     fake.unplug()
     assert wait_for(lambda: not bridge.connected.is_set())
     fake.held = {1: (1, 0)}  # ... released while the cable was out; station 1 pressed meanwhile
+    reports = bridge.diagnostics()["state_reports"]  # (the press was followed by one too)
     fake.replug()
-    assert wait_for(lambda: bridge.diagnostics()["state_reports"] >= 2)  # one state line per connect
+    assert wait_for(lambda: bridge.diagnostics()["state_reports"] > reports)  # one state line per connect
     assert set(bridge.diagnostics()["held"]) == {"1"}  # held, but nobody saw a press
     fake.send("B", 2, 1, int(time.monotonic() * 1e6))  # station 2's next press is a press
     (press,) = take(got, 1)
