@@ -312,7 +312,11 @@ class LobbyScreen(Screen):
 
     def __init__(self, control: TableControl, theme: Theme, stations: int,
                  game_options: dict[str, dict[str, JSONValue]] | None = None,
-                 pinned_language: frozenset[str] = frozenset(), names: Sequence[str] = ()) -> None:
+                 pinned_language: frozenset[str] = frozenset(), names: Sequence[str] = (),
+                 station_names: Sequence[str] = ()) -> None:
+        """``names``: the venue's players to choose from (``[table] names``);
+        ``station_names``: the name each station starts with, in station order
+        (``[table] station_names``, checked by the config check; a player may change it)."""
         self.control = control
         self.theme = theme
         self.stations = stations
@@ -323,7 +327,9 @@ class LobbyScreen(Screen):
         self.games = tuple(lobby_games())
         first = self.games[0]
         self.settings = LobbySettings(first, registry()[first].variants[0],
-                                      colours={s: s for s in range(stations)})
+                                      colours={s: s for s in range(stations)},
+                                      names={st: name.strip() for st, name in enumerate(station_names)
+                                             if st < stations and name_problem(name) is None})
         self.cursor = 0
         self.message = ""
         self.entries: dict[int, NameEntry] = {}

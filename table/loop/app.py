@@ -174,7 +174,7 @@ class Table:
         options = game_options if game_options is not None else {k: dict(v) for k, v in config.games.items()}
         pinned = frozenset(name for name, opts in config.games.items() if "language" in opts)
         self.lobby = LobbyScreen(self, self.theme, config.stations, options, pinned_language=pinned,
-                                 names=config.names)
+                                 names=config.names, station_names=config.station_names)
         self.screens.append(self.lobby)
 
     # -- TableControl -----------------------------------------------------------------

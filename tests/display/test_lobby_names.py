@@ -505,3 +505,20 @@ def test_the_lobby_words_a_plugin_games_title_in_its_own_catalogue() -> None:
         assert "Buzzerrennen" in shown and "Buzzer race" not in shown
     finally:
         set_language("en")
+
+
+def test_station_names_in_table_toml_are_the_names_the_stations_start_with() -> None:
+    """``[table] station_names``: each station starts with its own name (a player may
+    still change it); a station beyond the list starts unnamed."""
+    config = parse_config({"table": {"stations": 4, "station_names": ["Ada", "Ben"]}}, "table.toml")
+    clock = VirtualClock(10.0)
+    table = Table(config, clock, pygame.Surface((640, 360)), None, inputs=[ScriptedInputs()], attract=False)
+    lobby = table.lobby
+    assert lobby.settings.names == {0: "Ada", 1: "Ben"}
+    _spell(lobby, 1, "ZOE")
+    for station in (0, 1, 2):
+        lobby.handle(Action("press", 0.0, station))
+    _turn(lobby, 0, lobby._lines().index("start") - lobby.cursor)
+    _push(lobby, 0)
+    assert table.session is not None
+    assert table.session.setup.names == ("Ada", "ZOE", unnamed(2))
