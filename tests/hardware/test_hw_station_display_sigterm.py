@@ -3,11 +3,12 @@
 The real daemon (``table run``, through the console entry point's own function, see
 :mod:`fakes.i2c_daemon`) runs a scripted game on the I/O bridge's stations
 (:class:`fakes.bridge.FakeBridge` on a pty) with a display at every station, Adafruit's
-real SSD1306 and TCA9548A drivers writing to :class:`fakes.i2c.FakeI2C`. Mid-game the
-bus is made to hang: a transfer to a display blocks for ever with the bus locked. Then
-SIGTERM must end the process with status 0 (what systemd counts as a clean stop),
-STOPPING=1 sent, one log line about the displays, and the journal holding a prefix of the
-game that a restarted daemon plays out exactly once.
+real SSD1306 and TCA9548A drivers writing to :class:`fakes.i2c.FakeI2C`. A transfer to a
+display blocks for ever with the bus locked: mid-game (the display thread is stuck when
+the stop comes), or at the stop (the displays' blanking hangs). Either way SIGTERM must
+end the process with status 0 (what systemd counts as a clean stop), STOPPING=1 sent, one
+log line about the displays, and the journal holding a prefix of the game that a
+restarted daemon plays out exactly once.
 
 The acceptance bound is a second; a loaded test machine can be slower than a table, so
 the test holds the process to :data:`GENEROUS_S` and records the time it took
@@ -104,7 +105,8 @@ def wait_until(condition: Callable[[], bool], child: subprocess.Popen[bytes], ti
 
 
 @pytest.mark.heavy
-def test_sigterm_while_the_display_bus_hangs_is_a_clean_stop(tmp_path: Path,
+@pytest.mark.parametrize("when", ["on-sigusr1", "at-blank"], ids=["hung-mid-game", "hung-at-the-stop"])
+def test_sigterm_while_the_display_bus_hangs_is_a_clean_stop(when: str, tmp_path: Path,
                                                              record_property: Callable[[str, object], None]) -> None:
     name = sorted(registry())[0]
     script = tmp_path / "game.toml"
@@ -115,7 +117,7 @@ def test_sigterm_while_the_display_bus_hangs_is_a_clean_stop(tmp_path: Path,
         record = ref.latest()
         assert record is not None and record.finished and reference.is_over()
         want_actions, want_report = list(record.actions), canonical(reference.report())
-    assert any(a.kind == "pause" for a in want_actions)
+    resumed_at = next(i for i, a in enumerate(want_actions) if a.kind == "resume")
 
     link = tmp_path / "ttyBridge"
     bridge = FakeBridge(link, stations=len(scenario.setup.stations))
@@ -127,10 +129,10 @@ def test_sigterm_while_the_display_bus_hangs_is_a_clean_stop(tmp_path: Path,
     env.update(PYTHONPATH=str(TESTS), SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy")
     last_t = scenario.inputs[-1].t
 
-    def daemon(speed: float, extra_env: dict[str, str]) -> subprocess.Popen[bytes]:
+    def daemon(hang: str, speed: float, extra_env: dict[str, str]) -> subprocess.Popen[bytes]:
         # Under systemd (NOTIFY_SOCKET) the daemon refuses root unless told; CI runs as root.
         return subprocess.Popen(
-            [sys.executable, "-m", "fakes.i2c_daemon", str(marker), "-v", "run", "--headless", "--config",
+            [sys.executable, "-m", "fakes.i2c_daemon", str(marker), hang, "-v", "run", "--headless", "--config",
              str(config), "--script", str(script), "--journal", str(journal), "--speed", f"{speed:.3f}",
              "--allow-root"], cwd="/", env={**env, **extra_env}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
@@ -139,16 +141,21 @@ def test_sigterm_while_the_display_bus_hangs_is_a_clean_stop(tmp_path: Path,
     listener.bind(str(notify_path))
     listener.settimeout(30.0)
     try:
-        child = daemon(last_t / GAME_WALL_S, {"NOTIFY_SOCKET": str(notify_path)})
+        child = daemon(when, last_t / GAME_WALL_S, {"NOTIFY_SOCKET": str(notify_path)})
         try:
             assert "READY=1" in listener.recv(4096).decode().split("\n")
-            # Mid-game: the game has journaled an action; the next display transfer hangs.
             assert wait_until(lambda: journaled(journal) > 0, child), "the game never started"
-            child.send_signal(signal.SIGUSR1)
-            assert wait_until(marker.exists, child), "no display transfer came (the pause changes every picture)"
-            at_hang = journaled(journal)
-            # The game goes on while the bus hangs: the table never waits for a display.
-            assert wait_until(lambda: journaled(journal) > at_hang, child), "the game stopped with the bus"
+            if when == "on-sigusr1":
+                # Mid-game: the next display transfer hangs (the script's pause is sure to bring one).
+                child.send_signal(signal.SIGUSR1)
+                assert wait_until(marker.exists, child), "no display transfer came"
+                at_hang = journaled(journal)
+                # The game goes on while the bus hangs: the table never waits for a display.
+                assert wait_until(lambda: journaled(journal) > at_hang, child), "the game stopped with the bus"
+            else:
+                # Mid-game, past the pause and its pictures; the bus hangs when the stop blanks them.
+                assert wait_until(lambda: journaled(journal) > resumed_at + 1, child), "the game stopped"
+                assert not marker.exists()
             # Its end is seen through a pidfd, at once (Popen.wait looks only every 50 ms).
             pidfd = os.pidfd_open(child.pid)
             try:
@@ -179,7 +186,8 @@ def test_sigterm_while_the_display_bus_hangs_is_a_clean_stop(tmp_path: Path,
     record_property("sigterm_to_exit_s", round(took, 3))
     print(f"SIGTERM to exit with the display bus hung: {took:.3f} s")
     assert child.returncode == 0, err
-    assert "hung in a transfer" in marker.read_text()
+    # The whole black picture hangs at the stop (its commands went through before it).
+    assert marker.read_text().startswith("hung in a transfer of " + ("1025 bytes" if when == "at-blank" else ""))
     assert "stopping cleanly" in err and "Traceback" not in err
     assert any("STOPPING=1" in m.split("\n") for m in messages)
     # One line for the one change the log can see: the displays were left behind at the stop.
@@ -194,7 +202,7 @@ def test_sigterm_while_the_display_bus_hangs_is_a_clean_stop(tmp_path: Path,
     marker.unlink()
     bridge = FakeBridge(link, stations=len(scenario.setup.stations))
     try:
-        again = daemon(last_t / 2.0, {})
+        again = daemon("never", last_t / 2.0, {})
         _, again_err = again.communicate(timeout=120)
     finally:
         bridge.close()
