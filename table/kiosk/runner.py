@@ -568,6 +568,8 @@ class Runner:
 
     def run(self, seconds: float | None = None) -> None:
         """Run frames until ``stop`` or ``seconds`` of the table's clock have passed."""
+        from table.loop.app import PreparationCancelled
+
         start = self.clock()
         self.stop_at = math.inf if seconds is None else start + seconds
         self.wake_at = min(self.wake_at, self.stop_at)
@@ -576,6 +578,8 @@ class Runner:
                 self.frame()
                 if self.clock() >= self.stop_at:
                     break
+        except PreparationCancelled:
+            pass  # the stop cut a preparation step short: the table stops now
         finally:
             self.stop_at = math.inf
 
@@ -628,6 +632,11 @@ def run_table(config: TableConfig, *, sim: bool, headless: bool, seconds: float 
         log.info("signal %d: stopping cleanly", signum)
         runner.stop = True
         runner.waker.wake()  # the loop may be asleep until its next input
+        if runner.table.preparing:
+            from table.loop.app import PreparationCancelled
+
+            # Building cached pictures (seconds on a Pi): cut short, nothing is lost.
+            raise PreparationCancelled
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)

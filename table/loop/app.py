@@ -56,6 +56,12 @@ would otherwise stop to build (a map of Europe: about 0.37 s here, seconds on a 
 at a time, so a press waits at most for one step."""
 
 
+class PreparationCancelled(Exception):
+    """Raised by a stop (SIGTERM) into a preparation step that is running: a step may take
+    a second or more on a Pi, and it builds nothing but cached pictures, so the table
+    stops without waiting for it (:attr:`Table.preparing`)."""
+
+
 SETTLE_S = 0.6
 """Seconds after a change of screen (its first frame drawn) in which every station's
 input still belongs to the change and is dropped: about the time a player needs to see
@@ -159,6 +165,9 @@ class Table:
         screen pushed): the next frame must draw, however still the table was."""
         self.input_filter: Callable[[Action], bool] | None = None
         self.prepare_enabled = prepare
+        self.preparing = False
+        """Inside a preparation step: nothing but cached pictures is built, so a stop may
+        cut it short (:class:`PreparationCancelled`) without waiting for it to end."""
         self._dispatching = False
         self._pending_start: tuple[GameSetup, int | None] | None = None
         # Station inputs stamped up to this clock time are dropped: they were aimed at
@@ -471,11 +480,17 @@ class Table:
         key = (self.surface.get_size(), language())
         if self._preparing is None or self._preparing[0] != key:
             self._preparing = (key, preparations(self.theme))
+        self.preparing = True
         try:
             next(self._preparing[1])
         except StopIteration:
             self._prepared = key
             self._preparing = None
+        except BaseException:
+            self._preparing = None  # cut short (a stop): the step starts again, if ever
+            raise
+        finally:
+            self.preparing = False
         # A step frees large temporary arrays among the layers it keeps: given back at
         # once, before the next step's allocations land between them, or the kiosk
         # would hold them (about 10 MB more for a map at 1920x1080).

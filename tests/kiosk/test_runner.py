@@ -179,3 +179,47 @@ def test_with_nothing_due_the_loop_sleeps_until_an_input(tmp_path: Path) -> None
     runner.close()
     assert 0.2 <= runner.table.last_input - begin < 0.3  # handled when it came
     assert 1 in runner.table.lobby.settings.joined
+
+
+@pytest.mark.heavy  # preparation starts after two idle seconds
+def test_sigterm_cuts_a_long_preparation_step_short(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A preparation step builds one cached picture (a map: seconds on a Pi); a SIGTERM
+    that comes during it stops the table at once, cleanly, instead of after the step."""
+    import signal
+    import threading
+    from collections.abc import Iterator
+
+    import table.loop.app as app
+    from table.kiosk.runner import run_table
+
+    entered = threading.Event()
+    spun: list[float] = []
+
+    def slow_preparations(theme: object) -> Iterator[None]:
+        entered.set()
+        end = time.monotonic() + 60.0  # far longer than the stop may take
+        while time.monotonic() < end:  # pure Python, as a step's drawing is between calls
+            pass
+        spun.append(time.monotonic())
+        yield
+
+    monkeypatch.setattr(app, "preparations", slow_preparations)
+
+    def terminate() -> None:
+        if entered.wait(30.0):
+            time.sleep(0.2)
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    handlers = signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)
+    killer = threading.Thread(target=terminate, daemon=True)
+    killer.start()
+    try:
+        started = time.monotonic()
+        status = run_table(load_config(), sim=True, headless=True, seconds=None, journal_path=tmp_path / "j.db")
+        took = time.monotonic() - started
+    finally:
+        signal.signal(signal.SIGTERM, handlers[0])
+        signal.signal(signal.SIGINT, handlers[1])
+    assert entered.is_set() and status == 0
+    assert not spun, "the step ran to its end before the table stopped"
+    assert took < 30.0, took
