@@ -32,6 +32,8 @@ from setuptools.command.build_py import build_py
 HERE = Path(__file__).resolve().parent
 CATALOGUES = sorted({po.parent for po in (HERE / "table").rglob("locale/*.po")})
 """Every ``locale`` folder of the table's packages (the shared words', each game's)."""
+SCREEN_FACTS = sorted({facts.parent for facts in (HERE / "table").rglob("screen.toml")})
+"""Every screen package with a facts file (``table.display.games.ScreenFacts``)."""
 
 
 class BuildWithCatalogues(build_py):
@@ -70,5 +72,7 @@ setup(
         "table.commands": ["game_template/*.tmpl", "game_template/*/*.tmpl", "game_template/*/*/*.tmpl"],
         # The catalogues' sources (the build adds the compiled .mo beside them).
         **{".".join(locale.parent.relative_to(HERE).parts): ["locale/*.po"] for locale in CATALOGUES},
+        # Each game screen's facts (its card, sounds, variant names), read beside its module.
+        **{".".join(folder.relative_to(HERE).parts): ["screen.toml"] for folder in SCREEN_FACTS},
     },
 )

@@ -15,7 +15,7 @@ from importlib import resources
 from pathlib import Path
 
 import table
-from table.common.pofile import Entry, parse_po
+from table.common.pofile import Entry, message_sources, parse_po
 from table.games import Game, games
 from table.games.contract import engine_of
 
@@ -45,12 +45,12 @@ def shared_files(root: Path = TABLE, pattern: str = "*.py") -> list[Path]:
 
 @cache
 def catalogue_sources() -> dict[str | None, list[Path]]:
-    """The modules whose marked messages each catalogue must hold, by the catalogue's
+    """The files whose messages each catalogue must hold, by the catalogue's
     package: the shared one's, then each game's (``None``: the games without a catalogue,
     whose modules must mark nothing)."""
     out: dict[str | None, list[Path]] = {SHARED_CATALOGUE: shared_files()}
     for game in games().values():
-        files = {p for folder in own_folders(game) for p in folder.rglob("*.py")}
+        files = {p for folder in own_folders(game) for p in message_sources(folder)}
         out[game.catalogue] = sorted({*out.get(game.catalogue, []), *files})
     return out
 

@@ -225,8 +225,8 @@ def test_new_game_writes_a_whole_distribution_that_names_no_other_game(tmp_path:
     files = sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())
     assert files == ["README.md", "dice_duel/__init__.py", "dice_duel/engine.py", "dice_duel/locale/de.po",
                      "dice_duel/locale/en.po", "dice_duel/py.typed", "dice_duel_screen/__init__.py",
-                     "dice_duel_screen/py.typed", "pyproject.toml", "scenarios/first-game.toml",
-                     "tests/test_dice_duel.py", "tools/update_catalogues.py"]
+                     "dice_duel_screen/py.typed", "dice_duel_screen/screen.toml", "pyproject.toml",
+                     "scenarios/first-game.toml", "tests/test_dice_duel.py", "tools/update_catalogues.py"]
     shipped = re.compile("|".join(re.escape(name) for name in games()), re.IGNORECASE)
     for path in root.rglob("*"):
         if path.is_file() and path.suffix != ".typed":

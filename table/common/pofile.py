@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import struct
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -195,6 +196,48 @@ def extract_source(source: str, name: str = "<source>") -> list[Entry]:
         elif kind == "pgettext" and len(args) >= 2 and args[0] is not None and args[1] is not None:
             found.append(Entry(args[1], context=args[0], comments=where))
     return found
+
+
+SCREEN_FACTS = "screen.toml"
+"""The name of a screen's facts file (``table.display.games.ScreenFacts``): its
+``how_to_play`` lines, its ``[variant_names]`` and its celebrations' ``words`` are
+message ids, marked by standing there."""
+
+
+def extract_screen_facts(text: str, name: str = "<facts>") -> list[Entry]:
+    """The messages of a screen's facts file (TOML ``text``): every ``how_to_play`` line,
+    every value of ``[variant_names]`` and every ``words`` of ``[celebrations]``, with a
+    ``#:`` comment naming the line where each stands. A file that is not TOML raises
+    ``tomllib.TOMLDecodeError``."""
+    data = tomllib.loads(text)
+    lines = data.get("how_to_play", [])
+    names = data.get("variant_names", {})
+    cheers = data.get("celebrations", {})
+    found = [*(lines if isinstance(lines, list) else []), *(names.values() if isinstance(names, dict) else []),
+             *(said.get("words") for said in (cheers.values() if isinstance(cheers, dict) else [])
+               if isinstance(said, dict))]
+    rows = text.splitlines()
+    out: list[Entry] = []
+    for msgid in found:
+        if not isinstance(msgid, str):
+            continue
+        quoted = f'"{msgid}"'
+        at = next((k for k, row in enumerate(rows, 1) if quoted in row), 1)
+        out.append(Entry(msgid, comments=[f"#: {name}:{at}"]))
+    return out
+
+
+def extract_file(path: Path, name: str) -> list[Entry]:
+    """The messages of one source file of a catalogue (:func:`message_sources`), named
+    ``name`` in the comments: marked in Python, or standing in a screen's facts file."""
+    text = path.read_text(encoding="utf-8")
+    return extract_screen_facts(text, name) if path.name == SCREEN_FACTS else extract_source(text, name)
+
+
+def message_sources(folder: Path) -> list[Path]:
+    """The files below ``folder`` whose messages a catalogue holds: every Python module
+    and every screen's facts file, sorted."""
+    return sorted([*folder.rglob("*.py"), *folder.rglob(SCREEN_FACTS)])
 
 
 def merge(template: list[Entry], old: list[Entry], header: str) -> list[Entry]:

@@ -22,7 +22,7 @@ from own_packages import catalogue_sources
 
 from table.common import i18n
 from table.common.config import ConfigError, parse_config
-from table.common.pofile import Entry, extract_source, mo_bytes, parse_po
+from table.common.pofile import Entry, extract_file, mo_bytes, parse_po
 from table.display.theme import TextDrawn, record_text
 
 Key = tuple[str | None, str]
@@ -34,7 +34,7 @@ def _source_messages(package: str | None) -> dict[Key, Entry]:
     (the shared catalogue's: the shared code; a game's: its own packages)."""
     found: dict[Key, Entry] = {}
     for path in catalogue_sources().get(package, []):
-        for e in extract_source(path.read_text(encoding="utf-8"), path.name):
+        for e in extract_file(path, path.name):
             found.setdefault(e.key, e)
     return found
 

@@ -28,7 +28,7 @@ import pygame
 import pytest
 
 from table.common import i18n
-from table.common.pofile import Entry, extract_source, parse_po
+from table.common.pofile import Entry, extract_file, message_sources, parse_po
 from table.games import games, registry
 from table.games.base import Action, GameSetup, SetupError
 from table.play.journal import Journal
@@ -194,8 +194,8 @@ def _fields(text: str) -> set[str]:
 @pytest.mark.parametrize("code", i18n.LANGUAGES)
 def test_the_game_brings_every_word_it_shows_in_its_own_catalogue(code: str) -> None:
     source: set[tuple[str | None, str]] = set()
-    for path in PACKAGE.glob("*.py"):
-        source |= {e.key for e in extract_source(path.read_text(encoding="utf-8"), path.name)}
+    for path in message_sources(PACKAGE):
+        source |= {e.key for e in extract_file(path, path.name)}
     po = PACKAGE / "locale" / f"{code}.po"
     catalogue: dict[tuple[str | None, str], Entry] = {
         e.key: e for e in parse_po(po.read_text(encoding="utf-8"), po.name) if e.msgid}

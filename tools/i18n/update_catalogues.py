@@ -5,7 +5,8 @@ The table's words are in one catalogue per language for the shared code,
 ``table/games/<game>/locale/<lang>.po`` holds the words of the game's rules package and
 of its screen package ``table/display/games/<game>/`` (the game's ``Game`` names the
 package as its ``catalogue``). The tool collects every message marked with ``_``,
-``N_``, ``ngettext``, ``N_plural`` or ``pgettext`` in each catalogue's sources and
+``N_``, ``ngettext``, ``N_plural`` or ``pgettext`` in each catalogue's sources (and the
+how-to-play lines and variant names of each screen's ``screen.toml``) and
 rewrites the catalogue, keeping the translations already there (a message that moved
 to another catalogue's sources keeps its translation too) and dropping messages its
 sources no longer have. English message ids are the English text, so ``en.po`` gets
@@ -39,9 +40,10 @@ def catalogues() -> dict[Path, list[Path]]:
     games = [p for p in sorted((TABLE / "games").iterdir()) if (p / "__init__.py").is_file()]
     own = {game / "locale": [game, TABLE / "display" / "games" / game.name] for game in games}
     taken = [folder for folders in own.values() for folder in folders]
-    out = {locale: sorted(p for folder in folders for p in folder.rglob("*.py")) for locale, folders in own.items()}
+    out = {locale: sorted(p for folder in folders for p in pofile.message_sources(folder))
+           for locale, folders in own.items()}
     out[TABLE / "common" / "locale"] = sorted(
-        p for p in TABLE.rglob("*.py") if not any(p.is_relative_to(folder) for folder in taken))
+        p for p in pofile.message_sources(TABLE) if not any(p.is_relative_to(folder) for folder in taken))
     return out
 
 
@@ -54,7 +56,7 @@ def main() -> int:
     for locale, sources in found.items():
         template = []
         for path in sources:
-            template += pofile.extract_source(path.read_text(encoding="utf-8"), path.relative_to(ROOT).as_posix())
+            template += pofile.extract_file(path, path.relative_to(ROOT).as_posix())
         if not template:
             continue  # a game without words of its own
         locale.mkdir(exist_ok=True)

@@ -11,19 +11,22 @@ given (and a renderer's own caches).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Hashable, Iterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import pygame
 
-from table.common.i18n import N_, language, ngettext, word
+from table.common.checks import check_section, did_you_mean, load_toml, non_empty, number, one_of, read_text_input
+from table.common.errors import TableError
+from table.common.i18n import N_, _, language, ngettext, word
 from table.display import draw
 from table.display.layers import Part
 from table.display.output import Output as Output  # a game's own outputs build on it
-from table.display.theme import TEXT_DIM, Theme
+from table.display.theme import TEXT_DIM, Colour, Theme
 from table.games.base import Event, JSONValue
 from table.games.contract import games, load_object
 
@@ -88,9 +91,167 @@ def words_detail(text: str, theme: Theme, units: float = 40.0) -> FinalDetail:
     return FinalDetail(("words", text), paint, units, text)
 
 
+FACTS_FILE = "screen.toml"
+"""The usual name of a screen's facts file (:class:`ScreenFacts`), beside its module."""
+
+BANNER_DEFAULT = (0.5, 43.0)
+"""Where a banner settles on a screen that does not say (``banner_at``): centred, under
+a headline."""
+
+
+@dataclass(frozen=True)
+class Celebration:
+    """How the table celebrates one kind of engine event: the ``banner`` (``"first"``, the
+    first press of a round, or ``"round"``, a round won) with ``words`` (a message id
+    with the field ``{name}``, the event's player), only when the event's detail has
+    every value in ``when`` (``{"place": 1}``: the first to finish, not every finisher)."""
+
+    banner: str
+    words: str
+    when: Mapping[str, JSONValue] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ScreenFacts:
+    """What a game's screen says of itself besides drawing: the ``GameRenderer`` members
+    of the same names (see there), declared as data in a TOML file beside the screen's
+    module rather than as code, so that writing a screen is writing its drawing.
+
+    The file's keys: ``game`` (required), ``how_to_play`` (a list of message ids),
+    ``banner_at`` (two numbers), ``showcase_phase``, and the tables ``[sounds]`` (event
+    kind = sound name), ``[variant_names]`` (variant = message id), ``[celebrations]``
+    (event kind = ``{ banner = ..., words = ..., when = {...} }``, a :class:`Celebration`)
+    and ``[palette.GROUP]`` tables of the screen's own colours (name = ``[r, g, b]``; a
+    module of the screen reads a group with :func:`screen_palette`).
+    The message ids are marked for the catalogues by standing there
+    (:func:`table.common.pofile.extract_file`).
+    """
+
+    game: str
+    how_to_play: tuple[str, ...] = ()
+    banner_at: tuple[float, float] = BANNER_DEFAULT
+    sounds: Mapping[str, str] = field(default_factory=dict)
+    variant_names: Mapping[str, str] = field(default_factory=dict)
+    showcase_phase: str | None = None
+    celebrations: Mapping[str, Celebration] = field(default_factory=dict)
+    palette: Mapping[str, Mapping[str, Colour]] = field(default_factory=dict)
+
+
+def _texts(v: Any) -> str | None:
+    if not isinstance(v, list) or not all(isinstance(x, str) and x for x in v):
+        return "must be a list of non-empty strings"
+    return None
+
+
+def _place(v: Any) -> str | None:
+    if not isinstance(v, list) or len(v) != 2:
+        return "must be two numbers: [share of the width, top in theme units]"
+    return number(0.0, 1.0)(v[0]) or number(0.0, 100.0)(v[1])
+
+
+def _names(v: Any) -> str | None:
+    if not isinstance(v, dict) or not all(isinstance(x, str) and x for x in v.values()):
+        return "must be a table of non-empty strings"
+    return None
+
+
+_BANNER = one_of("first", "round")
+
+
+def _when(v: Any) -> str | None:
+    if not isinstance(v, dict) or not all(isinstance(x, str | int | float | bool) for x in v.values()):
+        return "must be a table of detail values (strings, numbers, true or false)"
+    return None
+
+
+_CELEBRATION = {"banner": _BANNER, "words": non_empty, "when": _when}
+
+
+def _celebrations(v: Any) -> str | None:
+    if not isinstance(v, dict):
+        return "must be a table: event kind = { banner = ..., words = ... }"
+    for kind, said in v.items():
+        if not isinstance(said, dict):
+            return f"{kind}: must be a table {{ banner = ..., words = ... }}"
+        for key, value in said.items():
+            if key not in _CELEBRATION:
+                return f"{kind}.{key}: unknown key{did_you_mean(key, _CELEBRATION)}"
+            problem = _CELEBRATION[key](value)
+            if problem:
+                return f"{kind}.{key}: {problem}"
+        missing = [key for key in ("banner", "words") if key not in said]
+        if missing:
+            return f"{kind}: needs {' and '.join(missing)}"
+    return None
+
+
+def _colour(v: Any) -> bool:
+    return (isinstance(v, list) and len(v) == 3
+            and all(isinstance(c, int) and not isinstance(c, bool) and 0 <= c <= 255 for c in v))
+
+
+def _palette(v: Any) -> str | None:
+    if not isinstance(v, dict):
+        return "must be tables of colours ([palette.GROUP])"
+    for group, colours in v.items():
+        if not isinstance(colours, dict) or not colours:
+            return f"{group}: must be a table of colours, name = [red, green, blue]"
+        for name, colour in colours.items():
+            if not _colour(colour):
+                return f"{group}.{name}: must be [red, green, blue], each a whole number from 0 to 255"
+    return None
+
+
+_FACTS = {"game": non_empty, "how_to_play": _texts, "banner_at": _place, "sounds": _names,
+          "variant_names": _names, "showcase_phase": non_empty, "celebrations": _celebrations,
+          "palette": _palette}
+
+
+@cache
+def read_screen_facts(path: Path) -> ScreenFacts:
+    """The facts in the TOML file ``path`` (see :class:`ScreenFacts`), checked; a missing
+    or bad file raises :class:`TableError` with one sentence naming the file and the key.
+    Read once per path (a screen's class and its modules' colours share the reading)."""
+    try:
+        data = load_toml(read_text_input(path, "screen facts file"))
+    except ValueError as exc:  # tomllib's errors and the bounds' are ValueErrors
+        raise TableError(f"the screen facts file {path} is not valid TOML ({exc})") from None
+    problems: list[str] = []
+    clean = check_section(str(path), "facts", data, _FACTS, problems)
+    if "game" not in data:
+        problems.append(f"{path}: game: missing (the engine's name)")
+    if problems:
+        raise TableError(problems[0])
+    place = clean.get("banner_at", BANNER_DEFAULT)
+    celebrations = {kind: Celebration(said["banner"], said["words"], dict(said.get("when", {})))
+                    for kind, said in clean.get("celebrations", {}).items()}
+    palette = {group: {name: (c[0], c[1], c[2]) for name, c in colours.items()}
+               for group, colours in clean.get("palette", {}).items()}
+    return ScreenFacts(clean["game"], tuple(clean.get("how_to_play", ())), (float(place[0]), float(place[1])),
+                       dict(clean.get("sounds", {})), dict(clean.get("variant_names", {})),
+                       clean.get("showcase_phase"), celebrations, palette)
+
+
+def screen_palette(module_file: str, group: str, facts: str = FACTS_FILE) -> dict[str, Colour]:
+    """The colours of ``[palette.GROUP]`` in the facts file ``facts`` beside the module
+    ``module_file`` (its ``__file__``), by name in the file's order (a fresh copy); a
+    missing group raises :class:`TableError` with one sentence."""
+    path = Path(module_file).parent / facts
+    colours = read_screen_facts(path).palette.get(group)
+    if colours is None:
+        raise TableError(f"{path}: palette.{group}: missing (the colours [palette.{group}])")
+    return dict(colours)
+
+
 class GameRenderer:
     """The base of every game's screen: what it must draw, and every optional member with
     its default.
+
+    A subclass declared ``class MyRenderer(GameRenderer, facts="screen.toml")`` takes
+    ``game``, ``how_to_play``, ``banner_at``, ``sounds``, ``variant_names``,
+    ``showcase_phase`` and ``celebrations`` from that file beside its module
+    (:class:`ScreenFacts`), read once when the class is made; a bad file stops the
+    import with one sentence.
 
     **Must** set or override:
 
@@ -104,8 +265,9 @@ class GameRenderer:
 
     * :meth:`prepare`: steps that build ahead what the first frames would stop for (the
       table runs them while nobody plays);
-    * :meth:`celebration`: which engine events the table celebrates, as what, with what
-      words (default: none);
+    * ``celebrations``: which engine events the table celebrates, as what, with what
+      words (:class:`Celebration`, by event kind; default: none), or
+      :meth:`celebration` for a rule these cannot say;
     * ``banner_at``: where a celebration's banner settles (centre as a share of the
       width, top in theme units), over the board rather than over words being read;
     * ``sounds``: the sound each engine event makes, by event kind (names of the table's
@@ -131,11 +293,30 @@ class GameRenderer:
     """
 
     game: ClassVar[str]
-    banner_at: ClassVar[tuple[float, float]] = (0.5, 43.0)
+    banner_at: ClassVar[tuple[float, float]] = BANNER_DEFAULT
     sounds: ClassVar[Mapping[str, str]] = {}
     variant_names: ClassVar[Mapping[str, str]] = {}
     player_options: ClassVar[tuple[PlayerOption, ...]] = ()
     showcase_phase: ClassVar[str | None] = None
+    celebrations: ClassVar[Mapping[str, Celebration]] = {}
+
+    def __init_subclass__(cls, facts: str | None = None, **kwargs: Any) -> None:
+        """Take the members :class:`ScreenFacts` names from the file ``facts`` (a name
+        relative to the folder of the module that declares the class), if given."""
+        super().__init_subclass__(**kwargs)
+        if facts is None:
+            return
+        module = sys.modules[cls.__module__]
+        if getattr(module, "__file__", None) is None:
+            raise TableError(f"the screen {cls.__qualname__} has no folder to find its {facts} in")
+        said = read_screen_facts(Path(str(module.__file__)).parent / facts)
+        cls.game = said.game
+        cls.how_to_play = said.how_to_play
+        cls.banner_at = said.banner_at
+        cls.sounds = said.sounds
+        cls.variant_names = said.variant_names
+        cls.showcase_phase = said.showcase_phase
+        cls.celebrations = said.celebrations
 
     def draw(self, surface: pygame.Surface, view: dict[str, JSONValue], ctx: RenderContext) -> None:
         """Paint the whole screen for ``view`` at ``ctx.now``."""
@@ -158,8 +339,14 @@ class GameRenderer:
         """``(kind, words)`` for an event the table celebrates, else ``None``. ``kind`` is
         ``"first"`` (the first press of a round) or ``"round"`` (a round won); ``name`` is
         the event's station's player. Only the event's kind, station and detail may be
-        used: nothing a view would hide."""
-        return None
+        used: nothing a view would hide. The default follows ``celebrations``."""
+        said = self.celebrations.get(event.kind)
+        if said is None:
+            return None
+        detail = event.detail if isinstance(event.detail, dict) else {}
+        if any(detail.get(key) != value for key, value in said.when.items()):
+            return None
+        return said.banner, _(said.words).format(name=name)
 
     def score_text(self, n: int) -> str:
         """A score of ``n`` in words, in the language in force."""

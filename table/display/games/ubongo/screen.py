@@ -22,7 +22,7 @@ import math
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import pygame
 
@@ -30,7 +30,7 @@ from table.common.i18n import N_, _, ngettext, word
 from table.common.memory import PICTURE_FILES
 from table.display import draw
 from table.display.draw import label, label_rect
-from table.display.games import NEXT_ROUND_NOTE, FinalDetail, GameRenderer, RenderContext
+from table.display.games import NEXT_ROUND_NOTE, FinalDetail, GameRenderer, RenderContext, screen_palette
 from table.display.layers import Part, fill, paint_all
 from table.display.pieces import side_by_side
 from table.display.theme import (
@@ -45,19 +45,12 @@ from table.display.theme import (
     Colour,
     Theme,
 )
-from table.games.base import Event
 
 FLIGHT = 0.9
 """Seconds a taken gem takes to fly to its new owner."""
 
-GEM_COLOURS: dict[str, Colour] = {
-    "red": (226, 52, 48),
-    "green": (46, 170, 80),
-    "brown": (150, 96, 52),
-    "violet": (156, 90, 214),
-    "yellow": (250, 214, 46),
-    "blue": (40, 116, 236),
-}
+GEM_COLOURS = screen_palette(__file__, "gems")
+"""Each gem colour's paint, by the engine's colour name (``[palette.gems]`` of ``screen.toml``)."""
 GEM_SHAPES: dict[str, str] = {
     "red": "triangle",
     "green": "square",
@@ -324,38 +317,8 @@ class _PanelText:
     fit: draw.OneSize
 
 
-class UbongoRenderer(GameRenderer):
+class UbongoRenderer(GameRenderer, facts="screen.toml"):
     """``RENDERER`` for the ``ubongo`` engine; ``draw`` changes only the surface."""
-
-    game = "ubongo"
-    how_to_play = (
-        N_("Turn your knob to a start row and push to place your figure."),
-        N_("The die names the row of your puzzle board to fill."),
-        N_("Solved? Press your button: the sooner, the further you may move."),
-        N_("Turn to move your figure, push to take the two front gems."),
-        N_("Most gems of one colour win; a tie goes to the next colour."),
-    )
-    # Over the gem board's upper rows.
-    banner_at = (0.31, 14.0)
-    sounds: ClassVar[dict[str, str]] = {
-        "sand_start": "go",
-        "finished": "chime",
-        "gems_taken": "chime",
-        "too_late": "buzzer",
-        "sand_out": "gong",
-        "game_over": "fanfare",
-    }
-    variant_names: ClassVar[dict[str, str]] = {"easy": N_("easy side"), "hard": N_("hard side")}
-    showcase_phase = "sand"
-
-    def celebration(self, event: Event, name: str) -> tuple[str, str] | None:
-        """The first to finish a round, and the gems taken."""
-        detail = event.detail if isinstance(event.detail, dict) else {}
-        if event.kind == "finished" and detail.get("place") == 1:
-            return "first", _("{name} finished first").format(name=name)
-        if event.kind == "gems_taken":
-            return "round", _("{name} takes the gems").format(name=name)
-        return None
 
     def score_text(self, n: int) -> str:
         """Gems of one colour: what ranks a player."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from typing import Any, ClassVar
+from typing import Any
 
 import pygame
 
@@ -27,7 +27,6 @@ from table.display.games import (
 from table.display.layers import Part, fill, paint_all
 from table.display.pieces import paused_part, side_by_side
 from table.display.theme import ACCENT, BACKGROUND, BAD, GOOD, PANEL, PANEL_LIGHT, TEXT, TEXT_DIM, Theme
-from table.games.base import Event
 
 STATUS_COLOURS = {
     "called": ACCENT,
@@ -66,16 +65,9 @@ def _seconds_left(view: dict[str, Any], now: float) -> float | None:
     return max(0.0, float(deadline) - now)
 
 
-class ShimoRenderer(GameRenderer):
-    game = "ubongo_shimo"
-    how_to_play = (
-        N_("Everyone solves a puzzle card at once, against the sand."),
-        N_("Solved? Press your button: the first press wins the round's gem."),
-        N_("Solved in time: you keep your card. Not solved: it goes to the first."),
-        N_("After nine rounds the most points (gems plus cards) win."),
-    )
-    # Between the seconds (or the round's headline) and the message below.
-    banner_at = (0.5, 43.0)
+class ShimoRenderer(GameRenderer, facts="screen.toml"):
+    """The round, the sand and a panel per player, from the public view (its card, sounds,
+    variant names and celebrations: ``screen.toml``)."""
 
     def final_reason(self, message: Any) -> str:
         """The engine's reasons in fuller words (:data:`FINAL_REASONS`)."""
@@ -90,33 +82,8 @@ class ShimoRenderer(GameRenderer):
                 gems = ngettext("{n} gem", "{n} gems", len(p["gems"])).format(n=len(p["gems"]))
                 return words_detail(f"{cards} · {gems}", theme)
         return None
-    sounds: ClassVar[dict[str, str]] = {
-        "cards_turned": "go",
-        "ubongo": "first",
-        "simultaneous_call": "buzzer",
-        "solved": "chime",
-        "sand_out": "gong",
-        "gem": "win",
-        "game_over": "fanfare",
-        "flip": "go",
-    }
-    variant_names: ClassVar[dict[str, str]] = {
-        "standard": N_("standard"),
-        "running-sand": N_("running sand"),
-        "advanced": N_("advanced"),
-        "advanced-running-sand": N_("advanced, running sand"),
-    }
     player_options = (PlayerOption("levels", N_("Your level"), N_("push your knob to change your own level"),
                                    N_("playing · level {value}"), (1, 2, 3, 4)),)
-    showcase_phase = "solving"
-
-    def celebration(self, event: Event, name: str) -> tuple[str, str] | None:
-        """The first call of a round, and a round's gem."""
-        if event.kind == "ubongo":
-            return "first", _("Ubongo! {name} was first").format(name=name)
-        if event.kind == "gem":
-            return "round", _("{name} wins the round").format(name=name)
-        return None
 
     def pictures(self) -> Iterator[tuple[str, Picture]]:
         """Every phase of a round and of a game, from real states (``shimo-N-phase``)."""

@@ -16,21 +16,16 @@ from functools import lru_cache
 import pygame
 
 from table.common.memory import DIE_FACES
+from table.display.games import screen_palette
 from table.display.theme import Colour
 
 FACE: Colour = (246, 240, 226)
 FACE_DIM: Colour = (180, 176, 168)
 """A die not chosen: greyed, yet every silhouette keeps 3:1 on it (a test computes it)."""
 EDGE: Colour = (34, 28, 22)
-INK: dict[str, Colour] = {
-    "bone": (72, 64, 54),
-    "dinosaur": (26, 104, 46),
-    "mammoth": (96, 58, 28),
-    "bird": (22, 80, 156),
-    "masher": (172, 36, 28),
-    "breaker": (92, 48, 176),
-}
-"""Each symbol's silhouette colour: its own hue, dark enough for the light face."""
+INK = screen_palette(__file__, "dice_ink")
+"""Each symbol's silhouette colour: its own hue, dark enough for the light face
+(``[palette.dice_ink]`` of ``screen.toml``)."""
 
 Point = tuple[float, float]
 

@@ -15,7 +15,7 @@ its words (the players' next steps, a tray problem) are messages, worded here wi
 from __future__ import annotations
 
 import math
-from typing import Any, ClassVar
+from typing import Any
 
 import pygame
 
@@ -38,7 +38,7 @@ from table.display.theme import (
     OneSize,
     Theme,
 )
-from table.games.base import Event, Message, counted
+from table.games.base import Message, counted
 
 CHIP_FACE: Colour = (214, 186, 140)
 CHIP_EDGE: Colour = (120, 92, 56)
@@ -163,34 +163,9 @@ def turn_summary(view: dict[str, Any], names: dict[int, str], dice_line: bool = 
     return out
 
 
-class UgahRenderer(GameRenderer):
-    game = "ugah_ugah"
-    how_to_play = (
-        N_("On your turn, throw the dice into the tray."),
-        N_("Turn your knob to choose, push to take it."),
-        N_("Move a hunter round the circle, keep one chip, give the other away."),
-        N_("When the hunters meet the hunt ends: most munch points win."),
-    )
-    # Inside the circle of chips, above the spoils cards.
-    banner_at = (0.28, 24.0)
-    sounds: ClassVar[dict[str, str]] = {
-        "spoils": "fanfare",
-        "hunters_moved": "chime",
-        "chip_given": "tick",
-        "tray_problem": "buzzer",
-        "game_over": "fanfare",
-    }
-    variant_names: ClassVar[dict[str, str]] = {"standard": N_("standard"),
-                                              "uncertain-hunting": N_("uncertain hunting")}
-    showcase_phase = "choose"
-
-    def celebration(self, event: Event, name: str) -> tuple[str, str] | None:
-        """A spoils card kept, and a hunt over."""
-        if event.kind == "spoils_kept":
-            return "round", _("{name} keeps a spoils card").format(name=name)
-        if event.kind == "hunters_moved":
-            return "round", _("{name}'s hunt is over").format(name=name)
-        return None
+class UgahRenderer(GameRenderer, facts="screen.toml"):
+    """The hunt's circle, the dice and a row per player, from the public view (its card,
+    sounds, variant names and celebrations: ``screen.toml``)."""
 
     def final_detail(self, view: dict[str, Any], station: int, theme: Theme) -> FinalDetail | None:
         """What the points are made of: the pile's chips and the spoils cards."""

@@ -34,6 +34,7 @@ from table.common.datafiles import data_file
 from table.common.errors import TableError
 from table.common.i18n import language
 from table.common.memory import LAYOUTS, RENDERED_LABELS, SCREEN_SIZES, SIZE_ARRAYS, STATE_PICTURES
+from table.display.games import screen_palette
 from table.display.layers import merge_rects, offscreen
 from table.display.theme import Theme, note_text, noting, open_font
 from table.games.umtata.board import BOARD_FILE, MAP_LIMIT, Board, load_board
@@ -56,20 +57,12 @@ REGION_LINE: Colour = (255, 255, 255)
 REGION_TAG: Colour = (136, 166, 214)
 LEADER: Colour = (236, 236, 236)
 FOCUS: Colour = (255, 64, 64)
-TILE_COLOURS: dict[str, Colour] = {
-    "orange": (240, 140, 44),
-    "yellow": (242, 212, 62),
-    "green": (92, 184, 84),
-    "purple": (132, 82, 186),  # dark enough for white names at 4.5:1
-}
+TILE_COLOURS = screen_palette(__file__, "tiles")
+"""The board's colours: a country's fill by its tile colour (``[palette.tiles]`` of ``screen.toml``)."""
 DIM_LABEL: Colour = (205, 205, 205)
 """A name on a darkened tile (outside the knob's sector): 4.5:1 even on dark yellow."""
-LABEL_ON: dict[str, Colour] = {
-    "orange": (20, 20, 20),
-    "yellow": (20, 20, 20),
-    "green": (12, 12, 12),
-    "purple": (255, 255, 255),
-}
+LABEL_ON = screen_palette(__file__, "tile_names")
+"""A country's name on its tile colour (``[palette.tile_names]`` of ``screen.toml``)."""
 MARKER_KM2 = 3000.0
 """Countries smaller than this (Monaco, Liechtenstein, Malta, Luxembourg, the Faroes) get a
 marker at every size; any other country gets one when it covers too few pixels."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 import pygame
 
@@ -37,7 +37,6 @@ from table.display.theme import (
     Theme,
     text,
 )
-from table.games.base import Event
 
 if TYPE_CHECKING:
     from table.games.umtata.board import Board
@@ -223,38 +222,8 @@ def map_area(theme: Theme) -> pygame.Rect:
     return rect
 
 
-class UmtataRenderer(GameRenderer):
+class UmtataRenderer(GameRenderer, facts="screen.toml"):
     """Draws every phase of an Umtata game from the public view."""
-
-    game = "umtata"
-    how_to_play = (
-        N_("Hear the clue: which country is Umtata?"),
-        N_("Turn your knob to a region and colour, push to lock your guess."),
-        N_("Sure of the country? Press your button for Tataaa! and pick it with the knob."),
-        N_("Right answers score: the first to reach the target, 16 points, wins."),
-    )
-    # Over the sea and the coasts at the map's top edge: no name there.
-    banner_at = (0.31, 1.0)
-    sounds: ClassVar[dict[str, str]] = {
-        "round_started": "go",
-        "locked": "tick",
-        "tataaa": "first",
-        "answer_right": "win",
-        "answer_wrong": "tick",
-        "revealed": "go",
-        "game_over": "fanfare",
-    }
-    variant_names: ClassVar[dict[str, str]] = {"standard": N_("standard")}
-    showcase_phase = "guess"
-
-    def celebration(self, event: Event, name: str) -> tuple[str, str] | None:
-        """The first Tataaa of a round, and a right answer."""
-        detail = event.detail if isinstance(event.detail, dict) else {}
-        if event.kind == "tataaa" and detail.get("rank") == 1:
-            return "first", _("Tataaa! {name} was first").format(name=name)
-        if event.kind == "answer_right":
-            return "round", _("{name} is right!").format(name=name)
-        return None
 
     def final_reason(self, message: Any) -> str:
         """The outcome's reason; "reached 16 points" says that 16 was the target, since

@@ -10,7 +10,7 @@ Every word comes from the view's message ids through this game's catalogue.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar
+from typing import Any
 
 import pygame
 
@@ -31,7 +31,6 @@ from table.display.theme import (
     Colour,
     Theme,
 )
-from table.games.base import Event
 
 SIGNAL_GREEN: Colour = (40, 170, 90)
 """The whole screen at the signal: seen out of the corner of an eye."""
@@ -48,31 +47,9 @@ def _headline(view: Mapping[str, Any]) -> str:
     return _(str(head.get("id", ""))).format(**params)
 
 
-class BuzzerRenderer(GameRenderer):
-    """The screen of the game ``buzzer_race``."""
-
-    game = "buzzer_race"
-    how_to_play = (
-        N_("Wait until the screen turns green."),
-        N_("Then press your button, faster than everyone else."),
-        N_("Pressing too early puts you out of the round."),
-        N_("The first to the points to win wins."),
-    )
-    banner_at: ClassVar[tuple[float, float]] = (0.5, 44.0)  # under the round's headline, above the panels
-    sounds: ClassVar[Mapping[str, str]] = {
-        "signal": "go",
-        "buzz": "first",
-        "tie": "chime",
-        "false_start": "buzzer",
-        "nobody_pressed": "gong",
-        "all_false_started": "gong",
-        "game_over": "fanfare",
-    }
-    variant_names: ClassVar[Mapping[str, str]] = {
-        "standard": N_("standard"),
-        "strict": N_("strict: a false start costs a point"),
-    }
-    showcase_phase: ClassVar[str | None] = "signal"
+class BuzzerRenderer(GameRenderer, facts="screen.toml"):
+    """The screen of the game ``buzzer_race`` (its card, sounds, variant names and
+    celebration: ``screen.toml`` beside this module)."""
 
     def parts(self, view: dict[str, Any], theme: Theme, paused: bool = False) -> list[Part]:
         """The screen as parts; nothing on it moves with time, so every part is base."""
@@ -205,14 +182,6 @@ class BuzzerRenderer(GameRenderer):
         draw.veil(surface, surface.get_rect(), 150)
         draw.label(surface, theme, _("Paused"), (w / 2, h / 2), "title", ACCENT, "center", bold=True,
                    max_width=w - theme.px(4))
-
-    # -- celebrations -----------------------------------------------------------------
-    def celebration(self, event: Event, name: str) -> tuple[str, str] | None:
-        """The first press after the signal is celebrated (the headline under the banner
-        already says who was first and how fast); the table celebrates the end."""
-        if event.kind == "buzz":
-            return "first", _("A point for {name}!").format(name=name)
-        return None
 
 
 RENDERER = BuzzerRenderer()

@@ -1,15 +1,16 @@
 """Rewrite buzzer_race/locale/<lang>.po from the package's source, keeping translations.
 
-Run after changing a marked message (``_``, ``N_``, ``ngettext``); then translate what
-is new in ``de.po`` (``en.po`` is filled with the English message ids). Uses the table's
-own catalogue tools, so a game's catalogue has the table's format.
+Run after changing a marked message (``_``, ``N_``, ``ngettext``, or a line of
+``screen.toml``); then translate what is new in ``de.po`` (``en.po`` is filled with the
+English message ids). Uses the table's own catalogue tools, so a game's catalogue has
+the table's format.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from table.common.pofile import extract_source, format_po, merge, read_po
+from table.common.pofile import extract_file, format_po, merge, message_sources, read_po
 
 PACKAGE = Path(__file__).resolve().parents[1] / "buzzer_race"
 HEADER = ("Project-Id-Version: table-buzzer-race\nLanguage: {lang}\nMIME-Version: 1.0\n"
@@ -19,8 +20,8 @@ HEADER = ("Project-Id-Version: table-buzzer-race\nLanguage: {lang}\nMIME-Version
 
 def main() -> None:
     template = []
-    for source in sorted(PACKAGE.glob("*.py")):
-        template += extract_source(source.read_text(encoding="utf-8"), f"buzzer_race/{source.name}")
+    for source in message_sources(PACKAGE):
+        template += extract_file(source, f"buzzer_race/{source.relative_to(PACKAGE).as_posix()}")
     for lang in ("en", "de"):
         po = PACKAGE / "locale" / f"{lang}.po"
         old = read_po(po) if po.exists() else []
