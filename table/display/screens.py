@@ -514,6 +514,18 @@ class LobbyScreen(Screen):
             self._parts = (key, self._make_parts(size))
         return self._parts[1]
 
+    def _more_mark(self, x: int, y: int, row_h: int, up: bool) -> Part:
+        """A small triangle beside a column's first (``up``) or last shown line, where
+        more lines are hidden above or below it; ``x`` is its left edge."""
+        theme = self.theme
+        rect = pygame.Rect(x, y + row_h // 2 - theme.px(1), theme.px(2), theme.px(2))
+
+        def paint(surface: pygame.Surface, t: float) -> None:
+            tip, base = (rect.top, rect.bottom) if up else (rect.bottom, rect.top)
+            pygame.draw.polygon(surface, TEXT_DIM, [(rect.centerx, tip), (rect.left, base), (rect.right - 1, base)])
+
+        return Part(f"lobby:more-{'up' if up else 'down'}-{x}", rect, None, paint, base=True)
+
     def _entry_text(self, entry: NameEntry) -> str:
         """A name entry as its station's panel shows it: the choice, or the letters with
         the one under the knob in brackets."""
@@ -558,18 +570,37 @@ class LobbyScreen(Screen):
         # on the right: both end above the station panels at 72 units.
         top = theme.px(15)
         row_h = theme.px(8)
+        pitch = row_h + theme.px(1)
         box_w = min(w - theme.px(8), theme.px(168))
         left_w = box_w * 9 // 25
         right_w = box_w - left_w - theme.px(2)
         x0 = (w - box_w) // 2
         left = [line for line in lines if line.startswith("game:") or line == self.HOW_TO_PLAY]
-        for i, line in enumerate(lines):
-            if line in left:
-                rect = pygame.Rect(x0, top + i * (row_h + theme.px(1)), left_w, row_h)
+        cursor = min(self.cursor, len(lines) - 1)
+        # A column with more lines than fit (more games installed, or more players'
+        # options) shows as many as fit, the knob's line always among them (the chosen
+        # game's when the knob is in the other column), with a mark where lines are hidden.
+        fit = max(1, (theme.px(71) - top + theme.px(1)) // pitch)
+        columns = ((0, len(left), x0, left_w, -1), (len(left), len(lines), x0 + left_w + theme.px(2), right_w, 1))
+        shown: dict[int, pygame.Rect] = {}
+        for begin, end, cx, cw, side in columns:
+            if begin <= cursor < end:
+                anchor = cursor - begin
             else:
-                j = i - len(left)
-                rect = pygame.Rect(x0 + left_w + theme.px(2), top + j * (row_h + theme.px(1)), right_w, row_h)
-            selected = i == min(self.cursor, len(lines) - 1)
+                anchor = lines.index(f"game:{s.game}") - begin if side < 0 and f"game:{s.game}" in lines else 0
+            start = max(0, min(anchor - fit + 1, end - begin - fit)) if end - begin > fit else 0
+            for i in range(begin + start, min(end, begin + start + fit)):
+                shown[i] = pygame.Rect(cx, top + (i - begin - start) * pitch, cw, row_h)
+            marks = ((start > 0, top, True), (begin + start + fit < end, top + (fit - 1) * pitch, False))
+            for hidden, y, up in marks:
+                if hidden:
+                    out.append(self._more_mark(cx - theme.px(2.5) if side < 0 else cx + cw + theme.px(0.5),
+                                               y, row_h, up))
+        for i, line in enumerate(lines):
+            if i not in shown:
+                continue
+            rect = shown[i]
+            selected = i == cursor
             chosen = line == f"game:{s.game}"
             dim = values[line] == na
 
