@@ -478,6 +478,9 @@ class SerialBridge(Stations):
         self._delays.clear()
         self._last_us = None
         self._edge_time(us)  # (a HELLO sent again maps provisionally, until a line comes on time)
+        # the HELLO may be ahead of the boot's first lines (sent again, acted on after it):
+        # their earlier clocks are not a clock that started again
+        self._last_us = None
         self._reconcile_next = True
         self._presses_seen = [None] * self.stations
         self._switch = [(False, float("-inf"), False)] * self.stations
