@@ -106,18 +106,18 @@ class PtyRig:
         self.states: list[tuple[float, int, int]] = []  # state lines acted on: (table time, boot, their clock)
         state = self.bridge._state
 
-        def state_line(v: tuple[int, ...]) -> None:
+        def state_line(v: tuple[int, ...], on_time: bool) -> None:
             self.states.append((self.table_now, self.bridge._sequencer.boot, v[0]))  # type: ignore[arg-type]
-            state(v)
+            state(v, on_time)
 
         self.bridge._state = state_line  # type: ignore[method-assign]
         self.boot()
         first_sync = self.bridge._new_boot
 
-        def new_boot(boot: int, us: int) -> None:  # the table's first HELLO: lines before it were unheard
+        def new_boot(boot: int, us: int, newest: bool) -> None:  # the table's first HELLO: lines before it were unheard
             if self.unheard is None:
                 self.unheard = (self.bridge._sequencer.expected - 1 - self.first_seq) % SEQ_PERIOD  # type: ignore[operator]
-            first_sync(boot, us)
+            first_sync(boot, us, newest)
 
         self.bridge._new_boot = new_boot  # type: ignore[method-assign]
         self.bridge.attach(self.port)
