@@ -438,6 +438,35 @@ def test_lines_gone_for_good_are_mended_by_the_state_line() -> None:
         rig.close()
 
 
+def test_a_reset_whose_hello_comes_before_its_first_lines_keeps_its_clock() -> None:
+    """A reset whose first lines are lost: its HELLO, sent again 1.5 s into the boot,
+    arrives first and starts the clock mapping; the boot's first lines, sent again
+    after it, carry earlier clocks - not a clock that started again - so a press among
+    them keeps its own time."""
+    now = [100.0]
+    got: list[StationInput] = []
+    bridge = SerialBridge("unused", 1, T, clock=lambda: now[0])
+    bridge._sink = got.append
+
+    def line(verb: str, *fields: object) -> None:
+        bridge.handle_line(encode(verb, *fields).rstrip(b"\n"))
+
+    line("HELLO", 4, "fw", 1, 7, 0, 7)
+    line("T", 1000, 7, 0, 0, -1, 0, 0, 8)
+    boot = 5000  # the Pico resets at table time 200.0; every line until its HELLO is lost
+    now[0] = 201.5
+    line("HELLO", 4, "fw", 1, boot, 1_500_000, boot + 5)
+    now[0] = 201.52  # the lines asked for again
+    line("HELLO", 4, "fw", 1, boot, 0, boot)
+    line("T", 1000, boot, 0, 0, -1, 0, 0, boot + 1)
+    line("B", 0, 1, 500_000, boot + 2)
+    line("B", 0, 0, 600_000, boot + 3)
+    line("T", 700_000, boot, 0, 0, -1, 1, 500_000, boot + 4)
+    bridge.pump(201.6)
+    assert [i.kind for i in got] == [PRESS]
+    assert abs(got[0].t - 200.5) < 0.0015, got
+
+
 def test_a_flood_of_bridge_errors_is_one_line_then_a_count(caplog: pytest.LogCaptureFixture) -> None:
     now = [0.0]
     bridge = SerialBridge("unused", 2, T, clock=lambda: now[0])
