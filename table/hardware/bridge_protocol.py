@@ -336,6 +336,11 @@ class Sequencer:
         ahead = self._ahead(seq)
         return self.window <= ahead <= SEQ_PERIOD - self.window
 
+    def newest_waiting(self, seq: int) -> bool:
+        """Whether ``seq`` waits (behind a missing line) and is the furthest ahead of the
+        lines waiting: the newest line the bridge has sent that the table holds."""
+        return seq in self.pending and max(self.pending, key=self._ahead) == seq
+
     def _ahead(self, seq: int) -> int:
         assert self.expected is not None
         return (seq - self.expected) % SEQ_PERIOD

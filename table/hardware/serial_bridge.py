@@ -164,7 +164,6 @@ class SerialBridge(Stations):
         self.resend_requests = 0
         self.lines_acted = 0
         self._refused_run = 0
-        self._on_time = True
         self._provisional = False  # the clock mapping was estimated from a late line
         self._polled = float("-inf")  # the table time the core was last polled at
         self._acted_boot: int | None = None  # the boot of the last HELLO acted on
@@ -455,29 +454,29 @@ class SerialBridge(Stations):
                 self._reconcile_next = True  # lines are gone: the next state line says what they did
             # only a line taken as it arrived, the newest one, tells how late lines arrive (not
             # one sent again: lines that came after it wait, or it fills a gap of its own)
-            self._on_time = ready == [report] and not self._sequencer.pending
+            on_time = ready == [report] and not self._sequencer.pending
             if report.verb == "HELLO" and refused is None and report.values[2] != self._acted_boot:
-                seq = self._sequencer  # (a reset's HELLO waits for the boot's first lines)
-                newest = self._on_time or (report.seq in seq.pending and max(seq.pending, key=seq._ahead) == report.seq)
-                on_time, self._on_time = self._on_time, newest
-                self._new_boot(report.values[2], report.values[3])
-                self._on_time = on_time
+                # (a reset's HELLO waits for the boot's first lines: the newest one waiting)
+                newest = on_time or self._sequencer.newest_waiting(report.seq)
+                self._new_boot(report.values[2], report.values[3], newest)
             for item in ready:
                 self.lines_acted += 1
-                self._act(item)
-            self._on_time = True
+                self._act(item, on_time)
             self._ask_missing()
 
-    def _new_boot(self, boot: int, us: int) -> None:
+    def _new_boot(self, boot: int, us: int, newest: bool) -> None:
         """The first HELLO of a boot (or of a connection), as it arrives: the clock mapping
         starts from it - lines of the boot sent again later map by it - and the next
-        state line sets what the table believes. ``_on_time`` says whether it is the newest
-        line received."""
+        state line sets what the table believes. ``newest``: it is the newest line received
+        (taken as it arrived, or the one furthest ahead of those waiting)."""
         self._acted_boot = boot
         self._ticks = TickMapper()
         self._delays.clear()
         self._last_us = None
-        self._edge_time(us)  # (a HELLO sent again maps provisionally, until a line comes on time)
+        self._edge_time(us, newest)  # (a HELLO sent again maps provisionally, until a line comes on time)
+        # the HELLO may be ahead of the boot's first lines (sent again, acted on after it):
+        # their earlier clocks are not a clock that started again
+        self._last_us = None
         self._reconcile_next = True
         self._presses_seen = [None] * self.stations
         self._switch = [(False, float("-inf"), False)] * self.stations
@@ -536,8 +535,9 @@ class SerialBridge(Stations):
         self.protocol_mismatch = mismatch
         self.hello = {"protocol": version, "firmware": firmware, "stations": stations}
 
-    def _act(self, report: Report) -> None:
-        """Act on one line, in the order of the bridge's numbers."""
+    def _act(self, report: Report, on_time: bool) -> None:
+        """Act on one line, in the order of the bridge's numbers; ``on_time``: it is the
+        line just received, taken as it arrived (not sent again, not held behind a gap)."""
         verb, v = report.verb, report.values
         if verb == "K":
             self._frame_acked(v[0])
@@ -551,15 +551,15 @@ class SerialBridge(Stations):
             self._bridge_error(report.text)
             return
         if verb == "T":
-            self._state(v)
+            self._state(v, on_time)
             return
         station, level, us = v
         with self._lock:
-            t = self._edge_time(us)
+            t = self._edge_time(us, on_time)
             if verb == "B":
                 if level and self._presses_seen[station] is not None:
                     self._presses_seen[station] = (self._presses_seen[station] + 1) % COUNT_PERIOD  # type: ignore[operator]
-                self.core.button_edge(station, bool(level), t, self._arrival())
+                self.core.button_edge(station, bool(level), t, self._arrival(on_time))
             elif verb == "S":
                 held = self._long_held.get(station)
                 if not level and held is not None and t < held.t:
@@ -567,7 +567,7 @@ class SerialBridge(Stations):
                 self._switch[station] = (bool(level), t, True)
                 if level:
                     self._long_given[station] = False
-                self.core.knob_switch_edge(station, bool(level), t, self._arrival())
+                self.core.knob_switch_edge(station, bool(level), t, self._arrival(on_time))
             elif verb == "R":
                 self.core.turn_delta(station, level, t)
             else:
@@ -575,11 +575,11 @@ class SerialBridge(Stations):
             self._proven(t)
             self._wake.notify()
 
-    def _arrival(self) -> float | None:
+    def _arrival(self, on_time: bool) -> float | None:
         """When the line being acted on arrived, for measuring late delivery; None for a
         line sent again or held behind a missing one (late on purpose, not by the
         machine: no input was decided on meanwhile)."""
-        return self._last_edge if self._on_time else None
+        return self._last_edge if on_time else None
 
     def _bridge_error(self, text: str) -> None:
         """Log a bridge's error line; the same error again within ERROR_LOG_EVERY is only
@@ -597,13 +597,13 @@ class SerialBridge(Stations):
         entry[0], entry[1] = now, 0.0
         log.warning("I/O bridge: %s%s", text, since)
 
-    def _state(self, v: tuple[int, ...]) -> None:
+    def _state(self, v: tuple[int, ...], on_time: bool) -> None:
         """A state line (the heartbeat, or the answer to ST?). Acted on in order, so
         every edge before it has been taken; it corrects the belief only after lines
         were lost (or on a new connection): then a button's press count tells whether a
         press went missing entirely, which is delivered once, at its own time."""
         with self._lock:
-            t = self._edge_time(v[0])
+            t = self._edge_time(v[0], on_time)
             self.state_reports += 1
             fix = self._reconcile_next
             for i in range(min(self.stations, len(self._switch), (len(v) - 2) // STATE_FIELDS)):
@@ -657,7 +657,9 @@ class SerialBridge(Stations):
                 del self._long_held[station]
                 self._extra.append(item)
 
-    def _edge_time(self, us: int) -> float:
+    def _edge_time(self, us: int, on_time: bool) -> float:
+        """The table time of the bridge clock ``us``; ``on_time``: its line is the newest
+        received, so its arrival tells how late lines arrive."""
         with self._lock:
             now = self.clock()
             if self._last_us is not None and us < self._last_us - 1_000_000:
@@ -667,7 +669,7 @@ class SerialBridge(Stations):
                 self._delays.clear()
             self._last_us = us
             arrival = now
-            if self._on_time:
+            if on_time:
                 # The mapping follows the smallest delay of the lines that came on time in
                 # the last OFFSET_WINDOW seconds, never one line alone: a line that only
                 # looks on time (the first copy of a lost line, with nothing after it yet)
@@ -683,10 +685,10 @@ class SerialBridge(Stations):
             # quiet for longer than edges of one race can arrive apart: safe to re-estimate;
             # and an estimate taken from a line that came late (sent again) is corrected by
             # the first line that comes on time, whatever is waiting
-            quiet = self._on_time and (self._provisional or (
+            quiet = on_time and (self._provisional or (
                 self.core.quiet and now - self._last_edge > self.timing.hold + self.core.lateness_margin(now)))
             if self._ticks.offset is None or quiet:
-                self._provisional = not self._on_time
+                self._provisional = not on_time
             self._last_edge = now
             return self._ticks.to_table(us / 1e6, arrival, adjust=quiet)
 

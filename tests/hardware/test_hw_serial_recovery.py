@@ -30,7 +30,7 @@ from typing import Any
 import pytest
 import serial
 from fakes.pico import LOGIC
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from tier import examples
 
@@ -106,18 +106,18 @@ class PtyRig:
         self.states: list[tuple[float, int, int]] = []  # state lines acted on: (table time, boot, their clock)
         state = self.bridge._state
 
-        def state_line(v: tuple[int, ...]) -> None:
+        def state_line(v: tuple[int, ...], on_time: bool) -> None:
             self.states.append((self.table_now, self.bridge._sequencer.boot, v[0]))  # type: ignore[arg-type]
-            state(v)
+            state(v, on_time)
 
         self.bridge._state = state_line  # type: ignore[method-assign]
         self.boot()
         first_sync = self.bridge._new_boot
 
-        def new_boot(boot: int, us: int) -> None:  # the table's first HELLO: lines before it were unheard
+        def new_boot(boot: int, us: int, newest: bool) -> None:  # the table's first HELLO: lines before it were unheard
             if self.unheard is None:
                 self.unheard = (self.bridge._sequencer.expected - 1 - self.first_seq) % SEQ_PERIOD  # type: ignore[operator]
-            first_sync(boot, us)
+            first_sync(boot, us, newest)
 
         self.bridge._new_boot = new_boot  # type: ignore[method-assign]
         self.bridge.attach(self.port)
@@ -343,6 +343,8 @@ def test_every_press_once_through_a_noisy_cable(seed: int, noise: Noise, resets:
 @pytest.mark.heavy  # some 400 simulated minutes of play: half a minute
 @settings(max_examples=examples(400), deadline=None)
 @given(st.integers(0, 2**32), NOISE, st.lists(st.booleans(), min_size=1, max_size=3))
+@example(seed=220705742, resets=[True, True, False], noise=Noise(  # a press mapped 1.5 s late
+    corrupt=0.2, drop=0.04975403411777795, double=0.046875, replay=0.0, requests_lost=0.03125))
 def test_every_press_once_through_a_noisy_cable_many(seed: int, noise: Noise, resets: list[bool]) -> None:
     noisy_rounds(seed, noise, resets)
 
@@ -434,6 +436,35 @@ def test_lines_gone_for_good_are_mended_by_the_state_line() -> None:
         assert diag["presses_recovered"] == 1 and diag["lines_lost"] > 0
     finally:
         rig.close()
+
+
+def test_a_reset_whose_hello_comes_before_its_first_lines_keeps_its_clock() -> None:
+    """A reset whose first lines are lost: its HELLO, sent again 1.5 s into the boot,
+    arrives first and starts the clock mapping; the boot's first lines, sent again
+    after it, carry earlier clocks - not a clock that started again - so a press among
+    them keeps its own time."""
+    now = [100.0]
+    got: list[StationInput] = []
+    bridge = SerialBridge("unused", 1, T, clock=lambda: now[0])
+    bridge._sink = got.append
+
+    def line(verb: str, *fields: object) -> None:
+        bridge.handle_line(encode(verb, *fields).rstrip(b"\n"))
+
+    line("HELLO", 4, "fw", 1, 7, 0, 7)
+    line("T", 1000, 7, 0, 0, -1, 0, 0, 8)
+    boot = 5000  # the Pico resets at table time 200.0; every line until its HELLO is lost
+    now[0] = 201.5
+    line("HELLO", 4, "fw", 1, boot, 1_500_000, boot + 5)
+    now[0] = 201.52  # the lines asked for again
+    line("HELLO", 4, "fw", 1, boot, 0, boot)
+    line("T", 1000, boot, 0, 0, -1, 0, 0, boot + 1)
+    line("B", 0, 1, 500_000, boot + 2)
+    line("B", 0, 0, 600_000, boot + 3)
+    line("T", 700_000, boot, 0, 0, -1, 1, 500_000, boot + 4)
+    bridge.pump(201.6)
+    assert [i.kind for i in got] == [PRESS]
+    assert abs(got[0].t - 200.5) < 0.0015, got
 
 
 def test_a_flood_of_bridge_errors_is_one_line_then_a_count(caplog: pytest.LogCaptureFixture) -> None:
