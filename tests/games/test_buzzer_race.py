@@ -26,6 +26,7 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 import pygame
 import pytest
+from journal_peek import journaled
 
 from table.common import i18n
 from table.common.pofile import Entry, extract_file, message_sources, parse_po
@@ -422,21 +423,6 @@ def _daemon(script: Path, journal: Path, speed: float) -> subprocess.Popen[bytes
                             stderr=subprocess.PIPE)
 
 
-def _journaled(path: Path) -> int:
-    """Actions in the journal now (read-only; 0 before the daemon made its tables)."""
-    import sqlite3
-
-    if not path.exists():
-        return 0
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    try:
-        return int(db.execute("SELECT count(*) FROM actions").fetchone()[0])
-    except sqlite3.OperationalError:
-        return 0
-    finally:
-        db.close()
-
-
 @pytest.mark.heavy  # real processes, killed in real time
 def test_the_headless_daemon_killed_at_random_moments_loses_nothing_and_replays(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -462,7 +448,7 @@ def test_the_headless_daemon_killed_at_random_moments_loses_nothing_and_replays(
                 child.send_signal(signal.SIGKILL)
                 child.wait(timeout=30)
                 kills += 1
-                mid_game += 0 < _journaled(journal) < len(want_actions)
+                mid_game += 0 < journaled(journal) < len(want_actions)
                 continue
         _, err = child.communicate(timeout=120)
         assert child.returncode == 0 and b"Traceback" not in err, err.decode()

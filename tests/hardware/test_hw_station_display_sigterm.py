@@ -21,7 +21,6 @@ import os
 import select
 import signal
 import socket
-import sqlite3
 import subprocess
 import sys
 import time
@@ -31,6 +30,7 @@ from typing import Any
 
 import pytest
 from fakes.bridge import FakeBridge
+from journal_peek import journaled
 
 from table.games import registry
 from table.play.journal import Journal
@@ -73,18 +73,6 @@ def hardware_toml(link: Path, stations: int) -> str:
         lines += ["[[station]]", f"button = {5 + s}", 'knob = "none"',
                   f'display = {{ bus = "i2c", mux_channel = {s}, address = 0x3C }}']
     return "\n".join(lines) + "\n"
-
-
-def journaled(path: Path) -> int:
-    if not path.exists():
-        return 0
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    try:
-        return int(db.execute("SELECT count(*) FROM actions").fetchone()[0])
-    except sqlite3.OperationalError:
-        return 0  # the schema is not there yet
-    finally:
-        db.close()
 
 
 def journal_result(path: Path) -> tuple[list[object], str, bool]:

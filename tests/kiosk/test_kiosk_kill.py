@@ -17,13 +17,13 @@ import os
 import random
 import signal
 import socket
-import sqlite3
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
+from journal_peek import journaled
 
 from table.games import registry
 from table.play.journal import Journal
@@ -74,18 +74,6 @@ def child_env() -> dict[str, str]:
     return env
 
 
-def journaled_count(path: Path) -> int:
-    if not path.exists():
-        return 0
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    try:
-        return int(db.execute("SELECT count(*) FROM actions").fetchone()[0])
-    except sqlite3.OperationalError:
-        return 0  # killed before the schema was created
-    finally:
-        db.close()
-
-
 def play_with_kills(script: Path, journal: Path, kills: int, rng: random.Random, moments: list[int]) -> int:
     """Run the script on ``journal`` killing it ``kills`` times; returns the kills done.
 
@@ -103,15 +91,15 @@ def play_with_kills(script: Path, journal: Path, kills: int, rng: random.Random,
             else:
                 # Mid-game: once this run journals an action of its own, so that a slow
                 # machine's longer start-up does not turn these into start-up kills.
-                before = journaled_count(journal)
+                before = journaled(journal)
                 deadline = time.monotonic() + 60
-                while child.poll() is None and journaled_count(journal) <= before and time.monotonic() < deadline:
+                while child.poll() is None and journaled(journal) <= before and time.monotonic() < deadline:
                     time.sleep(0.005)
                 time.sleep(rng.uniform(0.0, WALL_PER_GAME / 2))
             if child.poll() is None:
                 child.send_signal(signal.SIGKILL)
                 child.wait(timeout=30)
-                moments.append(journaled_count(journal))
+                moments.append(journaled(journal))
                 done += 1
                 continue
         _, err = child.communicate(timeout=120)
