@@ -1101,7 +1101,7 @@ class AttractScreen(Screen):
     def shown_time(self, now: float) -> float:
         """The demo time the picture shows at clock time ``now``: it steps ``FPS`` times a
         second, so the frames in between find nothing changed and draw nothing."""
-        return self.demo_time(self._step_index(now) / self.FPS)
+        return self.demo_time(self.picture_step(now) / self.FPS)
 
     STEP_SLACK = 1e-6
     """Fraction of a picture step by which a clock time may fall short of the step and
@@ -1109,8 +1109,10 @@ class AttractScreen(Screen):
     (3845 / 15 * 15 < 3845), and without it a wake at that time would show step k - 1,
     and a look ahead along the steps would miss what step k shows."""
 
-    def _step_index(self, now: float) -> int:
-        """The picture step that clock time ``now`` shows (step k starts at k / FPS)."""
+    def picture_step(self, now: float) -> int:
+        """The picture step that clock time ``now`` shows (step k starts at k / FPS): the
+        loop draws when this reaches the step of :meth:`next_frame`'s time, not by
+        comparing the times, which a clock a hair short of k / FPS would get wrong."""
         return math.floor(now * self.FPS + self.STEP_SLACK)
 
     def next_frame(self, now: float) -> float:
@@ -1118,7 +1120,7 @@ class AttractScreen(Screen):
         new: the next step while the picture moves by itself, else the step of the next
         thing to happen (the demo's next input, the title's next shade, a card's end), so
         that the loop sleeps through the steps in between."""
-        step = (self._step_index(now) + 1) / self.FPS
+        step = (self.picture_step(now) + 1) / self.FPS
         demo = self.demo
         if self._animated or demo is None:
             return step
@@ -1137,7 +1139,7 @@ class AttractScreen(Screen):
     def _next_shade(self, now: float, until: float) -> float:
         """The first picture step after ``now`` (and before ``until``) whose title shade
         differs from the one shown at ``now``."""
-        index = self._step_index(now)
+        index = self.picture_step(now)
         shown = self._pulse(self.shown_time(now) / self.SPEED)
         while True:
             index += 1
