@@ -1132,14 +1132,26 @@ class AttractScreen(Screen):
     def shown_time(self, now: float) -> float:
         """The demo time the picture shows at clock time ``now``: it steps ``FPS`` times a
         second, so the frames in between find nothing changed and draw nothing."""
-        return self.demo_time(math.floor(now * self.FPS) / self.FPS)
+        return self.demo_time(self.picture_step(now) / self.FPS)
+
+    STEP_SLACK = 1e-6
+    """Fraction of a picture step by which a clock time may fall short of the step and
+    still count as it: a step's own time, k / FPS, can multiply back to just under k
+    (3845 / 15 * 15 < 3845), and without it a wake at that time would show step k - 1,
+    and a look ahead along the steps would miss what step k shows."""
+
+    def picture_step(self, now: float) -> int:
+        """The picture step that clock time ``now`` shows (step k starts at k / FPS): the
+        loop draws when this reaches the step of :meth:`next_frame`'s time, not by
+        comparing the times, which a clock a hair short of k / FPS would get wrong."""
+        return math.floor(now * self.FPS + self.STEP_SLACK)
 
     def next_frame(self, now: float) -> float:
         """Clock time of the demo's next picture step after ``now`` that can show something
         new: the next step while the picture moves by itself, else the step of the next
         thing to happen (the demo's next input, the title's next shade, a card's end), so
         that the loop sleeps through the steps in between."""
-        step = (math.floor(now * self.FPS) + 1) / self.FPS
+        step = (self.picture_step(now) + 1) / self.FPS
         demo = self.demo
         if self._animated or demo is None:
             return step
@@ -1152,13 +1164,13 @@ class AttractScreen(Screen):
         else:
             return step
         # The picture shows demo time d at the first step whose demo time reaches it.
-        at = max(step, math.ceil((self.started + due / self.SPEED) * self.FPS) / self.FPS)
+        at = max(step, math.ceil((self.started + due / self.SPEED) * self.FPS - self.STEP_SLACK) / self.FPS)
         return min(at, self._next_shade(now, at))
 
     def _next_shade(self, now: float, until: float) -> float:
         """The first picture step after ``now`` (and before ``until``) whose title shade
         differs from the one shown at ``now``."""
-        index = math.floor(now * self.FPS)
+        index = self.picture_step(now)
         shown = self._pulse(self.shown_time(now) / self.SPEED)
         while True:
             index += 1

@@ -158,7 +158,7 @@ class Table:
         self.composer = Composer()
         self.dirty: list[pygame.Rect] = []
         self.live = False
-        self._attract_next = float("-inf")  # when the demo shows its next picture (see ``step``)
+        self._attract_next: int | None = None  # the demo's next picture step to draw (see ``step``)
         self.frames_drawn = 0
         self.redraw_due = True
         """The screens changed outside a step (a game started by a script or a test, a
@@ -439,7 +439,8 @@ class Table:
             log.info("nobody has touched the table for %.0f s: attract mode", now - self.last_input)
             self.push_screen(AttractScreen(self, self.theme, now, seed=random.randrange(1 << 30)))
         top = self.screens[-1]
-        if not arrived and isinstance(top, AttractScreen) and now < self._attract_next:
+        if (not arrived and isinstance(top, AttractScreen) and self._attract_next is not None
+                and top.picture_step(now) < self._attract_next):
             # The demo's picture steps at its own frame rate (``AttractScreen.FPS``): a wake
             # in between (the LED hourglass's glow) has nothing new to show or to play.
             drawn = False
@@ -452,7 +453,9 @@ class Table:
                 # The new screen's first frame is drawn: inputs settle a moment more.
                 self._settle_until = self.clock() + SETTLE_S
                 self._settling = False
-            self._attract_next = top.next_frame(now) if isinstance(top, AttractScreen) else float("-inf")
+            # Kept as a step, not a time: the picture and this check count a clock a hair
+            # short of a step's time alike.
+            self._attract_next = top.picture_step(top.next_frame(now)) if isinstance(top, AttractScreen) else None
         self.update_outputs(now)
         if (not arrived and not self.live and not self.composer.pending and self._unprepared()
                 and now - self.last_input >= PREPARE_AFTER_S and not isinstance(top, AttractScreen)):

@@ -159,6 +159,32 @@ def test_the_table_loop_repaints_exactly_what_changed() -> None:
     assert frames > 300 and partial > frames // 2
 
 
+def test_the_attract_screen_sleeps_only_through_steps_that_show_nothing_new() -> None:
+    """The table skips the demo's picture steps that show nothing new (``next_frame``):
+    at every step, seen by a clock a hair short of the step's time (as sums of 1/30 s
+    reach it) and mid-step (as a loop that wakes late sees it), the picture kept is the
+    one painted whole, the title's shade included; and a wake at a step's own time moves
+    on to a later step. A step's time k / 15 that multiplied back to just under k
+    (3845 / 15 * 15 < 3845) once made the table sleep through a change of shade."""
+    fps = AttractScreen.FPS
+    clock = VirtualClock(100.0)
+    table = Table(TableConfig(stations=4), clock, pygame.Surface(SIZE), None, attract=False)
+    table.step(clock.now)
+    start = 1500
+    clock.now = (start + 0.5) / fps
+    screen = AttractScreen(table, table.theme, clock.now, seed=9, games=["ugah_ugah", "umtata"])
+    table.push_screen(screen)
+    fresh = pygame.Surface(SIZE)
+    skipped = 0
+    for i in range(start + 1, start + 1 + 40 * fps):
+        assert screen.next_frame(i / fps) > i / fps, f"step {i}: a wake at its time wakes again at once"
+        for clock.now in (i / fps - 1e-12, (i + 0.5) / fps):
+            skipped += not table.step(clock.now)
+            paint_all(fresh, table.frame_parts(SIZE, clock.now), clock.now)
+            assert _same(table.surface, fresh), f"step {i} at {clock.now}: {_difference(table.surface, fresh)}"
+    assert skipped > 100  # it does sleep through steps: the check above is not idle
+
+
 def test_merge_rects_joins_overlaps_and_clips() -> None:
     bounds = pygame.Rect(0, 0, 100, 100)
     merged = merge_rects([pygame.Rect(0, 0, 10, 10), pygame.Rect(5, 5, 10, 10), pygame.Rect(50, 50, 5, 5),
