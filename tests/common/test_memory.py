@@ -15,6 +15,7 @@ ROOT = Path(table.__file__).resolve().parent
 FINITE_KEYS = {
     ("table/display/moments.py", "_luminance_tables"),
     ("table/display/games/__init__.py", "renderer_of"),
+    ("table/display/games/__init__.py", "read_screen_facts"),  # one file per installed game's screen
     ("table/display/games/umtata/map.py", "_read_map"),
     ("table/common/checks.py", "_toml_token"),  # no arguments: one pattern
     ("table/common/datafiles.py", "defaults_dir"),
