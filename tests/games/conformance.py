@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import pickle
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, fields, is_dataclass
 from typing import Any, NoReturn
 
@@ -286,3 +286,10 @@ def check_ranks(engine: Engine[Any], case: Case) -> None:
         why = outcome.reason.english()
         broken(RANKS, case, last.number, f"the game ended with winners {sorted(outcome.winners)} ({why}), but its "
                                          f"standing ranks {ranked} best ({said}); scores {scores}")
+
+
+CHECKS: dict[str, Callable[[Engine[Any], Case], object]] = {
+    "ends": check_ends, "pure": check_pure, "deterministic": check_deterministic, "view": check_view,
+    "ignores": check_ignores, "ranks": check_ranks,
+}
+"""Each rule's check, by the rule's name."""

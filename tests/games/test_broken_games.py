@@ -3,28 +3,11 @@ for that rule alone: what a game's author sees of the contract's rules."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 import pytest
 
 from games.broken import BROKEN
-from games.conformance import (
-    Case,
-    cases,
-    check_deterministic,
-    check_ends,
-    check_ignores,
-    check_pure,
-    check_ranks,
-    check_view,
-)
-from table.games.base import Engine
+from games.conformance import CHECKS, cases
 
-CHECKS: dict[str, Callable[[Engine[Any], Case], object]] = {
-    "ends": check_ends, "pure": check_pure, "deterministic": check_deterministic, "view": check_view,
-    "ignores": check_ignores, "ranks": check_ranks,
-}
 BREAKS = {"broken_never_ends": "ends", "broken_missing_key": "view", "broken_mutates": "pure",
           "broken_tie_break": "ranks"}
 """The rule each broken game breaks."""

@@ -23,6 +23,7 @@ import pygame
 from table.common.checks import check_section, did_you_mean, load_toml, non_empty, number, one_of, read_text_input
 from table.common.errors import TableError
 from table.common.i18n import N_, _, language, ngettext, word
+from table.common.pofile import SCREEN_FACTS
 from table.display import draw
 from table.display.layers import Part
 from table.display.output import Output as Output  # a game's own outputs build on it
@@ -91,8 +92,9 @@ def words_detail(text: str, theme: Theme, units: float = 40.0) -> FinalDetail:
     return FinalDetail(("words", text), paint, units, text)
 
 
-FACTS_FILE = "screen.toml"
-"""The usual name of a screen's facts file (:class:`ScreenFacts`), beside its module."""
+FACTS_FILE = SCREEN_FACTS
+"""The usual name of a screen's facts file (:class:`ScreenFacts`), beside its module: the
+name the catalogue tools look for its messages under."""
 
 BANNER_DEFAULT = (0.5, 43.0)
 """Where a banner settles on a screen that does not say (``banner_at``): centred, under
